@@ -1,0 +1,74 @@
+"""Writing result tables: atomically (temp file + rename) in CSV, TSV, JSON, LaTeX or Markdown."""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+
+FORMATS = ("csv", "tsv", "json", "latex", "markdown")
+_EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".json": "json", ".tex": "latex", ".md": "markdown"}
+
+
+def format_from_path(path: str, default: str = "csv") -> str:
+    return _EXTENSIONS.get(os.path.splitext(path)[1].lower(), default)
+
+
+def write_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` so that ``path`` holds either its old content or all of the new one."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".evalgui-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _latex_escape(text: str) -> str:
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
+                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
+        text = text.replace(a, b)
+    return text
+
+
+def to_text(frame, fmt: str) -> str:
+    """Render a DataFrame in one of FORMATS (CSV/TSV/JSON keep full precision)."""
+    if fmt == "csv":
+        return frame.to_csv(index=False, lineterminator="\n")
+    if fmt == "tsv":
+        return frame.to_csv(index=False, sep="\t", lineterminator="\n")
+    if fmt == "json":
+        return frame.to_json(orient="records", indent=1) + "\n"
+    columns = [str(c) for c in frame.columns]
+    rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
+    numeric = [frame[c].dtype.kind in "fiu" for c in frame.columns]
+    if fmt == "markdown":
+        out = ["| " + " | ".join(columns) + " |",
+               "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
+        out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+        return "\n".join(out) + "\n"
+    if fmt == "latex":
+        spec = "".join("r" if n else "l" for n in numeric)
+        out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
+               " & ".join(_latex_escape(c) for c in columns) + " \\\\", "\\midrule"]
+        out += [" & ".join(_latex_escape(c) for c in row) + " \\\\" for row in rows]
+        out += ["\\bottomrule", "\\end{tabular}"]
+        return "\n".join(out) + "\n"
+    raise ValueError(f"unknown format '{fmt}' (choose from {', '.join(FORMATS)})")

@@ -1,0 +1,123 @@
+"""Readers for qrels and runs. Use :func:`read_qrels` and :func:`read_run`.
+
+``format="auto"`` picks the reader from the extension (.json, .csv, .tsv,
+.parquet) and, for plain text, from the shape of the first content line:
+one field is a relevant-document list, four fields are TREC qrels, six or
+more are a TREC run.
+"""
+
+from __future__ import annotations
+
+import os
+
+from evalgui.core.data import Qrels, Run
+from evalgui.core.errors import EvalInputError
+from evalgui.core.formats import _text
+
+FORMATS = ("auto", "trec", "relevant_list", "json", "csv", "tsv", "parquet")
+
+
+def _extension_format(source: str) -> str | None:
+    lower = source.lower()
+    if lower.endswith(".gz"):
+        lower = lower[:-3]
+    if lower.endswith((".json", ".jsonl")):
+        return "json"
+    if lower.endswith((".parquet", ".pq")):
+        return "parquet"
+    if lower.endswith(".csv"):
+        return "csv"
+    return None
+
+
+def _first_content_tokens(source: str) -> list[bytes]:
+    data = _text.load_bytes(source)
+    for raw in data[:1 << 16].split(b"\n"):
+        tokens = raw.split(b"#", 1)[0].split()
+        if tokens:
+            return tokens
+    return []
+
+
+def _looks_like_header(tokens: list[bytes]) -> bool:
+    from evalgui.core.formats.other import DOC_COLUMNS, QUERY_COLUMNS
+
+    names = {t.decode("utf-8", "replace").strip().lower() for t in tokens}
+    return bool(names & set(QUERY_COLUMNS)) and bool(names & set(DOC_COLUMNS))
+
+
+def sniff_format(path: str | os.PathLike) -> str:
+    """Best guess of a file's format: one of FORMATS other than "auto"."""
+    source = os.fspath(path)
+    by_ext = _extension_format(source)
+    if by_ext:
+        return by_ext
+    tokens = _first_content_tokens(source)
+    if source.lower().endswith((".tsv", ".tsv.gz", ".tab")) and _looks_like_header(tokens):
+        return "tsv"
+    if len(tokens) == 1:
+        first = tokens[0].decode("utf-8", "replace")
+        return "csv" if "," in first and _looks_like_header([t.encode() for t in first.split(",")]) else "relevant_list"
+    return "trec"
+
+
+def detect_kind(path: str | os.PathLike) -> str:
+    """"qrels", "run" or "unknown", judged from the content (for the data panel)."""
+    source = os.fspath(path)
+    fmt = sniff_format(source)
+    if fmt == "relevant_list":
+        return "qrels"
+    if fmt == "trec":
+        tokens = _first_content_tokens(source)
+        if len(tokens) == 4:
+            return "qrels"
+        if len(tokens) >= 6:
+            return "run"
+        return "unknown"
+    if fmt == "json":
+        return "unknown"  # both kinds share the layout; the caller decides
+    from evalgui.core.formats.other import REL_COLUMNS, SCORE_COLUMNS
+
+    if fmt in ("csv", "tsv"):
+        names = {t.strip().lower() for t in _first_content_tokens(source)[0].decode("utf-8", "replace").replace("\t", ",").split(",")}
+    else:
+        import pyarrow.parquet as pq
+
+        names = {n.lower() for n in pq.read_schema(source).names}
+    if names & set(REL_COLUMNS):
+        return "qrels"
+    if names & set(SCORE_COLUMNS):
+        return "run"
+    return "unknown"
+
+
+def read_qrels(path: str | os.PathLike, *, format: str = "auto", topic: str | None = None) -> Qrels:
+    """Read relevance judgments. ``topic`` names the query of a relevant-document list."""
+    from evalgui.core.formats import other, trec
+
+    source = os.fspath(path)
+    fmt = sniff_format(source) if format == "auto" else format
+    if fmt == "trec":
+        return trec.read_trec_qrels(source)
+    if fmt == "relevant_list":
+        return other.read_relevant_list(source, topic)
+    if fmt == "json":
+        return other.read_json_qrels(source)
+    if fmt in ("csv", "tsv", "parquet"):
+        return other.read_table_qrels(source)
+    raise EvalInputError(source, f"unknown format '{format}' (choose from {', '.join(FORMATS)})")
+
+
+def read_run(path: str | os.PathLike, *, format: str = "auto", name: str | None = None) -> Run:
+    """Read a ranked run. ``name`` defaults to the file name without its extension."""
+    from evalgui.core.formats import other, trec
+
+    source = os.fspath(path)
+    fmt = sniff_format(source) if format == "auto" else format
+    if fmt in ("trec", "relevant_list"):
+        return trec.read_trec_run(source, name)
+    if fmt == "json":
+        return other.read_json_run(source, name)
+    if fmt in ("csv", "tsv", "parquet"):
+        return other.read_table_run(source, name)
+    raise EvalInputError(source, f"unknown format '{format}' (choose from {', '.join(FORMATS)})")

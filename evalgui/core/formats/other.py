@@ -1,0 +1,209 @@
+"""Qrels and runs in formats other than TREC text.
+
+- Relevant-document lists: one document id per line for one topic (as in the
+  search-results tutorial), ``#`` comments, also after the id on the same line.
+- JSON in the ranx / ir_datasets style: ``{query: {doc: grade_or_score}}``.
+- CSV, TSV and Parquet with named columns.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+import pyarrow as pa
+
+from evalgui.core.data import Qrels, Run, duplicate_pair_rows
+from evalgui.core.errors import EvalInputError
+from evalgui.core.formats import _text
+
+QUERY_COLUMNS = ("query", "qid", "query_id", "topic", "topic_id")
+DOC_COLUMNS = ("doc", "docno", "doc_id", "docid", "document")
+REL_COLUMNS = ("relevance", "rel", "grade", "label", "judgment", "judgement")
+SCORE_COLUMNS = ("score", "sim", "similarity")
+
+
+# ---------------------------------------------------------------- relevant lists
+
+def read_relevant_list(path: str | os.PathLike, topic: str | None = None) -> Qrels:
+    """Read a per-topic list of relevant documents as binary qrels for ``topic``.
+
+    Without a topic id the file's name (without extension) is used.
+    """
+    source = os.fspath(path)
+    data = _text.load_bytes(source)
+    topic = str(topic) if topic is not None else _text.file_stem(source)
+    docs, linenos = [], []
+    for lineno, raw in enumerate(data.split(b"\n"), 1):
+        line = _text.decode_line(raw, source, lineno).split("#", 1)[0].strip()
+        if not line:
+            continue
+        tokens = line.split()
+        if len(tokens) != 1:
+            raise EvalInputError(source, f"expected one document id per line, found {len(tokens)} fields", lineno)
+        docs.append(tokens[0])
+        linenos.append(lineno)
+    if not docs:
+        raise EvalInputError(source, "no document ids (only comments or blank lines)")
+    seen: dict[str, int] = {}
+    for doc, lineno in zip(docs, linenos):
+        if doc in seen:
+            raise EvalInputError(source, f"document '{doc}' is listed twice (lines {seen[doc]} and {lineno})", lineno)
+        seen[doc] = lineno
+    return Qrels(pa.array([topic] * len(docs), pa.string()), pa.array(docs, pa.string()),
+                 np.ones(len(docs), dtype=np.int64), source=source)
+
+
+# ---------------------------------------------------------------- JSON
+
+def _json_line_of(text: str, *keys: str) -> int | None:
+    """Best-effort line of a nested key, for error messages."""
+    pos = 0
+    for key in keys:
+        found = text.find(json.dumps(key), pos)
+        if found < 0:
+            return None
+        pos = found
+    return text.count("\n", 0, pos) + 1
+
+
+def _read_json_mapping(path, kind: str):
+    source = os.fspath(path)
+    data = _text.load_bytes(source)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvalInputError(source, f"invalid JSON: {exc.msg}", exc.lineno) from None
+    if not isinstance(obj, dict):
+        raise EvalInputError(source, "expected a JSON object {query: {document: value}}", 1)
+    queries, docs, values = [], [], []
+    for q, per_doc in obj.items():
+        if not isinstance(per_doc, dict):
+            raise EvalInputError(source, f"query '{q}' should map to an object {{document: value}}", _json_line_of(text, q))
+        for d, v in per_doc.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise EvalInputError(source, f"query '{q}', document '{d}': the {kind} {v!r} is not a number",
+                                     _json_line_of(text, q, d))
+            if kind == "relevance" and isinstance(v, float) and not v.is_integer():
+                raise EvalInputError(source, f"query '{q}', document '{d}': the relevance {v!r} is not an integer",
+                                     _json_line_of(text, q, d))
+            if isinstance(v, float) and math.isnan(v):
+                raise EvalInputError(source, f"query '{q}', document '{d}': the {kind} is NaN", _json_line_of(text, q, d))
+            queries.append(str(q))
+            docs.append(str(d))
+            values.append(v)
+    if not queries:
+        raise EvalInputError(source, "the JSON object holds no judgments" if kind == "relevance" else "the JSON object holds no results")
+    return source, queries, docs, values
+
+
+def read_json_qrels(path) -> Qrels:
+    source, queries, docs, values = _read_json_mapping(path, "relevance")
+    return Qrels(pa.array(queries, pa.string()), pa.array(docs, pa.string()), np.asarray(values, dtype=np.int64), source=source)
+
+
+def read_json_run(path, name: str | None = None) -> Run:
+    source, queries, docs, values = _read_json_mapping(path, "score")
+    name = name or _text.file_stem(source)
+    return Run(pa.array(queries, pa.string()), pa.array(docs, pa.string()), np.asarray(values, dtype=np.float64),
+               runid=name, name=name, source=source)
+
+
+# ---------------------------------------------------------------- CSV / TSV / Parquet
+
+def _pick_column(columns: list[str], candidates: tuple[str, ...], what: str, source: str) -> str:
+    lowered = {c.strip().lower(): c for c in columns}
+    for cand in candidates:
+        if cand in lowered:
+            return lowered[cand]
+    raise EvalInputError(source, f"no {what} column: expected one of {', '.join(candidates)}; "
+                                 f"found {', '.join(map(str, columns)) or 'none'}", 1)
+
+
+def _load_frame(path):
+    import pandas as pd
+
+    source = os.fspath(path)
+    lower = source.lower()
+    if lower.endswith((".parquet", ".pq")):
+        import pyarrow.parquet as pq
+
+        try:
+            frame = pq.read_table(source).to_pandas()
+        except FileNotFoundError:
+            raise EvalInputError(source, "no such file") from None
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise EvalInputError(source, f"not a readable Parquet file ({exc})") from None
+        return source, frame, 0  # rows are numbered from 1, no header line
+    data = _text.load_bytes(source)
+    sep = "\t" if lower.endswith((".tsv", ".tsv.gz", ".tab")) else ","
+    import io
+
+    try:
+        frame = pd.read_csv(io.BytesIO(data), sep=sep, dtype=str, keep_default_na=False, skip_blank_lines=True,
+                            comment=None, encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
+    except pd.errors.ParserError as exc:
+        raise EvalInputError(source, f"not a well-formed {'TSV' if sep == chr(9) else 'CSV'} file ({exc})") from None
+    return source, frame, 1  # one header line before the first row
+
+
+def _numeric(frame, column: str, source: str, offset: int, integer: bool) -> np.ndarray:
+    import pandas as pd
+
+    values = pd.to_numeric(frame[column], errors="coerce")
+    bad = values.isna().to_numpy()
+    if integer:
+        bad |= ~np.isclose(values.fillna(0).to_numpy(dtype=float) % 1, 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        kind = "an integer" if integer else "a number"
+        raise EvalInputError(source, f"the {column} {frame[column].iloc[row]!r} is not {kind}", row + 1 + offset)
+    return values.to_numpy(dtype=np.int64 if integer else np.float64)
+
+
+def _check_duplicates(source, queries, docs, offset, kind):
+    q = pa.array(queries, pa.string())
+    d = pa.array(docs, pa.string())
+    dups = duplicate_pair_rows(q, d)
+    if len(dups):
+        first, second = int(dups[0]), [int(r) for r in dups if queries[r] == queries[dups[0]] and docs[r] == docs[dups[0]]][1]
+        raise EvalInputError(source, f"document '{docs[first]}' appears twice for query '{queries[first]}' "
+                                     f"(rows at lines {first + 1 + offset} and {second + 1 + offset})", second + 1 + offset)
+    return q, d
+
+
+def read_table_qrels(path) -> Qrels:
+    source, frame, offset = _load_frame(path)
+    columns = list(frame.columns)
+    qcol = _pick_column(columns, QUERY_COLUMNS, "query", source)
+    dcol = _pick_column(columns, DOC_COLUMNS, "document", source)
+    rcol = _pick_column(columns, REL_COLUMNS, "relevance", source)
+    if not len(frame):
+        raise EvalInputError(source, "no rows under the header")
+    rel = _numeric(frame, rcol, source, offset, integer=True)
+    queries, docs = frame[qcol].astype(str).tolist(), frame[dcol].astype(str).tolist()
+    q, d = _check_duplicates(source, queries, docs, offset, "qrels")
+    return Qrels(q, d, rel, source=source)
+
+
+def read_table_run(path, name: str | None = None) -> Run:
+    source, frame, offset = _load_frame(path)
+    columns = list(frame.columns)
+    qcol = _pick_column(columns, QUERY_COLUMNS, "query", source)
+    dcol = _pick_column(columns, DOC_COLUMNS, "document", source)
+    scol = _pick_column(columns, SCORE_COLUMNS, "score", source)
+    if not len(frame):
+        raise EvalInputError(source, "no rows under the header")
+    score = _numeric(frame, scol, source, offset, integer=False)
+    queries, docs = frame[qcol].astype(str).tolist(), frame[dcol].astype(str).tolist()
+    q, d = _check_duplicates(source, queries, docs, offset, "run")
+    name = name or _text.file_stem(source)
+    return Run(q, d, score, runid=name, name=name, source=source)

@@ -1,0 +1,179 @@
+"""TREC qrels (``qid iter docno rel``) and TREC runs (``qid Q0 docno rank score tag``).
+
+Reading follows trec_eval 10.0: fields are split by any run of whitespace,
+``#`` starts a comment line, blank lines are skipped, fields after the run tag
+are ignored, the rank column is ignored, and the run id is the tag of the last
+line. Unlike trec_eval, every error names the line it was found on.
+
+Well-formed files take a fast path (pyarrow's multi-threaded CSV parser after
+a vectorised whitespace clean-up). Anything the fast path rejects is parsed
+again line by line, which either reads the file's unusual-but-valid layout
+(e.g. extra trailing columns) or reports the first bad line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pyarrow as pa
+
+from evalgui.core.data import Qrels, Run, duplicate_pair_rows
+from evalgui.core.errors import EvalInputError
+from evalgui.core.formats import _text
+
+RUN_LAYOUT = "query Q0 doc rank score tag"
+QRELS_LAYOUT = "query iter doc relevance"
+_MAX_LISTED_DUPLICATES = 3
+
+
+def _looks_integer(token: bytes) -> bool:
+    try:
+        int(token)
+        return True
+    except ValueError:
+        return False
+
+
+def _fast_table(data: bytes, n_columns: int, types: dict[int, pa.DataType]) -> pa.Table | None:
+    """Parse regular whitespace-separated text with pyarrow; None if it does not fit."""
+    import pyarrow.csv as pcsv
+
+    if _text.is_whitespace_regular(data, b" "):
+        sep = " "
+    elif _text.is_whitespace_regular(data, b"\t"):
+        sep = "\t"
+    else:
+        data, sep = _text.collapse_whitespace(data), " "
+    data = _text.drop_comment_lines(data)
+    names = [f"c{i}" for i in range(n_columns)]
+    try:
+        return pcsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pcsv.ReadOptions(column_names=names),
+            parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False, double_quote=False,
+                                            escape_char=False, ignore_empty_lines=True),
+            convert_options=pcsv.ConvertOptions(
+                column_types={names[i]: t for i, t in types.items()},
+                include_columns=[names[i] for i in sorted(types)],
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowException):
+        return None
+
+
+def _column(table: pa.Table, i: int) -> pa.Array:
+    return table.column(f"c{i}").combine_chunks()
+
+
+def _last_run_tag(data: bytes) -> str:
+    """The run id trec_eval reports: the sixth field of the last content line."""
+    for raw in reversed(data.split(b"\n")):
+        tokens = raw.split()
+        if len(tokens) >= 6 and not tokens[0].startswith(b"#"):
+            return tokens[5].decode("utf-8", "replace")
+    return ""
+
+
+def _report_duplicates(source: str, what: str, queries, docs, linenos, rows: np.ndarray, kind: str):
+    groups: dict[tuple[str, str], list[int]] = {}
+    for r in rows.tolist():
+        groups.setdefault((queries[r], docs[r]), []).append(int(linenos[r]))
+    items = sorted(groups.items(), key=lambda kv: kv[1][0])
+    shown = [f"'{d}' for query '{q}' (lines {', '.join(map(str, lines))})" for (q, d), lines in items[:_MAX_LISTED_DUPLICATES]]
+    more = len(items) - len(shown)
+    tail = f"; and {more} more" if more else ""
+    raise EvalInputError(
+        source,
+        f"the same document appears twice for one query in this {kind}: {'; '.join(shown)}{tail}"
+        + (" (trec_eval rejects such runs)" if kind == "run" else ""),
+        items[0][1][1],
+    )
+
+
+# ---------------------------------------------------------------- runs
+
+def _parse_run_slow(data: bytes, source: str):
+    queries, docs, scores, linenos = [], [], [], []
+    runid = ""
+    for lineno, tok in _text.iter_content_lines(data, source):
+        if len(tok) < 6:
+            if len(tok) == 4 and _looks_integer(tok[3]):
+                raise EvalInputError(source, f"this line has 4 columns, like a qrels file ({QRELS_LAYOUT}); "
+                                             f"a run needs 6: {RUN_LAYOUT}", lineno)
+            raise EvalInputError(source, f"expected 6 columns ({RUN_LAYOUT}), found {len(tok)}", lineno)
+        text = tok[4].decode()
+        try:
+            score = float(text)
+        except ValueError:
+            raise EvalInputError(source, f"the score '{text}' is not a number", lineno) from None
+        if math.isnan(score):
+            raise EvalInputError(source, "the score is NaN (not a number)", lineno)
+        queries.append(tok[0].decode())
+        docs.append(tok[2].decode())
+        scores.append(score)
+        linenos.append(lineno)
+        runid = tok[5].decode()
+    return queries, docs, np.asarray(scores, dtype=np.float64), np.asarray(linenos), runid
+
+
+def read_trec_run(path: str | os.PathLike, name: str | None = None) -> Run:
+    """Read a TREC run file. Raises EvalInputError naming file, line and reason."""
+    source = os.fspath(path)
+    data = _text.load_bytes(source)
+    name = name or _text.file_stem(source)
+    table = _fast_table(data, 6, {0: pa.string(), 2: pa.string(), 4: pa.float64()})
+    if table is not None and table.num_rows and not np.isnan(_column(table, 4).to_numpy()).any():
+        run = Run(_column(table, 0), _column(table, 2), _column(table, 4).to_numpy(),
+                  runid=_last_run_tag(data), name=name, source=source)
+        if not len(duplicate_pair_rows(run.query, run.doc)):
+            return run
+    queries, docs, scores, linenos, runid = _parse_run_slow(data, source)
+    if not queries:
+        raise EvalInputError(source, "no run lines (only comments or blank lines)")
+    dups = duplicate_pair_rows(pa.array(queries, pa.string()), pa.array(docs, pa.string()))
+    if len(dups):
+        _report_duplicates(source, "document", queries, docs, linenos, dups, "run")
+    return Run(pa.array(queries, pa.string()), pa.array(docs, pa.string()), scores,
+               runid=runid, name=name, source=source)
+
+
+# ---------------------------------------------------------------- qrels
+
+def _parse_qrels_slow(data: bytes, source: str):
+    queries, docs, rels, linenos = [], [], [], []
+    for lineno, tok in _text.iter_content_lines(data, source):
+        if len(tok) != 4:
+            if len(tok) >= 6:
+                raise EvalInputError(source, f"this line has {len(tok)} columns, like a run file ({RUN_LAYOUT}); "
+                                             f"qrels need 4: {QRELS_LAYOUT}", lineno)
+            raise EvalInputError(source, f"expected 4 columns ({QRELS_LAYOUT}), found {len(tok)}", lineno)
+        text = tok[3].decode()
+        try:
+            rel = int(text)
+        except ValueError:
+            raise EvalInputError(source, f"the relevance '{text}' is not an integer", lineno) from None
+        queries.append(tok[0].decode())
+        docs.append(tok[2].decode())
+        rels.append(rel)
+        linenos.append(lineno)
+    return queries, docs, np.asarray(rels, dtype=np.int64), np.asarray(linenos)
+
+
+def read_trec_qrels(path: str | os.PathLike) -> Qrels:
+    """Read a TREC qrels file. Raises EvalInputError naming file, line and reason."""
+    source = os.fspath(path)
+    data = _text.load_bytes(source)
+    table = _fast_table(data, 4, {0: pa.string(), 2: pa.string(), 3: pa.int64()})
+    if table is not None and table.num_rows:
+        qrels = Qrels(_column(table, 0), _column(table, 2), _column(table, 3).to_numpy(), source=source)
+        if not len(duplicate_pair_rows(qrels.query, qrels.doc)):
+            return qrels
+    queries, docs, rels, linenos = _parse_qrels_slow(data, source)
+    if not queries:
+        raise EvalInputError(source, "no qrels lines (only comments or blank lines)")
+    dups = duplicate_pair_rows(pa.array(queries, pa.string()), pa.array(docs, pa.string()))
+    if len(dups):
+        _report_duplicates(source, "document", queries, docs, linenos, dups, "qrels file")
+    return Qrels(pa.array(queries, pa.string()), pa.array(docs, pa.string()), rels, source=source)

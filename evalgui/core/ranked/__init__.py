@@ -1,0 +1,1 @@
+"""Ranked retrieval: trec_eval-exact measures over TREC qrels and runs."""

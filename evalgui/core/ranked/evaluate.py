@@ -1,0 +1,158 @@
+"""Evaluate runs against qrels: per-query values and summaries, as tidy tables.
+
+:func:`evaluate_run` does one run and returns a :class:`RunEvaluation` (arrays,
+used by the trec_eval printer and the GUI). :func:`evaluate` does several runs
+and returns a tidy DataFrame with columns ``run, query, measure, value``
+(``query == "all"`` for the summary rows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evalgui.core.data import Qrels, Run
+from evalgui.core.jobs import CancelFn, ProgressFn, check, no_progress
+from evalgui.core.ranked import measures as M
+from evalgui.core.ranked.ranking import Ranking, prepare
+from evalgui.core.ranked.specs import MeasureRequest, parse_measures
+
+# trec_eval scores a missing query (with -c) on a one-document dummy ranking and
+# then zeroes these values, which the dummy would otherwise make non-zero.
+_ZEROED_FOR_MISSING = {"num_ret", "utility", "unj", "rbp_resid"}
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    relevance_level: int = 1          # trec_eval -l: minimum grade that counts as relevant
+    complete: bool = False            # trec_eval -c: average over all qrels topics, missing ones score 0
+    max_docs: int | None = None       # trec_eval -M: keep only the first N ranked documents per query
+    judged_only: bool = False         # trec_eval -J: drop unjudged documents before evaluating
+    num_docs_in_coll: int = 0         # trec_eval -N: collection size (utility's d coefficient)
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    measure: M.Measure
+    request: MeasureRequest
+
+
+@dataclass
+class RunEvaluation:
+    run_name: str
+    runid: str
+    query_ids: np.ndarray
+    columns: list[Column]
+    per_query: np.ndarray              # (n_queries, n_columns)
+    summary: np.ndarray                # (n_columns,)
+    text: dict[str, list[str]] = field(default_factory=dict)  # relstring columns, per query
+    absent_topics: list[str] = field(default_factory=list)    # qrels topics with no results (skipped)
+    ranking: Ranking | None = field(default=None, repr=False)
+
+    def column_index(self, name: str) -> int:
+        return [c.name for c in self.columns].index(name)
+
+    def to_frame(self, per_query: bool = True):
+        """Tidy rows: run, query, measure, value. Summary rows have query 'all'."""
+        import pandas as pd
+
+        numeric = [i for i, c in enumerate(self.columns) if c.measure.value_type != "text"]
+        names = np.array([self.columns[i].name for i in numeric], dtype=object)
+        frames = []
+        if per_query and len(self.query_ids):
+            shown = [i for i in numeric if self.columns[i].measure.per_query]
+            if shown:
+                vals = self.per_query[:, shown]
+                frames.append(pd.DataFrame({
+                    "run": self.run_name,
+                    "query": np.repeat(self.query_ids, len(shown)),
+                    "measure": np.tile(np.array([self.columns[i].name for i in shown], dtype=object), len(self.query_ids)),
+                    "value": vals.ravel(),
+                }))
+        frames.append(pd.DataFrame({"run": self.run_name, "query": "all", "measure": names,
+                                    "value": self.summary[numeric]}))
+        return pd.concat(frames, ignore_index=True)
+
+
+def _aggregate(values: np.ndarray, how: str, n_queries: int) -> np.ndarray:
+    """Summaries as trec_eval computes them (sums accumulated in query order)."""
+    if values.shape[0] == 0:
+        return np.zeros(values.shape[1])
+    if how == "gmean":
+        logs = np.log(np.maximum(values, M.MIN_GEO_MEAN))
+        return np.exp(np.cumsum(logs, axis=0)[-1] / n_queries)
+    total = np.cumsum(values, axis=0)[-1]
+    if how in ("sum", "count"):
+        return total
+    if how == "mean":
+        return total / n_queries
+    return np.zeros(values.shape[1])
+
+
+def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options: EvalOptions = EvalOptions(),
+                 cancelled: CancelFn | None = None) -> RunEvaluation:
+    ranking, absent = prepare(
+        qrels, run,
+        relevance_level=options.relevance_level, complete=options.complete, max_docs=options.max_docs,
+        judged_only=options.judged_only, num_docs_in_coll=options.num_docs_in_coll,
+    )
+    n_q = ranking.n_queries
+    by_level: dict[int, Ranking] = {}
+    columns: list[Column] = []
+    blocks: list[np.ndarray] = []
+    summaries: list[np.ndarray] = []
+    text: dict[str, list[str]] = {}
+    for req in requests:
+        check(cancelled)
+        level = options.relevance_level if req.relevance_level is None else req.relevance_level
+        r = by_level.setdefault(level, ranking.with_level(level))
+        values = np.asarray(req.measure.kernel(r, req.params), dtype=np.float64).reshape(n_q, -1)
+        if req.measure.name in _ZEROED_FOR_MISSING and ranking.missing.any():
+            values[ranking.missing] = 0.0
+        if req.measure.name == "relstring":
+            strings = M.relstrings(r, req.text_length or 10)
+            text[req.names[0]] = [("" if miss else s) for s, miss in zip(strings, ranking.missing)]
+        blocks.append(values)
+        summaries.append(_aggregate(values, req.measure.aggregate, n_q))
+        columns.extend(Column(name, req.measure, req) for name in req.names)
+    per_query = np.hstack(blocks) if blocks else np.zeros((n_q, 0))
+    summary = np.concatenate(summaries) if summaries else np.zeros(0)
+    return RunEvaluation(run.name, run.runid, ranking.query_ids, columns, per_query, summary, text, absent, ranking)
+
+
+def unique_run_names(runs: list[Run]) -> list[str]:
+    """Run names, made unique by appending -2, -3... to repeats."""
+    used: set[str] = set()
+    out = []
+    for run in runs:
+        name, n = run.name, 1
+        while name in used:
+            n += 1
+            name = f"{run.name}-{n}"
+        used.add(name)
+        out.append(name)
+    return out
+
+
+def evaluate(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[MeasureRequest],
+             options: EvalOptions = EvalOptions(), *, per_query: bool = True,
+             progress: ProgressFn = no_progress, cancelled: CancelFn | None = None):
+    """Evaluate each run; tidy DataFrame with columns run, query, measure, value."""
+    import pandas as pd
+
+    runs = [runs] if isinstance(runs, Run) else list(runs)
+    requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
+    names = unique_run_names(runs)
+    frames = []
+    for i, (run, name) in enumerate(zip(runs, names)):
+        check(cancelled)
+        progress(i / max(len(runs), 1), f"Evaluating {name}")
+        result = evaluate_run(qrels, run, requests, options, cancelled)
+        result.run_name = name
+        frames.append(result.to_frame(per_query=per_query))
+    progress(1.0, "Done")
+    if not frames:
+        return pd.DataFrame({"run": [], "query": [], "measure": [], "value": []})
+    return pd.concat(frames, ignore_index=True)

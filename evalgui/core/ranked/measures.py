@@ -1,0 +1,701 @@
+"""Every ranked-retrieval measure: name, parameters, plain-language help, formula, kernel.
+
+The registry is ordered as trec_eval 10.0 prints its measures. Each kernel
+takes a :class:`~evalgui.core.ranked.ranking.Ranking` (all queries at once) and
+the measure's parsed parameters, and returns an ``(n_queries, n_values)``
+array: one column per cutoff or parameter value. Kernels use numpy segment
+operations over the flat ranked arrays; none loops over queries or documents.
+
+Where trec_eval 10.0 would divide by zero (e.g. relative_P for a query with no
+relevant documents) and print ``nan``, the kernels return 0.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from evalgui.core.ranked.ranking import NONPOOL, UNJUDGED, Ranking
+
+MIN_GEO_MEAN = 0.00001
+INFAP_EPSILON = 0.00001
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+class ParamKind(enum.Enum):
+    NONE = "none"                  # a single value
+    LONG_CUTOFFS = "long_cutoffs"  # one value per integer cutoff, e.g. P.5,10
+    DOUBLE_CUTOFFS = "double_cutoffs"  # one value per real cutoff, e.g. iprec_at_recall.0.1,0.5
+    DOUBLE_PARAMS = "double_params"    # one value from a list of reals, e.g. utility.1,-1,0,0
+    PAIRS = "pairs"                    # one value from name=value pairs, e.g. ndcg.1=3,2=9
+
+
+@dataclass(frozen=True)
+class Measure:
+    name: str
+    family: str
+    kind: ParamKind
+    defaults: tuple
+    kernel: Callable[[Ranking, tuple], np.ndarray] = field(repr=False)
+    description: str
+    formula: str
+    aggregate: str = "mean"        # mean | sum | gmean | count | none
+    value_type: str = "float"      # float | int | text
+    per_query: bool = True         # printed per query by trec_eval -q
+    trec_eval: bool = True         # part of trec_eval's all_trec
+    ir_name: str | None = None     # the ir_measures spelling, for the docs and the GUI
+
+    @property
+    def help_text(self) -> str:
+        return f"{self.description}\n\nFormula: {self.formula}"
+
+
+REGISTRY: dict[str, Measure] = {}
+
+
+def _register(name, family, kind=ParamKind.NONE, defaults=(), **kw):
+    def wrap(kernel):
+        REGISTRY[name] = Measure(name=name, family=family, kind=kind, defaults=tuple(defaults), kernel=kernel, **kw)
+        return kernel
+    return wrap
+
+
+def col(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.float64).reshape(-1, 1)
+
+
+def safe_div(num, den) -> np.ndarray:
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def lround(x: np.ndarray) -> np.ndarray:
+    """C's lround for non-negative x: halves round away from zero (numpy rounds them to even)."""
+    f = np.floor(x)
+    return (f + ((x - f) >= 0.5)).astype(np.int64)
+
+
+def seg_sum_where(r: Ranking, values, mask) -> np.ndarray:
+    return r.seg_sum(np.where(mask, values, 0.0))
+
+
+def cumsum_within(r: Ranking, values: np.ndarray) -> np.ndarray:
+    """Inclusive float cumulative sum restarting at each query."""
+    c = np.cumsum(values, dtype=np.float64)
+    before = np.concatenate(([0.0], c))[r.offsets[:-1]]
+    return c - np.repeat(before, r.num_ret)
+
+
+def segment_suffix_max(values: np.ndarray, seg: np.ndarray, n_seg: int) -> np.ndarray:
+    """Max of ``values`` over each position and all later positions of the same segment.
+
+    Exact: values are replaced by their rank among distinct values, and segments
+    are separated by integer offsets, so one running maximum does the job.
+    """
+    if not len(values):
+        return values.copy()
+    distinct, code = np.unique(values, return_inverse=True)
+    base = len(distinct)
+    rev_offset = (n_seg - 1 - seg[::-1]).astype(np.int64) * base
+    running = np.maximum.accumulate(code[::-1].astype(np.int64) + rev_offset)
+    return distinct[running - rev_offset][::-1]
+
+
+# ---------------------------------------------------------------------------
+# Shared intermediate quantities
+# ---------------------------------------------------------------------------
+
+def precision_at(r: Ranking, k: int) -> np.ndarray:
+    return r.at_rank(r.cum_rel, k) / float(k)
+
+
+def rel_in_top(r: Ranking, k) -> np.ndarray:
+    return r.at_rank(r.cum_rel, k).astype(np.float64)
+
+
+def average_precision(r: Ranking, cutoff: int | None = None, denominator=None) -> np.ndarray:
+    prec = r.cum_rel / (r.pos + 1.0)
+    mask = r.is_rel if cutoff is None else (r.is_rel & (r.pos < cutoff))
+    total = seg_sum_where(r, prec, mask)
+    den = r.num_rel if denominator is None else denominator
+    return np.where(r.num_rel_ret > 0, safe_div(total, den), 0.0)
+
+
+def bpref_values(r: Ranking) -> np.ndarray:
+    level = r.relevance_level
+    judged_nonrel = (r.rel >= 0) & (r.rel < level)
+    judged_rel = (r.rel >= level) & (r.rel >= 0)
+    nonrel_before = r.cum_within(judged_nonrel)
+    num_nonrel = r.rel_levels[:, :max(level, 0)].sum(axis=1)
+    R = r.num_rel[r.seg]
+    denom = np.minimum(num_nonrel[r.seg], R).astype(np.float64)
+    frac = safe_div(np.minimum(nonrel_before, R), denom)
+    term = np.where(nonrel_before > 0, 1.0 - frac, 1.0)
+    return safe_div(seg_sum_where(r, term, judged_rel), r.num_rel)
+
+
+def interpolated_precision(r: Ranking, recall_points) -> np.ndarray:
+    """trec_eval's iprec_at_recall: max precision at or after the ceil-ish(p*R)-th relevant document."""
+    rel_idx = np.flatnonzero(r.is_rel & (r.rel >= 0))
+    rel_seg = r.seg[rel_idx]
+    prec = r.cum_rel[rel_idx] / (r.pos[rel_idx] + 1.0)
+    best_after = segment_suffix_max(prec, rel_seg, r.n_queries)
+    nrr = r.num_rel_ret
+    first = np.concatenate(([0], np.cumsum(nrr)))[:-1]
+    out = np.zeros((r.n_queries, len(recall_points)))
+    for j, p in enumerate(recall_points):
+        c = lround(p * r.num_rel.astype(np.float64))
+        ok = (nrr > 0) & (c <= nrr)
+        idx = first + np.maximum(c, 1) - 1
+        out[ok, j] = best_after[idx[ok]]
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Gains (ndcg, ndcg_rel, Rndcg, G, rbp)
+# ---------------------------------------------------------------------------
+
+def _gain_pairs(params) -> dict[int, float]:
+    """rel_level=gain pairs; names that are not integers (like rbp's p) are skipped."""
+    gains = {}
+    for name, value in params:
+        try:
+            gains[int(name)] = float(value)
+        except ValueError:
+            continue
+    return gains
+
+
+@dataclass
+class Gains:
+    doc_gain: np.ndarray       # (N,) gain of each ranked document
+    ideal: np.ndarray          # flat ideal gains (positive only), query after query, best first
+    ideal_offsets: np.ndarray  # (n_q + 1,)
+
+    def ideal_len(self) -> np.ndarray:
+        return np.diff(self.ideal_offsets)
+
+
+def gains_for(r: Ranking, params, *, normalise_01: bool = False) -> Gains:
+    """Gain of each grade: the grade itself unless a rel_level=gain pair overrides it.
+
+    The ideal ranking holds each query's judged documents with positive gain,
+    best gain first (trec_eval sorts its gain levels; we sort exactly).
+    """
+    custom = _gain_pairs(params)
+    n_levels = r.rel_levels.shape[1]
+    levels = np.arange(n_levels)
+    level_gain = np.array([custom.get(int(l), float(l)) for l in levels])
+    binary_from = dict(params).get("rel")  # RBP(rel=N): grades >= N gain 1, the rest 0
+    if binary_from is not None:
+        level_gain = (levels >= binary_from).astype(np.float64)
+        custom = {}
+    doc_gain = np.zeros(len(r.rel))
+    graded = r.rel >= 0
+    doc_gain[graded] = level_gain[r.rel[graded]]
+    for code in (NONPOOL, UNJUDGED):  # trec_eval lets a pair like -1=x give unpooled documents a gain
+        if code in custom:
+            doc_gain[r.rel == code] = custom[code]
+    counts = r.rel_levels
+    if normalise_01:
+        # rbp: per query, rescale all gains of the query's level list to [0, 1].
+        present = levels[None, :] < r.num_rel_levels[:, None]
+        overridden = np.isin(levels, list(custom))
+        default_mask = present & ~overridden[None, :]
+        cg = np.array(list(custom.values()), dtype=np.float64)
+        big = np.inf
+        qmin = np.where(default_mask, levels[None, :], big).min(axis=1)
+        qmax = np.where(default_mask, levels[None, :], -big).max(axis=1)
+        if len(cg):
+            qmin = np.minimum(qmin, cg.min())
+            qmax = np.maximum(qmax, cg.max())
+        rescale = np.isfinite(qmin) & ((qmin < 0) | (qmax > 1)) & (qmax > qmin)
+        qmin_d, qspan_d = qmin[r.seg], (qmax - qmin)[r.seg]
+        doc_gain = np.where(rescale[r.seg], (doc_gain - qmin_d) / np.where(rescale[r.seg], qspan_d, 1.0), doc_gain)
+    order = np.argsort(-level_gain, kind="stable")
+    order = order[level_gain[order] > 0]
+    per_q = counts[:, order]
+    ideal = np.repeat(np.tile(level_gain[order], r.n_queries), per_q.ravel())
+    ideal_offsets = np.concatenate(([0], np.cumsum(per_q.sum(axis=1)))).astype(np.int64)
+    return Gains(doc_gain, ideal, ideal_offsets)
+
+
+def _ideal_cum(g: Gains, n_q: int) -> np.ndarray:
+    """Ideal DCG accumulated along the ideal ranking, restarting per query."""
+    n = g.ideal_len()
+    pos = np.arange(len(g.ideal)) - np.repeat(g.ideal_offsets[:-1], n)
+    c = np.cumsum(g.ideal / np.log2(pos + 2.0))
+    before = np.concatenate(([0.0], c))[g.ideal_offsets[:-1]]
+    return c - np.repeat(before, n)
+
+
+def _ideal_at(g: Gains, cum: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Ideal cumulative value after the first k ideal positions (k may exceed the ideal length)."""
+    n = g.ideal_len()
+    take = np.minimum(k, n)
+    out = np.zeros(len(n))
+    ok = take > 0
+    out[ok] = cum[g.ideal_offsets[:-1][ok] + take[ok] - 1]
+    return out
+
+
+def _dcg_terms(r: Ranking, gain: np.ndarray) -> np.ndarray:
+    return np.where(gain != 0, gain / np.log2(r.pos + 2.0), 0.0)
+
+
+# ---------------------------------------------------------------------------
+# The measures, in trec_eval's order
+# ---------------------------------------------------------------------------
+
+@_register("runid", "Counts", aggregate="none", value_type="text", per_query=False,
+           description="The run's name as given in its last line (the tag column).",
+           formula="tag field of the last line of the run file")
+def _runid(r, params):
+    return np.zeros((r.n_queries, 1))
+
+
+@_register("num_q", "Counts", aggregate="count", value_type="int", per_query=False, ir_name="NumQ",
+           description="Number of queries evaluated.",
+           formula="|Q|")
+def _num_q(r, params):
+    return np.ones((r.n_queries, 1))
+
+
+@_register("num_ret", "Counts", aggregate="sum", value_type="int", ir_name="NumRet",
+           description="Number of documents retrieved for the query. The summary is the total over queries.",
+           formula="|ranking|")
+def _num_ret(r, params):
+    return col(r.num_ret)
+
+
+@_register("num_rel", "Counts", aggregate="sum", value_type="int", ir_name="NumRel",
+           description="Number of relevant documents for the query, retrieved or not. The summary is the total.",
+           formula="R = |{d : rel(d) >= level}|")
+def _num_rel(r, params):
+    return col(r.num_rel)
+
+
+@_register("num_rel_ret", "Counts", aggregate="sum", value_type="int", ir_name="NumRelRet",
+           description="Number of relevant documents retrieved. The summary is the total.",
+           formula="|{d in ranking : rel(d) >= level}|")
+def _num_rel_ret(r, params):
+    return col(r.num_rel_ret)
+
+
+@_register("map", "Average precision", ir_name="AP",
+           description="Average precision: precision measured at the rank of each relevant document, averaged over "
+                       "all relevant documents (unretrieved ones count as zero). The summary is the mean over queries "
+                       "(MAP), the main single-number measure of a whole ranking.",
+           formula="AP = (1/R) * sum_{k : d_k relevant} P@k")
+def _map(r, params):
+    return col(average_precision(r))
+
+
+@_register("gm_map", "Average precision", aggregate="gmean", per_query=False,
+           description="Geometric mean of average precision over queries. Rewards systems that are consistent over "
+                       "queries rather than very good on some and very poor on others. Reported only as a summary.",
+           formula="GMAP = exp(mean_q log(max(AP_q, 0.00001)))")
+def _gm_map(r, params):
+    return col(average_precision(r))
+
+
+@_register("Rprec", "Precision", ir_name="Rprec",
+           description="Precision after R documents, where R is the number of relevant documents. It is the point "
+                       "where precision equals recall.",
+           formula="R-prec = |relevant in top R| / R")
+def _rprec(r, params):
+    k = np.minimum(r.num_ret, r.num_rel)
+    return col(np.where(k > 0, safe_div(r.at_rank(r.cum_rel, np.maximum(k, 1)), r.num_rel), 0.0))
+
+
+@_register("bpref", "Incomplete judgments", ir_name="Bpref",
+           description="Binary preference: for each relevant retrieved document, the fraction of judged non-relevant "
+                       "documents (among the first R) ranked above it is subtracted from one; averaged over R. "
+                       "Unjudged documents are ignored, so it is robust to incomplete judgments.",
+           formula="bpref = (1/R) * sum_{r relevant retrieved} (1 - min(|n ranked above r|, R) / min(N, R))")
+def _bpref(r, params):
+    return col(bpref_values(r))
+
+
+@_register("recip_rank", "Precision", ir_name="RR",
+           description="Reciprocal rank of the first relevant document retrieved (0 if none).",
+           formula="RR = 1 / rank of first relevant document")
+def _recip_rank(r, params):
+    first = r.first_pos(r.is_rel & (r.rel >= 0))
+    return col(np.where(first >= 0, safe_div(1.0, first + 1.0), 0.0))
+
+
+@_register("iprec_at_recall", "Precision-recall curve", ParamKind.DOUBLE_CUTOFFS, RECALL_POINTS, ir_name="IPrec@r",
+           description="Interpolated precision at recall levels: the highest precision reached at or after the rank "
+                       "where the given fraction of relevant documents has been retrieved. These are the points of "
+                       "the standard 11-point precision-recall curve.",
+           formula="IPrec(r) = max_{k : recall@k >= r} P@k   (cut at the lround(r*R)-th relevant document)")
+def _iprec(r, params):
+    return interpolated_precision(r, params)
+
+
+@_register("P", "Precision", ParamKind.LONG_CUTOFFS, DEFAULT_CUTOFFS, ir_name="P@k",
+           description="Precision at k: the fraction of the first k documents that are relevant. Missing documents "
+                       "below the end of a short ranking count as non-relevant.",
+           formula="P@k = |relevant in top k| / k")
+def _p(r, params):
+    return np.column_stack([precision_at(r, k) for k in params])
+
+
+@_register("relstring", "Counts", ParamKind.DOUBLE_PARAMS, (10.0,), aggregate="none", value_type="text",
+           description="The judgments of the first N documents as a string: the grade (0-9), '>' above 9, '-' not in "
+                       "the qrels, '.' in the pool but unjudged, '<' other negative grades. Per query only.",
+           formula="char(rel(d_1)) ... char(rel(d_N))")
+def _relstring(r, params):
+    return np.zeros((r.n_queries, 1))
+
+
+@_register("recall", "Recall", ParamKind.LONG_CUTOFFS, DEFAULT_CUTOFFS, ir_name="R@k",
+           description="Recall at k: the fraction of all relevant documents found in the first k.",
+           formula="R@k = |relevant in top k| / R")
+def _recall(r, params):
+    return np.column_stack([safe_div(rel_in_top(r, k), r.num_rel) for k in params])
+
+
+@_register("infAP", "Incomplete judgments", ir_name="infAP",
+           description="Inferred average precision (Yilmaz and Aslam): estimates AP when only a random sample of the "
+                       "pool was judged. Documents in the pool but unjudged (negative grades) are assumed relevant in "
+                       "the same proportion as the judged ones; documents outside the pool count as non-relevant.",
+           formula="infAP = (1/R) * sum_{k relevant} [1/k + ((k-1)/k) * (|pooled above k|/(k-1)) * "
+                   "((rel_above + eps)/(rel_above + nonrel_above + 2 eps))]")
+def _infap(r, params):
+    level = r.relevance_level
+    judged_rel = (r.rel >= level) & (r.rel >= 0)
+    nonrel_before = r.cum_within((r.rel >= 0) & (r.rel < level)).astype(np.float64)
+    unjudged_before = r.cum_within(r.rel == UNJUDGED).astype(np.float64)
+    rel_before = r.cum_within(judged_rel).astype(np.float64) - 1.0
+    j = r.pos.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = (1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel_before + nonrel_before + unjudged_before) / j)
+                * ((rel_before + INFAP_EPSILON) / (rel_before + nonrel_before + 2 * INFAP_EPSILON)))
+    term = np.where(r.pos == 0, 1.0, term)
+    return col(safe_div(seg_sum_where(r, term, judged_rel), r.num_rel))
+
+
+@_register("gm_bpref", "Incomplete judgments", aggregate="gmean", per_query=False,
+           description="Geometric mean of bpref over queries. Reported only as a summary.",
+           formula="exp(mean_q log(max(bpref_q, 0.00001)))")
+def _gm_bpref(r, params):
+    return col(bpref_values(r))
+
+
+@_register("Rprec_mult", "Precision", ParamKind.DOUBLE_CUTOFFS, (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+           description="Precision at multiples of R: precision after m*R documents (m*R+0.9 truncated), to tell "
+                       "precision-oriented methods (good at low multiples) from recall-oriented ones.",
+           formula="Rprec_mult(m) = P@floor(m*R + 0.9)")
+def _rprec_mult(r, params):
+    out = []
+    for m in params:
+        c = np.floor(m * r.num_rel.astype(np.float64) + 0.9).astype(np.int64)
+        out.append(np.where(c > 0, safe_div(r.at_rank(r.cum_rel, np.maximum(c, 1)), c), 0.0))
+    return np.column_stack(out)
+
+
+@_register("utility", "Set", ParamKind.DOUBLE_PARAMS, (1.0, -1.0, 0.0, 0.0),
+           description="Set utility: a weighted sum of the contingency table. By default +1 for each relevant "
+                       "retrieved document and -1 for each non-relevant one. Parameters a,b,c,d weigh relevant "
+                       "retrieved, non-relevant retrieved, relevant missed, non-relevant not retrieved (the last "
+                       "needs the collection size, option -N).",
+           formula="utility = a*relret + b*(ret-relret) + c*(R-relret) + d*(N + relret - ret - R)")
+def _utility(r, params):
+    a, b, c, d = params
+    relret = r.num_rel_ret.astype(np.float64)
+    ret = r.num_ret.astype(np.float64)
+    R = r.num_rel.astype(np.float64)
+    return col(a * relret + b * (ret - relret) + c * (R - relret) + d * (r.num_docs_in_coll + relret - ret - R))
+
+
+@_register("11pt_avg", "Precision-recall curve", ParamKind.DOUBLE_PARAMS, RECALL_POINTS,
+           description="Interpolated precision averaged over the 11 standard recall levels 0.0, 0.1, ... 1.0 (or the "
+                       "levels given). An older estimate of the area under the precision-recall curve.",
+           formula="11pt_avg = mean_{r in levels} IPrec(r)")
+def _11pt(r, params):
+    return col(interpolated_precision(r, params).mean(axis=1) if len(params) else np.zeros(r.n_queries))
+
+
+@_register("binG", "Gain", 
+           description="Binary G (experimental): each relevant document contributes 1/log2(2 + number of "
+                       "non-relevant documents ranked above it); summed and divided by R.",
+           formula="binG = (1/R) * sum_{d relevant} 1/log2(2 + nonrel_above(d))")
+def _bing(r, params):
+    term = 1.0 / np.log2(3.0 + r.pos - r.cum_rel)
+    return col(np.where(r.num_rel_ret > 0, safe_div(seg_sum_where(r, term, r.is_rel), r.num_rel), 0.0))
+
+
+@_register("G", "Gain", ParamKind.PAIRS, (),
+           description="Normalised gain G (experimental): combines qualities of AP and nDCG. A document at rank i "
+                       "contributes gain/log2(2 + ideal cost so far - gain so far); the sum is divided by the total "
+                       "ideal gain. Gains default to the grade; override with level=gain pairs.",
+           formula="G = sum_i g_i / log2(2 + sum_{j<=i} max(g*_j,1) - sum_{j<=i} g_j) / sum g*")
+def _g(r, params):
+    g = gains_for(r, params)
+    n_ideal = g.ideal_len()
+    has = r.pos < n_ideal[r.seg]
+    ig = np.zeros(len(r.rel))
+    ig[has] = g.ideal[g.ideal_offsets[:-1][r.seg[has]] + r.pos[has]]
+    cost = np.where(ig >= 1.0, ig, 1.0)
+    denom_arg = 2.0 + cumsum_within(r, cost) - cumsum_within(r, g.doc_gain)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(g.doc_gain != 0, g.doc_gain / np.log2(denom_arg), 0.0)
+    sum_ideal = np.bincount(np.repeat(np.arange(r.n_queries), n_ideal), weights=g.ideal, minlength=r.n_queries)
+    return col(np.where(sum_ideal > 0, safe_div(r.seg_sum(term), sum_ideal), 0.0))
+
+
+@_register("ndcg", "Gain", ParamKind.PAIRS, (), ir_name="nDCG",
+           description="Normalised discounted cumulative gain (Jarvelin and Kekalainen) over the whole ranking: "
+                       "each document's gain (its grade by default; override with level=gain pairs) is discounted by "
+                       "log2(rank+1) and the sum is divided by the same sum for an ideal ranking.",
+           formula="nDCG = sum_i g_i/log2(i+1) / sum_i g*_i/log2(i+1)")
+def _ndcg(r, params):
+    g = gains_for(r, params)
+    dcg = r.seg_sum(_dcg_terms(r, g.doc_gain))
+    idcg = _ideal_at(g, _ideal_cum(g, r.n_queries), g.ideal_len())
+    return col(safe_div(dcg, idcg))
+
+
+@_register("ndcg_rel", "Gain", ParamKind.PAIRS, (),
+           description="nDCG averaged over relevant documents (experimental): nDCG is measured at the rank of each "
+                       "document with positive gain; relevant documents not retrieved count with the final nDCG.",
+           formula="ndcg_rel = (1/|rel|) * [sum_{i: g_i>0} nDCG@i + (|rel| - |rel ret|) * nDCG]")
+def _ndcg_rel(r, params):
+    g = gains_for(r, params)
+    n_ideal = g.ideal_len()
+    icum = _ideal_cum(g, r.n_queries)
+    dcg_cum = cumsum_within(r, _dcg_terms(r, g.doc_gain))
+    k_here = np.minimum(r.pos + 1, n_ideal[r.seg])
+    ideal_start = g.ideal_offsets[:-1][r.seg]
+    idcg_here = np.where(k_here > 0, icum[np.minimum(ideal_start + k_here - 1, max(len(icum) - 1, 0))]
+                         if len(icum) else 0.0, 0.0)
+    positive = g.doc_gain > 0
+    partial = seg_sum_where(r, safe_div(dcg_cum, idcg_here), positive)
+    n_pos_ret = r.seg_sum(positive)
+    dcg_total = r.seg_sum(_dcg_terms(r, g.doc_gain))
+    idcg_total = _ideal_at(g, icum, n_ideal)
+    total = partial + (n_ideal - n_pos_ret) * safe_div(dcg_total, idcg_total)
+    return col(np.where((total > 0) & (n_ideal > 0), safe_div(total, n_ideal), 0.0))
+
+
+@_register("Rndcg", "Gain", ParamKind.PAIRS, (),
+           description="nDCG averaged at the R-levels (experimental): nDCG is measured where the ideal ranking moves "
+                       "from one gain level to the next, and once more at the end of the ranking.",
+           formula="Rndcg = mean over ideal gain-change ranks p of DCG@min(p,|ranking|) / IDCG@p")
+def _rndcg(r, params):
+    g = gains_for(r, params)
+    n_ideal = g.ideal_len()
+    icum = _ideal_cum(g, r.n_queries)
+    dcg_cum_rank = cumsum_within(r, _dcg_terms(r, g.doc_gain))
+    # Change points: ideal positions p >= 1 whose gain differs from position p-1 (gain 0 past the end).
+    n_i = len(g.ideal)
+    iq = np.repeat(np.arange(r.n_queries), n_ideal)
+    ipos = np.arange(n_i) - np.repeat(g.ideal_offsets[:-1], n_ideal)
+    nxt = np.zeros(n_i)
+    not_last = ipos < n_ideal[iq] - 1
+    nxt[not_last] = g.ideal[np.flatnonzero(not_last) + 1]
+    change = g.ideal != nxt          # change at p = ipos + 1
+    p = ipos + 1
+    idcg_p = icum                      # IDCG over the first p ideal positions
+    k = np.minimum(p, r.num_ret[iq])
+    dcg_k = np.zeros(n_i)
+    okk = k > 0
+    dcg_k[okk] = dcg_cum_rank[r.offsets[:-1][iq[okk]] + k[okk] - 1]
+    use = change & (idcg_p > 0)
+    sums = np.bincount(iq[use], weights=dcg_k[use] / idcg_p[use], minlength=r.n_queries)
+    counts = np.bincount(iq[use], minlength=r.n_queries).astype(np.float64)
+    dcg_total = r.seg_sum(_dcg_terms(r, g.doc_gain))
+    idcg_total = _ideal_at(g, icum, n_ideal)
+    extra = (r.num_ret > n_ideal + 1) & (idcg_total > 0) & (n_ideal > 0)
+    sums = sums + np.where(extra, safe_div(dcg_total, idcg_total), 0.0)
+    counts = counts + extra
+    return col(np.where(r.num_rel > 0, safe_div(sums, counts), 0.0))
+
+
+@_register("ndcg_cut", "Gain", ParamKind.LONG_CUTOFFS, DEFAULT_CUTOFFS, ir_name="nDCG@k",
+           description="nDCG at cutoff k: discounted cumulative gain of the first k documents divided by that of an "
+                       "ideal ranking's first k. Gains are the grades in the qrels.",
+           formula="nDCG@k = sum_{i<=k} rel_i/log2(i+1) / sum_{i<=k} rel*_i/log2(i+1)")
+def _ndcg_cut(r, params):
+    gain = np.where(r.rel > 0, r.rel, 0).astype(np.float64)
+    terms = _dcg_terms(r, gain)
+    g = gains_for(r, ())  # ideal: judged documents of grade >= 1, gain = grade
+    icum = _ideal_cum(g, r.n_queries)
+    out = []
+    for k in params:
+        dcg = seg_sum_where(r, terms, r.pos < k)
+        idcg = _ideal_at(g, icum, np.full(r.n_queries, k))
+        out.append(np.where(idcg > 0, safe_div(dcg, idcg), dcg))
+    return np.column_stack(out)
+
+
+@_register("map_cut", "Average precision", ParamKind.LONG_CUTOFFS, DEFAULT_CUTOFFS, ir_name="AP@k",
+           description="Average precision counting only the first k documents (relevant documents below k add "
+                       "nothing); still divided by all R relevant documents.",
+           formula="AP@k = (1/R) * sum_{i<=k, d_i relevant} P@i")
+def _map_cut(r, params):
+    return np.column_stack([average_precision(r, cutoff=k) for k in params])
+
+
+@_register("relative_P", "Precision", ParamKind.LONG_CUTOFFS, DEFAULT_CUTOFFS,
+           description="Relative precision at k: precision at k divided by the best precision possible at k, i.e. "
+                       "precision up to R and recall after R.",
+           formula="relative_P@k = |relevant in top k| / min(k, R)")
+def _relative_p(r, params):
+    return np.column_stack([safe_div(rel_in_top(r, k), np.minimum(k, r.num_rel)) for k in params])
+
+
+@_register("success", "Precision", ParamKind.LONG_CUTOFFS, (1, 5, 10), ir_name="Success@k",
+           description="Success at k: 1 if at least one relevant document is in the first k, else 0.",
+           formula="Success@k = [|relevant in top k| > 0]")
+def _success(r, params):
+    return np.column_stack([(rel_in_top(r, k) > 0).astype(np.float64) for k in params])
+
+
+@_register("set_P", "Set", ir_name="SetP",
+           description="Set precision: the fraction of all retrieved documents that are relevant (ranking ignored).",
+           formula="SetP = relret / ret")
+def _set_p(r, params):
+    return col(safe_div(r.num_rel_ret, r.num_ret))
+
+
+@_register("set_relative_P", "Set",
+           description="Relative set precision: set precision divided by the best possible for a set of this size.",
+           formula="relret / min(ret, R)")
+def _set_relative_p(r, params):
+    return col(safe_div(r.num_rel_ret, np.minimum(r.num_ret, r.num_rel)))
+
+
+@_register("set_recall", "Set", ir_name="SetR",
+           description="Set recall: the fraction of all relevant documents that were retrieved.",
+           formula="SetR = relret / R")
+def _set_recall(r, params):
+    return col(safe_div(r.num_rel_ret, r.num_rel))
+
+
+@_register("set_map", "Set",
+           description="Unranked set MAP: set precision times set recall.",
+           formula="set_map = relret^2 / (ret * R)")
+def _set_map(r, params):
+    return col(safe_div(r.num_rel_ret.astype(np.float64) * r.num_rel_ret, r.num_ret.astype(np.float64) * r.num_rel))
+
+
+@_register("set_F", "Set", ParamKind.DOUBLE_PARAMS, (1.0,), ir_name="SetF",
+           description="Set F-measure: the weighted harmonic mean of set precision and set recall; the parameter x "
+                       "is the relative importance of recall (default 1, the F1 score).",
+           formula="F = (x+1) * P * R / (x*P + R)")
+def _set_f(r, params):
+    x = params[0]
+    P = safe_div(r.num_rel_ret, r.num_ret)
+    R = safe_div(r.num_rel_ret, r.num_rel)
+    return col(np.where(r.num_rel_ret > 0, safe_div((x + 1.0) * P * R, x * P + R), 0.0))
+
+
+@_register("num_nonrel_judged_ret", "Counts", aggregate="sum", value_type="int",
+           description="Number of retrieved documents judged non-relevant. The summary is the total.",
+           formula="|{d in ranking : 0 <= rel(d) < level}|")
+def _num_nonrel_judged_ret(r, params):
+    return col(r.seg_sum((r.rel >= 0) & (r.rel < r.relevance_level)))
+
+
+def _powers(p: float, n: int) -> np.ndarray:
+    """p^0, p^1, ... computed by repeated multiplication, bit for bit as trec_eval does."""
+    seq = np.full(n + 1, p)
+    seq[0] = 1.0
+    return np.cumprod(seq)
+
+
+@_register("rbp", "Gain", ParamKind.PAIRS, (), ir_name="RBP(p=0.9)",
+           description="Rank-biased precision (Moffat and Zobel): the expected gain per document for a user who goes "
+                       "on to the next document with probability p (default 0.9; set with p=...). Gains are scaled to "
+                       "[0, 1] per query when they fall outside it.",
+           formula="RBP = (1-p) * sum_i g_i * p^(i-1)")
+def _rbp(r, params):
+    p = 0.9
+    for name, value in params:
+        if name == "p":
+            p = float(value)
+    g = gains_for(r, params, normalise_01=True)
+    powers = _powers(p, int(r.num_ret.max(initial=0)))
+    terms = np.where(g.doc_gain != 0, g.doc_gain * powers[r.pos], 0.0)
+    return col((1.0 - p) * r.seg_sum(terms))
+
+
+@_register("rbp_resid", "Incomplete judgments",
+           description="RBP residual: the most RBP could still rise if every unjudged retrieved document (and every "
+                       "document past the end of the ranking) were relevant; p = 0.9. Zero when all are judged.",
+           formula="resid = p^|ranking| + (1-p) * sum_{i unjudged} p^(i-1)")
+def _rbp_resid(r, params):
+    p = 0.9
+    powers = _powers(p, int(r.num_ret.max(initial=0)))
+    unj = r.rel < 0
+    has_unj = r.seg_sum(unj) > 0
+    resid = powers[r.num_ret] + (1.0 - p) * seg_sum_where(r, powers[r.pos], unj)
+    return col(np.where(has_unj, resid, 0.0))
+
+
+@_register("unj", "Incomplete judgments", ParamKind.LONG_CUTOFFS, (5, 10, 20),
+           description="Unjudged at k: the fraction of the first k documents that are not judged (absent from the "
+                       "qrels or judged with a negative grade). A red flag: high values mean the qrels cover the run "
+                       "poorly.",
+           formula="unj@k = |unjudged in top k| / k")
+def _unj(r, params):
+    cum = r.cum_within(r.rel < 0)
+    return np.column_stack([r.at_rank(cum, k) / float(k) for k in params])
+
+
+# --- measures beyond trec_eval, for the ir_measures names and the tutorial ---
+
+@_register("judged", "Incomplete judgments", ParamKind.LONG_CUTOFFS, (10,), trec_eval=False, ir_name="Judged@k",
+           description="Judged at k: the fraction of the first k documents that have a judgment (any grade >= 0). "
+                       "Equal to 1 - unj@k.",
+           formula="Judged@k = |judged in top k| / k")
+def _judged(r, params):
+    cum = r.cum_within(r.rel >= 0)
+    return np.column_stack([r.at_rank(cum, k) / float(k) for k in params])
+
+
+@_register("recip_rank_cut", "Precision", ParamKind.LONG_CUTOFFS, (10,), trec_eval=False, ir_name="RR@k",
+           description="Reciprocal rank of the first relevant document if it is within the first k, else 0.",
+           formula="RR@k = 1/rank of first relevant document, if rank <= k")
+def _rr_cut(r, params):
+    first = r.first_pos(r.is_rel & (r.rel >= 0))
+    return np.column_stack([np.where((first >= 0) & (first < k), safe_div(1.0, first + 1.0), 0.0) for k in params])
+
+
+@_register("ap_retrieved", "Average precision", trec_eval=False, ir_name="AP(norm=retrieved)",
+           description="Average precision divided by the number of relevant documents retrieved instead of all "
+                       "relevant ones, as in the search-results tutorial: relevant documents never retrieved do not "
+                       "lower the score. Higher than AP whenever recall is incomplete.",
+           formula="AP_ret = (1/relret) * sum_{k : d_k relevant} P@k")
+def _ap_retrieved(r, params):
+    return col(average_precision(r, denominator=r.num_rel_ret))
+
+
+TREC_ORDER = [name for name, m in REGISTRY.items() if m.trec_eval]
+NICKNAMES = {
+    "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"],
+    "all_trec": TREC_ORDER,
+    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"],
+}
+RELSTRING_CHARS = {NONPOOL: "-", UNJUDGED: "."}
+
+
+def relstrings(r: Ranking, length: int) -> list[str]:
+    """trec_eval's relstring per query (text, so built per query)."""
+    out = []
+    for q in range(r.n_queries):
+        seg = r.rel[r.offsets[q]:r.offsets[q] + max(min(length, r.num_ret[q]), 0)]
+        out.append("".join(">" if v > 9 else str(v) if v >= 0 else RELSTRING_CHARS.get(v, "<") for v in seg.tolist()))
+    return out

@@ -1,0 +1,65 @@
+"""trec_eval 10.0's command-line behaviour: which measures, in which order, printed how."""
+
+from __future__ import annotations
+
+from evalgui.core.errors import EvalUsageError
+from evalgui.core.ranked.evaluate import RunEvaluation
+from evalgui.core.ranked.measures import NICKNAMES, REGISTRY
+from evalgui.core.ranked.specs import MeasureRequest, split_trec_spec, trec_request
+
+
+def requests_for(measure_args: list[str]) -> list[MeasureRequest]:
+    """Mark measures as ``-m`` does; output follows the registry order, not the command line.
+
+    As in trec_eval, the first ``-m name.params`` given for a measure sets its
+    parameters, and a nickname marks every measure it names.
+    """
+    marked: set[str] = set()
+    params: dict[str, str] = {}
+    for arg in measure_args or ["official"]:
+        name, param_text = split_trec_spec(arg)
+        if param_text is not None:
+            if param_text == "":
+                raise EvalUsageError(f"improper measure in parameter '{arg}'")
+            params.setdefault(name, param_text)
+        if name in NICKNAMES:
+            marked.update(NICKNAMES[name])
+        elif name in REGISTRY:
+            marked.add(name)
+        else:
+            raise EvalUsageError(f"illegal measure '{arg}'")
+    return [trec_request(name, params.get(name)) for name in REGISTRY if name in marked]
+
+
+def _line(name: str, qid: str, value: str) -> str:
+    return f"{name:<22}\t{qid}\t{value}"
+
+
+def format_lines(result: RunEvaluation, *, per_query: bool = False, summary: bool = True) -> list[str]:
+    """The lines trec_eval prints: per query (with -q) in qrels order, then the summary."""
+    lines: list[str] = []
+    cols = list(enumerate(result.columns))
+    if per_query:
+        for qi, qid in enumerate(result.query_ids):
+            for ci, col in cols:
+                m = col.measure
+                if not m.per_query:
+                    continue
+                if m.value_type == "text":
+                    lines.append(_line(col.name, qid, f"'{result.text[col.name][qi]}'"))
+                elif m.value_type == "int":
+                    lines.append(_line(col.name, qid, str(int(result.per_query[qi, ci]))))
+                else:
+                    lines.append(_line(col.name, qid, f"{result.per_query[qi, ci]:6.4f}"))
+    if summary:
+        for ci, col in cols:
+            m = col.measure
+            if m.name == "runid":
+                lines.append(_line(col.name, "all", result.runid))
+            elif m.aggregate == "none":
+                continue
+            elif m.value_type == "int":
+                lines.append(_line(col.name, "all", str(int(result.summary[ci]))))
+            else:
+                lines.append(_line(col.name, "all", f"{result.summary[ci]:6.4f}"))
+    return lines

@@ -1,0 +1,1 @@
+"""The Qt application. Only this package imports Qt; it reaches the engines through its worker."""
