@@ -27,19 +27,34 @@ def _as_string_array(values, what: str) -> pa.Array:
     return arr
 
 
-def duplicate_pair_rows(query: pa.Array, doc: pa.Array) -> np.ndarray:
+def as_dictionary_array(values, what: str) -> pa.DictionaryArray:
+    """Ids as a dictionary-encoded array: int codes plus one copy of each distinct id."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.unify_dictionaries().combine_chunks() if pa.types.is_dictionary(values.type) \
+            else values.combine_chunks()
+    if isinstance(values, pa.DictionaryArray):
+        if not (pa.types.is_string(values.dictionary.type) or pa.types.is_large_string(values.dictionary.type)):
+            values = pc.dictionary_encode(pc.cast(values.cast(values.dictionary.type), pa.string()))
+        return values
+    return pc.dictionary_encode(_as_string_array(values, what))
+
+
+def codes_of(values: pa.DictionaryArray) -> np.ndarray:
+    return values.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def duplicate_pair_rows(query, doc) -> np.ndarray:
     """Row indices of every (query, doc) pair that occurs more than once, in row order."""
     if len(query) < 2:
         return np.empty(0, dtype=np.int64)
-    q_codes = pc.dictionary_encode(query).indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    d_enc = pc.dictionary_encode(doc)
-    d_codes = d_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    keys = q_codes * len(d_enc.dictionary) + d_codes
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    same_as_next = sorted_keys[1:] == sorted_keys[:-1]
-    if not same_as_next.any():
+    q = as_dictionary_array(query, "query")
+    d = as_dictionary_array(doc, "document")
+    keys = codes_of(q) * max(len(d.dictionary), 1) + codes_of(d)
+    sorted_keys = np.sort(keys)
+    if not (sorted_keys[1:] == sorted_keys[:-1]).any():
         return np.empty(0, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    same_as_next = keys[order][1:] == keys[order][:-1]
     dup = np.zeros(len(keys), dtype=bool)
     dup[:-1] |= same_as_next
     dup[1:] |= same_as_next
@@ -74,7 +89,8 @@ class Qrels:
     def query_ids(self) -> np.ndarray:
         """Distinct query ids, sorted as trec_eval sorts them (byte order)."""
         if self._query_ids is None:
-            self._query_ids = np.array(pc.unique(self.query).sort().to_pylist(), dtype=object)
+            self._query_ids = np.array(sorted(pc.unique(self.query).to_pylist(), key=lambda q: q.encode()),
+                                       dtype=object)
         return self._query_ids
 
     def summary(self, relevance_level: int = 1) -> dict:
@@ -121,8 +137,9 @@ class Run:
     _query_ids: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
-        self.query = _as_string_array(self.query, "query")
-        self.doc = _as_string_array(self.doc, "document")
+        # Dictionary-encoded once here; ranking and the qrels join then work on int codes.
+        self.query = as_dictionary_array(self.query, "query")
+        self.doc = as_dictionary_array(self.doc, "document")
         self.score = np.asarray(self.score, dtype=np.float64)
         if not (len(self.query) == len(self.doc) == len(self.score)):
             raise ValueError("query, doc and score must have the same length")
@@ -133,7 +150,9 @@ class Run:
     @property
     def query_ids(self) -> np.ndarray:
         if self._query_ids is None:
-            self._query_ids = np.array(pc.unique(self.query).sort().to_pylist(), dtype=object)
+            used = np.unique(codes_of(self.query))
+            self._query_ids = np.array(sorted(self.query.dictionary.take(pa.array(used)).to_pylist(),
+                                              key=lambda q: q.encode()), dtype=object)
         return self._query_ids
 
     def summary(self) -> dict:
@@ -141,14 +160,15 @@ class Run:
         return {
             "queries": n_q,
             "documents": int(len(self.score)),
-            "max_per_query": int(pc.max(pc.value_counts(self.query).field("counts")).as_py()) if n_q else 0,
+            "max_per_query": int(np.bincount(codes_of(self.query)).max()) if n_q else 0,
             "runid": self.runid,
         }
 
     def to_frame(self):
         import pandas as pd
 
-        return pd.DataFrame({"query": self.query.to_pylist(), "doc": self.doc.to_pylist(), "score": self.score})
+        return pd.DataFrame({"query": self.query.cast(pa.string()).to_pylist(),
+                             "doc": self.doc.cast(pa.string()).to_pylist(), "score": self.score})
 
     @classmethod
     def from_dict(cls, scores: dict, name: str = "run", source: str = "<memory>", runid: str = "") -> "Run":

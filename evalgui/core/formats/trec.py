@@ -40,12 +40,11 @@ def _fast_table(data: bytes, n_columns: int, types: dict[int, pa.DataType]) -> p
     """Parse regular whitespace-separated text with pyarrow; None if it does not fit."""
     import pyarrow.csv as pcsv
 
-    if _text.is_whitespace_regular(data, b" "):
-        sep = " "
-    elif _text.is_whitespace_regular(data, b"\t"):
-        sep = "\t"
-    else:
+    regular = _text.regular_separator(data)
+    if regular is None:
         data, sep = _text.collapse_whitespace(data), " "
+    else:
+        sep = regular.decode()
     data = _text.drop_comment_lines(data)
     names = [f"c{i}" for i in range(n_columns)]
     try:
@@ -69,10 +68,13 @@ def _column(table: pa.Table, i: int) -> pa.Array:
 
 def _last_run_tag(data: bytes) -> str:
     """The run id trec_eval reports: the sixth field of the last content line."""
-    for raw in reversed(data.split(b"\n")):
-        tokens = raw.split()
+    end = len(data)
+    while end > 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        tokens = data[start:end].split()
         if len(tokens) >= 6 and not tokens[0].startswith(b"#"):
             return tokens[5].decode("utf-8", "replace")
+        end = start - 1
     return ""
 
 

@@ -4,7 +4,8 @@ The registry is ordered as trec_eval 10.0 prints its measures. Each kernel
 takes a :class:`~evalgui.core.ranked.ranking.Ranking` (all queries at once) and
 the measure's parsed parameters, and returns an ``(n_queries, n_values)``
 array: one column per cutoff or parameter value. Kernels use numpy segment
-operations over the flat ranked arrays; none loops over queries or documents.
+operations over sparse subsets of the ranking (the judged or relevant
+documents); none loops over queries or documents.
 
 Where trec_eval 10.0 would divide by zero (e.g. relative_P for a query with no
 relevant documents) and print ``nan``, the kernels return 0.
@@ -14,11 +15,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
 
-from evalgui.core.ranked.ranking import NONPOOL, UNJUDGED, Ranking
+from evalgui.core.ranked.ranking import NONPOOL, UNJUDGED, Positions, Ranking
 
 MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001
@@ -27,8 +29,8 @@ RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
 class ParamKind(enum.Enum):
-    NONE = "none"                  # a single value
-    LONG_CUTOFFS = "long_cutoffs"  # one value per integer cutoff, e.g. P.5,10
+    NONE = "none"                      # a single value
+    LONG_CUTOFFS = "long_cutoffs"      # one value per integer cutoff, e.g. P.5,10
     DOUBLE_CUTOFFS = "double_cutoffs"  # one value per real cutoff, e.g. iprec_at_recall.0.1,0.5
     DOUBLE_PARAMS = "double_params"    # one value from a list of reals, e.g. utility.1,-1,0,0
     PAIRS = "pairs"                    # one value from name=value pairs, e.g. ndcg.1=3,2=9
@@ -46,7 +48,7 @@ class Measure:
     aggregate: str = "mean"        # mean | sum | gmean | count | none
     value_type: str = "float"      # float | int | text
     per_query: bool = True         # printed per query by trec_eval -q
-    trec_eval: bool = True         # part of trec_eval's all_trec
+    trec_eval: bool = True         # one of trec_eval's measures
     ir_name: str | None = None     # the ir_measures spelling, for the docs and the GUI
 
     @property
@@ -69,6 +71,7 @@ def col(values) -> np.ndarray:
 
 
 def safe_div(num, den) -> np.ndarray:
+    """num / den, and 0 where den is 0 (where trec_eval would print nan)."""
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
     out = np.zeros(np.broadcast(num, den).shape)
@@ -80,17 +83,6 @@ def lround(x: np.ndarray) -> np.ndarray:
     """C's lround for non-negative x: halves round away from zero (numpy rounds them to even)."""
     f = np.floor(x)
     return (f + ((x - f) >= 0.5)).astype(np.int64)
-
-
-def seg_sum_where(r: Ranking, values, mask) -> np.ndarray:
-    return r.seg_sum(np.where(mask, values, 0.0))
-
-
-def cumsum_within(r: Ranking, values: np.ndarray) -> np.ndarray:
-    """Inclusive float cumulative sum restarting at each query."""
-    c = np.cumsum(values, dtype=np.float64)
-    before = np.concatenate(([0.0], c))[r.offsets[:-1]]
-    return c - np.repeat(before, r.num_ret)
 
 
 def segment_suffix_max(values: np.ndarray, seg: np.ndarray, n_seg: int) -> np.ndarray:
@@ -108,52 +100,56 @@ def segment_suffix_max(values: np.ndarray, seg: np.ndarray, n_seg: int) -> np.nd
     return distinct[running - rev_offset][::-1]
 
 
+def _powers(p: float, n: int) -> np.ndarray:
+    """p^0, p^1, ... p^n by repeated multiplication, bit for bit as trec_eval computes them."""
+    seq = np.full(n + 1, p)
+    seq[0] = 1.0
+    return np.cumprod(seq)
+
+
 # ---------------------------------------------------------------------------
 # Shared intermediate quantities
 # ---------------------------------------------------------------------------
 
-def precision_at(r: Ranking, k: int) -> np.ndarray:
-    return r.at_rank(r.cum_rel, k) / float(k)
-
-
 def rel_in_top(r: Ranking, k) -> np.ndarray:
-    return r.at_rank(r.cum_rel, k).astype(np.float64)
+    return r.relevant.count_top(k).astype(np.float64)
+
+
+def precision_at(r: Ranking, k: int) -> np.ndarray:
+    return rel_in_top(r, k) / float(k)
 
 
 def average_precision(r: Ranking, cutoff: int | None = None, denominator=None) -> np.ndarray:
-    prec = r.cum_rel / (r.pos + 1.0)
-    mask = r.is_rel if cutoff is None else (r.is_rel & (r.pos < cutoff))
-    total = seg_sum_where(r, prec, mask)
+    rp = r.relevant
+    prec = rp.running_count() / (rp.pos + 1.0)
+    total = rp.sum(prec, None if cutoff is None else rp.pos < cutoff)
     den = r.num_rel if denominator is None else denominator
     return np.where(r.num_rel_ret > 0, safe_div(total, den), 0.0)
 
 
 def bpref_values(r: Ranking) -> np.ndarray:
     level = r.relevance_level
-    judged_nonrel = (r.rel >= 0) & (r.rel < level)
-    judged_rel = (r.rel >= level) & (r.rel >= 0)
-    nonrel_before = r.cum_within(judged_nonrel)
+    j = r.judged
+    is_rel = r.rel[j.idx] >= level
+    nonrel_before = j.cumsum(~is_rel)
     num_nonrel = r.rel_levels[:, :max(level, 0)].sum(axis=1)
-    R = r.num_rel[r.seg]
-    denom = np.minimum(num_nonrel[r.seg], R).astype(np.float64)
-    frac = safe_div(np.minimum(nonrel_before, R), denom)
+    R = r.num_rel[j.seg]
+    frac = safe_div(np.minimum(nonrel_before, R), np.minimum(num_nonrel[j.seg], R))
     term = np.where(nonrel_before > 0, 1.0 - frac, 1.0)
-    return safe_div(seg_sum_where(r, term, judged_rel), r.num_rel)
+    return safe_div(j.sum(term, is_rel), r.num_rel)
 
 
 def interpolated_precision(r: Ranking, recall_points) -> np.ndarray:
-    """trec_eval's iprec_at_recall: max precision at or after the ceil-ish(p*R)-th relevant document."""
-    rel_idx = np.flatnonzero(r.is_rel & (r.rel >= 0))
-    rel_seg = r.seg[rel_idx]
-    prec = r.cum_rel[rel_idx] / (r.pos[rel_idx] + 1.0)
-    best_after = segment_suffix_max(prec, rel_seg, r.n_queries)
-    nrr = r.num_rel_ret
-    first = np.concatenate(([0], np.cumsum(nrr)))[:-1]
+    """trec_eval's iprec_at_recall: max precision at or after the lround(p*R)-th relevant document."""
+    rp = r.relevant
+    prec = rp.running_count() / (rp.pos + 1.0)
+    best_after = segment_suffix_max(prec, rp.seg, r.n_queries)
+    nrr = rp.counts
     out = np.zeros((r.n_queries, len(recall_points)))
     for j, p in enumerate(recall_points):
         c = lround(p * r.num_rel.astype(np.float64))
         ok = (nrr > 0) & (c <= nrr)
-        idx = first + np.maximum(c, 1) - 1
+        idx = rp.starts[:-1] + np.maximum(c, 1) - 1
         out[ok, j] = best_after[idx[ok]]
     return out
 
@@ -161,6 +157,38 @@ def interpolated_precision(r: Ranking, recall_points) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Gains (ndcg, ndcg_rel, Rndcg, G, rbp)
 # ---------------------------------------------------------------------------
+
+@dataclass
+class Gains:
+    docs: Positions            # ranked documents with a non-zero gain
+    gain: np.ndarray           # their gains
+    ideal: np.ndarray          # flat ideal gains (positive only), query after query, best first
+    ideal_offsets: np.ndarray  # (n_q + 1,)
+
+    def ideal_len(self) -> np.ndarray:
+        return np.diff(self.ideal_offsets)
+
+    @cached_property
+    def ideal_cum_dcg(self) -> np.ndarray:
+        """Ideal DCG accumulated along the ideal ranking, restarting per query."""
+        n = self.ideal_len()
+        pos = np.arange(len(self.ideal)) - np.repeat(self.ideal_offsets[:-1], n)
+        c = np.cumsum(self.ideal / np.log2(pos + 2.0))
+        before = np.concatenate(([0.0], c))[self.ideal_offsets[:-1]]
+        return c - np.repeat(before, n)
+
+    def ideal_dcg_at(self, k) -> np.ndarray:
+        """Ideal DCG of the first k positions (k per query; may exceed the ideal length)."""
+        n = self.ideal_len()
+        take = np.minimum(k, n)
+        out = np.zeros(len(n))
+        ok = take > 0
+        out[ok] = self.ideal_cum_dcg[self.ideal_offsets[:-1][ok] + take[ok] - 1]
+        return out
+
+    def dcg_terms(self) -> np.ndarray:
+        return self.gain / np.log2(self.docs.pos + 2.0)
+
 
 def _gain_pairs(params) -> dict[int, float]:
     """rel_level=gain pairs; names that are not integers (like rbp's p) are skipped."""
@@ -173,16 +201,6 @@ def _gain_pairs(params) -> dict[int, float]:
     return gains
 
 
-@dataclass
-class Gains:
-    doc_gain: np.ndarray       # (N,) gain of each ranked document
-    ideal: np.ndarray          # flat ideal gains (positive only), query after query, best first
-    ideal_offsets: np.ndarray  # (n_q + 1,)
-
-    def ideal_len(self) -> np.ndarray:
-        return np.diff(self.ideal_offsets)
-
-
 def gains_for(r: Ranking, params, *, normalise_01: bool = False) -> Gains:
     """Gain of each grade: the grade itself unless a rel_level=gain pair overrides it.
 
@@ -192,62 +210,54 @@ def gains_for(r: Ranking, params, *, normalise_01: bool = False) -> Gains:
     custom = _gain_pairs(params)
     n_levels = r.rel_levels.shape[1]
     levels = np.arange(n_levels)
-    level_gain = np.array([custom.get(int(l), float(l)) for l in levels])
+    level_gain = np.array([custom.get(int(level), float(level)) for level in levels])
     binary_from = dict(params).get("rel")  # RBP(rel=N): grades >= N gain 1, the rest 0
     if binary_from is not None:
         level_gain = (levels >= binary_from).astype(np.float64)
         custom = {}
-    doc_gain = np.zeros(len(r.rel))
-    graded = r.rel >= 0
-    doc_gain[graded] = level_gain[r.rel[graded]]
-    for code in (NONPOOL, UNJUDGED):  # trec_eval lets a pair like -1=x give unpooled documents a gain
-        if code in custom:
-            doc_gain[r.rel == code] = custom[code]
-    counts = r.rel_levels
+    # A pair like -1=x gives documents outside the qrels (or unjudged ones) a gain, as in trec_eval.
+    negative = {code: g for code, g in custom.items() if code in (NONPOOL, UNJUDGED) and g != 0}
+    if NONPOOL in negative:
+        base = Positions.where(np.ones(len(r.rel), dtype=bool), r.offsets)
+    else:
+        base = r.pooled if negative else r.judged
+    grade = r.rel[base.idx]
+    gain = np.zeros(len(grade))
+    graded = grade >= 0
+    gain[graded] = level_gain[grade[graded]]
+    for code, g in negative.items():
+        gain[grade == code] = g
     if normalise_01:
-        # rbp: per query, rescale all gains of the query's level list to [0, 1].
+        # rbp: per query, rescale the gains of the query's level list to [0, 1] when they leave it.
         present = levels[None, :] < r.num_rel_levels[:, None]
-        overridden = np.isin(levels, list(custom))
-        default_mask = present & ~overridden[None, :]
-        cg = np.array(list(custom.values()), dtype=np.float64)
-        big = np.inf
-        qmin = np.where(default_mask, levels[None, :], big).min(axis=1)
-        qmax = np.where(default_mask, levels[None, :], -big).max(axis=1)
-        if len(cg):
-            qmin = np.minimum(qmin, cg.min())
-            qmax = np.maximum(qmax, cg.max())
+        default_mask = present & ~np.isin(levels, list(custom))[None, :]
+        qmin = np.where(default_mask, levels[None, :], np.inf).min(axis=1, initial=np.inf)
+        qmax = np.where(default_mask, levels[None, :], -np.inf).max(axis=1, initial=-np.inf)
+        if custom:
+            qmin = np.minimum(qmin, min(custom.values()))
+            qmax = np.maximum(qmax, max(custom.values()))
         rescale = np.isfinite(qmin) & ((qmin < 0) | (qmax > 1)) & (qmax > qmin)
-        qmin_d, qspan_d = qmin[r.seg], (qmax - qmin)[r.seg]
-        doc_gain = np.where(rescale[r.seg], (doc_gain - qmin_d) / np.where(rescale[r.seg], qspan_d, 1.0), doc_gain)
+        rs = rescale[base.seg]
+        span = np.where(rs, (qmax - qmin)[base.seg], 1.0)
+        gain = np.where(rs, (gain - np.where(rs, qmin[base.seg], 0.0)) / span, gain)
+    nonzero = gain != 0
     order = np.argsort(-level_gain, kind="stable")
     order = order[level_gain[order] > 0]
-    per_q = counts[:, order]
+    per_q = r.rel_levels[:, order]
     ideal = np.repeat(np.tile(level_gain[order], r.n_queries), per_q.ravel())
     ideal_offsets = np.concatenate(([0], np.cumsum(per_q.sum(axis=1)))).astype(np.int64)
-    return Gains(doc_gain, ideal, ideal_offsets)
+    return Gains(base.subset(nonzero), gain[nonzero], ideal, ideal_offsets)
 
 
-def _ideal_cum(g: Gains, n_q: int) -> np.ndarray:
-    """Ideal DCG accumulated along the ideal ranking, restarting per query."""
-    n = g.ideal_len()
-    pos = np.arange(len(g.ideal)) - np.repeat(g.ideal_offsets[:-1], n)
-    c = np.cumsum(g.ideal / np.log2(pos + 2.0))
-    before = np.concatenate(([0.0], c))[g.ideal_offsets[:-1]]
-    return c - np.repeat(before, n)
-
-
-def _ideal_at(g: Gains, cum: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Ideal cumulative value after the first k ideal positions (k may exceed the ideal length)."""
-    n = g.ideal_len()
-    take = np.minimum(k, n)
-    out = np.zeros(len(n))
-    ok = take > 0
-    out[ok] = cum[g.ideal_offsets[:-1][ok] + take[ok] - 1]
+def _value_before(docs: Positions, cum: np.ndarray, q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """For pairs (query q, rank k): ``cum`` at the last member of q ranked before k (0 if none)."""
+    width = int(docs.pos.max(initial=0)) + 2
+    keys = docs.seg * width + docs.pos
+    at = np.searchsorted(keys, q * width + np.minimum(k, width - 1), side="left") - 1
+    ok = (at >= 0) & (at >= docs.starts[:-1][q])
+    out = np.zeros(len(q))
+    out[ok] = cum[at[ok]]
     return out
-
-
-def _dcg_terms(r: Ranking, gain: np.ndarray) -> np.ndarray:
-    return np.where(gain != 0, gain / np.log2(r.pos + 2.0), 0.0)
 
 
 # ---------------------------------------------------------------------------
@@ -312,7 +322,7 @@ def _gm_map(r, params):
            formula="R-prec = |relevant in top R| / R")
 def _rprec(r, params):
     k = np.minimum(r.num_ret, r.num_rel)
-    return col(np.where(k > 0, safe_div(r.at_rank(r.cum_rel, np.maximum(k, 1)), r.num_rel), 0.0))
+    return col(np.where(k > 0, safe_div(rel_in_top(r, k), r.num_rel), 0.0))
 
 
 @_register("bpref", "Incomplete judgments", ir_name="Bpref",
@@ -328,7 +338,7 @@ def _bpref(r, params):
            description="Reciprocal rank of the first relevant document retrieved (0 if none).",
            formula="RR = 1 / rank of first relevant document")
 def _recip_rank(r, params):
-    first = r.first_pos(r.is_rel & (r.rel >= 0))
+    first = r.relevant.first_pos()
     return col(np.where(first >= 0, safe_div(1.0, first + 1.0), 0.0))
 
 
@@ -371,17 +381,19 @@ def _recall(r, params):
            formula="infAP = (1/R) * sum_{k relevant} [1/k + ((k-1)/k) * (|pooled above k|/(k-1)) * "
                    "((rel_above + eps)/(rel_above + nonrel_above + 2 eps))]")
 def _infap(r, params):
+    pooled = r.pooled
+    grade = r.rel[pooled.idx]
     level = r.relevance_level
-    judged_rel = (r.rel >= level) & (r.rel >= 0)
-    nonrel_before = r.cum_within((r.rel >= 0) & (r.rel < level)).astype(np.float64)
-    unjudged_before = r.cum_within(r.rel == UNJUDGED).astype(np.float64)
-    rel_before = r.cum_within(judged_rel).astype(np.float64) - 1.0
-    j = r.pos.astype(np.float64)
+    is_rel = grade >= max(level, 0)
+    rel_before = pooled.cumsum(is_rel) - 1.0
+    nonrel_before = pooled.cumsum((grade >= 0) & ~is_rel)
+    unjudged_before = pooled.cumsum(grade == UNJUDGED)
+    j = pooled.pos.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = (1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rel_before + nonrel_before + unjudged_before) / j)
                 * ((rel_before + INFAP_EPSILON) / (rel_before + nonrel_before + 2 * INFAP_EPSILON)))
-    term = np.where(r.pos == 0, 1.0, term)
-    return col(safe_div(seg_sum_where(r, term, judged_rel), r.num_rel))
+    term = np.where(pooled.pos == 0, 1.0, term)
+    return col(safe_div(pooled.sum(term, is_rel), r.num_rel))
 
 
 @_register("gm_bpref", "Incomplete judgments", aggregate="gmean", per_query=False,
@@ -399,7 +411,7 @@ def _rprec_mult(r, params):
     out = []
     for m in params:
         c = np.floor(m * r.num_rel.astype(np.float64) + 0.9).astype(np.int64)
-        out.append(np.where(c > 0, safe_div(r.at_rank(r.cum_rel, np.maximum(c, 1)), c), 0.0))
+        out.append(np.where(c > 0, safe_div(rel_in_top(r, c), c), 0.0))
     return np.column_stack(out)
 
 
@@ -422,16 +434,17 @@ def _utility(r, params):
                        "levels given). An older estimate of the area under the precision-recall curve.",
            formula="11pt_avg = mean_{r in levels} IPrec(r)")
 def _11pt(r, params):
-    return col(interpolated_precision(r, params).mean(axis=1) if len(params) else np.zeros(r.n_queries))
+    return col(interpolated_precision(r, params).mean(axis=1))
 
 
-@_register("binG", "Gain", 
+@_register("binG", "Gain",
            description="Binary G (experimental): each relevant document contributes 1/log2(2 + number of "
                        "non-relevant documents ranked above it); summed and divided by R.",
            formula="binG = (1/R) * sum_{d relevant} 1/log2(2 + nonrel_above(d))")
 def _bing(r, params):
-    term = 1.0 / np.log2(3.0 + r.pos - r.cum_rel)
-    return col(np.where(r.num_rel_ret > 0, safe_div(seg_sum_where(r, term, r.is_rel), r.num_rel), 0.0))
+    rp = r.relevant
+    term = 1.0 / np.log2(3.0 + rp.pos - rp.running_count())
+    return col(np.where(r.num_rel_ret > 0, safe_div(rp.sum(term), r.num_rel), 0.0))
 
 
 @_register("G", "Gain", ParamKind.PAIRS, (),
@@ -441,16 +454,21 @@ def _bing(r, params):
            formula="G = sum_i g_i / log2(2 + sum_{j<=i} max(g*_j,1) - sum_{j<=i} g_j) / sum g*")
 def _g(r, params):
     g = gains_for(r, params)
+    docs = g.docs
+    # Ideal cost up to rank i: one per rank, plus (ideal gain - 1) where the ideal gain exceeds 1.
+    extra = np.where(g.ideal >= 1.0, g.ideal - 1.0, 0.0)
+    c = np.cumsum(extra)
+    extra_cum = c - np.repeat(np.concatenate(([0.0], c))[g.ideal_offsets[:-1]], g.ideal_len())
     n_ideal = g.ideal_len()
-    has = r.pos < n_ideal[r.seg]
-    ig = np.zeros(len(r.rel))
-    ig[has] = g.ideal[g.ideal_offsets[:-1][r.seg[has]] + r.pos[has]]
-    cost = np.where(ig >= 1.0, ig, 1.0)
-    denom_arg = 2.0 + cumsum_within(r, cost) - cumsum_within(r, g.doc_gain)
+    k = np.minimum(docs.pos + 1, n_ideal[docs.seg])
+    extra_here = np.zeros(len(k))
+    ok = k > 0
+    extra_here[ok] = extra_cum[g.ideal_offsets[:-1][docs.seg[ok]] + k[ok] - 1]
+    cost = (docs.pos + 1.0) + extra_here
     with np.errstate(divide="ignore", invalid="ignore"):
-        term = np.where(g.doc_gain != 0, g.doc_gain / np.log2(denom_arg), 0.0)
+        term = g.gain / np.log2(2.0 + cost - docs.cumsum(g.gain))
     sum_ideal = np.bincount(np.repeat(np.arange(r.n_queries), n_ideal), weights=g.ideal, minlength=r.n_queries)
-    return col(np.where(sum_ideal > 0, safe_div(r.seg_sum(term), sum_ideal), 0.0))
+    return col(np.where(sum_ideal > 0, safe_div(docs.sum(term), sum_ideal), 0.0))
 
 
 @_register("ndcg", "Gain", ParamKind.PAIRS, (), ir_name="nDCG",
@@ -460,9 +478,7 @@ def _g(r, params):
            formula="nDCG = sum_i g_i/log2(i+1) / sum_i g*_i/log2(i+1)")
 def _ndcg(r, params):
     g = gains_for(r, params)
-    dcg = r.seg_sum(_dcg_terms(r, g.doc_gain))
-    idcg = _ideal_at(g, _ideal_cum(g, r.n_queries), g.ideal_len())
-    return col(safe_div(dcg, idcg))
+    return col(safe_div(g.docs.sum(g.dcg_terms()), g.ideal_dcg_at(g.ideal_len())))
 
 
 @_register("ndcg_rel", "Gain", ParamKind.PAIRS, (),
@@ -471,19 +487,17 @@ def _ndcg(r, params):
            formula="ndcg_rel = (1/|rel|) * [sum_{i: g_i>0} nDCG@i + (|rel| - |rel ret|) * nDCG]")
 def _ndcg_rel(r, params):
     g = gains_for(r, params)
+    docs = g.docs
     n_ideal = g.ideal_len()
-    icum = _ideal_cum(g, r.n_queries)
-    dcg_cum = cumsum_within(r, _dcg_terms(r, g.doc_gain))
-    k_here = np.minimum(r.pos + 1, n_ideal[r.seg])
-    ideal_start = g.ideal_offsets[:-1][r.seg]
-    idcg_here = np.where(k_here > 0, icum[np.minimum(ideal_start + k_here - 1, max(len(icum) - 1, 0))]
-                         if len(icum) else 0.0, 0.0)
-    positive = g.doc_gain > 0
-    partial = seg_sum_where(r, safe_div(dcg_cum, idcg_here), positive)
-    n_pos_ret = r.seg_sum(positive)
-    dcg_total = r.seg_sum(_dcg_terms(r, g.doc_gain))
-    idcg_total = _ideal_at(g, icum, n_ideal)
-    total = partial + (n_ideal - n_pos_ret) * safe_div(dcg_total, idcg_total)
+    dcg_here = docs.cumsum(g.dcg_terms())
+    k = np.minimum(docs.pos + 1, n_ideal[docs.seg])
+    idcg_here = np.zeros(len(k))
+    ok = k > 0
+    idcg_here[ok] = g.ideal_cum_dcg[g.ideal_offsets[:-1][docs.seg[ok]] + k[ok] - 1]
+    positive = g.gain > 0
+    partial = docs.sum(safe_div(dcg_here, idcg_here), positive)
+    missed = n_ideal - docs.sum(positive)
+    total = partial + missed * safe_div(docs.sum(g.dcg_terms()), g.ideal_dcg_at(n_ideal))
     return col(np.where((total > 0) & (n_ideal > 0), safe_div(total, n_ideal), 0.0))
 
 
@@ -494,29 +508,22 @@ def _ndcg_rel(r, params):
 def _rndcg(r, params):
     g = gains_for(r, params)
     n_ideal = g.ideal_len()
-    icum = _ideal_cum(g, r.n_queries)
-    dcg_cum_rank = cumsum_within(r, _dcg_terms(r, g.doc_gain))
-    # Change points: ideal positions p >= 1 whose gain differs from position p-1 (gain 0 past the end).
-    n_i = len(g.ideal)
+    dcg_cum = g.docs.cumsum(g.dcg_terms())
+    # Change points p >= 1: the ideal gain at p differs from that at p-1 (gain 0 past the end).
     iq = np.repeat(np.arange(r.n_queries), n_ideal)
-    ipos = np.arange(n_i) - np.repeat(g.ideal_offsets[:-1], n_ideal)
-    nxt = np.zeros(n_i)
+    ipos = np.arange(len(g.ideal)) - np.repeat(g.ideal_offsets[:-1], n_ideal)
+    nxt = np.zeros(len(g.ideal))
     not_last = ipos < n_ideal[iq] - 1
     nxt[not_last] = g.ideal[np.flatnonzero(not_last) + 1]
-    change = g.ideal != nxt          # change at p = ipos + 1
-    p = ipos + 1
-    idcg_p = icum                      # IDCG over the first p ideal positions
-    k = np.minimum(p, r.num_ret[iq])
-    dcg_k = np.zeros(n_i)
-    okk = k > 0
-    dcg_k[okk] = dcg_cum_rank[r.offsets[:-1][iq[okk]] + k[okk] - 1]
-    use = change & (idcg_p > 0)
-    sums = np.bincount(iq[use], weights=dcg_k[use] / idcg_p[use], minlength=r.n_queries)
+    use = (g.ideal != nxt) & (g.ideal_cum_dcg > 0)
+    p = ipos[use] + 1
+    dcg_p = _value_before(g.docs, dcg_cum, iq[use], np.minimum(p, r.num_ret[iq[use]]))
+    sums = np.bincount(iq[use], weights=dcg_p / g.ideal_cum_dcg[use], minlength=r.n_queries)
     counts = np.bincount(iq[use], minlength=r.n_queries).astype(np.float64)
-    dcg_total = r.seg_sum(_dcg_terms(r, g.doc_gain))
-    idcg_total = _ideal_at(g, icum, n_ideal)
-    extra = (r.num_ret > n_ideal + 1) & (idcg_total > 0) & (n_ideal > 0)
-    sums = sums + np.where(extra, safe_div(dcg_total, idcg_total), 0.0)
+    # trec_eval adds the end of the ranking as a last point when it lies past the ideal ranking.
+    idcg_total = g.ideal_dcg_at(n_ideal)
+    extra = (r.num_ret > n_ideal + 1) & (idcg_total > 0)
+    sums = sums + np.where(extra, safe_div(g.docs.sum(g.dcg_terms()), idcg_total), 0.0)
     counts = counts + extra
     return col(np.where(r.num_rel > 0, safe_div(sums, counts), 0.0))
 
@@ -526,14 +533,12 @@ def _rndcg(r, params):
                        "ideal ranking's first k. Gains are the grades in the qrels.",
            formula="nDCG@k = sum_{i<=k} rel_i/log2(i+1) / sum_{i<=k} rel*_i/log2(i+1)")
 def _ndcg_cut(r, params):
-    gain = np.where(r.rel > 0, r.rel, 0).astype(np.float64)
-    terms = _dcg_terms(r, gain)
-    g = gains_for(r, ())  # ideal: judged documents of grade >= 1, gain = grade
-    icum = _ideal_cum(g, r.n_queries)
+    g = gains_for(r, ())  # gain = grade; ideal = judged documents of grade >= 1
+    terms = g.dcg_terms()
     out = []
     for k in params:
-        dcg = seg_sum_where(r, terms, r.pos < k)
-        idcg = _ideal_at(g, icum, np.full(r.n_queries, k))
+        dcg = g.docs.sum(terms, g.docs.pos < k)
+        idcg = g.ideal_dcg_at(np.full(r.n_queries, k))
         out.append(np.where(idcg > 0, safe_div(dcg, idcg), dcg))
     return np.column_stack(out)
 
@@ -604,14 +609,7 @@ def _set_f(r, params):
            description="Number of retrieved documents judged non-relevant. The summary is the total.",
            formula="|{d in ranking : 0 <= rel(d) < level}|")
 def _num_nonrel_judged_ret(r, params):
-    return col(r.seg_sum((r.rel >= 0) & (r.rel < r.relevance_level)))
-
-
-def _powers(p: float, n: int) -> np.ndarray:
-    """p^0, p^1, ... computed by repeated multiplication, bit for bit as trec_eval does."""
-    seq = np.full(n + 1, p)
-    seq[0] = 1.0
-    return np.cumprod(seq)
+    return col(r.judged.counts - r.num_rel_ret)
 
 
 @_register("rbp", "Gain", ParamKind.PAIRS, (), ir_name="RBP(p=0.9)",
@@ -625,9 +623,8 @@ def _rbp(r, params):
         if name == "p":
             p = float(value)
     g = gains_for(r, params, normalise_01=True)
-    powers = _powers(p, int(r.num_ret.max(initial=0)))
-    terms = np.where(g.doc_gain != 0, g.doc_gain * powers[r.pos], 0.0)
-    return col((1.0 - p) * r.seg_sum(terms))
+    powers = _powers(p, int(g.docs.pos.max(initial=0)))
+    return col((1.0 - p) * g.docs.sum(g.gain * powers[g.docs.pos]))
 
 
 @_register("rbp_resid", "Incomplete judgments",
@@ -637,10 +634,12 @@ def _rbp(r, params):
 def _rbp_resid(r, params):
     p = 0.9
     powers = _powers(p, int(r.num_ret.max(initial=0)))
-    unj = r.rel < 0
-    has_unj = r.seg_sum(unj) > 0
-    resid = powers[r.num_ret] + (1.0 - p) * seg_sum_where(r, powers[r.pos], unj)
-    return col(np.where(has_unj, resid, 0.0))
+    judged = r.judged
+    # Unjudged mass = all ranks' mass - judged ranks' mass (prefix sums of p^i).
+    prefix = np.concatenate(([0.0], np.cumsum(powers)))
+    unjudged_mass = prefix[r.num_ret] - judged.sum(powers[judged.pos])
+    has_unjudged = r.num_ret > judged.counts
+    return col(np.where(has_unjudged, powers[r.num_ret] + (1.0 - p) * unjudged_mass, 0.0))
 
 
 @_register("unj", "Incomplete judgments", ParamKind.LONG_CUTOFFS, (5, 10, 20),
@@ -649,8 +648,7 @@ def _rbp_resid(r, params):
                        "poorly.",
            formula="unj@k = |unjudged in top k| / k")
 def _unj(r, params):
-    cum = r.cum_within(r.rel < 0)
-    return np.column_stack([r.at_rank(cum, k) / float(k) for k in params])
+    return np.column_stack([(np.minimum(k, r.num_ret) - r.judged.count_top(k)) / float(k) for k in params])
 
 
 # --- measures beyond trec_eval, for the ir_measures names and the tutorial ---
@@ -660,15 +658,14 @@ def _unj(r, params):
                        "Equal to 1 - unj@k.",
            formula="Judged@k = |judged in top k| / k")
 def _judged(r, params):
-    cum = r.cum_within(r.rel >= 0)
-    return np.column_stack([r.at_rank(cum, k) / float(k) for k in params])
+    return np.column_stack([r.judged.count_top(k) / float(k) for k in params])
 
 
 @_register("recip_rank_cut", "Precision", ParamKind.LONG_CUTOFFS, (10,), trec_eval=False, ir_name="RR@k",
            description="Reciprocal rank of the first relevant document if it is within the first k, else 0.",
            formula="RR@k = 1/rank of first relevant document, if rank <= k")
 def _rr_cut(r, params):
-    first = r.first_pos(r.is_rel & (r.rel >= 0))
+    first = r.relevant.first_pos()
     return np.column_stack([np.where((first >= 0) & (first < k), safe_div(1.0, first + 1.0), 0.0) for k in params])
 
 

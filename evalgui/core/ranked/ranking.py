@@ -19,12 +19,73 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalgui.core.data import Qrels, Run
+from evalgui.core.data import Qrels, Run, codes_of
 from evalgui.core.errors import EvalInputError
 
 NONPOOL = -1
 UNJUDGED = -2
 _MAX_GRADE = 10_000  # grades are counted in a dense (queries x grades) table
+
+
+@dataclass(frozen=True, eq=False)
+class Positions:
+    """A sparse subset of the ranked documents (say, the relevant ones), in rank order.
+
+    Most measures only look at judged or relevant documents, a few dozen per
+    query, so they work on these subsets instead of every retrieved document.
+    """
+
+    idx: np.ndarray   # flat index into Ranking.rel
+    seg: np.ndarray   # query index
+    pos: np.ndarray   # 0-based rank within the query
+    n_queries: int
+
+    @classmethod
+    def where(cls, mask: np.ndarray, offsets: np.ndarray) -> "Positions":
+        idx = np.flatnonzero(mask)
+        seg = np.searchsorted(offsets, idx, side="right") - 1
+        return cls(idx, seg, idx - offsets[seg], len(offsets) - 1)
+
+    @cached_property
+    def starts(self) -> np.ndarray:
+        return np.searchsorted(self.seg, np.arange(self.n_queries + 1))
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        return np.diff(self.starts)
+
+    def sum(self, values, mask=None) -> np.ndarray:
+        """Per-query sum, accumulated in rank order (as trec_eval does)."""
+        w = np.asarray(values, dtype=np.float64)
+        if mask is not None:
+            w = np.where(mask, w, 0.0)
+        return np.bincount(self.seg, weights=np.broadcast_to(w, self.seg.shape), minlength=self.n_queries)
+
+    def count_top(self, k) -> np.ndarray:
+        """How many of the subset rank within the first k (k: a number or one per query)."""
+        k = np.asarray(k)
+        limit = k[self.seg] if k.ndim else k
+        return np.bincount(self.seg[self.pos < limit], minlength=self.n_queries)
+
+    def running_count(self) -> np.ndarray:
+        """1 for each query's first member, 2 for the second..."""
+        return np.arange(len(self.idx)) - self.starts[self.seg] + 1
+
+    def cumsum(self, values) -> np.ndarray:
+        """Inclusive cumulative sum restarting at each query."""
+        c = np.cumsum(np.asarray(values, dtype=np.float64))
+        before = np.concatenate(([0.0], c))[self.starts[:-1]]
+        return c - before[self.seg]
+
+    def first_pos(self) -> np.ndarray:
+        """Rank (0-based) of each query's first member, -1 if none."""
+        out = np.full(self.n_queries, -1, dtype=np.int64)
+        has = self.counts > 0
+        out[has] = self.pos[self.starts[:-1][has]]
+        return out
+
+    def subset(self, mask: np.ndarray) -> "Positions":
+        return Positions(self.idx[mask], self.seg[mask], self.pos[mask], self.n_queries)
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,26 +108,7 @@ class Ranking:
     def num_ret(self) -> np.ndarray:
         return np.diff(self.offsets)
 
-    @cached_property
-    def seg(self) -> np.ndarray:
-        """Query index of every ranked document."""
-        return np.repeat(np.arange(self.n_queries), self.num_ret)
-
-    @cached_property
-    def pos(self) -> np.ndarray:
-        """0-based rank of every ranked document within its query."""
-        return np.arange(len(self.rel)) - np.repeat(self.offsets[:-1], self.num_ret)
-
     # ------------------------------------------------------------ relevance at the chosen level
-    @cached_property
-    def is_rel(self) -> np.ndarray:
-        return self.rel >= self.relevance_level
-
-    @cached_property
-    def cum_rel(self) -> np.ndarray:
-        """Relevant documents at or above each rank (inclusive)."""
-        return self.cum_within(self.is_rel)
-
     @cached_property
     def num_rel(self) -> np.ndarray:
         lvl = max(self.relevance_level, 0)
@@ -74,7 +116,7 @@ class Ranking:
 
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
-        return self.seg_sum(self.is_rel & (self.rel >= 0)).astype(np.int64)
+        return self.relevant.counts
 
     @cached_property
     def num_rel_levels(self) -> np.ndarray:
@@ -83,47 +125,32 @@ class Ranking:
         last = self.rel_levels.shape[1] - 1 - np.argmax(nonzero[:, ::-1], axis=1)
         return np.where(nonzero.any(axis=1), last + 1, 0)
 
+    @cached_property
+    def judged(self) -> Positions:
+        """Ranked documents with a judgment (grade >= 0)."""
+        return Positions.where(self.rel >= 0, self.offsets)
+
+    @cached_property
+    def pooled(self) -> Positions:
+        """Ranked documents in the qrels: judged, or listed with a negative grade (unjudged)."""
+        return Positions.where(self.rel != NONPOOL, self.offsets)
+
+    @cached_property
+    def relevant(self) -> Positions:
+        """Ranked documents judged relevant at the relevance level."""
+        j = self.judged
+        return j.subset(self.rel[j.idx] >= self.relevance_level)
+
     def with_level(self, relevance_level: int) -> "Ranking":
         """The same ranking judged at another relevance level (cheap: arrays are shared)."""
         if relevance_level == self.relevance_level:
             return self
         return replace(self, relevance_level=relevance_level)
 
-    # ------------------------------------------------------------ segment helpers
-    def seg_sum(self, values) -> np.ndarray:
-        """Per-query sum, accumulated in rank order (as trec_eval does)."""
-        return np.bincount(self.seg, weights=np.asarray(values, dtype=np.float64), minlength=self.n_queries)
-
-    def cum_within(self, values) -> np.ndarray:
-        """Inclusive cumulative sum restarting at each query."""
-        c = np.cumsum(values, dtype=np.int64)
-        before = np.concatenate(([0], c))[self.offsets[:-1]]
-        return c - np.repeat(before, self.num_ret)
-
-    def at_rank(self, cum: np.ndarray, k) -> np.ndarray:
-        """Value of a per-query cumulative array at rank k (k >= 1); past the end, its last value."""
-        k = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.n_queries,))
-        n = self.num_ret
-        take = np.minimum(k, n)
-        idx = self.offsets[:-1] + take - 1
-        out = np.zeros(self.n_queries, dtype=cum.dtype)
-        ok = take > 0
-        out[ok] = cum[idx[ok]]
-        return out
-
-    def first_pos(self, mask: np.ndarray) -> np.ndarray:
-        """0-based rank of the first True per query, or -1."""
-        idx = np.flatnonzero(mask)
-        out = np.full(self.n_queries, -1, dtype=np.int64)
-        if len(idx):
-            s = self.seg[idx]
-            first = np.concatenate(([True], s[1:] != s[:-1]))
-            out[s[first]] = self.pos[idx[first]]
-        return out
-
-
-def _byte_sorted_unique(values: pa.Array) -> list[str]:
-    return pc.unique(values).sort().to_pylist()
+def _index_in(values: pa.Array, vocabulary: pa.Array) -> np.ndarray:
+    """Position of each value in ``vocabulary``, -1 where absent."""
+    idx = pc.index_in(values, value_set=vocabulary)
+    return pc.fill_null(idx, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def prepare(
@@ -141,69 +168,62 @@ def prepare(
     Returns the ranking and the qrels topics that have no results (ignored
     unless ``complete``, in which case they are kept with no documents).
     """
-    qrels_topics = _byte_sorted_unique(qrels.query)
-    run_topics = set(pc.unique(run.query).to_pylist())
+    qrels_topics = list(qrels.query_ids)
+    run_topics = set(run.query_ids)
     absent = [q for q in qrels_topics if q not in run_topics]
     topics = qrels_topics if complete else [q for q in qrels_topics if q in run_topics]
     topic_set = pa.array(topics, pa.string())
     n_q = len(topics)
 
-    # Results of evaluated queries only: queries without judgments are ignored.
-    run_q = pc.index_in(run.query, value_set=topic_set)
-    keep = pc.is_valid(run_q)
-    rows = np.flatnonzero(keep.to_numpy(zero_copy_only=False))
-    table = pa.table({
-        "q": run_q.filter(keep),
-        "s": pa.array(run.score).filter(keep),
-        "d": run.doc.filter(keep),
-    })
-    order = pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")])
-    order = order.to_numpy()
-    q_sorted = table.column("q").to_numpy()[order].astype(np.int64) if len(order) else np.empty(0, np.int64)
+    # Query of each run row as an index into the evaluated topics (-1: no judgments, ignored).
+    run_q = _index_in(run.query.dictionary, topic_set)[codes_of(run.query)]
+    rows = np.flatnonzero(run_q >= 0)
+    run_q = run_q[rows]
+    doc_codes = codes_of(run.doc)[rows]
+    # Rank of each distinct docno in byte order, for trec_eval's tie rule (docno descending).
+    doc_order = pc.sort_indices(run.doc.dictionary).to_numpy()
+    doc_rank = np.empty(len(doc_order), dtype=np.int64)
+    doc_rank[doc_order] = np.arange(len(doc_order))
+    keys = pa.table({"q": run_q, "s": run.score[rows], "d": doc_rank[doc_codes]})
+    order = pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]).to_numpy()
+    q_sorted = run_q[order]
     counts = np.bincount(q_sorted, minlength=n_q)
     if max_docs is not None:
         starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
-        rank = np.arange(len(q_sorted)) - np.repeat(starts, counts)
-        within = rank < max_docs
+        within = np.arange(len(q_sorted)) - np.repeat(starts, counts) < max_docs
         order, q_sorted = order[within], q_sorted[within]
         counts = np.bincount(q_sorted, minlength=n_q)
+    doc_sorted = doc_codes[order]
 
-    # Join with the qrels through integer keys: (query index, document code).
-    doc_sorted = table.column("d").take(pa.array(order)) if len(order) else pa.array([], pa.string())
-    doc_enc = pc.dictionary_encode(doc_sorted.combine_chunks() if isinstance(doc_sorted, pa.ChunkedArray) else doc_sorted)
-    n_docs = max(len(doc_enc.dictionary), 1)
-    run_keys = q_sorted * n_docs + doc_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-
-    qr_q = pc.index_in(qrels.query, value_set=topic_set)
-    qr_q_np = qr_q.to_numpy(zero_copy_only=False)
-    qr_valid = pc.is_valid(qr_q).to_numpy(zero_copy_only=False)
-    qr_q_np = np.where(qr_valid, np.nan_to_num(qr_q_np.astype(np.float64), nan=0), 0).astype(np.int64)
-    qr_d = pc.index_in(qrels.doc, value_set=doc_enc.dictionary)
-    qr_d_valid = pc.is_valid(qr_d).to_numpy(zero_copy_only=False)
-    qr_d_np = np.nan_to_num(qr_d.to_numpy(zero_copy_only=False).astype(np.float64), nan=0).astype(np.int64)
-    joinable = qr_valid & qr_d_valid
-    qr_keys = qr_q_np[joinable] * n_docs + qr_d_np[joinable]
-    qr_rel = qrels.rel[joinable]
+    # Join with the qrels on (query index, document code); only documents the qrels mention can match.
+    n_docs = max(len(run.doc.dictionary), 1)
+    qr_q = _index_in(qrels.query, topic_set)
+    qr_d = _index_in(qrels.doc, run.doc.dictionary)
+    joinable = (qr_q >= 0) & (qr_d >= 0)
+    qr_keys = qr_q[joinable] * n_docs + qr_d[joinable]
     key_order = np.argsort(qr_keys, kind="stable")
-    qr_keys, qr_rel = qr_keys[key_order], qr_rel[key_order]
-    rel = np.full(len(run_keys), NONPOOL, dtype=np.int64)
-    if len(qr_keys):
-        at = np.searchsorted(qr_keys, run_keys)
-        at_clipped = np.minimum(at, len(qr_keys) - 1)
-        hit = qr_keys[at_clipped] == run_keys
-        found = qr_rel[at_clipped[hit]]
-        rel[hit] = np.where(found < 0, UNJUDGED, found)
+    qr_keys, qr_rel = qr_keys[key_order], qrels.rel[joinable][key_order]
+    rel = np.full(len(order), NONPOOL, dtype=np.int64)
+    mentioned = np.zeros(n_docs, dtype=bool)
+    mentioned[qr_d[joinable]] = True
+    cand = np.flatnonzero(mentioned[doc_sorted])
+    if len(cand):
+        cand_keys = q_sorted[cand] * n_docs + doc_sorted[cand]
+        at = np.minimum(np.searchsorted(qr_keys, cand_keys), len(qr_keys) - 1)
+        hit = qr_keys[at] == cand_keys
+        found = qr_rel[at[hit]]
+        rel[cand[hit]] = np.where(found < 0, UNJUDGED, found)
 
     # Judged documents per grade, over the whole qrels of each evaluated query.
-    graded = qr_valid & (qrels.rel >= 0)
+    graded = (qr_q >= 0) & (qrels.rel >= 0)
     max_grade = int(qrels.rel[graded].max()) if graded.any() else 0
     if max_grade >= _MAX_GRADE:
         raise EvalInputError(qrels.source, f"relevance grade {max_grade} is too large (at most {_MAX_GRADE - 1})")
     n_levels = max_grade + 1
-    rel_levels = np.bincount(qr_q_np[graded] * n_levels + qrels.rel[graded], minlength=n_q * n_levels)
+    rel_levels = np.bincount(qr_q[graded] * n_levels + qrels.rel[graded], minlength=n_q * n_levels)
     rel_levels = rel_levels.reshape(n_q, n_levels).astype(np.int64)
 
-    run_rows = rows[order] if len(order) else np.empty(0, np.int64)
+    run_rows = rows[order]
     if judged_only:
         judged = rel >= 0
         rel, run_rows, q_sorted = rel[judged], run_rows[judged], q_sorted[judged]
