@@ -108,7 +108,7 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
         check(cancelled)
         level = options.relevance_level if req.relevance_level is None else req.relevance_level
         r = by_level.setdefault(level, ranking.with_level(level))
-        values = np.asarray(req.measure.kernel(r, req.params), dtype=np.float64).reshape(n_q, -1)
+        values = np.asarray(req.measure.kernel(r, req.params), dtype=np.float64).reshape(n_q, len(req.names))
         if req.measure.name in _ZEROED_FOR_MISSING and ranking.missing.any():
             values[ranking.missing] = 0.0
         if req.measure.name == "relstring":

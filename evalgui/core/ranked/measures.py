@@ -229,10 +229,10 @@ def gains_for(r: Ranking, params, *, normalise_01: bool = False) -> Gains:
         gain[grade == code] = g
     if normalise_01:
         # rbp: per query, rescale the gains of the query's level list to [0, 1] when they leave it.
+        # The list holds the gains of grades 0..top grade of the query, plus every level=gain pair.
         present = levels[None, :] < r.num_rel_levels[:, None]
-        default_mask = present & ~np.isin(levels, list(custom))[None, :]
-        qmin = np.where(default_mask, levels[None, :], np.inf).min(axis=1, initial=np.inf)
-        qmax = np.where(default_mask, levels[None, :], -np.inf).max(axis=1, initial=-np.inf)
+        qmin = np.where(present, level_gain[None, :], np.inf).min(axis=1, initial=np.inf)
+        qmax = np.where(present, level_gain[None, :], -np.inf).max(axis=1, initial=-np.inf)
         if custom:
             qmin = np.minimum(qmin, min(custom.values()))
             qmax = np.maximum(qmax, max(custom.values()))
