@@ -243,9 +243,6 @@ def test_evaluate_json(capsys, files):
     assert records[-1]["value"] == pytest.approx(2 / 3, abs=1e-9)
 
 
-@pytest.mark.xfail(reason="BUG: export.to_text promises full precision for JSON but pandas' to_json "
-                          "defaults to double_precision=10 (0.6666666667 instead of 0.6666666666666666)",
-                   strict=True)
 def test_evaluate_json_full_precision(capsys, files):
     _, out, _ = run_cli(capsys, "evaluate", *files, "-m", "map", "--format", "json")
     assert json.loads(out)[0]["value"] == 2 / 3
@@ -356,8 +353,6 @@ def test_evaluate_bad_input_file(capsys, tmp_path):
     assert len(err) == 1 and run in err[0] and "line 3" in err[0]
 
 
-@pytest.mark.xfail(reason="BUG: CSV/TSV/Parquet qrels crash in read_table_qrels "
-                          "(ValueError 'output array is read-only'): exit 1 'internal error'", strict=True)
 def test_evaluate_csv_qrels(capsys, tmp_path):
     qrels = write(tmp_path, "q.csv", "query,doc,rel\n1,d1,1\n1,d2,0\n1,d3,2\n2,d1,1\n")
     status, out, err = run_cli(capsys, "evaluate", qrels, write(tmp_path, "r.txt", RUN), "-m", "map")
@@ -373,8 +368,6 @@ def test_evaluate_output_into_missing_folder(capsys, files, tmp_path):
     assert not (tmp_path / "no").exists()
 
 
-@pytest.mark.xfail(reason="BUG: the error for -o into a missing folder names write_atomic's temporary file "
-                          "(.../.evalgui-XXXX.tmp), not the output file the user gave", strict=True)
 def test_evaluate_output_into_missing_folder_names_the_file(capsys, files, tmp_path):
     target = tmp_path / "missing" / "out.csv"
     _, _, err = run_cli(capsys, "evaluate", *files, "-m", "map", "-o", target)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import tempfile
@@ -18,6 +19,8 @@ def write_atomic(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` so that ``path`` holds either its old content or all of the new one."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, f"the folder {folder} does not exist", path)
     fd, tmp = tempfile.mkstemp(prefix=".evalgui-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
@@ -55,7 +58,10 @@ def to_text(frame, fmt: str) -> str:
     if fmt == "tsv":
         return frame.to_csv(index=False, sep="\t", lineterminator="\n")
     if fmt == "json":
-        return frame.to_json(orient="records", indent=1) + "\n"
+        import json
+
+        # json.dumps writes floats with repr(): full precision (pandas' to_json rounds to 10 places).
+        return json.dumps(frame.to_dict(orient="records"), indent=1, allow_nan=False, default=str) + "\n"
     columns = [str(c) for c in frame.columns]
     rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
     numeric = [frame[c].dtype.kind in "fiu" for c in frame.columns]

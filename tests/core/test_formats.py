@@ -271,9 +271,6 @@ def test_run_non_numeric_score(tmp_path):
     input_error(read_run, path, "'high'", "not a number", line=2)
 
 
-@pytest.mark.xfail(reason="BUG: Python's int() accepts '1_0' (and non-ASCII digits), so the slow path reads "
-                          "relevance 10 where trec_eval's atol reads 1; it should be rejected as not an integer",
-                   strict=True)
 def test_qrels_relevance_with_underscore(tmp_path):
     input_error(read_qrels, write(tmp_path, "q.txt", "1 0 d1 1_0\n"), "not an integer", line=1)
 
@@ -350,15 +347,11 @@ def test_invalid_utf8_in_comment_is_ignored(tmp_path):
     assert len(read_qrels(write(tmp_path, "q.txt", b"# caf\xe9\n1 0 d1 1\n"))) == 1
 
 
-@pytest.mark.xfail(reason="BUG: invalid UTF-8 in a run's Q0 column is accepted silently by the fast path "
-                          "(pyarrow does not validate the skipped columns)", strict=True)
 def test_run_invalid_utf8_in_q0_column(tmp_path):
     path = write(tmp_path, "r.txt", b"1 Q0 d1 1 3 t\n1 Q\xff d2 2 2 t\n")
     input_error(read_run, path, "utf-8", line=2)
 
 
-@pytest.mark.xfail(reason="BUG: invalid UTF-8 in a run's tag column is accepted silently; "
-                          "the runid then contains U+FFFD", strict=True)
 def test_run_invalid_utf8_in_tag_column(tmp_path):
     path = write(tmp_path, "r.txt", b"1 Q0 d1 1 3 t\n1 Q0 d2 2 2 t\xff\n")
     input_error(read_run, path, "utf-8", line=2)
@@ -507,13 +500,8 @@ def test_json_empty_object(tmp_path):
 
 # ---------------------------------------------------------------- CSV / TSV / Parquet
 
-QRELS_TABLE_XFAIL = pytest.mark.xfail(
-    reason="BUG: read_table_qrels crashes with ValueError 'output array is read-only' "
-           "(_numeric does `bad |= ...` on the read-only array from values.isna().to_numpy())",
-    raises=ValueError, strict=True)
 
 
-@QRELS_TABLE_XFAIL
 def test_csv_qrels(tmp_path):
     qrels = read_qrels(write(tmp_path, "q.csv", "query,doc,relevance\n1,d1,1\n007,d2,0\n"))
     assert qrels_rows(qrels) == [("1", "d1", 1), ("007", "d2", 0)]
@@ -530,7 +518,6 @@ def test_tsv_run(tmp_path):
     assert run_rows(run) == [("1", "d1", 3.5), ("1", "d2", 1.0)]
 
 
-@QRELS_TABLE_XFAIL
 def test_tsv_qrels(tmp_path):
     qrels = read_qrels(write(tmp_path, "q.tsv", "qid\tdocno\trel\n1\td1\t1\n1\td2\t0\n"))
     assert qrels_rows(qrels) == [("1", "d1", 1), ("1", "d2", 0)]
@@ -544,7 +531,6 @@ def test_csv_run_column_aliases(tmp_path, qcol, dcol, scol):
     assert run_rows(run) == [("1", "d1", 2.0)]
 
 
-@QRELS_TABLE_XFAIL
 @pytest.mark.parametrize("rcol", ["relevance", "rel", "grade", "label"])
 def test_csv_qrels_relevance_aliases(tmp_path, rcol):
     qrels = read_qrels(write(tmp_path, "q.csv", f"topic,docid,{rcol}\n1,d1,2\n"))
@@ -589,14 +575,10 @@ def test_csv_run_empty_score(tmp_path):
     input_error(read_run, write(tmp_path, "r.csv", "query,doc,score\n1,d1,1\n1,d2,\n"), "not a number", line=3)
 
 
-@pytest.mark.xfail(reason="BUG: blank lines in a CSV are skipped by pandas but not counted, so the "
-                          "reported line number is too small (reports line 3, the bad row is on line 4)",
-                   strict=True)
 def test_csv_run_bad_score_after_blank_line(tmp_path):
     input_error(read_run, write(tmp_path, "r.csv", "query,doc,score\n1,d1,1\n\n1,d2,x\n"), "'x'", line=4)
 
 
-@QRELS_TABLE_XFAIL
 @pytest.mark.parametrize("value", ["1.5", "x"])
 def test_csv_qrels_bad_relevance_names_line(tmp_path, value):
     path = write(tmp_path, "q.csv", f"query,doc,rel\n1,d1,1\n1,d2,{value}\n")
@@ -608,7 +590,6 @@ def test_csv_run_duplicate(tmp_path):
     input_error(read_run, path, "'d1'", "twice", "lines 2 and 4", line=4)
 
 
-@QRELS_TABLE_XFAIL
 def test_csv_qrels_duplicate(tmp_path):
     path = write(tmp_path, "q.csv", "query,doc,rel\n1,d1,1\n1,d1,0\n")
     input_error(read_qrels, path, "'d1'", "twice", "lines 2 and 3", line=3)
@@ -647,7 +628,6 @@ def test_parquet_run_integer_ids(tmp_path):
     assert run_rows(read_run(path)) == [("7", "1", 2.5), ("7", "2", 1.0)]
 
 
-@QRELS_TABLE_XFAIL
 def test_parquet_qrels(tmp_path):
     path = write_parquet(tmp_path, "q.parquet", {"topic": ["1", "1"], "doc": ["d1", "d2"], "grade": [2, 0]})
     assert qrels_rows(read_qrels(path)) == [("1", "d1", 2), ("1", "d2", 0)]
@@ -725,8 +705,6 @@ def test_tsv_without_header_is_trec(tmp_path):
     assert sniff_format(write(tmp_path, "q.tsv", QRELS.replace(" ", "\t"))) == "trec"
 
 
-@pytest.mark.xfail(reason="BUG: detect_kind on a TSV keeps only the first whitespace-split token of the "
-                          "header ('query'), so a TSV qrels/run is reported as 'unknown'", strict=True)
 def test_detect_tsv(tmp_path):
     assert detect_kind(write(tmp_path, "q.tsv", "query\tdoc\trel\n1\td1\t1\n")) == "qrels"
 

@@ -79,7 +79,8 @@ def detect_kind(path: str | os.PathLike) -> str:
     from evalgui.core.formats.other import REL_COLUMNS, SCORE_COLUMNS
 
     if fmt in ("csv", "tsv"):
-        names = {t.strip().lower() for t in _first_content_tokens(source)[0].decode("utf-8", "replace").replace("\t", ",").split(",")}
+        header = _text.load_bytes(source).split(b"\n", 1)[0].decode("utf-8", "replace")
+        names = {t.strip().lower() for t in header.replace("\t", ",").split(",")}
     else:
         import pyarrow.parquet as pq
 

@@ -127,6 +127,7 @@ def _pick_column(columns: list[str], candidates: tuple[str, ...], what: str, sou
 
 
 def _load_frame(path):
+    """Read a table; also return the file line (or Parquet row) number of every row."""
     import pandas as pd
 
     source = os.fspath(path)
@@ -140,70 +141,74 @@ def _load_frame(path):
             raise EvalInputError(source, "no such file") from None
         except (pa.ArrowInvalid, OSError) as exc:
             raise EvalInputError(source, f"not a readable Parquet file ({exc})") from None
-        return source, frame, 0  # rows are numbered from 1, no header line
+        return source, frame, np.arange(1, len(frame) + 1)
     data = _text.load_bytes(source)
     sep = "\t" if lower.endswith((".tsv", ".tsv.gz", ".tab")) else ","
     import io
 
     try:
-        frame = pd.read_csv(io.BytesIO(data), sep=sep, dtype=str, keep_default_na=False, skip_blank_lines=True,
-                            comment=None, encoding="utf-8")
+        frame = pd.read_csv(io.BytesIO(data), sep=sep, dtype=str, keep_default_na=False, skip_blank_lines=False,
+                            encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
     except pd.errors.ParserError as exc:
         raise EvalInputError(source, f"not a well-formed {'TSV' if sep == chr(9) else 'CSV'} file ({exc})") from None
-    return source, frame, 1  # one header line before the first row
+    # Blank lines come through as empty rows: drop them but keep counting them.
+    lines = np.arange(len(frame)) + 2  # the header is line 1
+    blank = frame.isna().all(axis=1).to_numpy() | (frame.fillna("").astype(str).apply(lambda c: c.str.strip()) == "").all(axis=1).to_numpy()
+    return source, frame[~blank].reset_index(drop=True), lines[~blank]
 
 
-def _numeric(frame, column: str, source: str, offset: int, integer: bool) -> np.ndarray:
+def _numeric(frame, column: str, source: str, lines: np.ndarray, integer: bool) -> np.ndarray:
     import pandas as pd
 
     values = pd.to_numeric(frame[column], errors="coerce")
-    bad = values.isna().to_numpy()
+    bad = np.array(values.isna().to_numpy(), dtype=bool)  # a writable copy
     if integer:
         bad |= ~np.isclose(values.fillna(0).to_numpy(dtype=float) % 1, 0)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         kind = "an integer" if integer else "a number"
-        raise EvalInputError(source, f"the {column} {frame[column].iloc[row]!r} is not {kind}", row + 1 + offset)
+        raise EvalInputError(source, f"the {column} {frame[column].iloc[row]!r} is not {kind}", int(lines[row]))
     return values.to_numpy(dtype=np.int64 if integer else np.float64)
 
 
-def _check_duplicates(source, queries, docs, offset, kind):
+def _check_duplicates(source, queries, docs, lines):
     q = pa.array(queries, pa.string())
     d = pa.array(docs, pa.string())
     dups = duplicate_pair_rows(q, d)
     if len(dups):
-        first, second = int(dups[0]), [int(r) for r in dups if queries[r] == queries[dups[0]] and docs[r] == docs[dups[0]]][1]
+        first = int(dups[0])
+        second = next(int(r) for r in dups[1:] if queries[r] == queries[first] and docs[r] == docs[first])
         raise EvalInputError(source, f"document '{docs[first]}' appears twice for query '{queries[first]}' "
-                                     f"(rows at lines {first + 1 + offset} and {second + 1 + offset})", second + 1 + offset)
+                                     f"(lines {lines[first]} and {lines[second]})", int(lines[second]))
     return q, d
 
 
 def read_table_qrels(path) -> Qrels:
-    source, frame, offset = _load_frame(path)
+    source, frame, lines = _load_frame(path)
     columns = list(frame.columns)
     qcol = _pick_column(columns, QUERY_COLUMNS, "query", source)
     dcol = _pick_column(columns, DOC_COLUMNS, "document", source)
     rcol = _pick_column(columns, REL_COLUMNS, "relevance", source)
     if not len(frame):
         raise EvalInputError(source, "no rows under the header")
-    rel = _numeric(frame, rcol, source, offset, integer=True)
+    rel = _numeric(frame, rcol, source, lines, integer=True)
     queries, docs = frame[qcol].astype(str).tolist(), frame[dcol].astype(str).tolist()
-    q, d = _check_duplicates(source, queries, docs, offset, "qrels")
+    q, d = _check_duplicates(source, queries, docs, lines)
     return Qrels(q, d, rel, source=source)
 
 
 def read_table_run(path, name: str | None = None) -> Run:
-    source, frame, offset = _load_frame(path)
+    source, frame, lines = _load_frame(path)
     columns = list(frame.columns)
     qcol = _pick_column(columns, QUERY_COLUMNS, "query", source)
     dcol = _pick_column(columns, DOC_COLUMNS, "document", source)
     scol = _pick_column(columns, SCORE_COLUMNS, "score", source)
     if not len(frame):
         raise EvalInputError(source, "no rows under the header")
-    score = _numeric(frame, scol, source, offset, integer=False)
+    score = _numeric(frame, scol, source, lines, integer=False)
     queries, docs = frame[qcol].astype(str).tolist(), frame[dcol].astype(str).tolist()
-    q, d = _check_duplicates(source, queries, docs, offset, "run")
+    q, d = _check_duplicates(source, queries, docs, lines)
     name = name or _text.file_stem(source)
     return Run(q, d, score, runid=name, name=name, source=source)

@@ -13,8 +13,8 @@ again line by line, which either reads the file's unusual-but-valid layout
 
 from __future__ import annotations
 
-import math
 import os
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -28,18 +28,24 @@ QRELS_LAYOUT = "query iter doc relevance"
 _MAX_LISTED_DUPLICATES = 3
 
 
+# What C's atol/atof accept as a whole field (Python's int/float also take "1_0" and non-ASCII digits).
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_REAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?(inf|infinity)", re.IGNORECASE)
+
+
 def _looks_integer(token: bytes) -> bool:
-    try:
-        int(token)
-        return True
-    except ValueError:
-        return False
+    return _INTEGER.fullmatch(token.decode("utf-8", "replace")) is not None
 
 
 def _fast_table(data: bytes, n_columns: int, types: dict[int, pa.DataType]) -> pa.Table | None:
     """Parse regular whitespace-separated text with pyarrow; None if it does not fit."""
     import pyarrow.csv as pcsv
 
+    if not data.isascii():
+        try:
+            data.decode("utf-8")  # pyarrow checks only the columns it converts
+        except UnicodeDecodeError:
+            return None
     regular = _text.regular_separator(data)
     if regular is None:
         data, sep = _text.collapse_whitespace(data), " "
@@ -106,12 +112,11 @@ def _parse_run_slow(data: bytes, source: str):
                                              f"a run needs 6: {RUN_LAYOUT}", lineno)
             raise EvalInputError(source, f"expected 6 columns ({RUN_LAYOUT}), found {len(tok)}", lineno)
         text = tok[4].decode()
-        try:
-            score = float(text)
-        except ValueError:
-            raise EvalInputError(source, f"the score '{text}' is not a number", lineno) from None
-        if math.isnan(score):
+        if text.lower() in ("nan", "+nan", "-nan"):
             raise EvalInputError(source, "the score is NaN (not a number)", lineno)
+        if not _REAL.fullmatch(text):
+            raise EvalInputError(source, f"the score '{text}' is not a number", lineno)
+        score = float(text)
         queries.append(tok[0].decode())
         docs.append(tok[2].decode())
         scores.append(score)
@@ -152,10 +157,9 @@ def _parse_qrels_slow(data: bytes, source: str):
                                              f"qrels need 4: {QRELS_LAYOUT}", lineno)
             raise EvalInputError(source, f"expected 4 columns ({QRELS_LAYOUT}), found {len(tok)}", lineno)
         text = tok[3].decode()
-        try:
-            rel = int(text)
-        except ValueError:
-            raise EvalInputError(source, f"the relevance '{text}' is not an integer", lineno) from None
+        if not _INTEGER.fullmatch(text):
+            raise EvalInputError(source, f"the relevance '{text}' is not an integer", lineno)
+        rel = int(text)
         queries.append(tok[0].decode())
         docs.append(tok[2].decode())
         rels.append(rel)
