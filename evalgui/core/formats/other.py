@@ -185,30 +185,27 @@ def _check_duplicates(source, queries, docs, lines):
     return q, d
 
 
-def read_table_qrels(path) -> Qrels:
+def _read_table(path, value_columns: tuple[str, ...], what: str, integer: bool):
+    """(source, queries, docs, values) from a table with named columns."""
     source, frame, lines = _load_frame(path)
     columns = list(frame.columns)
     qcol = _pick_column(columns, QUERY_COLUMNS, "query", source)
     dcol = _pick_column(columns, DOC_COLUMNS, "document", source)
-    rcol = _pick_column(columns, REL_COLUMNS, "relevance", source)
+    vcol = _pick_column(columns, value_columns, what, source)
     if not len(frame):
         raise EvalInputError(source, "no rows under the header")
-    rel = _numeric(frame, rcol, source, lines, integer=True)
+    values = _numeric(frame, vcol, source, lines, integer=integer)
     queries, docs = frame[qcol].astype(str).tolist(), frame[dcol].astype(str).tolist()
     q, d = _check_duplicates(source, queries, docs, lines)
+    return source, q, d, values
+
+
+def read_table_qrels(path) -> Qrels:
+    source, q, d, rel = _read_table(path, REL_COLUMNS, "relevance", integer=True)
     return Qrels(q, d, rel, source=source)
 
 
 def read_table_run(path, name: str | None = None) -> Run:
-    source, frame, lines = _load_frame(path)
-    columns = list(frame.columns)
-    qcol = _pick_column(columns, QUERY_COLUMNS, "query", source)
-    dcol = _pick_column(columns, DOC_COLUMNS, "document", source)
-    scol = _pick_column(columns, SCORE_COLUMNS, "score", source)
-    if not len(frame):
-        raise EvalInputError(source, "no rows under the header")
-    score = _numeric(frame, scol, source, lines, integer=False)
-    queries, docs = frame[qcol].astype(str).tolist(), frame[dcol].astype(str).tolist()
-    q, d = _check_duplicates(source, queries, docs, lines)
+    source, q, d, score = _read_table(path, SCORE_COLUMNS, "score", integer=False)
     name = name or _text.file_stem(source)
     return Run(q, d, score, runid=name, name=name, source=source)

@@ -203,11 +203,14 @@ def ir_request(spec: str) -> MeasureRequest:
 
 # ------------------------------------------------------------------ entry points
 
-def _unknown(spec: str) -> str:
+def unknown_hint(spec: str) -> str:
     names = list(REGISTRY) + list(NICKNAMES) + list(IR_MEASURES)
     close = difflib.get_close_matches(spec.split(".")[0].split("@")[0].split("(")[0], names, n=3)
-    hint = f"; did you mean {' or '.join(close)}?" if close else "; run 'evalgui-cli measures' for the list"
-    return f"unknown measure '{spec}'{hint}"
+    return f"; did you mean {' or '.join(close)}?" if close else "; run 'evalgui-cli measures' for the list"
+
+
+def _unknown(spec: str) -> str:
+    return f"unknown measure '{spec}'{unknown_hint(spec)}"
 
 
 def is_ir_syntax(spec: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked.evaluate import RunEvaluation
 from evalgui.core.ranked.measures import NICKNAMES, REGISTRY
-from evalgui.core.ranked.specs import MeasureRequest, split_trec_spec, trec_request
+from evalgui.core.ranked.specs import MeasureRequest, split_trec_spec, trec_request, unknown_hint
 
 
 def requests_for(measure_args: list[str]) -> list[MeasureRequest]:
@@ -27,7 +27,7 @@ def requests_for(measure_args: list[str]) -> list[MeasureRequest]:
         elif name in REGISTRY:
             marked.add(name)
         else:
-            raise EvalUsageError(f"illegal measure '{arg}'")
+            raise EvalUsageError(f"illegal measure '{arg}'" + unknown_hint(name))
     return [trec_request(name, params.get(name)) for name in REGISTRY if name in marked]
 
 
