@@ -147,6 +147,7 @@ class Ranking:
             return self
         return replace(self, relevance_level=relevance_level)
 
+
 def _index_in(values: pa.Array, vocabulary: pa.Array) -> np.ndarray:
     """Position of each value in ``vocabulary``, -1 where absent."""
     idx = pc.index_in(values, value_set=vocabulary)
