@@ -1,0 +1,101 @@
+"""Run engine jobs on a background QThread and report back through Qt signals.
+
+An engine job is a plain callable ``job(progress, cancelled, partial) -> result``:
+``progress(fraction, message)`` reports, ``cancelled()`` says whether to stop
+(the job then raises :class:`evalgui.core.jobs.Cancelled`), and
+``partial(value)`` hands over a piece of the result early (e.g. one run's rows).
+The GUI thread only ever receives queued signals, so it never blocks.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from evalgui.core.errors import EvalInputError, EvalUsageError
+from evalgui.core.jobs import Cancelled
+
+# Workers whose thread is running: a QThread destroyed while running aborts the process,
+# so a worker keeps itself alive until its thread has finished, whatever its owner does.
+_RUNNING: set["Worker"] = set()
+
+Job = Callable[[Callable[[float, str], None], Callable[[], bool], Callable[[Any], None]], Any]
+
+
+class _Runner(QObject):
+    progress = Signal(float, str)
+    partial = Signal(object)
+    succeeded = Signal(object)
+    failed = Signal(str, str)      # one-line message, details (traceback for unexpected errors)
+    cancelled = Signal()
+
+    def __init__(self, job: Job, stop: threading.Event):
+        super().__init__()
+        self._job = job
+        self._stop = stop
+
+    @Slot()
+    def run(self):
+        try:
+            result = self._job(self.progress.emit, self._stop.is_set, self.partial.emit)
+        except Cancelled:
+            self.cancelled.emit()
+        except (EvalInputError, EvalUsageError) as exc:
+            self.failed.emit(str(exc), "")
+        except Exception as exc:  # a bug: still reported, never a vanished window
+            self.failed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        else:
+            if self._stop.is_set():
+                self.cancelled.emit()
+            else:
+                self.succeeded.emit(result)
+
+
+class Worker(QObject):
+    """One background job. Connect to the signals, then call :meth:`start`.
+
+    ``done`` fires last, whatever the outcome (success, failure or cancel).
+    """
+
+    progress = Signal(float, str)
+    partial = Signal(object)
+    succeeded = Signal(object)
+    failed = Signal(str, str)
+    cancelled = Signal()
+    done = Signal()
+
+    def __init__(self, job: Job, parent: QObject | None = None):
+        super().__init__(parent)
+        self._stop = threading.Event()
+        self._thread = QThread()
+        self._runner = _Runner(job, self._stop)
+        self._runner.moveToThread(self._thread)
+        self._thread.started.connect(self._runner.run)
+        for name in ("progress", "partial", "succeeded", "failed", "cancelled"):
+            getattr(self._runner, name).connect(getattr(self, name))
+        for name in ("succeeded", "failed", "cancelled"):
+            getattr(self._runner, name).connect(self._thread.quit)
+        self._thread.finished.connect(self._finished)
+
+    def start(self) -> None:
+        _RUNNING.add(self)
+        self._thread.start()
+
+    @Slot()
+    def _finished(self) -> None:
+        _RUNNING.discard(self)
+        self.done.emit()
+
+    def cancel(self) -> None:
+        """Ask the job to stop at its next cancel check."""
+        self._stop.set()
+
+    def is_running(self) -> bool:
+        return self._thread.isRunning()
+
+    def wait(self, msecs: int = 5000) -> bool:
+        """Block until the thread has finished (used when the window closes)."""
+        return self._thread.wait(msecs)

@@ -1,0 +1,84 @@
+"""The background worker: results, progress, partial results, errors, cancel, a responsive GUI thread."""
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QTimer  # noqa: E402
+
+from evalgui.core.errors import EvalInputError  # noqa: E402
+from evalgui.core.jobs import check  # noqa: E402
+from evalgui.gui.worker import Worker  # noqa: E402
+
+
+def test_success_with_progress_and_partial_results(qtbot):
+    def job(progress, cancelled, partial):
+        for i in range(3):
+            partial(i)
+            progress((i + 1) / 3, f"step {i}")
+        return "done"
+
+    worker = Worker(job)
+    partials, fractions = [], []
+    worker.partial.connect(partials.append)
+    worker.progress.connect(lambda f, m: fractions.append(f))
+    with qtbot.waitSignal(worker.succeeded, timeout=5000) as blocker, qtbot.waitSignal(worker.done, timeout=5000):
+        worker.start()
+    assert blocker.args == ["done"]
+    assert partials == [0, 1, 2] and fractions[-1] == 1.0
+
+
+def test_bad_input_reaches_the_gui_as_a_message(qtbot):
+    def job(progress, cancelled, partial):
+        raise EvalInputError("run.txt", "the score 'x' is not a number", 3)
+
+    worker = Worker(job)
+    with qtbot.waitSignal(worker.failed, timeout=5000) as blocker, qtbot.waitSignal(worker.done, timeout=5000):
+        worker.start()
+    assert blocker.args[0] == "run.txt, line 3: the score 'x' is not a number"
+    assert blocker.args[1] == ""  # no traceback for bad input
+
+
+def test_unexpected_error_is_reported_with_details(qtbot):
+    def job(progress, cancelled, partial):
+        return 1 / 0
+
+    worker = Worker(job)
+    with qtbot.waitSignal(worker.failed, timeout=5000) as blocker, qtbot.waitSignal(worker.done, timeout=5000):
+        worker.start()
+    assert blocker.args[0].startswith("ZeroDivisionError") and "Traceback" in blocker.args[1]
+
+
+def test_cancel_stops_a_long_job_and_the_gui_thread_keeps_running(qtbot):
+    import time
+
+    def job(progress, cancelled, partial):
+        while True:  # a long job that checks for cancellation between steps
+            check(cancelled)
+            time.sleep(0.005)
+
+    beats = []
+    heartbeat = QTimer()
+    heartbeat.timeout.connect(lambda: beats.append(1))
+    heartbeat.start(10)
+    worker = Worker(job)
+    worker.start()
+    qtbot.waitUntil(lambda: len(beats) >= 10, timeout=5000)  # the GUI thread is not starved
+    with qtbot.waitSignal(worker.cancelled, timeout=500), qtbot.waitSignal(worker.done, timeout=500):
+        worker.cancel()
+    heartbeat.stop()
+    assert not worker.is_running()
+
+
+def test_a_dropped_worker_finishes_without_crashing(qtbot):
+    from evalgui.gui import worker as worker_module
+
+    def job(progress, cancelled, partial):
+        return 42
+
+    worker = Worker(job)
+    done = worker.done
+    with qtbot.waitSignal(done, timeout=5000):
+        worker.start()
+        del worker  # the owner lets go while the thread runs
+    qtbot.waitUntil(lambda: not worker_module._RUNNING, timeout=2000)
