@@ -48,33 +48,14 @@ def load_bytes(path: str | os.PathLike) -> bytes:
     return data
 
 
-def regular_separator(data: bytes) -> bytes | None:
-    """The byte that alone separates fields (b" " or b"\t"), or None if the spacing is irregular.
-
-    Regular means: one kind of blank, never two in a row, none at a line's
-    start or end, no carriage returns. One vectorised pass over the bytes.
-    """
-    a = np.frombuffer(data, dtype=np.uint8)
-    control = (a < 32) & (a != 10)
-    spaces = a == 32
-    if not control.any():
-        sep, mask = b" ", spaces
-    elif not spaces.any() and not (control & (a != 9)).any():
-        sep, mask = b"\t", a == 9
-    else:
-        return None
-    newline = a == 10
-    if mask[0] or mask[-1] or (mask[1:] & (mask[:-1] | newline[:-1])).any() or (mask[:-1] & newline[1:]).any():
-        return None
-    return sep
-
-
 def collapse_whitespace(data: bytes) -> bytes:
     """Rewrite every run of blanks as one space and trim each line (vectorised).
 
     This lets a single-character-delimiter CSV parser read trec_eval's
     "any run of whitespace" format without a per-line Python loop.
     """
+    if not data:
+        return data
     a = np.frombuffer(data, dtype=np.uint8)
     ws = np.isin(a, _WS_BYTES)
     after_blank = np.empty(len(a), dtype=bool)
@@ -92,10 +73,10 @@ def collapse_whitespace(data: bytes) -> bytes:
 
 
 def drop_comment_lines(data: bytes) -> bytes:
-    """Remove lines whose first non-blank character is '#' (data already trimmed)."""
+    """Remove lines whose first non-blank character is '#'."""
     if b"#" not in data:
         return data
-    return b"\n".join(line for line in data.split(b"\n") if not line.startswith(b"#"))
+    return b"\n".join(line for line in data.split(b"\n") if not line.lstrip().startswith(b"#"))
 
 
 def decode_line(raw: bytes, source: str, lineno: int) -> str:

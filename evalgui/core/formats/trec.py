@@ -37,21 +37,9 @@ def _looks_integer(token: bytes) -> bool:
     return _INTEGER.fullmatch(token.decode("utf-8", "replace")) is not None
 
 
-def _fast_table(data: bytes, n_columns: int, types: dict[int, pa.DataType]) -> pa.Table | None:
-    """Parse regular whitespace-separated text with pyarrow; None if it does not fit."""
+def _read_delimited(data: bytes, sep: str, n_columns: int, types: dict[int, pa.DataType]) -> pa.Table | None:
     import pyarrow.csv as pcsv
 
-    if not data.isascii():
-        try:
-            data.decode("utf-8")  # pyarrow checks only the columns it converts
-        except UnicodeDecodeError:
-            return None
-    regular = _text.regular_separator(data)
-    if regular is None:
-        data, sep = _text.collapse_whitespace(data), " "
-    else:
-        sep = regular.decode()
-    data = _text.drop_comment_lines(data)
     names = [f"c{i}" for i in range(n_columns)]
     try:
         return pcsv.read_csv(
@@ -66,6 +54,31 @@ def _fast_table(data: bytes, n_columns: int, types: dict[int, pa.DataType]) -> p
         )
     except (pa.ArrowInvalid, pa.ArrowException):
         return None
+
+
+def _fast_table(data: bytes, n_columns: int, types: dict[int, pa.DataType]) -> pa.Table | None:
+    """Parse whitespace-separated text with pyarrow; None if it does not fit.
+
+    Single spaces or single tabs are read as they are: any other spacing
+    (padding, runs of blanks) gives lines the wrong number of fields, which
+    pyarrow rejects, and only then is the text rewritten with single spaces.
+    """
+    if not data.isascii():
+        try:
+            data.decode("utf-8")  # pyarrow checks only the columns it converts
+        except UnicodeDecodeError:
+            return None
+    data = _text.drop_comment_lines(data)
+    if not data or data.isspace():
+        return None
+    if b"\x0b" in data or b"\x0c" in data:  # blanks to C's isspace(), not to a CSV parser
+        return _read_delimited(_text.collapse_whitespace(data), " ", n_columns, types)
+    for sep, other in ((" ", b"\t"), ("\t", b" ")):
+        if other not in data:
+            table = _read_delimited(data, sep, n_columns, types)
+            if table is not None:
+                return table
+    return _read_delimited(_text.drop_comment_lines(_text.collapse_whitespace(data)), " ", n_columns, types)
 
 
 def _column(table: pa.Table, i: int) -> pa.Array:

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalgui.core.data import Qrels, Run, codes_of
+from evalgui.core.data import Qrels, Run, as_dictionary_array, codes_of
 from evalgui.core.errors import EvalInputError
 
 NONPOOL = -1
@@ -181,12 +181,19 @@ def prepare(
     rows = np.flatnonzero(run_q >= 0)
     run_q = run_q[rows]
     doc_codes = codes_of(run.doc)[rows]
-    # Rank of each distinct docno in byte order, for trec_eval's tie rule (docno descending).
-    doc_order = pc.sort_indices(run.doc.dictionary).to_numpy()
-    doc_rank = np.empty(len(doc_order), dtype=np.int64)
-    doc_rank[doc_order] = np.arange(len(doc_order))
-    keys = pa.table({"q": run_q, "s": run.score[rows], "d": doc_rank[doc_codes]})
-    order = pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")]).to_numpy()
+    scores = run.score[rows]
+    order = pc.sort_indices(pa.table({"q": run_q, "s": scores}),
+                            sort_keys=[("q", "ascending"), ("s", "descending")]).to_numpy()
+    q_o, s_o = run_q[order], scores[order]
+    if ((q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])).any():
+        # Tied scores: trec_eval ranks the larger docno first (byte order), so sort again with
+        # each docno's rank among the distinct docnos as the third key.
+        doc_order = pc.sort_indices(run.doc.dictionary).to_numpy()
+        doc_rank = np.empty(len(doc_order), dtype=np.int64)
+        doc_rank[doc_order] = np.arange(len(doc_order))
+        keys = pa.table({"q": run_q, "s": scores, "d": doc_rank[doc_codes]})
+        order = pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                                 ("d", "descending")]).to_numpy()
     q_sorted = run_q[order]
     counts = np.bincount(q_sorted, minlength=n_q)
     if max_docs is not None:
@@ -196,20 +203,22 @@ def prepare(
         counts = np.bincount(q_sorted, minlength=n_q)
     doc_sorted = doc_codes[order]
 
-    # Join with the qrels on (query index, document code); only documents the qrels mention can match.
-    n_docs = max(len(run.doc.dictionary), 1)
+    # Join with the qrels on (query index, qrels document index). Looking the run's distinct
+    # docnos up among the qrels' (few) docnos is cheaper than the other way round.
     qr_q = _index_in(qrels.query, topic_set)
-    qr_d = _index_in(qrels.doc, run.doc.dictionary)
-    joinable = (qr_q >= 0) & (qr_d >= 0)
-    qr_keys = qr_q[joinable] * n_docs + qr_d[joinable]
+    qr_doc = as_dictionary_array(qrels.doc, "document")
+    n_qdocs = max(len(qr_doc.dictionary), 1)
+    qr_d = codes_of(qr_doc)
+    joinable = qr_q >= 0
+    qr_keys = qr_q[joinable] * n_qdocs + qr_d[joinable]
     key_order = np.argsort(qr_keys, kind="stable")
     qr_keys, qr_rel = qr_keys[key_order], qrels.rel[joinable][key_order]
     rel = np.full(len(order), NONPOOL, dtype=np.int64)
-    mentioned = np.zeros(n_docs, dtype=bool)
-    mentioned[qr_d[joinable]] = True
-    cand = np.flatnonzero(mentioned[doc_sorted])
-    if len(cand):
-        cand_keys = q_sorted[cand] * n_docs + doc_sorted[cand]
+    qdoc_of_run_doc = _index_in(run.doc.dictionary, qr_doc.dictionary)
+    qdoc = qdoc_of_run_doc[doc_sorted]
+    cand = np.flatnonzero(qdoc >= 0)
+    if len(cand) and len(qr_keys):
+        cand_keys = q_sorted[cand] * n_qdocs + qdoc[cand]
         at = np.minimum(np.searchsorted(qr_keys, cand_keys), len(qr_keys) - 1)
         hit = qr_keys[at] == cand_keys
         found = qr_rel[at[hit]]
