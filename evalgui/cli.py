@@ -123,23 +123,16 @@ def _cmd_trec_eval(args) -> int:
 def _cmd_evaluate(args) -> int:
     from evalgui.core import export
     from evalgui.core.formats import read_qrels, read_run
-    from evalgui.core.ranked.evaluate import evaluate_run, unique_run_names
+    from evalgui.core.ranked.evaluate import evaluate
     from evalgui.core.ranked.specs import parse_measures
-
-    import pandas as pd
 
     fmt = args.format or (export.format_from_path(args.output) if args.output else "csv")
     requests = parse_measures(args.measures or ["official"])
     options = _options(args)
     qrels = read_qrels(args.qrels, topic=args.topic)
     runs = [read_run(path) for path in args.runs]
-    frames = []
-    for run, name, path in zip(runs, unique_run_names(runs), args.runs):
-        result = evaluate_run(qrels, run, requests, options)
-        _warn_absent(path, result.absent_topics)
-        result.run_name = name
-        frames.append(result.to_frame(per_query=args.per_query))
-    table = pd.concat(frames, ignore_index=True)
+    table = evaluate(qrels, runs, requests, options, per_query=args.per_query,
+                     on_absent=lambda run, topics: _warn_absent(run.source, topics))
     text = export.to_text(table, fmt)
     if args.output:
         export.write_atomic(args.output, text)

@@ -97,7 +97,7 @@ def _last_run_tag(data: bytes) -> str:
     return ""
 
 
-def _report_duplicates(source: str, what: str, queries, docs, linenos, rows: np.ndarray, kind: str):
+def _report_duplicates(source: str, queries, docs, linenos, rows: np.ndarray, kind: str):
     groups: dict[tuple[str, str], list[int]] = {}
     for r in rows.tolist():
         groups.setdefault((queries[r], docs[r]), []).append(int(linenos[r]))
@@ -154,7 +154,7 @@ def read_trec_run(path: str | os.PathLike, name: str | None = None) -> Run:
         raise EvalInputError(source, "no run lines (only comments or blank lines)")
     dups = duplicate_pair_rows(pa.array(queries, pa.string()), pa.array(docs, pa.string()))
     if len(dups):
-        _report_duplicates(source, "document", queries, docs, linenos, dups, "run")
+        _report_duplicates(source, queries, docs, linenos, dups, "run")
     return Run(pa.array(queries, pa.string()), pa.array(docs, pa.string()), scores,
                runid=runid, name=name, source=source)
 
@@ -194,5 +194,5 @@ def read_trec_qrels(path: str | os.PathLike) -> Qrels:
         raise EvalInputError(source, "no qrels lines (only comments or blank lines)")
     dups = duplicate_pair_rows(pa.array(queries, pa.string()), pa.array(docs, pa.string()))
     if len(dups):
-        _report_duplicates(source, "document", queries, docs, linenos, dups, "qrels file")
+        _report_duplicates(source, queries, docs, linenos, dups, "qrels file")
     return Qrels(pa.array(queries, pa.string()), pa.array(docs, pa.string()), rels, source=source)

@@ -9,6 +9,7 @@ and returns a tidy DataFrame with columns ``run, query, measure, value``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -138,8 +139,13 @@ def unique_run_names(runs: list[Run]) -> list[str]:
 
 def evaluate(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[MeasureRequest],
              options: EvalOptions = EvalOptions(), *, per_query: bool = True,
-             progress: ProgressFn = no_progress, cancelled: CancelFn | None = None):
-    """Evaluate each run; tidy DataFrame with columns run, query, measure, value."""
+             progress: ProgressFn = no_progress, cancelled: CancelFn | None = None,
+             on_absent: Callable[[Run, list[str]], None] | None = None):
+    """Evaluate each run; tidy DataFrame with columns run, query, measure, value.
+
+    ``on_absent(run, topics)`` hears of judged topics a run has no results for
+    (skipped unless ``options.complete``).
+    """
     import pandas as pd
 
     runs = [runs] if isinstance(runs, Run) else list(runs)
@@ -150,6 +156,8 @@ def evaluate(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[Mea
         check(cancelled)
         progress(i / max(len(runs), 1), f"Evaluating {name}")
         result = evaluate_run(qrels, run, requests, options, cancelled)
+        if on_absent is not None and result.absent_topics:
+            on_absent(run, result.absent_topics)
         result.run_name = name
         frames.append(result.to_frame(per_query=per_query))
     progress(1.0, "Done")
