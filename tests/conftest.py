@@ -11,6 +11,12 @@ SAMPLE_DATA = ROOT / "resources" / "sample_data"
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
 
 
+@pytest.fixture(autouse=True)
+def _private_settings(tmp_path, monkeypatch):
+    """The GUI's QSettings go to a temporary INI file: tests never read or touch a user's settings."""
+    monkeypatch.setenv("EVALGUI_SETTINGS", str(tmp_path / "evalgui-settings.ini"))
+
+
 @pytest.fixture
 def trec_eval_dir() -> Path:
     """trec_eval 10.0's test suite, kept outside the repo (never copied in)."""

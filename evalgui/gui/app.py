@@ -1,33 +1,77 @@
 """The `evalgui` entry point: the desktop application.
 
-For now a main window titled "evalgui"; the desktop-application issue builds
-the workspaces on it.
+    evalgui                     an empty session
+    evalgui FILE...             load qrels / runs (kind from the content) or a .evalgui project
+    evalgui --demo              load the bundled sample data and evaluate it
+
+``EVALGUI_SMOKE_TEST=1`` makes the window quit by itself once start-up work
+(loading, the demo's evaluation) is done, exiting 0 on success and 1 if an
+error dialog was shown: CI runs the README's ``evalgui --demo`` that way.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 
 
 def create_main_window():
-    from PySide6.QtWidgets import QLabel, QMainWindow
+    from evalgui.gui.mainwindow import MainWindow
 
-    window = QMainWindow()
-    window.setWindowTitle("evalgui")
-    label = QLabel("evalgui: ranked-retrieval evaluation.\nThe workspaces arrive with the desktop-application issue; "
-                   "use evalgui-cli meanwhile.")
-    label.setMargin(24)
-    window.setCentralWidget(label)
-    window.resize(900, 600)
-    return window
+    return MainWindow()
+
+
+def _parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="evalgui", description="A desktop workbench for evaluating retrieval systems.")
+    parser.add_argument("--demo", action="store_true", help="load the bundled sample data and evaluate it")
+    parser.add_argument("files", nargs="*", help="qrels, runs or an .evalgui project to open")
+    from evalgui import __version__
+
+    parser.add_argument("--version", action="version", version=f"evalgui {__version__}")
+    return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = _parse_args(sys.argv[1:] if argv is None else argv)
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv if argv is None else [sys.argv[0], *argv])
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setApplicationName("evalgui")
+    app.setOrganizationName("evalgui")
     window = create_main_window()
     window.show()
+
+    smoke = os.environ.get("EVALGUI_SMOKE_TEST") == "1"
+    errors: list[str] = []
+    if smoke:
+        window.error_shown.connect(lambda title, message: errors.append(f"{title}: {message}"))
+
+    def finish_smoke_test():
+        if not smoke:
+            return
+        def quit_when_idle():
+            if any(ws.is_busy() for ws in window.workspaces.values()) or window._loaders:
+                QTimer.singleShot(100, quit_when_idle)
+                return
+            for message in errors:
+                print(message, file=sys.stderr)
+            summary = window.workspaces["ranked"].summary_frame()
+            if not errors:
+                print(summary.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+            app.exit(1 if errors else 0)
+        QTimer.singleShot(0, quit_when_idle)
+
+    projects = [f for f in args.files if f.endswith(".evalgui")]
+    data = [(f, None) for f in args.files if not f.endswith(".evalgui")]
+    if args.demo:
+        window.open_demo()
+    elif projects:
+        window.open_project(projects[0])
+    if data:
+        window.load_files(data)
+    QTimer.singleShot(0, finish_smoke_test)
     return app.exec()
 
 

@@ -1,0 +1,63 @@
+"""Drive evalgui offscreen and save the README's screenshots to docs/screenshots/.
+
+    QT_QPA_PLATFORM=offscreen python docs/make_screenshots.py
+
+It opens the demo, waits for the evaluation, then grabs the window on each
+results tab. The fonts are whatever the machine has (offscreen Qt uses
+fontconfig), so run it where a normal sans-serif font is installed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "screenshots"
+
+
+def main() -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("EVALGUI_SETTINGS", os.path.join(tempfile.mkdtemp(), "settings.ini"))
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from evalgui.gui.mainwindow import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    window = MainWindow()
+    window.resize(1400, 860)
+    window.show()
+    OUT.mkdir(parents=True, exist_ok=True)
+
+    def settle(ms: int = 300) -> None:
+        loop = QEventLoop()
+        QTimer.singleShot(ms, loop.quit)
+        loop.exec()
+
+    def shoot(name: str) -> None:
+        settle()
+        window.grab().save(str(OUT / f"{name}.png"))
+        print("wrote", OUT / f"{name}.png")
+
+    shoot("welcome")
+    ranked = window.workspaces["ranked"]
+    window.open_demo()
+    loop = QEventLoop()
+    ranked.busy_changed.connect(lambda busy: None if busy else loop.quit())
+    QTimer.singleShot(30_000, loop.quit)
+    loop.exec()
+    settle(500)
+    tabs = ranked.results_tabs
+    for index, name in enumerate(["summary", "per_query", "precision_recall", "differences", "drill_down"]):
+        tabs.setCurrentIndex(index)
+        if name == "per_query":
+            ranked.per_query_view.sortByColumn(1, ranked.per_query_view.horizontalHeader().sortIndicatorOrder())
+        shoot(name)
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Project files (``.evalgui``): JSON naming the loaded files, every workspace's form and, optionally, results.
+
+File paths are stored relative to the project file when they sit below its
+folder or near it (so a project folder can be moved or shared), absolute
+otherwise. Reading resolves them against the project file's folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from evalgui.core.errors import EvalInputError
+
+FORMAT = "evalgui-project"
+VERSION = 1
+
+
+def _relative(path: str, folder: str) -> str:
+    try:
+        rel = os.path.relpath(path, folder)
+    except ValueError:          # another drive on Windows
+        return path
+    # Up to two levels above the project stays relative; further away is clearer absolute.
+    return rel if not rel.startswith(os.pardir + os.sep + os.pardir + os.sep + os.pardir) else path
+
+
+def make_project(project_path: str, files: list[tuple[str, str]], forms: dict, results: dict | None = None) -> dict:
+    """The JSON-able project for ``files`` [(path, kind)] as seen from ``project_path``."""
+    folder = os.path.dirname(os.path.abspath(project_path))
+    forms = relative_form_paths(forms, project_path, {os.path.abspath(p) for p, _ in files})
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "files": [{"path": _relative(os.path.abspath(p), folder).replace(os.sep, "/"), "kind": kind}
+                  for p, kind in files],
+        "forms": forms,
+        "results": {k: v for k, v in (results or {}).items() if v is not None},
+    }
+
+
+def read_project(path: str) -> dict:
+    """Read a project; file paths come back absolute. Raises EvalInputError for a bad file."""
+    path = os.path.abspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise EvalInputError(path, "no such file") from None
+    except UnicodeDecodeError:
+        raise EvalInputError(path, "not a text file (an evalgui project is JSON)") from None
+    except json.JSONDecodeError as exc:
+        raise EvalInputError(path, f"not valid JSON: {exc.msg}", exc.lineno) from None
+    except OSError as exc:
+        raise EvalInputError(path, exc.strerror or str(exc)) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise EvalInputError(path, "not an evalgui project (no \"format\": \"evalgui-project\")")
+    if not isinstance(data.get("version"), int) or data["version"] > VERSION:
+        raise EvalInputError(path, f"project version {data.get('version')!r} is newer than this evalgui reads "
+                                   f"({VERSION})")
+    folder = os.path.dirname(path)
+    files = []
+    for i, entry in enumerate(data.get("files", [])):
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            raise EvalInputError(path, f"file entry {i + 1} has no path")
+        file_path = os.path.normpath(os.path.join(folder, entry["path"].replace("/", os.sep)))
+        files.append({"path": file_path, "kind": entry.get("kind") if isinstance(entry.get("kind"), str) else None})
+    forms = data.get("forms") if isinstance(data.get("forms"), dict) else {}
+    results = data.get("results") if isinstance(data.get("results"), dict) else {}
+    return {"files": files, "forms": _absolute_form_paths(forms, folder), "results": results}
+
+
+def _absolute_form_paths(forms: dict, folder: str) -> dict:
+    """Forms name files by path too (the chosen qrels, ticked runs): resolve those the same way."""
+    def fix(value):
+        if isinstance(value, str) and value.startswith("file:"):
+            return os.path.normpath(os.path.join(folder, value[5:].replace("/", os.sep)))
+        if isinstance(value, dict):
+            return {fix(k): fix(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [fix(v) for v in value]
+        return value
+    return fix(forms)
+
+
+def relative_form_paths(forms: dict, project_path: str, paths: set[str]) -> dict:
+    """Replace the file paths in forms (those in ``paths``) with ``file:<relative path>``."""
+    folder = os.path.dirname(os.path.abspath(project_path))
+
+    def fix(value):
+        if isinstance(value, str) and value in paths:
+            return "file:" + _relative(value, folder).replace(os.sep, "/")
+        if isinstance(value, dict):
+            return {fix(k): fix(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [fix(v) for v in value]
+        return value
+    return fix(forms)

@@ -1,0 +1,467 @@
+"""The main window: menus, toolbar, status bar, the Data dock and one tab per workspace."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
+                               QPushButton, QTabWidget, QVBoxLayout, QWidget)
+
+from evalgui.gui.datapanel import DataPanel
+from evalgui.gui.session import DataItem, LoadFailure, Session, load_files_job
+from evalgui.gui.settings import app_settings
+from evalgui.gui.worker import Worker
+from evalgui.gui.workspaces import workspace_classes
+
+MAX_RECENT = 10
+PROJECT_FILTER = "evalgui project (*.evalgui)"
+DATA_FILTER = ("Qrels and runs (*.txt *.qrels *.run *.res *.trec *.gz *.json *.csv *.tsv *.parquet);;"
+               "All files (*)")
+
+
+def demo_files() -> list[tuple[str, str]]:
+    from evalgui.core.resources import sample_data
+
+    synthetic, meic = sample_data("synthetic"), sample_data("meic")
+    files = [(str(synthetic / "qrels.txt"), "qrels")]
+    files += [(str(synthetic / f"{name}.run"), "run") for name in ("bm25", "dense", "rerank", "random")]
+    files += [(str(meic / "information_systems.qrels"), "qrels"),
+              (str(meic / "base.run"), "run"), (str(meic / "enhanced.run"), "run")]
+    return files
+
+
+class WelcomePage(QWidget):
+    def __init__(self, window: "MainWindow"):
+        super().__init__(window)
+        title = QLabel("<h1>evalgui</h1><p>Evaluate search engines, recommenders and case-based retrievers: "
+                       "load TREC qrels and runs, tick measures, press Run.</p>")
+        title.setWordWrap(True)
+        demo = QPushButton("Open demo")
+        demo.setObjectName("openDemoButton")
+        demo.setMinimumHeight(36)
+        demo.clicked.connect(window.open_demo)
+        open_data = QPushButton("Open data…")
+        open_data.clicked.connect(window.open_data_dialog)
+        open_project = QPushButton("Open project…")
+        open_project.clicked.connect(window.open_project_dialog)
+        hint = QLabel("The demo loads a synthetic collection (50 queries, graded judgments, four runs of different "
+                      "quality) and the tutorial's worked example, and evaluates them. "
+                      "You can also drop files anywhere on this window.")
+        hint.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(48, 36, 48, 36)
+        layout.addWidget(title)
+        for button in (demo, open_data, open_project):
+            button.setMaximumWidth(260)
+            layout.addWidget(button)
+        layout.addWidget(hint)
+        layout.addStretch(1)
+
+
+class MainWindow(QMainWindow):
+    files_loaded = Signal()          # a batch of files has been read (whatever the outcome)
+    load_failed = Signal(list)       # LoadFailure list of the batch (the dialog shows them)
+    error_shown = Signal(str, str)   # title, message of every error dialog
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("evalgui")
+        self.setObjectName("mainWindow")
+        self.setAcceptDrops(True)
+        self.session = Session(self)
+        self.project_path: str | None = None
+        self._loaders: list[Worker] = []
+        self._pending_state: dict | None = None
+
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("workspaceTabs")
+        self.tabs.setDocumentMode(True)
+        self.welcome = WelcomePage(self)
+        self.tabs.addTab(self.welcome, "Welcome")
+        self.workspaces = {}
+        for cls in workspace_classes():
+            ws = cls(self.session, self)
+            ws.status_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+            ws.error.connect(self.show_error)
+            ws.busy_changed.connect(self._busy_changed)
+            self.workspaces[cls.key] = ws
+            self.tabs.addTab(ws, cls.title)
+        self.setCentralWidget(self.tabs)
+
+        self.data_panel = DataPanel(self.session, self)
+        self.data_panel.reload_as.connect(lambda path, kind: self.load_files([(path, kind)]))
+        self.data_panel.remove_requested.connect(self.session.remove)
+        self.data_panel.open_requested.connect(self.open_data_dialog)
+        self.data_dock = QDockWidget("Data", self)
+        self.data_dock.setObjectName("dataDock")
+        self.data_dock.setWidget(self.data_panel)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.data_dock)
+        self.resizeDocks([self.data_dock], [330], Qt.Orientation.Horizontal)
+
+        self.load_progress = QProgressBar()
+        self.load_progress.setMaximumWidth(180)
+        self.load_progress.setRange(0, 1000)
+        self.load_progress.hide()
+        self.statusBar().addPermanentWidget(self.load_progress)
+        self.statusBar().showMessage("Ready")
+
+        self._build_actions()
+        self._restore_settings()
+
+    # ================================================================ menus and toolbar
+    def _build_actions(self) -> None:
+        def action(text, slot, shortcut=None, tip=None):
+            act = QAction(text, self)
+            act.triggered.connect(slot)
+            if shortcut is not None:
+                act.setShortcut(shortcut)
+            if tip:
+                act.setStatusTip(tip)
+            return act
+
+        self.open_data_action = action("Open data…", self.open_data_dialog, QKeySequence.StandardKey.Open,
+                                       "Load qrels and runs")
+        self.open_project_action = action("Open project…", self.open_project_dialog, QKeySequence("Ctrl+Shift+O"))
+        self.save_project_action = action("Save project", self.save_project, QKeySequence.StandardKey.Save)
+        self.save_project_as_action = action("Save project as…", self.save_project_as, QKeySequence.StandardKey.SaveAs)
+        self.export_action = action("Export…", self.export_menu_popup, QKeySequence("Ctrl+E"),
+                                    "Export a table or a plot of the current workspace")
+        self.quit_action = action("Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.demo_action = action("Open demo", self.open_demo, tip="Load and evaluate the bundled sample data")
+        self.run_action = action("Run", self._run_current, QKeySequence("Ctrl+R"), "Evaluate with the form's settings")
+        self.cancel_action = action("Cancel", self._cancel_current, QKeySequence("Esc"), "Stop the running job")
+        self.cancel_action.setEnabled(False)
+
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.addAction(self.open_data_action)
+        file_menu.addAction(self.open_project_action)
+        self.recent_menu = file_menu.addMenu("Recent")
+        file_menu.addSeparator()
+        file_menu.addAction(self.save_project_action)
+        file_menu.addAction(self.save_project_as_action)
+        file_menu.addSeparator()
+        self.export_menu = file_menu.addMenu("Export…")
+        self.export_menu.aboutToShow.connect(self._fill_export_menu)
+        file_menu.addSeparator()
+        file_menu.addAction(self.demo_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+
+        view_menu = self.menuBar().addMenu("&View")
+        view_menu.addAction(self.data_dock.toggleViewAction())
+        self.toolbar = self.addToolBar("Main")
+        self.toolbar.setObjectName("mainToolbar")
+        view_menu.addAction(self.toolbar.toggleViewAction())
+        view_menu.addSeparator()
+        for i in range(self.tabs.count()):
+            view_menu.addAction(action(self.tabs.tabText(i), lambda _=False, i=i: self.tabs.setCurrentIndex(i),
+                                       QKeySequence(f"Ctrl+{i + 1}")))
+
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(action("Measures reference", self.show_measures_reference))
+        help_menu.addAction(action("About evalgui", self.show_about))
+
+        for act in (self.open_data_action, self.open_project_action, self.save_project_action):
+            self.toolbar.addAction(act)
+        self.toolbar.addSeparator()
+        self.toolbar.addAction(self.run_action)
+        self.toolbar.addAction(self.cancel_action)
+        self.toolbar.addSeparator()
+        self.toolbar.addAction(self.export_action)
+        self.toolbar.addAction(self.demo_action)
+        self._refresh_recent_menu()
+
+    def current_workspace(self):
+        widget = self.tabs.currentWidget()
+        return widget if widget in self.workspaces.values() else None
+
+    def _run_current(self) -> None:
+        ws = self.current_workspace() or self.workspaces.get("ranked")
+        if ws is not None:
+            self.tabs.setCurrentWidget(ws)
+            ws.run()
+
+    def _cancel_current(self) -> None:
+        for ws in self.workspaces.values():
+            ws.cancel()
+        for loader in list(self._loaders):
+            loader.cancel()
+
+    def _busy_changed(self, _busy: bool) -> None:
+        busy = any(ws.is_busy() for ws in self.workspaces.values()) or bool(self._loaders)
+        self.cancel_action.setEnabled(busy)
+        self.run_action.setEnabled(not any(ws.is_busy() for ws in self.workspaces.values()))
+
+    def _fill_export_menu(self) -> None:
+        self.export_menu.clear()
+        ws = self.current_workspace() or self.workspaces.get("ranked")
+        targets = ws.export_targets() if ws is not None else []
+        for label, slot in targets:
+            self.export_menu.addAction(label, slot)
+        if not targets:
+            self.export_menu.addAction("Nothing to export").setEnabled(False)
+
+    def export_menu_popup(self) -> None:
+        self._fill_export_menu()
+        self.export_menu.exec(self.mapToGlobal(self.rect().center()))
+
+    # ================================================================ loading data
+    def open_data_dialog(self) -> None:
+        settings = app_settings()
+        start = str(settings.value("last_folder", os.path.expanduser("~")))
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open data", start, DATA_FILTER)
+        if paths:
+            settings.setValue("last_folder", os.path.dirname(paths[0]))
+            self.load_files([(p, None) for p in paths])
+
+    def load_files(self, requests: list[tuple[str, str | None]], then=None) -> Worker:
+        """Read files on the worker; each appears in the Data dock as soon as it is read.
+
+        Failures are collected and shown in one dialog when the batch ends; ``then()``
+        runs after the batch, whatever happened.
+        """
+        failures: list[LoadFailure] = []
+        worker = Worker(load_files_job(requests), self)
+        self._loaders.append(worker)
+
+        def arrived(result):
+            if isinstance(result, DataItem):
+                self.session.add(result)
+                self._add_recent(result.path)
+            else:
+                failures.append(result)
+
+        def progress(fraction, message):
+            self.load_progress.setValue(int(fraction * 1000))
+            self.statusBar().showMessage(message)
+
+        def finished():
+            self._loaders.remove(worker)
+            self.load_progress.setVisible(bool(self._loaders))
+            self._busy_changed(False)
+            if failures:
+                self.load_failed.emit(failures)
+                self.show_error("Some files could not be read",
+                                "\n\n".join(f.message for f in failures))
+            self.statusBar().showMessage(f"{len(self.session.items)} file(s) loaded", 5000)
+            self.files_loaded.emit()
+            if then is not None:
+                then()
+
+        worker.partial.connect(arrived)
+        worker.progress.connect(progress)
+        worker.failed.connect(lambda message, details: failures.append(LoadFailure("", message)))
+        worker.done.connect(finished)
+        self.load_progress.show()
+        self._busy_changed(True)
+        worker.start()
+        return worker
+
+    def open_demo(self) -> None:
+        ranked = self.workspaces["ranked"]
+        files = demo_files()
+        missing = [p for p, _ in files if not os.path.exists(p)]
+        if missing:
+            self.show_error("Demo data not found", "These sample files are missing:\n" + "\n".join(missing))
+            return
+
+        def evaluate():
+            ranked.set_qrels(os.path.abspath(files[0][0]))
+            for path, kind in files[5:]:
+                ranked.set_run_checked(os.path.abspath(path), False)
+            self.tabs.setCurrentWidget(ranked)
+            ranked.run()
+
+        self.load_files(files, then=evaluate)
+
+    # ------------------------------------------------------------ drag and drop
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        projects = [p for p in paths if p.endswith(".evalgui")]
+        if projects:
+            self.open_project(projects[0])
+        data = [(p, None) for p in paths if not p.endswith(".evalgui")]
+        if data:
+            self.load_files(data)
+        event.acceptProposedAction()
+
+    # ================================================================ projects
+    def open_project_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", str(app_settings().value("last_folder", "")),
+                                              PROJECT_FILTER)
+        if path:
+            self.open_project(path)
+
+    def project_state(self, path: str, include_results: bool = True) -> dict:
+        from evalgui.core.project import make_project
+
+        return make_project(
+            path,
+            [(item.path, item.kind) for item in self.session.items],
+            {key: ws.form_state() for key, ws in self.workspaces.items()},
+            {key: ws.results_state() for key, ws in self.workspaces.items()} if include_results else {},
+        )
+
+    def save_project(self) -> bool:
+        if self.project_path is None:
+            return self.save_project_as()
+        return self.write_project(self.project_path)
+
+    def save_project_as(self) -> bool:
+        path, _ = QFileDialog.getSaveFileName(self, "Save project", self.project_path or "untitled.evalgui",
+                                              PROJECT_FILTER)
+        if not path:
+            return False
+        if not path.endswith(".evalgui"):
+            path += ".evalgui"
+        return self.write_project(path)
+
+    def write_project(self, path: str, include_results: bool = True) -> bool:
+        from evalgui.core.export import write_atomic
+
+        path = os.path.abspath(path)
+        state = self.project_state(path, include_results)
+        try:
+            write_atomic(path, json.dumps(state, indent=1, allow_nan=True) + "\n")
+        except OSError as exc:
+            self.show_error("Could not save the project", f"{path}: {exc.strerror or exc}")
+            return False
+        self.project_path = path
+        self._add_recent(path)
+        self.setWindowTitle(f"evalgui — {os.path.basename(path)}")
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def open_project(self, path: str) -> None:
+        """Restore a project: files (a missing one is reported, the rest still load), forms, results."""
+        from evalgui.core.errors import EvalInputError
+        from evalgui.core.project import read_project
+
+        path = os.path.abspath(path)
+        try:
+            project = read_project(path)
+        except EvalInputError as exc:
+            self.show_error("Could not open the project", str(exc))
+            return
+        missing = [f["path"] for f in project["files"] if not os.path.exists(f["path"])]
+        present = [(f["path"], f["kind"]) for f in project["files"] if os.path.exists(f["path"])]
+        self.session.clear()
+        self.project_path = path
+        self._add_recent(path)
+        self.setWindowTitle(f"evalgui — {os.path.basename(path)}")
+
+        def restore():
+            for key, state in project["forms"].items():
+                if key in self.workspaces:
+                    self.workspaces[key].restore_form_state(state)
+            for key, state in project["results"].items():
+                if key in self.workspaces and state:
+                    self.workspaces[key].restore_results_state(state)
+            self.statusBar().showMessage(f"Opened {path}", 5000)
+
+        if missing:
+            self.show_error("Some files of the project are missing",
+                            "These files were not found and are left out; the rest of the project is loaded:\n"
+                            + "\n".join(missing))
+        self.load_files(present, then=restore)
+
+    # ================================================================ settings
+    def _add_recent(self, path: str) -> None:
+        settings = app_settings()
+        recent = [p for p in (settings.value("recent_files", []) or []) if p != path]
+        if isinstance(recent, str):
+            recent = [recent]
+        recent.insert(0, path)
+        settings.setValue("recent_files", recent[:MAX_RECENT])
+        self._refresh_recent_menu()
+
+    def recent_files(self) -> list[str]:
+        recent = app_settings().value("recent_files", []) or []
+        return [recent] if isinstance(recent, str) else list(recent)
+
+    def _refresh_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_files()
+        for path in recent:
+            if path.endswith(".evalgui"):
+                self.recent_menu.addAction(path, lambda p=path: self.open_project(p))
+            else:
+                self.recent_menu.addAction(path, lambda p=path: self.load_files([(p, None)]))
+        if not recent:
+            self.recent_menu.addAction("No recent files").setEnabled(False)
+        else:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear", lambda: (app_settings().setValue("recent_files", []),
+                                                         self._refresh_recent_menu()))
+
+    def _restore_settings(self) -> None:
+        settings = app_settings()
+        geometry = settings.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1360, 860)
+        state = settings.value("window/state")
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            self.restoreState(state)
+        for key, ws in self.workspaces.items():
+            saved = settings.value(f"workspaces/{key}")
+            if isinstance(saved, str):
+                try:
+                    form = json.loads(saved)
+                except ValueError:
+                    continue
+                # Only the parameters: files of a past session are not loaded.
+                form.pop("qrels", None)
+                form.pop("runs", None)
+                ws.restore_form_state(form)
+
+    def save_settings(self) -> None:
+        settings = app_settings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.setValue("window/state", self.saveState())
+        for key, ws in self.workspaces.items():
+            settings.setValue(f"workspaces/{key}", json.dumps(ws.form_state()))
+        settings.sync()
+
+    def closeEvent(self, event) -> None:
+        # Stop running jobs and wait for their threads, so the process exits cleanly.
+        self._cancel_current()
+        for ws in self.workspaces.values():
+            ws.wait(5000)
+        for loader in list(self._loaders):
+            loader.wait(5000)
+        self.save_settings()
+        super().closeEvent(event)
+
+    # ================================================================ dialogs
+    def show_error(self, title: str, message: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, title, message.split("\n\nTraceback")[0], parent=self)
+        if "Traceback" in message:
+            box.setDetailedText(message)
+        box.setObjectName("errorDialog")
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.open()
+        self.last_error_dialog = box
+        self.error_shown.emit(title, message)
+
+    def show_measures_reference(self) -> None:
+        from evalgui.gui.help import MeasuresReference
+
+        dialog = MeasuresReference(self)
+        dialog.show()
+
+    def show_about(self) -> None:
+        from evalgui import __version__
+
+        QMessageBox.about(self, "About evalgui",
+                          f"<h3>evalgui {__version__}</h3><p>A desktop workbench for evaluating retrieval systems: "
+                          "trec_eval-exact measures, comparison of systems, measure stability and case-based "
+                          "retrieval.</p>")

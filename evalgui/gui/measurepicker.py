@@ -1,0 +1,233 @@
+"""The measure picker: a searchable, checkable list grouped by family, with editable cutoffs and help.
+
+Items come from the engine's measure registry, so every measure the engine
+knows is offered with its own description and formula. A checked item
+becomes a trec_eval-style spec (``P.5,10``) or, for the custom ones typed in,
+the text as typed (``P(rel=2)@5``).
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QSplitter, QTextBrowser,
+                               QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator, QVBoxLayout, QWidget)
+
+from evalgui.core.ranked.measures import REGISTRY, ParamKind
+
+# What a new user starts with: the usual suspects at the usual cutoffs.
+DEFAULT_CHECKED = {"map": "", "P": "10", "ndcg_cut": "10", "recall": "100", "recip_rank": ""}
+CUSTOM_FAMILY = "Custom (ir_measures or trec_eval syntax)"
+_NAME_ROLE = Qt.ItemDataRole.UserRole
+_EDITABLE_KINDS = (ParamKind.LONG_CUTOFFS, ParamKind.DOUBLE_CUTOFFS, ParamKind.DOUBLE_PARAMS, ParamKind.PAIRS)
+
+
+def _default_params_text(measure) -> str:
+    if measure.kind == ParamKind.NONE or not measure.defaults:
+        return ""
+    return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in measure.defaults)
+
+
+def help_html(measure) -> str:
+    name = html.escape(measure.name)
+    alias = f" &nbsp;<span style='color:gray'>(ir_measures: {html.escape(measure.ir_name)})</span>" \
+        if measure.ir_name else ""
+    params = ""
+    if measure.kind != ParamKind.NONE:
+        shown = _default_params_text(measure) or "none"
+        params = f"<p><b>Parameters</b> ({measure.kind.value.replace('_', ' ')}), default: {html.escape(shown)}</p>"
+    origin = "" if measure.trec_eval else "<p><i>Not in trec_eval; an evalgui / ir_measures extra.</i></p>"
+    return (f"<h3>{name}{alias}</h3><p>{html.escape(measure.description)}</p>"
+            f"<p><b>Formula</b><br><code>{html.escape(measure.formula)}</code></p>{params}{origin}")
+
+
+class MeasurePicker(QWidget):
+    changed = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Search measures (name, ir_measures name, description)…")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._filter)
+        self.tree = QTreeWidget(self)
+        self.tree.setObjectName("measureTree")
+        self.tree.setHeaderLabels(["Measure", "Parameters", "ir_measures"])
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setStretchLastSection(False)
+        self.tree.currentItemChanged.connect(self._show_help)
+        self.tree.itemChanged.connect(lambda *_: self.changed.emit())
+        self.help = QTextBrowser(self)
+        self.help.setObjectName("measureHelp")
+        self.help.setHtml("<p style='color:gray'>Select a measure to read what it means and how it is computed. "
+                          "Tick it to evaluate it; double-click its parameters to change the cutoffs.</p>")
+        self.help.setOpenExternalLinks(False)
+        self.custom = QLineEdit(self)
+        self.custom.setPlaceholderText("Add a measure, e.g. P(rel=2)@5, RBP(p=0.8), ndcg_cut.15")
+        self.custom.returnPressed.connect(self._add_custom_from_box)
+        add = QPushButton("Add", self)
+        add.clicked.connect(self._add_custom_from_box)
+        self._families: dict[str, QTreeWidgetItem] = {}
+        self._build()
+        self.tree.setColumnWidth(0, 185)
+
+        custom_row = QHBoxLayout()
+        custom_row.addWidget(self.custom)
+        custom_row.addWidget(add)
+        top = QWidget(self)
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.search)
+        top_layout.addWidget(self.tree)
+        top_layout.addLayout(custom_row)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(top)
+        splitter.addWidget(self.help)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+    # ------------------------------------------------------------ building
+    def _family(self, family: str) -> QTreeWidgetItem:
+        if family not in self._families:
+            group = QTreeWidgetItem(self.tree, [family])
+            group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            font = group.font(0)
+            font.setBold(True)
+            group.setFont(0, font)
+            group.setExpanded(True)
+            self._families[family] = group
+        return self._families[family]
+
+    def _build(self) -> None:
+        self.tree.blockSignals(True)
+        for measure in REGISTRY.values():
+            item = QTreeWidgetItem(self._family(measure.family), [measure.name, "", measure.ir_name or ""])
+            item.setData(0, _NAME_ROLE, measure.name)
+            flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
+            if measure.kind in _EDITABLE_KINDS:
+                flags |= Qt.ItemFlag.ItemIsEditable
+                item.setText(1, _default_params_text(measure))
+            item.setFlags(flags)
+            item.setCheckState(0, Qt.CheckState.Unchecked)
+            item.setToolTip(0, f"{measure.description}\n\nFormula: {measure.formula}")
+            if measure.kind in _EDITABLE_KINDS:
+                item.setToolTip(1, "Double-click to edit, e.g. 5,10,20 (empty: trec_eval's defaults)")
+        self.tree.blockSignals(False)
+        self.set_checked(DEFAULT_CHECKED)
+
+    def _items(self):
+        it = QTreeWidgetItemIterator(self.tree)
+        while it.value():
+            item = it.value()
+            if item.parent() is not None:
+                yield item
+            it += 1
+
+    # ------------------------------------------------------------ state
+    def specs(self) -> list[str]:
+        """The checked measures as specs the engine parses."""
+        out = []
+        for item in self._items():
+            if item.checkState(0) != Qt.CheckState.Checked:
+                continue
+            name = item.data(0, _NAME_ROLE)
+            if name is None:                    # a custom spec
+                out.append(item.text(0))
+                continue
+            params = item.text(1).strip().replace(" ", "")
+            measure = REGISTRY[name]
+            out.append(f"{name}.{params}" if params and params != _default_params_text(measure) else name)
+        return out
+
+    def checked(self) -> dict[str, str]:
+        return {item.data(0, _NAME_ROLE): item.text(1) for item in self._items()
+                if item.data(0, _NAME_ROLE) is not None and item.checkState(0) == Qt.CheckState.Checked}
+
+    def custom_specs(self) -> list[tuple[str, bool]]:
+        return [(item.text(0), item.checkState(0) == Qt.CheckState.Checked) for item in self._items()
+                if item.data(0, _NAME_ROLE) is None]
+
+    def set_checked(self, checked: dict[str, str]) -> None:
+        self.tree.blockSignals(True)
+        for item in self._items():
+            name = item.data(0, _NAME_ROLE)
+            if name is None:
+                continue
+            on = name in checked
+            item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            if REGISTRY[name].kind in _EDITABLE_KINDS:
+                item.setText(1, checked[name] if on and checked[name] else _default_params_text(REGISTRY[name]))
+        self.tree.blockSignals(False)
+        self.changed.emit()
+
+    def add_custom(self, spec: str, checked: bool = True) -> None:
+        spec = spec.strip()
+        if not spec:
+            return
+        group = self._family(CUSTOM_FAMILY)
+        for i in range(group.childCount()):
+            if group.child(i).text(0) == spec:
+                group.child(i).setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+                return
+        item = QTreeWidgetItem(group, [spec, "", ""])
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        self.changed.emit()
+
+    def _add_custom_from_box(self) -> None:
+        from evalgui.core.errors import EvalUsageError
+        from evalgui.core.ranked.specs import parse_measures
+
+        spec = self.custom.text().strip()
+        if not spec:
+            return
+        try:
+            parse_measures([spec], include_text=True)   # reject typos now, not at Run time
+        except EvalUsageError as exc:
+            self.help.setHtml(f"<p style='color:#b00020'><b>Not a measure:</b> {html.escape(str(exc))}</p>")
+            return
+        self.add_custom(spec)
+        self.custom.clear()
+
+    def state(self) -> dict:
+        return {"checked": self.checked(), "custom": [[s, on] for s, on in self.custom_specs()]}
+
+    def restore(self, state: dict) -> None:
+        checked = state.get("checked")
+        if isinstance(checked, dict):
+            self.set_checked({k: str(v) for k, v in checked.items() if k in REGISTRY})
+        for entry in state.get("custom", []):
+            if isinstance(entry, (list, tuple)) and entry:
+                self.add_custom(str(entry[0]), bool(entry[1]) if len(entry) > 1 else True)
+
+    # ------------------------------------------------------------ view
+    def _filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        for group in self._families.values():
+            visible = 0
+            for i in range(group.childCount()):
+                item = group.child(i)
+                name = item.data(0, _NAME_ROLE)
+                haystack = item.text(0) + " " + item.text(2)
+                if name is not None:
+                    haystack += " " + REGISTRY[name].description
+                show = not needle or needle in haystack.lower()
+                item.setHidden(not show)
+                visible += show
+            group.setHidden(visible == 0)
+
+    def _show_help(self, item, _previous=None) -> None:
+        if item is None:
+            return
+        name = item.data(0, _NAME_ROLE)
+        if name is not None:
+            self.help.setHtml(help_html(REGISTRY[name]))
+        elif item.parent() is not None:
+            self.help.setHtml(f"<h3>{html.escape(item.text(0))}</h3><p>A measure you added, in ir_measures or "
+                              "trec_eval syntax.</p>")

@@ -1,0 +1,161 @@
+"""pyqtgraph plots: live precision-recall curves and the per-query difference chart.
+
+Curves are updated with setData (never re-created) so redraws stay fast; the
+axes are fixed to [0, 1] so a curve means the same thing after every update.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+# Okabe-Ito: tells runs apart for colour-blind readers too.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+HELPED, HURT, TIED = "#2e7d32", "#c62828", "#9e9e9e"
+
+pg.setConfigOptions(antialias=True, background="w", foreground="k")
+
+
+def run_colour(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def export_plot(plot_item, path: str) -> None:
+    """Write the plot as PNG or SVG (by extension), atomically: a temp file, then rename."""
+    import pyqtgraph.exporters as exporters
+
+    ext = os.path.splitext(path)[1].lower() or ".png"
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".evalgui-", suffix=ext, dir=folder)
+    os.close(fd)
+    try:
+        if ext == ".svg":
+            exporters.SVGExporter(plot_item).export(tmp)
+        else:
+            exporter = exporters.ImageExporter(plot_item)
+            exporter.parameters()["width"] = max(int(plot_item.sceneBoundingRect().width()) * 2, 800)
+            exporter.export(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def export_plot_dialog(parent: QWidget, plot_item, default_name: str) -> None:
+    path, _ = QFileDialog.getSaveFileName(parent, "Export plot", f"{default_name}.png", "PNG image (*.png);;SVG (*.svg)")
+    if path:
+        try:
+            export_plot(plot_item, path)
+        except OSError as exc:
+            QMessageBox.critical(parent, "Export failed", f"{path}: {exc.strerror or exc}")
+
+
+class PrecisionRecallPlot(pg.PlotWidget):
+    """One curve per run; shows interpolated (11 points) or uninterpolated curves, mean or one query."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("prPlot")
+        item = self.getPlotItem()
+        item.setLabel("bottom", "Recall")
+        item.setLabel("left", "Precision")
+        item.showGrid(x=True, y=True, alpha=0.25)
+        item.setXRange(0, 1, padding=0.02)
+        item.setYRange(0, 1.02, padding=0.02)
+        item.setMouseEnabled(x=False, y=False)
+        item.hideButtons()
+        self.legend = item.addLegend(offset=(-10, 10))
+        self._curves: dict[str, pg.PlotDataItem] = {}
+        self._data: dict[str, pd.DataFrame] = {}
+        self.kind = "interpolated"
+        self.query = "all"
+
+    def clear_runs(self) -> None:
+        for curve in self._curves.values():
+            self.getPlotItem().removeItem(curve)
+            self.legend.removeItem(curve)
+        self._curves.clear()
+        self._data.clear()
+
+    def set_run(self, run: str, curves: pd.DataFrame) -> None:
+        """Add or replace a run's curves (tidy: query, recall, precision, kind)."""
+        self._data[run] = curves
+        if run not in self._curves:
+            colour = run_colour(len(self._curves))
+            self._curves[run] = self.plot([], [], name=run, pen=pg.mkPen(colour, width=2),
+                                          symbol="o", symbolSize=6, symbolBrush=colour, symbolPen=None)
+        self._update(run)
+
+    def show_curves(self, kind: str | None = None, query: str | None = None) -> None:
+        if kind is not None:
+            self.kind = kind
+        if query is not None:
+            self.query = query
+        for run in self._curves:
+            self._update(run)
+        self.getPlotItem().setTitle(("Interpolated precision at 11 recall levels" if self.kind == "interpolated"
+                                     else "Precision after each relevant document")
+                                    + ("" if self.query == "all" else f", query {self.query}"), size="10pt")
+
+    def _update(self, run: str) -> None:
+        frame = self._data[run]
+        rows = frame[(frame["kind"] == self.kind) & (frame["query"] == self.query)]
+        curve = self._curves[run]
+        curve.setData(rows["recall"].to_numpy(float), rows["precision"].to_numpy(float))
+        # Uninterpolated curves have many points: markers only where they stay readable.
+        curve.setSymbol("o" if len(rows) <= 30 else None)
+
+    def runs(self) -> list[str]:
+        return list(self._curves)
+
+    def curve_points(self, run: str) -> tuple[np.ndarray, np.ndarray]:
+        x, y = self._curves[run].getData()
+        return (np.asarray(x), np.asarray(y)) if x is not None else (np.empty(0), np.empty(0))
+
+
+class DifferenceChart(pg.PlotWidget):
+    """Per-query difference of a run against a baseline, bars sorted from most helped to most hurt."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("diffChart")
+        item = self.getPlotItem()
+        item.showGrid(y=True, alpha=0.25)
+        item.setLabel("bottom", "Queries, sorted by difference")
+        item.getAxis("left").enableAutoSIPrefix(False)   # differences are small: show 0.15, not 150 (x0.001)
+        item.hideButtons()
+        self._bars: pg.BarGraphItem | None = None
+        self._zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#555", width=1))
+        item.addItem(self._zero)
+        self.frame = pd.DataFrame()
+
+    def set_differences(self, frame: pd.DataFrame, run: str, baseline: str, measure: str) -> None:
+        """``frame``: rows for one run (query, difference, outcome), sorted by difference descending."""
+        self.frame = frame
+        item = self.getPlotItem()
+        if self._bars is not None:
+            item.removeItem(self._bars)
+            self._bars = None
+        n = len(frame)
+        if n:
+            colours = frame["outcome"].map({"helped": HELPED, "hurt": HURT}).fillna(TIED).tolist()
+            self._bars = pg.BarGraphItem(x=np.arange(n), height=frame["difference"].to_numpy(float), width=0.8,
+                                         brushes=colours, pens=[pg.mkPen(None)] * n)
+            item.addItem(self._bars)
+            queries = frame["query"].astype(str).tolist()
+            step = max(1, n // 25)
+            item.getAxis("bottom").setTicks([[(i, queries[i]) for i in range(0, n, step)]])
+            item.setXRange(-0.6, n - 0.4, padding=0)
+            top = float(np.nanmax(np.abs(frame["difference"].to_numpy(float)))) if n else 1.0
+            top = top if top > 0 else 1.0
+            item.setYRange(-top * 1.05, top * 1.05, padding=0)
+        counts = frame["outcome"].value_counts() if n else {}
+        item.setLabel("left", f"{measure}: {run} − {baseline}")
+        item.setTitle(f"{run} vs {baseline}: helped {int(counts.get('helped', 0))}, "
+                      f"hurt {int(counts.get('hurt', 0))}, tied {int(counts.get('tied', 0))}", size="10pt")

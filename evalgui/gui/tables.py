@@ -1,0 +1,255 @@
+"""Tables over pandas DataFrames: a read-only model, and a view that sorts, filters, copies and exports.
+
+The model hands Qt plain Python values (never numpy scalars), right-aligns
+numbers, shows them with a fixed precision, and marks the best value of each
+column (or each row) in bold. Sorting and filtering happen in a
+QSortFilterProxyModel reading the raw values (SORT_ROLE), so 0.10 sorts after
+0.09 whatever the display precision.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QHeaderView, QMenu, QMessageBox, QTableView
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def _python_value(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _is_missing(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+class DataFrameModel(QAbstractTableModel):
+    """A DataFrame as a table. ``best`` is "column", "row" or None: where to bold the maximum."""
+
+    def __init__(self, frame: pd.DataFrame | None = None, *, precision: int = 4, best: str | None = "column",
+                 badges: dict[str, dict[str, str]] | None = None, parent=None):
+        super().__init__(parent)
+        self._badges = {column: {text: QColor(colour) for text, colour in colours.items()}
+                        for column, colours in (badges or {}).items()}
+        self._precision = precision
+        self._best_axis = best
+        self._frame = pd.DataFrame()
+        self._best = np.zeros((0, 0), dtype=bool)
+        self._numeric: list[bool] = []
+        self._tooltips: dict[str, str] = {}
+        self.set_frame(frame if frame is not None else pd.DataFrame())
+
+    # ------------------------------------------------------------ content
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self._frame
+
+    def set_frame(self, frame: pd.DataFrame) -> None:
+        self.beginResetModel()
+        self._frame = frame
+        self._numeric = [frame[c].dtype.kind in "fiu" for c in frame.columns]
+        self._best = self._best_mask(frame)
+        self.endResetModel()
+
+    def set_header_tooltips(self, tooltips: dict[str, str]) -> None:
+        self._tooltips = dict(tooltips)
+
+    def _best_mask(self, frame: pd.DataFrame) -> np.ndarray:
+        mask = np.zeros(frame.shape, dtype=bool)
+        if self._best_axis is None or frame.empty:
+            return mask
+        numeric_cols = [i for i, n in enumerate(self._numeric) if n]
+        if not numeric_cols:
+            return mask
+        values = frame.iloc[:, numeric_cols].to_numpy(dtype=np.float64)
+        if self._best_axis == "column" and len(frame) > 1:
+            with np.errstate(invalid="ignore"):
+                best = np.nanmax(np.where(np.isnan(values), -np.inf, values), axis=0)
+                mask[:, numeric_cols] = np.isclose(values, best[None, :], rtol=0, atol=1e-12) & np.isfinite(values)
+        elif self._best_axis == "row" and len(numeric_cols) > 1:
+            best = np.max(np.where(np.isnan(values), -np.inf, values), axis=1)
+            mask[:, numeric_cols] = np.isclose(values, best[:, None], rtol=0, atol=1e-12) & np.isfinite(values)
+        return mask
+
+    # ------------------------------------------------------------ Qt model API
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._frame)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._frame.columns)
+
+    def raw(self, row: int, column: int):
+        return _python_value(self._frame.iat[row, column])
+
+    def display_text(self, row: int, column: int) -> str:
+        value = self.raw(row, column)
+        if _is_missing(value):
+            return ""
+        if isinstance(value, float):
+            return f"{value:.{self._precision}f}"
+        return str(value)
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, column = index.row(), index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.display_text(row, column)
+        if role == SORT_ROLE:
+            value = self.raw(row, column)
+            if _is_missing(value):
+                return -math.inf if self._numeric[column] else ""
+            return value
+        if role == Qt.ItemDataRole.ToolTipRole:
+            value = self.raw(row, column)
+            return None if _is_missing(value) else repr(value) if isinstance(value, float) else None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            horizontal = Qt.AlignmentFlag.AlignRight if self._numeric[column] else Qt.AlignmentFlag.AlignLeft
+            return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.BackgroundRole and self._badges:
+            colours = self._badges.get(str(self._frame.columns[column]))
+            return colours.get(self.display_text(row, column)) if colours else None
+        if role == Qt.ItemDataRole.FontRole and self._best[row, column]:
+            font = QFont()
+            font.setBold(True)
+            return font
+        return None
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal:
+            if section >= len(self._frame.columns):
+                return None
+            name = str(self._frame.columns[section])
+            if role == Qt.ItemDataRole.DisplayRole:
+                return name
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return self._tooltips.get(name)
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return str(section + 1)
+        return None
+
+
+class FilterProxy(QSortFilterProxyModel):
+    """Sorts by raw values; filters rows whose text in ``filter_columns`` contains the filter text."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setSortRole(SORT_ROLE)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.filter_columns: list[int] | None = None   # None: every column
+
+    def set_filter_text(self, text: str) -> None:
+        self.setFilterFixedString(text)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:
+        pattern = self.filterRegularExpression().pattern()
+        if not pattern:
+            return True
+        needle = self.filterRegularExpression()
+        model = self.sourceModel()
+        columns = self.filter_columns if self.filter_columns is not None else range(model.columnCount())
+        return any(needle.match(model.display_text(source_row, c)).hasMatch() for c in columns)
+
+
+def visible_frame(view: QTableView) -> pd.DataFrame:
+    """What the view shows, in its current order and filter, with raw values."""
+    proxy = view.model()
+    source = proxy.sourceModel() if isinstance(proxy, QSortFilterProxyModel) else proxy
+    rows = [proxy.mapToSource(proxy.index(r, 0)).row() if proxy is not source else r for r in range(proxy.rowCount())]
+    return source.frame.iloc[rows].reset_index(drop=True)
+
+
+class FrameTableView(QTableView):
+    """A sortable table with Copy (selection as TSV) and Export (CSV, LaTeX, ...) in its context menu."""
+
+    export_requested = Signal()
+
+    def __init__(self, model: DataFrameModel, parent=None, *, name: str = "table"):
+        super().__init__(parent)
+        self.name = name
+        self.source_model = model
+        self.proxy = FilterProxy(self)
+        self.proxy.setSourceModel(model)
+        self.setModel(self.proxy)
+        self.setSortingEnabled(True)
+        self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)   # keep the model's order until a header is clicked
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setAlternatingRowColors(True)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.horizontalHeader().setStretchLastSection(False)
+        self.verticalHeader().setDefaultSectionSize(22)
+        self.verticalHeader().hide()
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._context_menu)
+        self.copy_action = QAction("Copy", self)
+        self.copy_action.setShortcut(QKeySequence.StandardKey.Copy)
+        self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.copy_action.triggered.connect(self.copy_selection)
+        self.addAction(self.copy_action)
+        model.modelReset.connect(self._fit_columns)
+
+    def _fit_columns(self) -> None:
+        self.resizeColumnsToContents()
+        for c in range(self.model().columnCount()):
+            self.setColumnWidth(c, min(max(self.columnWidth(c), 60), 320))
+
+    def selection_tsv(self) -> str:
+        """The selected cells as tab-separated text, with a header row (what a spreadsheet pastes)."""
+        indexes = self.selectionModel().selectedIndexes()
+        if not indexes:
+            return ""
+        rows = sorted({i.row() for i in indexes})
+        cols = sorted({i.column() for i in indexes})
+        chosen = {(i.row(), i.column()) for i in indexes}
+        header = [str(self.model().headerData(c, Qt.Orientation.Horizontal)) for c in cols]
+        lines = ["\t".join(header)]
+        for r in rows:
+            cells = []
+            for c in cols:
+                if (r, c) not in chosen:
+                    cells.append("")
+                    continue
+                src = self.proxy.mapToSource(self.proxy.index(r, c))
+                value = self.source_model.raw(src.row(), src.column())
+                cells.append("" if _is_missing(value) else repr(value) if isinstance(value, float) else str(value))
+            lines.append("\t".join(cells))
+        return "\n".join(lines) + "\n"
+
+    def copy_selection(self) -> None:
+        text = self.selection_tsv()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+
+    def _context_menu(self, pos) -> None:
+        menu = QMenu(self)
+        menu.addAction(self.copy_action)
+        menu.addAction("Select all", self.selectAll)
+        menu.addSeparator()
+        menu.addAction("Export table…", self.export_dialog)
+        menu.exec(self.viewport().mapToGlobal(pos))
+
+    def export_dialog(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(
+            self, f"Export {self.name}", f"{self.name}.csv",
+            "CSV (*.csv);;TSV (*.tsv);;LaTeX (*.tex);;Markdown (*.md);;JSON (*.json)")
+        if path:
+            try:
+                export_frame(visible_frame(self), path)
+            except OSError as exc:
+                QMessageBox.critical(self, "Export failed", f"{path}: {exc.strerror or exc}")
+
+
+def export_frame(frame: pd.DataFrame, path: str) -> None:
+    """Write a table atomically, in the format its extension names (CSV by default)."""
+    from evalgui.core.export import format_from_path, to_text, write_atomic
+
+    write_atomic(path, to_text(frame, format_from_path(path)))
