@@ -72,7 +72,12 @@ def main(argv: list[str] | None = None) -> int:
     if data:
         window.load_files(data)
     QTimer.singleShot(0, finish_smoke_test)
-    return app.exec()
+    status = app.exec()
+    from evalgui.gui.worker import cancel_all, wait_all
+
+    cancel_all()          # app.exit() without closing the window (smoke test) leaves jobs to stop
+    wait_all(5000)
+    return status
 
 
 if __name__ == "__main__":

@@ -224,7 +224,7 @@ class MainWindow(QMainWindow):
         runs after the batch, whatever happened.
         """
         failures: list[LoadFailure] = []
-        worker = Worker(load_files_job(requests), self)
+        worker = Worker(load_files_job(requests))
         self._loaders.append(worker)
 
         def arrived(result):
@@ -433,11 +433,11 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         # Stop running jobs and wait for their threads, so the process exits cleanly.
+        from evalgui.gui.worker import cancel_all, wait_all
+
         self._cancel_current()
-        for ws in self.workspaces.values():
-            ws.wait(5000)
-        for loader in list(self._loaders):
-            loader.wait(5000)
+        cancel_all()
+        wait_all(5000)
         self.save_settings()
         super().closeEvent(event)
 

@@ -72,7 +72,7 @@ class PrecisionRecallPlot(pg.PlotWidget):
         item.hideButtons()
         self.legend = item.addLegend(offset=(-10, 10))
         self._curves: dict[str, pg.PlotDataItem] = {}
-        self._data: dict[str, pd.DataFrame] = {}
+        self._data: dict[str, dict] = {}
         self.kind = "interpolated"
         self.query = "all"
 
@@ -83,8 +83,8 @@ class PrecisionRecallPlot(pg.PlotWidget):
         self._curves.clear()
         self._data.clear()
 
-    def set_run(self, run: str, curves: pd.DataFrame) -> None:
-        """Add or replace a run's curves (tidy: query, recall, precision, kind)."""
+    def set_run(self, run: str, curves: dict) -> None:
+        """Add or replace a run's curves: (kind, query) -> (recall, precision) arrays."""
         self._data[run] = curves
         if run not in self._curves:
             colour = run_colour(len(self._curves))
@@ -104,12 +104,11 @@ class PrecisionRecallPlot(pg.PlotWidget):
                                     + ("" if self.query == "all" else f", query {self.query}"), size="10pt")
 
     def _update(self, run: str) -> None:
-        frame = self._data[run]
-        rows = frame[(frame["kind"] == self.kind) & (frame["query"] == self.query)]
+        recall, precision = self._data[run].get((self.kind, self.query), (np.empty(0), np.empty(0)))
         curve = self._curves[run]
-        curve.setData(rows["recall"].to_numpy(float), rows["precision"].to_numpy(float))
+        curve.setData(recall, precision)
         # Uninterpolated curves have many points: markers only where they stay readable.
-        curve.setSymbol("o" if len(rows) <= 30 else None)
+        curve.setSymbol("o" if len(recall) <= 30 else None)
 
     def runs(self) -> list[str]:
         return list(self._curves)

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QHeaderView, QMenu, QMessageBox, QTableView
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -55,6 +55,10 @@ class DataFrameModel(QAbstractTableModel):
         self.beginResetModel()
         self._frame = frame
         self._numeric = [frame[c].dtype.kind in "fiu" for c in frame.columns]
+        # Plain Python values per column: data() is called for every visible cell, pandas' iat is slow.
+        self._values = [[None if v is pd.NA else v for v in frame[c].tolist()] for c in frame.columns]
+        self._names = [str(c) for c in frame.columns]
+        self._n_rows, self._n_columns = len(frame), len(frame.columns)
         self._best = self._best_mask(frame)
         self.endResetModel()
 
@@ -80,13 +84,13 @@ class DataFrameModel(QAbstractTableModel):
 
     # ------------------------------------------------------------ Qt model API
     def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._frame)
+        return 0 if parent.isValid() else self._n_rows
 
     def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._frame.columns)
+        return 0 if parent.isValid() else self._n_columns
 
     def raw(self, row: int, column: int):
-        return _python_value(self._frame.iat[row, column])
+        return _python_value(self._values[column][row])
 
     def display_text(self, row: int, column: int) -> str:
         value = self.raw(row, column)
@@ -114,7 +118,7 @@ class DataFrameModel(QAbstractTableModel):
             horizontal = Qt.AlignmentFlag.AlignRight if self._numeric[column] else Qt.AlignmentFlag.AlignLeft
             return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole and self._badges:
-            colours = self._badges.get(str(self._frame.columns[column]))
+            colours = self._badges.get(self._names[column])
             return colours.get(self.display_text(row, column)) if colours else None
         if role == Qt.ItemDataRole.FontRole and self._best[row, column]:
             font = QFont()
@@ -124,9 +128,9 @@ class DataFrameModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal:
-            if section >= len(self._frame.columns):
+            if section >= len(self._names):
                 return None
-            name = str(self._frame.columns[section])
+            name = self._names[section]
             if role == Qt.ItemDataRole.DisplayRole:
                 return name
             if role == Qt.ItemDataRole.ToolTipRole:
@@ -188,6 +192,7 @@ class FrameTableView(QTableView):
         self.horizontalHeader().setStretchLastSection(False)
         self.verticalHeader().setDefaultSectionSize(22)
         self.verticalHeader().hide()
+        self.horizontalHeader().setResizeContentsPrecision(60)   # fit columns to the first rows only: fast
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._context_menu)
         self.copy_action = QAction("Copy", self)
@@ -198,9 +203,18 @@ class FrameTableView(QTableView):
         model.modelReset.connect(self._fit_columns)
 
     def _fit_columns(self) -> None:
-        self.resizeColumnsToContents()
-        for c in range(self.model().columnCount()):
-            self.setColumnWidth(c, min(max(self.columnWidth(c), 60), 320))
+        # Measured on the header and the first rows only: Qt's resizeColumnsToContents asks
+        # the model for every role of every cell, far too slow for thousands of rows.
+        model = self.source_model
+        plain = self.fontMetrics()
+        bold = QFont(self.font())
+        bold.setBold(True)
+        wide = QFontMetrics(bold)
+        sample = range(min(model.rowCount(), 40))
+        for c in range(model.columnCount()):
+            header = str(model.headerData(c, Qt.Orientation.Horizontal))
+            width = max([wide.horizontalAdvance(header)] + [wide.horizontalAdvance(model.display_text(r, c)) for r in sample])
+            self.setColumnWidth(c, min(max(width + 24, 60), 320))
 
     def selection_tsv(self) -> str:
         """The selected cells as tab-separated text, with a header row (what a spreadsheet pastes)."""

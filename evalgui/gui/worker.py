@@ -9,6 +9,7 @@ The GUI thread only ever receives queued signals, so it never blocks.
 
 from __future__ import annotations
 
+import sys
 import threading
 import traceback
 from typing import Any, Callable
@@ -22,7 +23,20 @@ from evalgui.core.jobs import Cancelled
 # so a worker keeps itself alive until its thread has finished, whatever its owner does.
 _RUNNING: set["Worker"] = set()
 
+_SWITCH_INTERVAL = 0.001
+
 Job = Callable[[Callable[[float, str], None], Callable[[], bool], Callable[[Any], None]], Any]
+
+
+def cancel_all() -> None:
+    """Ask every running job to stop."""
+    for worker in list(_RUNNING):
+        worker.cancel()
+
+
+def wait_all(msecs: int = 5000) -> bool:
+    """Wait for every running job's thread to finish (before the application quits)."""
+    return all(worker.wait(msecs) for worker in list(_RUNNING))
 
 
 class _Runner(QObject):
@@ -52,6 +66,10 @@ class _Runner(QObject):
                 self.cancelled.emit()
             else:
                 self.succeeded.emit(result)
+        finally:
+            # Quit from this thread: a queued quit() would wait for the GUI thread's event loop,
+            # which is blocked when the GUI thread waits for us (closing the window).
+            QThread.currentThread().quit()
 
 
 class Worker(QObject):
@@ -68,6 +86,8 @@ class Worker(QObject):
     done = Signal()
 
     def __init__(self, job: Job, parent: QObject | None = None):
+        # Usually no parent: a running worker is kept alive by _RUNNING, not by a widget that may
+        # be deleted first.
         super().__init__(parent)
         self._stop = threading.Event()
         self._thread = QThread()
@@ -76,11 +96,13 @@ class Worker(QObject):
         self._thread.started.connect(self._runner.run)
         for name in ("progress", "partial", "succeeded", "failed", "cancelled"):
             getattr(self._runner, name).connect(getattr(self, name))
-        for name in ("succeeded", "failed", "cancelled"):
-            getattr(self._runner, name).connect(self._thread.quit)
         self._thread.finished.connect(self._finished)
 
     def start(self) -> None:
+        # Hand the GIL over every millisecond (Python's default: 5 ms) so the GUI thread,
+        # which gives it up on every call into Qt, is not kept waiting behind the job.
+        if sys.getswitchinterval() > _SWITCH_INTERVAL:
+            sys.setswitchinterval(_SWITCH_INTERVAL)
         _RUNNING.add(self)
         self._thread.start()
 

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 
 import pandas as pd
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea, QSpinBox,
                                QSplitter, QTabWidget, QVBoxLayout, QWidget)
@@ -33,10 +33,48 @@ class RunResult:
     name: str
     path: str
     frame: pd.DataFrame          # tidy: run, query, measure, value (query "all": summary)
-    curves: pd.DataFrame         # tidy: query, recall, precision, kind
+    curves: dict                 # (kind, query) -> (recall, precision), see curve_index
     ranking: object              # evalgui.core.ranked.ranking.Ranking
     run: object                  # evalgui.core.data.Run
     absent_topics: list
+    tables: "ResultTables | None" = None   # every run so far, shaped for the views (built on the worker)
+
+
+@dataclass
+class ResultTables:
+    """The tidy results of every run so far, reshaped for the views off the GUI thread."""
+
+    tidy: pd.DataFrame                    # run, query, measure, value
+    measure_order: list[str]
+    summary: pd.DataFrame                 # runs x measures
+    per_query: dict[str, pd.DataFrame]    # measure -> queries x runs
+    queries: list[str]                    # byte order
+    runs: list[str]
+
+
+def result_tables(tidy: pd.DataFrame, measure_order: list[str]) -> ResultTables:
+    rows = tidy[tidy["query"] != ALL_QUERIES]
+    measures = list(dict.fromkeys(rows["measure"]))
+    measures = [m for m in measure_order if m in measures] + [m for m in measures if m not in measure_order]
+    per_query = {m: per_query_table(rows[rows["measure"] == m], m) for m in measures}
+    queries = sorted(set(rows["query"]), key=lambda q: str(q).encode())
+    return ResultTables(tidy, measure_order, summary_table(tidy, measure_order), per_query, queries,
+                        list(dict.fromkeys(tidy["run"])))
+
+
+def curve_index(curves: pd.DataFrame) -> dict[tuple[str, str], tuple]:
+    """(kind, query) -> (recall, precision) arrays; pr_curves keeps each curve's rows together."""
+    import numpy as np
+
+    kind = curves["kind"].to_numpy(dtype=object)
+    query = curves["query"].to_numpy(dtype=object)
+    if not len(kind):
+        return {}
+    change = np.flatnonzero((kind[1:] != kind[:-1]) | (query[1:] != query[:-1])) + 1
+    starts = np.concatenate(([0], change))
+    ends = np.concatenate((change, [len(kind)]))
+    recall, precision = curves["recall"].to_numpy(float), curves["precision"].to_numpy(float)
+    return {(kind[a], query[a]): (recall[a:b], precision[a:b]) for a, b in zip(starts.tolist(), ends.tolist())}
 
 
 def evaluation_job(qrels, runs: list[tuple[str, str, object]], specs: list[str], options):
@@ -57,6 +95,7 @@ def evaluation_job(qrels, runs: list[tuple[str, str, object]], specs: list[str],
         columns = [(name, req.measure.help_text) for req in requests for name in req.names
                    if req.measure.value_type != "text"]
         n = len(runs)
+        frames = []
         for i, (name, path, run) in enumerate(runs):
             check(cancelled)
             progress(i / n, f"Evaluating {name} ({i + 1} of {n})")
@@ -64,8 +103,11 @@ def evaluation_job(qrels, runs: list[tuple[str, str, object]], specs: list[str],
             result.run_name = name
             frame = result.to_frame(per_query=True)
             check(cancelled)
-            curves = pr_curves(result.ranking)
-            partial(RunResult(name, path, frame, curves, result.ranking, run, list(result.absent_topics)))
+            curves = curve_index(pr_curves(result.ranking, cancelled=cancelled))
+            frames.append(frame)
+            order = list(dict.fromkeys(frames[0].loc[frames[0]["query"] == ALL_QUERIES, "measure"]))
+            tables = result_tables(pd.concat(frames, ignore_index=True), order)
+            partial(RunResult(name, path, frame, curves, result.ranking, run, list(result.absent_topics), tables))
         progress(1.0, "Done")
         return columns
     return job
@@ -123,6 +165,9 @@ class RankedWorkspace(Workspace):
         self._results: dict[str, RunResult] = {}
         self._tidy = pd.DataFrame(columns=["run", "query", "measure", "value"])
         self._measure_order: list[str] = []
+        self._tables = result_tables(self._tidy, [])
+        self._shown_queries: list[str] | None = None
+        self._refresh_pending = False
         self._header_help: dict[str, str] = {}
         self._run_checks: dict[str, bool] = {}      # path -> ticked, remembered across refreshes
         self._qrels_path: str | None = None
@@ -337,7 +382,7 @@ class RankedWorkspace(Workspace):
         runs = [(name, item.path, item.data) for name, item in zip(names, run_items)]
         self._clear_results()
         job = evaluation_job(qrels_item.data, runs, self.picker.specs(), self.options())
-        self._worker = worker = Worker(job, self)
+        self._worker = worker = Worker(job)
         worker.progress.connect(self._on_progress)
         worker.partial.connect(self._on_run_result)
         worker.succeeded.connect(self._on_finished)
@@ -372,13 +417,22 @@ class RankedWorkspace(Workspace):
 
     def _on_run_result(self, result: RunResult) -> None:
         self._results[result.name] = result
-        self._tidy = pd.concat([self._tidy, result.frame], ignore_index=True) if len(self._tidy) else result.frame
-        if not self._measure_order:
-            self._measure_order = list(dict.fromkeys(result.frame.loc[result.frame["query"] == ALL_QUERIES, "measure"]))
+        self._tables = result.tables
+        self._tidy = result.tables.tidy
+        self._measure_order = result.tables.measure_order
         self.pr_plot.set_run(result.name, result.curves)
-        self._refresh_views()
+        # Runs finishing close together are shown in one refresh, so the GUI thread never queues up work.
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            QTimer.singleShot(0, self._deferred_refresh)
+
+    def _deferred_refresh(self) -> None:
+        if self._refresh_pending:
+            self._refresh_pending = False
+            self._refresh_views()
 
     def _on_finished(self, columns) -> None:
+        self._deferred_refresh()          # the last run's rows are in the tables before "finished"
         self._header_help = dict(columns)
         self.summary_model.set_header_tooltips(self._header_help)
         self.per_query_model.set_header_tooltips({})
@@ -399,6 +453,7 @@ class RankedWorkspace(Workspace):
         self.status_message.emit("Cancelled")
 
     def _on_done(self) -> None:
+        self._deferred_refresh()
         self._worker = None
         self.progress.setValue(1000 if self._results else 0)
         self._set_busy(False)
@@ -513,6 +568,7 @@ class RankedWorkspace(Workspace):
         self._results.clear()
         self._tidy = pd.DataFrame(columns=["run", "query", "measure", "value"])
         self._measure_order = []
+        self._tables = result_tables(self._tidy, [])
         self.pr_plot.clear_runs()
         self._refresh_views()
 
@@ -536,28 +592,26 @@ class RankedWorkspace(Workspace):
         combo.blockSignals(False)
 
     def _refresh_views(self) -> None:
-        tidy = self._tidy
-        self.summary_model.set_frame(summary_table(tidy, self._measure_order))
+        tables = self._tables
+        self.summary_model.set_frame(tables.summary)
         self.summary_model.set_header_tooltips(self._header_help)
-        per_query_measures = list(dict.fromkeys(tidy.loc[tidy["query"] != ALL_QUERIES, "measure"]))
-        ordered = [m for m in self._measure_order if m in per_query_measures] + \
-                  [m for m in per_query_measures if m not in self._measure_order]
         for combo in (self.per_query_measure, self.diff_measure):
-            self._set_items(combo, [(m, m) for m in ordered])
+            self._set_items(combo, [(m, m) for m in tables.per_query])
         self._refresh_per_query()
 
-        runs = list(dict.fromkeys(tidy["run"]))
+        runs = tables.runs
         self._set_items(self.diff_baseline, [(r, r) for r in runs])
         others = [r for r in runs if r != self.diff_baseline.currentData()] or runs
         self._set_items(self.diff_run, [(r, r) for r in others])
         self._refresh_differences()
 
-        queries = sorted(set(tidy.loc[tidy["query"] != ALL_QUERIES, "query"]), key=lambda q: str(q).encode())
-        self._set_items(self.pr_query, [("All queries (mean)", ALL_QUERIES)] + [(q, q) for q in queries])
+        if tables.queries != self._shown_queries:      # thousands of items: rebuild only on change
+            self._shown_queries = tables.queries
+            self._set_items(self.pr_query, [("All queries (mean)", ALL_QUERIES)] + [(q, q) for q in tables.queries])
+            self._set_items(self.drill_query, [(q, q) for q in tables.queries])
         self.pr_plot.show_curves(query=self.pr_query.currentData() or ALL_QUERIES)
 
         ranked = list(self._results)
-        self._set_items(self.drill_query, [(q, q) for q in queries])
         self._set_items(self.drill_a, [(r, r) for r in ranked])
         keep_b = self.drill_b.currentData()
         if len(ranked) > 1 and (keep_b is None or keep_b == self.drill_a.currentData()):
@@ -567,20 +621,25 @@ class RankedWorkspace(Workspace):
 
     def _refresh_per_query(self) -> None:
         measure = self.per_query_measure.currentData()
-        frame = per_query_table(self._tidy, measure) if measure else pd.DataFrame({"query": []})
-        self.per_query_model.set_frame(frame)
+        frame = self._tables.per_query.get(measure) if measure else None
+        self.per_query_model.set_frame(frame if frame is not None else pd.DataFrame({"query": []}))
 
-    def _refresh_differences(self) -> None:
+    def difference_frame(self) -> pd.DataFrame:
+        """The chart's rows: the chosen run minus the baseline per query, most helped first."""
         from evalgui.core.ranked.curves import per_query_differences
 
         measure, baseline, run = (self.diff_measure.currentData(), self.diff_baseline.currentData(),
                                   self.diff_run.currentData())
-        if not (measure and baseline and run):
-            self.diff_chart.set_differences(pd.DataFrame(columns=["query", "difference", "outcome"]), "", "", "")
-            return
-        rows = self._tidy[self._tidy["query"] != ALL_QUERIES]
-        diffs = per_query_differences(rows, measure, baseline)
-        self.diff_chart.set_differences(diffs[diffs["run"] == run].reset_index(drop=True), run, baseline, measure)
+        wide = self._tables.per_query.get(measure) if measure else None
+        if wide is None or baseline not in wide or run not in wide or run == baseline:
+            return pd.DataFrame(columns=["run", "query", "baseline_value", "value", "difference", "outcome"])
+        pair = wide[["query", baseline, run]].melt(id_vars="query", var_name="run", value_name="value")
+        pair["measure"] = measure
+        return per_query_differences(pair, measure, baseline).reset_index(drop=True)
+
+    def _refresh_differences(self) -> None:
+        self.diff_chart.set_differences(self.difference_frame(), self.diff_run.currentData() or "",
+                                        self.diff_baseline.currentData() or "", self.diff_measure.currentData() or "")
 
     def _request_drill_down(self) -> None:
         query, a, b = self.drill_query.currentData(), self.drill_a.currentData(), self.drill_b.currentData()
@@ -592,7 +651,7 @@ class RankedWorkspace(Workspace):
             return
         if self._drill_worker is not None:          # the latest choice wins
             self._drill_worker.cancel()
-        worker = Worker(drill_down_job(self._results[a], self._results[b], query), self)
+        worker = Worker(drill_down_job(self._results[a], self._results[b], query))
         self._drill_worker = worker
         worker.succeeded.connect(lambda result, a=a, b=b: self._show_drill_down(result, a, b))
         worker.failed.connect(lambda message, details: self.error.emit("Drill-down failed", message))
@@ -630,6 +689,7 @@ class RankedWorkspace(Workspace):
         frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
         self._tidy = frame[["run", "query", "measure", "value"]]
         self._measure_order = [str(m) for m in state.get("measure_order", [])]
+        self._tables = result_tables(self._tidy, self._measure_order)
         self._refresh_views()
         self.progress_label.setText("Results restored from the project. Press Run to recompute the curves.")
 
