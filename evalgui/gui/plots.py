@@ -25,21 +25,44 @@ def run_colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def export_plot(plot_item, path: str) -> None:
-    """Write the plot as PNG or SVG (by extension), atomically: a temp file, then rename."""
+def _write_svg(widget, path: str) -> None:
+    # pyqtgraph's SVGExporter rewrites Qt's SVG path data and fails on what Qt 6 writes
+    # (a lone "Z" token), so render the plot widget into Qt's SVG generator directly.
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+
+    generator = QSvgGenerator()
+    generator.setFileName(path)
+    generator.setSize(widget.size())
+    generator.setViewBox(QRect(0, 0, widget.width(), widget.height()))
+    generator.setTitle("evalgui plot")
+    painter = QPainter(generator)
+    try:
+        widget.render(painter)
+    finally:
+        painter.end()
+
+
+def export_plot(plot, path: str) -> None:
+    """Write the plot (a PlotWidget or its PlotItem) as PNG or SVG, by extension, atomically."""
     import pyqtgraph.exporters as exporters
 
+    plot_widget = plot if isinstance(plot, pg.PlotWidget) else plot.scene().views()[0]
     ext = os.path.splitext(path)[1].lower() or ".png"
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".evalgui-", suffix=ext, dir=folder)
     os.close(fd)
     try:
         if ext == ".svg":
-            exporters.SVGExporter(plot_item).export(tmp)
+            _write_svg(plot_widget, tmp)
         else:
+            plot_item = plot_widget.getPlotItem()
             exporter = exporters.ImageExporter(plot_item)
             exporter.parameters()["width"] = max(int(plot_item.sceneBoundingRect().width()) * 2, 800)
             exporter.export(tmp)
+        if os.path.getsize(tmp) == 0:
+            raise OSError(f"nothing was written to {path}")
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -47,13 +70,14 @@ def export_plot(plot_item, path: str) -> None:
         raise
 
 
-def export_plot_dialog(parent: QWidget, plot_item, default_name: str) -> None:
+def export_plot_dialog(parent: QWidget, plot_widget: pg.PlotWidget, default_name: str) -> None:
     path, _ = QFileDialog.getSaveFileName(parent, "Export plot", f"{default_name}.png", "PNG image (*.png);;SVG (*.svg)")
-    if path:
-        try:
-            export_plot(plot_item, path)
-        except OSError as exc:
-            QMessageBox.critical(parent, "Export failed", f"{path}: {exc.strerror or exc}")
+    if not path:
+        return
+    try:
+        export_plot(plot_widget, path)
+    except Exception as exc:   # never let a failed export escape a button's slot
+        QMessageBox.critical(parent, "Export failed", f"{path}: {getattr(exc, 'strerror', None) or exc}")
 
 
 class PrecisionRecallPlot(pg.PlotWidget):

@@ -258,8 +258,8 @@ class FrameTableView(QTableView):
         if path:
             try:
                 export_frame(visible_frame(self), path)
-            except OSError as exc:
-                QMessageBox.critical(self, "Export failed", f"{path}: {exc.strerror or exc}")
+            except Exception as exc:   # never let a failed export escape the menu's slot
+                QMessageBox.critical(self, "Export failed", f"{path}: {getattr(exc, 'strerror', None) or exc}")
 
 
 def export_frame(frame: pd.DataFrame, path: str) -> None:

@@ -500,7 +500,7 @@ class RankedWorkspace(Workspace):
         self.pr_query.currentIndexChanged.connect(
             lambda _: self.pr_plot.show_curves(query=self.pr_query.currentData() or ALL_QUERIES))
         pr_export = QPushButton("Export…")
-        pr_export.clicked.connect(lambda: export_plot_dialog(self, self.pr_plot.getPlotItem(), "precision_recall"))
+        pr_export.clicked.connect(lambda: export_plot_dialog(self, self.pr_plot, "precision_recall"))
         self.pr_plot.show_curves()
         self.results_tabs.addTab(self._with_toolbar(self.pr_plot, [
             self.pr_kind, QLabel("Query"), self.pr_query, pr_export]), "Precision-recall")
@@ -516,7 +516,7 @@ class RankedWorkspace(Workspace):
         for combo in (self.diff_measure, self.diff_baseline, self.diff_run):
             combo.currentIndexChanged.connect(lambda _: self._refresh_differences())
         diff_export = QPushButton("Export…")
-        diff_export.clicked.connect(lambda: export_plot_dialog(self, self.diff_chart.getPlotItem(), "differences"))
+        diff_export.clicked.connect(lambda: export_plot_dialog(self, self.diff_chart, "differences"))
         self.results_tabs.addTab(self._with_toolbar(self.diff_chart, [
             QLabel("Measure"), self.diff_measure, QLabel("Run"), self.diff_run, QLabel("vs baseline"),
             self.diff_baseline, diff_export]), "Differences")
@@ -699,6 +699,6 @@ class RankedWorkspace(Workspace):
         return [
             ("Summary table…", self.summary_view.export_dialog),
             ("Per-query table…", self.per_query_view.export_dialog),
-            ("Precision-recall plot…", lambda: export_plot_dialog(self, self.pr_plot.getPlotItem(), "precision_recall")),
-            ("Difference chart…", lambda: export_plot_dialog(self, self.diff_chart.getPlotItem(), "differences")),
+            ("Precision-recall plot…", lambda: export_plot_dialog(self, self.pr_plot, "precision_recall")),
+            ("Difference chart…", lambda: export_plot_dialog(self, self.diff_chart, "differences")),
         ]
