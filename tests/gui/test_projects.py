@@ -1,0 +1,181 @@
+"""Projects: save -> open round trip in a fresh window, relative paths, a missing file, bad project files."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pandas as pd
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from tests.gui.conftest import MEIC, copy_synthetic, load, run_and_wait
+
+
+def _set_up_session(qtbot, window, data):
+    """Two qrels (the second one chosen), four runs (one unticked), edited measures and options; evaluated."""
+    load(qtbot, window, [MEIC / "information_systems.qrels"])
+    load(qtbot, window, [data / "qrels.txt"] + [data / f"{r}.run" for r in ("bm25", "dense", "rerank", "random")])
+    ranked = window.workspaces["ranked"]
+    ranked.qrels_combo.setCurrentIndex(ranked.qrels_combo.findData(str(data / "qrels.txt")))
+    for i in range(ranked.run_list.count()):
+        if ranked.run_list.item(i).data(Qt.ItemDataRole.UserRole) == str(data / "dense.run"):
+            ranked.run_list.item(i).setCheckState(Qt.CheckState.Unchecked)
+    ranked.picker.set_checked({"map": "", "P": "5,20", "ndcg_cut": "10"})
+    ranked.picker.add_custom("P(rel=2)@5")
+    ranked.picker.add_custom("RBP(p=0.8)", checked=False)
+    ranked.level_spin.setValue(2)
+    ranked.complete_check.setChecked(True)
+    ranked.max_docs_spin.setValue(50)
+    run_and_wait(qtbot, ranked)
+    assert list(ranked.summary_model.frame["run"]) == ["bm25", "rerank", "random"]
+    return ranked
+
+
+def _wait_restored(qtbot, window, timeout=20_000):
+    qtbot.waitUntil(lambda: not window._loaders, timeout=timeout)
+
+
+def test_project_round_trip_in_a_fresh_window(qtbot, make_window, tmp_path):
+    data = copy_synthetic(tmp_path / "data")
+    first = make_window()
+    ranked = _set_up_session(qtbot, first, data)
+    project = tmp_path / "study.evalgui"
+    assert first.write_project(str(project))
+    assert first.project_path == str(project) and "study.evalgui" in first.windowTitle()
+
+    text = project.read_text()
+    saved = json.loads(text)
+    paths = [f["path"] for f in saved["files"]]
+    assert "data/qrels.txt" in paths and "data/bm25.run" in paths        # relative below the project folder
+    assert str(tmp_path) not in text                                    # no absolute path to the folder
+    assert str(MEIC / "information_systems.qrels") in paths                # far away: absolute
+    assert saved["forms"]["ranked"]["qrels"] == "file:data/qrels.txt"
+    assert saved["forms"]["ranked"]["runs"]["file:data/dense.run"] is False
+
+    second = make_window()
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(project))
+    _wait_restored(qtbot, second)
+    restored = second.workspaces["ranked"]
+
+    assert [(i.path, i.kind) for i in second.session.items] == [(i.path, i.kind) for i in first.session.items]
+    assert restored.qrels_combo.currentData() == str(data / "qrels.txt")
+    assert restored.checked_run_paths() == [str(data / f"{r}.run") for r in ("bm25", "rerank", "random")]
+    assert restored.picker.specs() == ranked.picker.specs()
+    assert ("RBP(p=0.8)", False) in restored.picker.custom_specs()
+    assert restored.level_spin.value() == 2
+    assert restored.complete_check.isChecked()
+    assert restored.max_docs_spin.value() == 50
+    assert restored.form_state() == ranked.form_state()
+
+    pd.testing.assert_frame_equal(restored.results.reset_index(drop=True), ranked.results.reset_index(drop=True),
+                                  check_exact=True, check_dtype=False)
+    pd.testing.assert_frame_equal(restored.summary_model.frame, ranked.summary_model.frame, check_exact=True,
+                                  check_dtype=False)
+    pd.testing.assert_frame_equal(restored.per_query_model.frame, ranked.per_query_model.frame, check_exact=True,
+                                  check_dtype=False)
+    assert second.project_path == str(project)
+
+    # Running again in the restored window gives the same numbers.
+    run_and_wait(qtbot, restored)
+    pd.testing.assert_frame_equal(restored.results.reset_index(drop=True), ranked.results.reset_index(drop=True),
+                                  check_exact=True, check_dtype=False)
+
+
+def test_project_folder_can_be_moved(qtbot, make_window, tmp_path):
+    data = copy_synthetic(tmp_path / "a" / "data", runs=("bm25",))
+    first = make_window()
+    load(qtbot, first, [data / "qrels.txt", data / "bm25.run"])
+    run_and_wait(qtbot, first.workspaces["ranked"])
+    assert first.write_project(str(tmp_path / "a" / "p.evalgui"))
+    os.rename(tmp_path / "a", tmp_path / "b")
+
+    second = make_window()
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(tmp_path / "b" / "p.evalgui"))
+    _wait_restored(qtbot, second)
+    assert [i.path for i in second.session.items] == [str(tmp_path / "b" / "data" / "qrels.txt"),
+                                                     str(tmp_path / "b" / "data" / "bm25.run")]
+    assert second.workspaces["ranked"].qrels_combo.currentData() == str(tmp_path / "b" / "data" / "qrels.txt")
+    assert list(second.workspaces["ranked"].summary_model.frame["run"]) == ["bm25"]
+
+
+def test_missing_file_is_reported_and_the_rest_loads(qtbot, make_window, tmp_path):
+    data = copy_synthetic(tmp_path / "data")
+    first = make_window()
+    ranked = _set_up_session(qtbot, first, data)
+    project = tmp_path / "study.evalgui"
+    assert first.write_project(str(project))
+    os.remove(data / "rerank.run")
+
+    second = make_window()
+    errors = []
+    second.error_shown.connect(lambda title, message: errors.append((title, message)))
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(project))
+    _wait_restored(qtbot, second)
+    assert len(errors) == 1
+    title, message = errors[0]
+    assert "missing" in title.lower() and str(data / "rerank.run") in message
+    assert second.last_error_dialog.isVisible()
+    names = [i.name for i in second.session.items]
+    assert names == ["information_systems.qrels", "qrels.txt", "bm25.run", "dense.run", "random.run"]
+    restored = second.workspaces["ranked"]
+    assert restored.checked_run_paths() == [str(data / "bm25.run"), str(data / "random.run")]
+    assert restored.picker.specs() == ranked.picker.specs() and restored.level_spin.value() == 2
+    assert not restored.results.empty                         # saved results come back too
+
+
+def test_save_project_as_through_the_dialog(qtbot, window, tmp_path, monkeypatch):
+    data = copy_synthetic(tmp_path, runs=("bm25",))
+    load(qtbot, window, [data / "qrels.txt", data / "bm25.run"])
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(tmp_path / "p"), "")))
+    assert window.save_project()                               # no path yet: asks, adds the extension
+    assert (tmp_path / "p.evalgui").exists()
+    assert window.recent_files()[0] == str(tmp_path / "p.evalgui")
+    os.remove(tmp_path / "p.evalgui")
+    assert window.save_project()                               # then saves to the same file without asking
+    assert (tmp_path / "p.evalgui").exists()
+    assert [n for n in os.listdir(tmp_path) if n.startswith(".evalgui-")] == []
+
+
+def test_project_without_results_recomputes_nothing(qtbot, make_window, tmp_path):
+    data = copy_synthetic(tmp_path, runs=("bm25",))
+    first = make_window()
+    load(qtbot, first, [data / "qrels.txt", data / "bm25.run"])
+    run_and_wait(qtbot, first.workspaces["ranked"])
+    assert first.write_project(str(tmp_path / "p.evalgui"), include_results=False)
+    assert json.loads((tmp_path / "p.evalgui").read_text())["results"] == {}
+    second = make_window()
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(tmp_path / "p.evalgui"))
+    _wait_restored(qtbot, second)
+    assert second.workspaces["ranked"].results.empty
+    assert len(second.session.items) == 2
+
+
+@pytest.mark.parametrize("content, reason", [
+    ("{not json", "not valid JSON"),
+    ('{"format": "something-else"}', "not an evalgui project"),
+    ('{"format": "evalgui-project", "version": 99}', "newer"),
+])
+def test_bad_project_file_gives_a_dialog_and_keeps_the_session(qtbot, window, tmp_path, content, reason):
+    data = copy_synthetic(tmp_path / "data", runs=("bm25",))
+    load(qtbot, window, [data / "qrels.txt", data / "bm25.run"])
+    before = [i.path for i in window.session.items]
+    bad = tmp_path / "bad.evalgui"
+    bad.write_text(content)
+    with qtbot.waitSignal(window.error_shown, timeout=2000) as shown:
+        window.open_project(str(bad))
+    assert reason in shown.args[1] and "bad.evalgui" in shown.args[1]
+    assert [i.path for i in window.session.items] == before
+    assert window.project_path is None
+
+
+def test_project_save_into_a_missing_folder_reports_it(qtbot, window, tmp_path):
+    with qtbot.waitSignal(window.error_shown, timeout=2000) as shown:
+        assert not window.write_project(str(tmp_path / "nowhere" / "p.evalgui"))
+    assert "Could not save" in shown.args[0]
+    assert window.project_path is None
