@@ -256,7 +256,7 @@ class RankedWorkspace(Workspace):
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         # Run, Cancel and the progress stay in sight below the (scrollable) form.
         self.form_scroll = QWidget()
-        self.form_scroll.setMinimumWidth(360)
+        self.form_scroll.setMinimumWidth(300)
         column = QVBoxLayout(self.form_scroll)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(scroll, 1)
@@ -496,7 +496,7 @@ class RankedWorkspace(Workspace):
         self.pr_kind.currentIndexChanged.connect(lambda _: self.pr_plot.show_curves(kind=self.pr_kind.currentData()))
         self.pr_query = QComboBox()
         self.pr_query.setObjectName("prQuery")
-        self.pr_query.setMinimumContentsLength(12)
+        self.pr_query.setMinimumContentsLength(6)
         self.pr_query.currentIndexChanged.connect(
             lambda _: self.pr_plot.show_curves(query=self.pr_query.currentData() or ALL_QUERIES))
         pr_export = QPushButton("Export…")
@@ -524,7 +524,7 @@ class RankedWorkspace(Workspace):
         # Drill-down: two rankings of one query side by side
         self.drill_query = QComboBox()
         self.drill_query.setObjectName("drillQuery")
-        self.drill_query.setMinimumContentsLength(10)
+        self.drill_query.setMinimumContentsLength(6)
         self.drill_a = QComboBox()
         self.drill_a.setObjectName("drillRunA")
         self.drill_b = QComboBox()
@@ -558,6 +558,10 @@ class RankedWorkspace(Workspace):
         if controls:
             bar = QHBoxLayout()
             for control in controls:
+                if isinstance(control, QComboBox):
+                    # Long entries must not set the window's minimum width (small screens).
+                    control.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+                    control.setMinimumContentsLength(max(control.minimumContentsLength(), 6))
                 bar.addWidget(control)
             bar.addStretch(1)
             layout.addLayout(bar)
