@@ -142,6 +142,13 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.save_project_action)
         file_menu.addAction(self.save_project_as_action)
+        self.include_results_action = QAction("Save results in projects", self)
+        self.include_results_action.setCheckable(True)
+        self.include_results_action.setStatusTip("Keep the result tables in the project file (otherwise only files "
+                                                 "and settings; press Run after opening)")
+        self.include_results_action.setChecked(app_settings().value("project/include_results", True, type=bool))
+        self.include_results_action.toggled.connect(lambda on: app_settings().setValue("project/include_results", on))
+        file_menu.addAction(self.include_results_action)
         file_menu.addSeparator()
         self.export_menu = file_menu.addMenu("Export…")
         self.export_menu.aboutToShow.connect(self._fill_export_menu)
@@ -323,9 +330,11 @@ class MainWindow(QMainWindow):
             path += ".evalgui"
         return self.write_project(path)
 
-    def write_project(self, path: str, include_results: bool = True) -> bool:
+    def write_project(self, path: str, include_results: bool | None = None) -> bool:
         from evalgui.core.export import write_atomic
 
+        if include_results is None:
+            include_results = self.include_results_action.isChecked()
         path = os.path.abspath(path)
         state = self.project_state(path, include_results)
         try:

@@ -179,3 +179,16 @@ def test_project_save_into_a_missing_folder_reports_it(qtbot, window, tmp_path):
         assert not window.write_project(str(tmp_path / "nowhere" / "p.evalgui"))
     assert "Could not save" in shown.args[0]
     assert window.project_path is None
+
+
+def test_projects_leave_results_out_when_asked(qtbot, window, tmp_path):
+    data = copy_synthetic(tmp_path / "data")
+    _set_up_session(qtbot, window, data)
+    window.include_results_action.setChecked(False)      # File > Save results in projects
+    project = tmp_path / "light.evalgui"
+    assert window.write_project(str(project))
+    saved = json.loads(project.read_text())
+    assert saved["results"] == {} and saved["forms"]["ranked"]["max_docs"] == 50
+    window.include_results_action.setChecked(True)
+    assert window.write_project(str(project))
+    assert set(json.loads(project.read_text())["results"]) == {"ranked"}
