@@ -19,7 +19,7 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from evalgui.core.data import Qrels, Run, duplicate_pair_rows
+from evalgui.core.data import Qrels, Run, duplicate_pair_rows, to_numpy
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
 
@@ -143,11 +143,13 @@ def read_trec_run(path: str | os.PathLike, name: str | None = None) -> Run:
     source = os.fspath(path)
     data = _text.load_bytes(source)
     name = name or _text.file_stem(source)
-    table = _fast_table(data, 6, {0: pa.string(), 2: pa.string(), 4: pa.float64()})
-    if table is not None and table.num_rows and not np.isnan(_column(table, 4).to_numpy()).any():
-        run = Run(_column(table, 0), _column(table, 2), _column(table, 4).to_numpy(),
-                  runid=_last_run_tag(data), name=name, source=source)
-        if not len(duplicate_pair_rows(run.query, run.doc)):
+    # Ids as dictionaries: the parser builds one per block, in parallel (see data.DocCodes).
+    ids = pa.dictionary(pa.int32(), pa.string())
+    table = _fast_table(data, 6, {0: ids, 2: ids, 4: pa.float64()})
+    if table is not None and table.num_rows and not np.isnan(scores := to_numpy(table.column("c4"))).any():
+        run = Run(table.column("c0"), table.column("c2"), scores, runid=_last_run_tag(data), name=name, source=source)
+        del table
+        if not len(duplicate_pair_rows(run.query, run.doc_codes)):
             return run
     queries, docs, scores, linenos, runid = _parse_run_slow(data, source)
     if not queries:
@@ -186,7 +188,7 @@ def read_trec_qrels(path: str | os.PathLike) -> Qrels:
     data = _text.load_bytes(source)
     table = _fast_table(data, 4, {0: pa.string(), 2: pa.string(), 3: pa.int64()})
     if table is not None and table.num_rows:
-        qrels = Qrels(_column(table, 0), _column(table, 2), _column(table, 3).to_numpy(), source=source)
+        qrels = Qrels(_column(table, 0), _column(table, 2), to_numpy(table.column("c3")), source=source)
         if not len(duplicate_pair_rows(qrels.query, qrels.doc)):
             return qrels
     queries, docs, rels, linenos = _parse_qrels_slow(data, source)
