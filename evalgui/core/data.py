@@ -117,59 +117,53 @@ class DocCodes:
     dictionaries end to end: ``vocabulary[code]`` is the docno.
     """
 
-    codes: np.ndarray        # (rows,) int64
-    vocabulary: pa.Array     # string
+    codes: np.ndarray         # (rows,) int64
+    vocabulary: pa.ChunkedArray  # string
     chunk_starts: np.ndarray  # (chunks + 1,) first row of each chunk
 
     @classmethod
     def of(cls, doc: pa.ChunkedArray) -> "DocCodes":
-        parts, dictionaries, starts = [], [], [0]
+        chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c) for c in doc.chunks]
+        starts = np.concatenate(([0], np.cumsum([len(c) for c in chunks], dtype=np.int64)))
+        codes = np.empty(starts[-1], dtype=np.int64)
         base = 0
-        for chunk in doc.chunks:
-            if not pa.types.is_dictionary(chunk.type):
-                chunk = pc.dictionary_encode(chunk)
-            dictionary = chunk.dictionary.cast(pa.string())
-            parts.append(to_numpy(chunk.indices).astype(np.int64) + base)
-            dictionaries.append(dictionary)
-            base += len(dictionary)
-            starts.append(starts[-1] + len(chunk))
-        codes = np.concatenate(parts) if parts else np.empty(0, np.int64)
-        vocabulary = pa.chunked_array(dictionaries, pa.string()).combine_chunks()
-        return cls(codes, vocabulary, np.asarray(starts, dtype=np.int64))
+        for chunk, a, b in zip(chunks, starts[:-1], starts[1:]):
+            np.add(to_numpy(chunk.indices), base, out=codes[a:b], casting="unsafe")
+            base += len(chunk.dictionary)
+        vocabulary = pa.chunked_array([c.dictionary.cast(pa.string()) for c in chunks], pa.string())
+        return cls(codes, vocabulary, starts)
 
 
 def duplicate_pair_rows(query, doc) -> np.ndarray:
     """Row indices of every (query, doc) pair that occurs more than once, in row order."""
     if len(query) < 2:
         return np.empty(0, dtype=np.int64)
-    q = codes_of(as_dictionary_array(query, "query"))
+    q = to_numpy(as_dictionary_array(query, "query").indices)
     dc = doc if isinstance(doc, DocCodes) else DocCodes.of(_as_doc_column(doc, "document"))
     codes = dc.codes
     if len(dc.chunk_starts) > 2:
         # A query whose rows all sit in one chunk compares docnos by chunk code. The rows of
         # queries spread over chunks (few, in a run sorted by query) are encoded again together.
-        chunk = np.repeat(np.arange(len(dc.chunk_starts) - 1), np.diff(dc.chunk_starts))
+        stretch_start = np.concatenate(([0], np.flatnonzero(q[1:] != q[:-1]) + 1))
+        stretch_end = np.concatenate((stretch_start[1:], [len(q)])) - 1
+        chunk_of = lambda rows: np.searchsorted(dc.chunk_starts, rows, side="right") - 1  # noqa: E731
         n_q = int(q.max()) + 1
         first = np.full(n_q, len(dc.chunk_starts), dtype=np.int64)
         last = np.full(n_q, -1, dtype=np.int64)
-        bounds = np.flatnonzero(np.diff(q)) + 1
-        # The chunk range of each query, from its stretches of consecutive rows.
-        run_start = np.concatenate(([0], bounds))
-        run_end = np.concatenate((bounds, [len(q)])) - 1
-        np.minimum.at(first, q[run_start], chunk[run_start])
-        np.maximum.at(last, q[run_start], chunk[run_end])
+        np.minimum.at(first, q[stretch_start], chunk_of(stretch_start))
+        np.maximum.at(last, q[stretch_start], chunk_of(stretch_end))
         spread = first != last
-        rows = np.flatnonzero(spread[q]) if spread.any() else np.empty(0, np.int64)
-        if len(rows):
-            again = pc.dictionary_encode(dc.vocabulary.take(from_numpy(codes[rows])))
+        if spread.any():
+            rows = np.flatnonzero(spread[q])
+            again = pc.dictionary_encode(dc.vocabulary.take(from_numpy(codes[rows])).combine_chunks())
             codes = codes.copy()
-            codes[rows] = to_numpy(again.indices).astype(np.int64) + len(dc.vocabulary)
+            codes[rows] = to_numpy(again.indices) + int(codes.max()) + 1
     # Only rows whose code occurs more than once can be duplicates; sort just those.
     counts = np.bincount(codes)
     cand = np.flatnonzero(counts[codes] > 1)
     if not len(cand):
         return np.empty(0, dtype=np.int64)
-    keys = q[cand] * (int(codes.max()) + 1) + codes[cand]
+    keys = q[cand].astype(np.int64) * (int(codes.max()) + 1) + codes[cand]
     order = np.argsort(keys, kind="stable")
     same_as_next = keys[order][1:] == keys[order][:-1]
     if not same_as_next.any():

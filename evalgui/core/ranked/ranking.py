@@ -206,7 +206,7 @@ def prepare(
         if ((q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])).any():
             # Tied scores: trec_eval ranks the larger docno first (byte order).
             codes = run.doc_codes
-            docs = codes.vocabulary.take(from_numpy(codes.codes if len(rows) == len(run.score) else codes.codes[rows]))
+            docs = codes.vocabulary.take(from_numpy(codes.codes[rows])).combine_chunks()
             keys = pa.Table.from_arrays([from_numpy(run_q), from_numpy(scores), docs], ["q", "s", "d"])
             order = to_numpy(pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
                                                               ("d", "descending")]))
