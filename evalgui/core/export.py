@@ -7,6 +7,8 @@ import math
 import os
 import tempfile
 
+import numpy as np
+
 FORMATS = ("csv", "tsv", "json", "latex", "markdown")
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".json": "json", ".tex": "latex", ".md": "markdown"}
 
@@ -49,6 +51,20 @@ def _latex_escape(text: str) -> str:
                  ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
         text = text.replace(a, b)
     return text
+
+
+def columns_to_delimited(columns: dict, sep: str = ",") -> str:
+    """CSV/TSV of named columns, as pandas' ``to_csv(index=False)`` writes it, without importing pandas."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=sep, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(list(columns))
+    cells = [[("" if v != v else repr(v)) if isinstance(v, float) else v for v in np.asarray(c).tolist()]
+             for c in columns.values()]
+    writer.writerows(zip(*cells))
+    return out.getvalue()
 
 
 def to_text(frame, fmt: str) -> str:
