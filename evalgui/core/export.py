@@ -7,8 +7,6 @@ import math
 import os
 import tempfile
 
-import numpy as np
-
 FORMATS = ("csv", "tsv", "json", "latex", "markdown")
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".json": "json", ".tex": "latex", ".md": "markdown"}
 
@@ -57,6 +55,8 @@ def columns_to_delimited(columns: dict, sep: str = ",") -> str:
     """CSV/TSV of named columns, as pandas' ``to_csv(index=False)`` writes it, without importing pandas."""
     import csv
     import io
+
+    import numpy as np
 
     out = io.StringIO()
     writer = csv.writer(out, delimiter=sep, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
