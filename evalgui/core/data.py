@@ -117,7 +117,7 @@ class DocCodes:
     dictionaries end to end: ``vocabulary[code]`` is the docno.
     """
 
-    codes: np.ndarray         # (rows,) int64
+    codes: np.ndarray         # (rows,) int32 (int64 beyond 2**31 codes)
     vocabulary: pa.ChunkedArray  # string
     chunk_starts: np.ndarray  # (chunks + 1,) first row of each chunk
 
@@ -125,7 +125,8 @@ class DocCodes:
     def of(cls, doc: pa.ChunkedArray) -> "DocCodes":
         chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c) for c in doc.chunks]
         starts = np.concatenate(([0], np.cumsum([len(c) for c in chunks], dtype=np.int64)))
-        codes = np.empty(starts[-1], dtype=np.int64)
+        total = sum(len(c.dictionary) for c in chunks)
+        codes = np.empty(starts[-1], dtype=np.int32 if total < 2**31 else np.int64)
         base = 0
         for chunk, a, b in zip(chunks, starts[:-1], starts[1:]):
             np.add(to_numpy(chunk.indices), base, out=codes[a:b], casting="unsafe")
@@ -156,7 +157,7 @@ def duplicate_pair_rows(query, doc) -> np.ndarray:
         if spread.any():
             rows = np.flatnonzero(spread[q])
             again = pc.dictionary_encode(dc.vocabulary.take(from_numpy(codes[rows])).combine_chunks())
-            codes = codes.copy()
+            codes = codes.astype(np.int64)
             codes[rows] = to_numpy(again.indices) + int(codes.max()) + 1
     # Only rows whose code occurs more than once can be duplicates; sort just those.
     counts = np.bincount(codes)

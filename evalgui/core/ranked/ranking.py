@@ -148,9 +148,10 @@ class Ranking:
         return replace(self, relevance_level=relevance_level)
 
 
-def _file_order(run_q: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
+def _file_order(run_q: np.ndarray, scores: np.ndarray) -> np.ndarray | slice | None:
     """The ranking order when the run lists each query's documents together by strictly descending
-    score (the usual layout): the query blocks put in topic order, no sort. None if it does not."""
+    score (the usual layout): the query blocks put in topic order, no sort (``slice(None)`` if
+    already in order). None if the run is not laid out so."""
     if not len(run_q):
         return None
     same_q = run_q[1:] == run_q[:-1]
@@ -162,7 +163,7 @@ def _file_order(run_q: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
         return None  # a query in two places
     perm = np.argsort(block_q)
     if (perm == np.arange(len(perm))).all():
-        return np.arange(len(run_q))
+        return slice(None)
     lengths = np.diff(np.concatenate((starts, [len(run_q)])))[perm]
     new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     return np.arange(len(run_q)) + np.repeat(starts[perm] - new_starts, lengths)
@@ -214,11 +215,14 @@ def prepare(
     q_sorted = run_q[order]
     counts = np.bincount(q_sorted, minlength=n_q)
     if max_docs is not None:
+        if isinstance(order, slice):
+            order = np.arange(len(q_sorted))
         starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
         within = np.arange(len(q_sorted)) - np.repeat(starts, counts) < max_docs
         order, q_sorted = order[within], q_sorted[within]
         counts = np.bincount(q_sorted, minlength=n_q)
     run_rows = rows[order]
+    in_file_order = isinstance(order, slice) and len(run_rows) == len(run.score)
     del run_q, scores, order
 
     # Join with the qrels on (query index, qrels document index). Looking the run's docnos up
@@ -234,7 +238,7 @@ def prepare(
     rel = np.full(len(run_rows), NONPOOL, dtype=np.int64)
     doc_codes = run.doc_codes
     qdoc_of_code = index_in(doc_codes.vocabulary, qr_doc.dictionary).astype(np.int32)
-    cand = np.flatnonzero(qdoc_of_code[doc_codes.codes[run_rows]] >= 0)
+    cand = np.flatnonzero(qdoc_of_code[doc_codes.codes if in_file_order else doc_codes.codes[run_rows]] >= 0)
     if len(cand) and len(qr_keys):
         cand_keys = q_sorted[cand].astype(np.int64) * n_qdocs + qdoc_of_code[doc_codes.codes[run_rows[cand]]]
         at = np.minimum(np.searchsorted(qr_keys, cand_keys), len(qr_keys) - 1)
