@@ -72,12 +72,12 @@ def string_array(items) -> pa.Array:
                                  [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]).cast(pa.string())
 
 
-def index_in(values, vocabulary: pa.Array) -> np.ndarray:
-    """Position (int64) of each value in ``vocabulary``, -1 where absent."""
+def index_in(values, vocabulary: pa.Array, dtype=np.int64) -> np.ndarray:
+    """Position of each value in ``vocabulary``, -1 where absent."""
     idx = pc.index_in(values, value_set=vocabulary)
     if isinstance(idx, pa.ChunkedArray):
         idx = idx.combine_chunks()
-    out = np.frombuffer(idx.buffers()[1], dtype=np.int32, count=len(idx), offset=idx.offset * 4).astype(np.int64)
+    out = np.frombuffer(idx.buffers()[1], dtype=np.int32, count=len(idx), offset=idx.offset * 4).astype(dtype)
     if idx.null_count:
         valid = np.unpackbits(np.frombuffer(idx.buffers()[0], dtype=np.uint8), bitorder="little")
         out[valid[idx.offset:idx.offset + len(idx)] == 0] = -1
@@ -120,6 +120,17 @@ class DocCodes:
     codes: np.ndarray         # (rows,) int32 (int64 beyond 2**31 codes)
     vocabulary: pa.ChunkedArray  # string
     chunk_starts: np.ndarray  # (chunks + 1,) first row of each chunk
+    code_starts: np.ndarray   # (chunks + 1,) first code of each chunk
+
+    def docnos(self, rows: np.ndarray) -> pa.Array:
+        """The docnos of some rows (ascending), as a string array."""
+        parts = []
+        bounds = np.searchsorted(rows, self.chunk_starts)
+        for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
+            if b > a:  # a chunked take resolves the chunk of every index: slow
+                local = self.codes[rows[a:b]] - self.code_starts[i]
+                parts.append(self.vocabulary.chunk(i).take(from_numpy(local)))
+        return pa.chunked_array(parts, pa.string()).combine_chunks()
 
     @classmethod
     def of(cls, doc: pa.ChunkedArray) -> "DocCodes":
@@ -132,7 +143,8 @@ class DocCodes:
             np.add(to_numpy(chunk.indices), base, out=codes[a:b], casting="unsafe")
             base += len(chunk.dictionary)
         vocabulary = pa.chunked_array([c.dictionary.cast(pa.string()) for c in chunks], pa.string())
-        return cls(codes, vocabulary, starts)
+        code_starts = np.concatenate(([0], np.cumsum([len(c.dictionary) for c in chunks], dtype=np.int64)))
+        return cls(codes, vocabulary, starts, code_starts)
 
 
 def duplicate_pair_rows(query, doc) -> np.ndarray:
@@ -156,7 +168,7 @@ def duplicate_pair_rows(query, doc) -> np.ndarray:
         spread = first != last
         if spread.any():
             rows = np.flatnonzero(spread[q])
-            again = pc.dictionary_encode(dc.vocabulary.take(from_numpy(codes[rows])).combine_chunks())
+            again = pc.dictionary_encode(dc.docnos(rows))
             codes = codes.astype(np.int64)
             codes[rows] = to_numpy(again.indices) + int(codes.max()) + 1
     # Only rows whose code occurs more than once can be duplicates; sort just those.

@@ -123,7 +123,7 @@ def _stream_table(source: str, n_columns: int, types: dict[int, pa.DataType]) ->
             if chunk:
                 cut = piece.rfind(b"\n") + 1
                 piece, rest = piece[:cut], piece[cut:]
-            if piece.strip():
+            if piece and not piece.isspace():  # (strip() would copy the piece)
                 sep = _plain_separator(piece)
                 table = _read_delimited(piece, sep, n_columns, types) if sep else None
                 if table is None:

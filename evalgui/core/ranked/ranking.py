@@ -192,7 +192,7 @@ def prepare(
     n_q = len(topics)
 
     # Query of each run row as an index into the evaluated topics (-1: no judgments, ignored).
-    run_q = index_in(run.query.dictionary, topic_set).astype(np.int32)[to_numpy(run.query.indices)]
+    run_q = index_in(run.query.dictionary, topic_set, np.int32)[to_numpy(run.query.indices)]
     rows = np.flatnonzero(run_q >= 0)
     if len(rows) < len(run_q):
         run_q, scores = run_q[rows], run.score[rows]
@@ -206,8 +206,7 @@ def prepare(
         q_o, s_o = run_q[order], scores[order]
         if ((q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])).any():
             # Tied scores: trec_eval ranks the larger docno first (byte order).
-            codes = run.doc_codes
-            docs = codes.vocabulary.take(from_numpy(codes.codes[rows])).combine_chunks()
+            docs = run.doc_codes.docnos(rows)
             keys = pa.Table.from_arrays([from_numpy(run_q), from_numpy(scores), docs], ["q", "s", "d"])
             order = to_numpy(pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
                                                               ("d", "descending")]))
@@ -237,7 +236,7 @@ def prepare(
     qr_keys, qr_rel = qr_keys[key_order], qrels.rel[joinable][key_order]
     rel = np.full(len(run_rows), NONPOOL, dtype=np.int64)
     doc_codes = run.doc_codes
-    qdoc_of_code = index_in(doc_codes.vocabulary, qr_doc.dictionary).astype(np.int32)
+    qdoc_of_code = index_in(doc_codes.vocabulary, qr_doc.dictionary, np.int32)
     cand = np.flatnonzero(qdoc_of_code[doc_codes.codes if in_file_order else doc_codes.codes[run_rows]] >= 0)
     if len(cand) and len(qr_keys):
         cand_keys = q_sorted[cand].astype(np.int64) * n_qdocs + qdoc_of_code[doc_codes.codes[run_rows[cand]]]
