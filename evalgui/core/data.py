@@ -159,12 +159,11 @@ def duplicate_pair_rows(query, doc) -> np.ndarray:
         # queries spread over chunks (few, in a run sorted by query) are encoded again together.
         stretch_start = np.concatenate(([0], np.flatnonzero(q[1:] != q[:-1]) + 1))
         stretch_end = np.concatenate((stretch_start[1:], [len(q)])) - 1
-        chunk_of = lambda rows: np.searchsorted(dc.chunk_starts, rows, side="right") - 1  # noqa: E731
         n_q = int(q.max()) + 1
         first = np.full(n_q, len(dc.chunk_starts), dtype=np.int64)
         last = np.full(n_q, -1, dtype=np.int64)
-        np.minimum.at(first, q[stretch_start], chunk_of(stretch_start))
-        np.maximum.at(last, q[stretch_start], chunk_of(stretch_end))
+        np.minimum.at(first, q[stretch_start], np.searchsorted(dc.chunk_starts, stretch_start, side="right") - 1)
+        np.maximum.at(last, q[stretch_start], np.searchsorted(dc.chunk_starts, stretch_end, side="right") - 1)
         spread = first != last
         if spread.any():
             rows = np.flatnonzero(spread[q])
@@ -177,10 +176,11 @@ def duplicate_pair_rows(query, doc) -> np.ndarray:
     if not len(cand):
         return np.empty(0, dtype=np.int64)
     keys = q[cand].astype(np.int64) * (int(codes.max()) + 1) + codes[cand]
+    sorted_keys = np.sort(keys)  # cheaper than argsort, and duplicates are rare
+    if not (sorted_keys[1:] == sorted_keys[:-1]).any():
+        return np.empty(0, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
     same_as_next = keys[order][1:] == keys[order][:-1]
-    if not same_as_next.any():
-        return np.empty(0, dtype=np.int64)
     dup = np.zeros(len(keys), dtype=bool)
     dup[:-1] |= same_as_next
     dup[1:] |= same_as_next
