@@ -39,18 +39,144 @@ def as_dictionary_array(values, what: str) -> pa.DictionaryArray:
     return pc.dictionary_encode(_as_string_array(values, what))
 
 
+# pyarrow's Array.to_numpy() and pa.array() import pandas (0.2 s) on first use; these helpers do not.
+_NUMPY_TYPES = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
+                pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64,
+                pa.float32(): np.float32, pa.float64(): np.float64}
+
+
+def to_numpy(arr) -> np.ndarray:
+    """A fixed-width Arrow array as numpy (a view where possible); nulls not allowed."""
+    if isinstance(arr, pa.ChunkedArray):
+        if arr.num_chunks == 1:
+            return to_numpy(arr.chunk(0))
+        return np.concatenate([to_numpy(c) for c in arr.chunks]) if arr.num_chunks else \
+            np.empty(0, _NUMPY_TYPES[arr.type])
+    if arr.null_count:
+        raise ValueError("unexpected nulls")
+    dtype = np.dtype(_NUMPY_TYPES[arr.type])
+    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
+
+
+def from_numpy(values: np.ndarray) -> pa.Array:
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
+
+
+def string_array(items) -> pa.Array:
+    """A pyarrow string array from Python strings (few: one per query, say)."""
+    encoded = [s.encode() for s in items]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_string(), len(encoded),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]).cast(pa.string())
+
+
+def index_in(values, vocabulary: pa.Array, dtype=np.int64) -> np.ndarray:
+    """Position of each value in ``vocabulary``, -1 where absent."""
+    idx = pc.index_in(values, value_set=vocabulary)
+    if isinstance(idx, pa.ChunkedArray):
+        idx = idx.combine_chunks()
+    out = np.frombuffer(idx.buffers()[1], dtype=np.int32, count=len(idx), offset=idx.offset * 4).astype(dtype)
+    if idx.null_count:
+        valid = np.unpackbits(np.frombuffer(idx.buffers()[0], dtype=np.uint8), bitorder="little")
+        out[valid[idx.offset:idx.offset + len(idx)] == 0] = -1
+    return out
+
+
 def codes_of(values: pa.DictionaryArray) -> np.ndarray:
-    return values.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return to_numpy(values.indices).astype(np.int64)
+
+
+def _as_doc_column(values, what: str) -> pa.ChunkedArray:
+    """Chunks of string or dictionary<string> arrays, kept as they come (encoding 2M docnos costs 0.3 s)."""
+    if isinstance(values, pa.DictionaryArray):
+        values = pa.chunked_array([values])
+    elif not isinstance(values, pa.ChunkedArray):
+        values = pa.chunked_array([_as_string_array(values, what)])
+    if pa.types.is_dictionary(values.type):
+        if not (pa.types.is_string(values.type.value_type) or pa.types.is_large_string(values.type.value_type)):
+            values = pa.chunked_array([_as_string_array(pc.cast(c.cast(c.dictionary.type), pa.string()), what)
+                                       for c in values.chunks], pa.string())
+        elif values.null_count:
+            raise EvalInputError(None, f"missing {what} id")
+    elif not pa.types.is_string(values.type):
+        values = pa.chunked_array([_as_string_array(c, what) for c in values.chunks], pa.string())
+    elif values.null_count:
+        raise EvalInputError(None, f"missing {what} id")
+    return values
+
+
+@dataclass(frozen=True, eq=False)
+class DocCodes:
+    """An int code per row such that equal codes mean equal docnos.
+
+    The converse holds only within one chunk: each chunk has its own
+    dictionary (the CSV reader builds one per block, in parallel), so one
+    docno may have a code in each chunk. ``vocabulary`` is the chunks'
+    dictionaries end to end: ``vocabulary[code]`` is the docno.
+    """
+
+    codes: np.ndarray         # (rows,) int32 (int64 beyond 2**31 codes)
+    vocabulary: pa.ChunkedArray  # string
+    chunk_starts: np.ndarray  # (chunks + 1,) first row of each chunk
+    code_starts: np.ndarray   # (chunks + 1,) first code of each chunk
+
+    def docnos(self, rows: np.ndarray) -> pa.Array:
+        """The docnos of some rows (ascending), as a string array."""
+        parts = []
+        bounds = np.searchsorted(rows, self.chunk_starts)
+        for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
+            if b > a:  # a chunked take resolves the chunk of every index: slow
+                local = self.codes[rows[a:b]] - self.code_starts[i]
+                parts.append(self.vocabulary.chunk(i).take(from_numpy(local)))
+        return pa.chunked_array(parts, pa.string()).combine_chunks()
+
+    @classmethod
+    def of(cls, doc: pa.ChunkedArray) -> "DocCodes":
+        chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c) for c in doc.chunks]
+        starts = np.concatenate(([0], np.cumsum([len(c) for c in chunks], dtype=np.int64)))
+        total = sum(len(c.dictionary) for c in chunks)
+        codes = np.empty(starts[-1], dtype=np.int32 if total < 2**31 else np.int64)
+        base = 0
+        for chunk, a, b in zip(chunks, starts[:-1], starts[1:]):
+            np.add(to_numpy(chunk.indices), base, out=codes[a:b], casting="unsafe")
+            base += len(chunk.dictionary)
+        vocabulary = pa.chunked_array([c.dictionary.cast(pa.string()) for c in chunks], pa.string())
+        code_starts = np.concatenate(([0], np.cumsum([len(c.dictionary) for c in chunks], dtype=np.int64)))
+        return cls(codes, vocabulary, starts, code_starts)
 
 
 def duplicate_pair_rows(query, doc) -> np.ndarray:
     """Row indices of every (query, doc) pair that occurs more than once, in row order."""
     if len(query) < 2:
         return np.empty(0, dtype=np.int64)
-    q = as_dictionary_array(query, "query")
-    d = as_dictionary_array(doc, "document")
-    keys = codes_of(q) * max(len(d.dictionary), 1) + codes_of(d)
-    sorted_keys = np.sort(keys)
+    q = to_numpy(as_dictionary_array(query, "query").indices)
+    dc = doc if isinstance(doc, DocCodes) else DocCodes.of(_as_doc_column(doc, "document"))
+    codes = dc.codes
+    if len(dc.chunk_starts) > 2:
+        # A query whose rows all sit in one chunk compares docnos by chunk code. The rows of
+        # queries spread over chunks (few, in a run sorted by query) are encoded again together.
+        stretch_start = np.concatenate(([0], np.flatnonzero(q[1:] != q[:-1]) + 1))
+        stretch_end = np.concatenate((stretch_start[1:], [len(q)])) - 1
+        n_q = int(q.max()) + 1
+        first = np.full(n_q, len(dc.chunk_starts), dtype=np.int64)
+        last = np.full(n_q, -1, dtype=np.int64)
+        np.minimum.at(first, q[stretch_start], np.searchsorted(dc.chunk_starts, stretch_start, side="right") - 1)
+        np.maximum.at(last, q[stretch_start], np.searchsorted(dc.chunk_starts, stretch_end, side="right") - 1)
+        spread = first != last
+        if spread.any():
+            rows = np.flatnonzero(spread[q])
+            again = pc.dictionary_encode(dc.docnos(rows))
+            codes = codes.astype(np.int64)
+            codes[rows] = to_numpy(again.indices) + int(codes.max()) + 1
+    # Only rows whose code occurs more than once can be duplicates; sort just those.
+    counts = np.bincount(codes)
+    cand = np.flatnonzero(counts[codes] > 1)
+    if not len(cand):
+        return np.empty(0, dtype=np.int64)
+    keys = q[cand].astype(np.int64) * (int(codes.max()) + 1) + codes[cand]
+    sorted_keys = np.sort(keys)  # cheaper than argsort, and duplicates are rare
     if not (sorted_keys[1:] == sorted_keys[:-1]).any():
         return np.empty(0, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
@@ -58,7 +184,7 @@ def duplicate_pair_rows(query, doc) -> np.ndarray:
     dup = np.zeros(len(keys), dtype=bool)
     dup[:-1] |= same_as_next
     dup[1:] |= same_as_next
-    return np.sort(order[dup])
+    return np.sort(cand[order[dup]])
 
 
 @dataclass(eq=False)
@@ -135,11 +261,12 @@ class Run:
     name: str = "run"
     source: str = "<memory>"
     _query_ids: np.ndarray | None = field(default=None, repr=False)
+    _doc_codes: DocCodes | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
-        # Dictionary-encoded once here; ranking and the qrels join then work on int codes.
+        # Queries are dictionary-encoded (few distinct); docnos are kept as read, see DocCodes.
         self.query = as_dictionary_array(self.query, "query")
-        self.doc = as_dictionary_array(self.doc, "document")
+        self.doc = _as_doc_column(self.doc, "document")
         self.score = np.asarray(self.score, dtype=np.float64)
         if not (len(self.query) == len(self.doc) == len(self.score)):
             raise ValueError("query, doc and score must have the same length")
@@ -148,10 +275,16 @@ class Run:
         return len(self.score)
 
     @property
+    def doc_codes(self) -> DocCodes:
+        if self._doc_codes is None:
+            self._doc_codes = DocCodes.of(self.doc)
+        return self._doc_codes
+
+    @property
     def query_ids(self) -> np.ndarray:
         if self._query_ids is None:
-            used = np.unique(codes_of(self.query))
-            self._query_ids = np.array(sorted(self.query.dictionary.take(pa.array(used)).to_pylist(),
+            used = np.flatnonzero(np.bincount(codes_of(self.query), minlength=len(self.query.dictionary)))
+            self._query_ids = np.array(sorted(self.query.dictionary.take(from_numpy(used)).to_pylist(),
                                               key=lambda q: q.encode()), dtype=object)
         return self._query_ids
 

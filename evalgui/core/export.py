@@ -51,6 +51,22 @@ def _latex_escape(text: str) -> str:
     return text
 
 
+def columns_to_delimited(columns: dict, sep: str = ",") -> str:
+    """CSV/TSV of named columns, as pandas' ``to_csv(index=False)`` writes it, without importing pandas."""
+    import csv
+    import io
+
+    import numpy as np
+
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=sep, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(list(columns))
+    cells = [[("" if v != v else repr(v)) if isinstance(v, float) else v for v in np.asarray(c).tolist()]
+             for c in columns.values()]
+    writer.writerows(zip(*cells))
+    return out.getvalue()
+
+
 def to_text(frame, fmt: str) -> str:
     """Render a DataFrame in one of FORMATS (CSV/TSV/JSON keep full precision)."""
     if fmt == "csv":

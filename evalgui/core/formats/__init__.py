@@ -31,8 +31,7 @@ def _extension_format(source: str) -> str | None:
 
 
 def _first_content_tokens(source: str) -> list[bytes]:
-    data = _text.load_bytes(source)
-    for raw in data[:1 << 16].split(b"\n"):
+    for raw in _text.load_head(source, 1 << 16).split(b"\n"):
         tokens = raw.split(b"#", 1)[0].split()
         if tokens:
             return tokens

@@ -19,7 +19,7 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from evalgui.core.data import Qrels, Run, duplicate_pair_rows
+from evalgui.core.data import Qrels, Run, duplicate_pair_rows, to_numpy
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
 
@@ -79,6 +79,63 @@ def _fast_table(data: bytes, n_columns: int, types: dict[int, pa.DataType]) -> p
             if table is not None:
                 return table
     return _read_delimited(_text.drop_comment_lines(_text.collapse_whitespace(data)), " ", n_columns, types)
+
+
+_PIECE = 8 << 20
+
+
+def _plain_separator(piece: bytes) -> str | None:
+    """The separator of a piece that pyarrow can read as it is; None if it needs the careful path."""
+    if not piece.isascii():
+        try:
+            piece.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    if b"#" in piece or b"\x00" in piece or b"\x0b" in piece or b"\x0c" in piece:
+        return None
+    if b"\t" not in piece:
+        return " "
+    return "\t" if b" " not in piece else None
+
+
+def _stream_table(source: str, n_columns: int, types: dict[int, pa.DataType]) -> tuple[pa.Table, bytes] | None:
+    """Parse a plain, well-formed file a few MB of whole lines at a time, so that its bytes are
+    never all in memory (they would add the file's size to the peak). Returns the table and the
+    last piece with rows (for the run tag); None if anything is unusual (the caller then loads
+    the whole file: gzip, comments, mixed spacing, bad lines...)."""
+    if source.lower().endswith(".gz"):
+        return None
+    try:
+        fh = open(source, "rb")
+    except OSError:
+        return None
+    tables, last, rest, first = [], b"", b"", True
+    with fh:
+        while True:
+            chunk = fh.read(_PIECE)
+            piece = rest + chunk
+            if first:
+                if piece[:2] == _text._GZIP_MAGIC:
+                    return None
+                if piece.startswith(_text._BOM):
+                    piece = piece[len(_text._BOM):]
+                first = False
+            if chunk:
+                cut = piece.rfind(b"\n") + 1
+                piece, rest = piece[:cut], piece[cut:]
+            if piece and not piece.isspace():  # (strip() would copy the piece)
+                sep = _plain_separator(piece)
+                table = _read_delimited(piece, sep, n_columns, types) if sep else None
+                if table is None:
+                    return None
+                if table.num_rows:
+                    tables.append(table)
+                    last = piece
+            if not chunk:
+                break
+    if not tables:
+        return None
+    return pa.concat_tables(tables), last
 
 
 def _column(table: pa.Table, i: int) -> pa.Array:
@@ -141,14 +198,22 @@ def _parse_run_slow(data: bytes, source: str):
 def read_trec_run(path: str | os.PathLike, name: str | None = None) -> Run:
     """Read a TREC run file. Raises EvalInputError naming file, line and reason."""
     source = os.fspath(path)
-    data = _text.load_bytes(source)
     name = name or _text.file_stem(source)
-    table = _fast_table(data, 6, {0: pa.string(), 2: pa.string(), 4: pa.float64()})
-    if table is not None and table.num_rows and not np.isnan(_column(table, 4).to_numpy()).any():
-        run = Run(_column(table, 0), _column(table, 2), _column(table, 4).to_numpy(),
-                  runid=_last_run_tag(data), name=name, source=source)
-        if not len(duplicate_pair_rows(run.query, run.doc)):
+    # Ids as dictionaries: the parser builds one per block, in parallel (see data.DocCodes).
+    ids = pa.dictionary(pa.int32(), pa.string())
+    types = {0: ids, 2: ids, 4: pa.float64()}
+    data = None
+    table, tail = _stream_table(source, 6, types) or (None, b"")
+    if table is None:
+        data = tail = _text.load_bytes(source)
+        table = _fast_table(data, 6, types)
+    if table is not None and table.num_rows and not np.isnan(scores := to_numpy(table.column("c4"))).any():
+        run = Run(table.column("c0"), table.column("c2"), scores, runid=_last_run_tag(tail), name=name, source=source)
+        del table, tail
+        if not len(duplicate_pair_rows(run.query, run.doc_codes)):
             return run
+    if data is None:
+        data = _text.load_bytes(source)
     queries, docs, scores, linenos, runid = _parse_run_slow(data, source)
     if not queries:
         raise EvalInputError(source, "no run lines (only comments or blank lines)")
@@ -183,12 +248,18 @@ def _parse_qrels_slow(data: bytes, source: str):
 def read_trec_qrels(path: str | os.PathLike) -> Qrels:
     """Read a TREC qrels file. Raises EvalInputError naming file, line and reason."""
     source = os.fspath(path)
-    data = _text.load_bytes(source)
-    table = _fast_table(data, 4, {0: pa.string(), 2: pa.string(), 3: pa.int64()})
+    types = {0: pa.string(), 2: pa.string(), 3: pa.int64()}
+    data = None
+    table, _ = _stream_table(source, 4, types) or (None, b"")
+    if table is None:
+        data = _text.load_bytes(source)
+        table = _fast_table(data, 4, types)
     if table is not None and table.num_rows:
-        qrels = Qrels(_column(table, 0), _column(table, 2), _column(table, 3).to_numpy(), source=source)
+        qrels = Qrels(_column(table, 0), _column(table, 2), to_numpy(table.column("c3")), source=source)
         if not len(duplicate_pair_rows(qrels.query, qrels.doc)):
             return qrels
+    if data is None:
+        data = _text.load_bytes(source)
     queries, docs, rels, linenos = _parse_qrels_slow(data, source)
     if not queries:
         raise EvalInputError(source, "no qrels lines (only comments or blank lines)")

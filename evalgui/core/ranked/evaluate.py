@@ -55,26 +55,27 @@ class RunEvaluation:
     def column_index(self, name: str) -> int:
         return [c.name for c in self.columns].index(name)
 
+    def tidy_columns(self, per_query: bool = True) -> dict[str, np.ndarray]:
+        """Tidy rows as four columns: run, query, measure, value. Summary rows have query 'all'."""
+        numeric = [i for i, c in enumerate(self.columns) if c.measure.value_type != "text"]
+        shown = [i for i in numeric if self.columns[i].measure.per_query] if per_query and len(self.query_ids) else []
+        names = np.array([self.columns[i].name for i in numeric], dtype=object)
+        shown_names = np.array([self.columns[i].name for i in shown], dtype=object)
+        n_rows = len(self.query_ids) * len(shown)
+        query = np.concatenate((np.repeat(self.query_ids, len(shown)).astype(object),
+                                np.full(len(numeric), "all", dtype=object)))
+        return {
+            "run": np.full(n_rows + len(numeric), self.run_name, dtype=object),
+            "query": query,
+            "measure": np.concatenate((np.tile(shown_names, len(self.query_ids) if shown else 0), names)),
+            "value": np.concatenate((self.per_query[:, shown].ravel(), self.summary[numeric])).astype(np.float64),
+        }
+
     def to_frame(self, per_query: bool = True):
         """Tidy rows: run, query, measure, value. Summary rows have query 'all'."""
         import pandas as pd
 
-        numeric = [i for i, c in enumerate(self.columns) if c.measure.value_type != "text"]
-        names = np.array([self.columns[i].name for i in numeric], dtype=object)
-        frames = []
-        if per_query and len(self.query_ids):
-            shown = [i for i in numeric if self.columns[i].measure.per_query]
-            if shown:
-                vals = self.per_query[:, shown]
-                frames.append(pd.DataFrame({
-                    "run": self.run_name,
-                    "query": np.repeat(self.query_ids, len(shown)),
-                    "measure": np.tile(np.array([self.columns[i].name for i in shown], dtype=object), len(self.query_ids)),
-                    "value": vals.ravel(),
-                }))
-        frames.append(pd.DataFrame({"run": self.run_name, "query": "all", "measure": names,
-                                    "value": self.summary[numeric]}))
-        return pd.concat(frames, ignore_index=True)
+        return pd.DataFrame(self.tidy_columns(per_query))
 
 
 def _aggregate(values: np.ndarray, how: str, n_queries: int) -> np.ndarray:
@@ -137,6 +138,30 @@ def unique_run_names(runs: list[Run]) -> list[str]:
     return out
 
 
+def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[MeasureRequest],
+                     options: EvalOptions = EvalOptions(), *, per_query: bool = True,
+                     progress: ProgressFn = no_progress, cancelled: CancelFn | None = None,
+                     on_absent: Callable[[Run, list[str]], None] | None = None) -> dict[str, np.ndarray]:
+    """:func:`evaluate`'s table as four columns (run, query, measure, value), without pandas."""
+    runs = [runs] if isinstance(runs, Run) else list(runs)
+    requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
+    names = unique_run_names(runs)
+    parts = []
+    for i, (run, name) in enumerate(zip(runs, names)):
+        check(cancelled)
+        progress(i / max(len(runs), 1), f"Evaluating {name}")
+        result = evaluate_run(qrels, run, requests, options, cancelled)
+        if on_absent is not None and result.absent_topics:
+            on_absent(run, result.absent_topics)
+        result.run_name = name
+        parts.append(result.tidy_columns(per_query=per_query))
+    progress(1.0, "Done")
+    if not parts:
+        return {"run": np.empty(0, object), "query": np.empty(0, object), "measure": np.empty(0, object),
+                "value": np.empty(0, np.float64)}
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
 def evaluate(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[MeasureRequest],
              options: EvalOptions = EvalOptions(), *, per_query: bool = True,
              progress: ProgressFn = no_progress, cancelled: CancelFn | None = None,
@@ -148,19 +173,5 @@ def evaluate(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[Mea
     """
     import pandas as pd
 
-    runs = [runs] if isinstance(runs, Run) else list(runs)
-    requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
-    names = unique_run_names(runs)
-    frames = []
-    for i, (run, name) in enumerate(zip(runs, names)):
-        check(cancelled)
-        progress(i / max(len(runs), 1), f"Evaluating {name}")
-        result = evaluate_run(qrels, run, requests, options, cancelled)
-        if on_absent is not None and result.absent_topics:
-            on_absent(run, result.absent_topics)
-        result.run_name = name
-        frames.append(result.to_frame(per_query=per_query))
-    progress(1.0, "Done")
-    if not frames:
-        return pd.DataFrame({"run": [], "query": [], "measure": [], "value": []})
-    return pd.concat(frames, ignore_index=True)
+    return pd.DataFrame(evaluate_columns(qrels, runs, measures, options, per_query=per_query, progress=progress,
+                                         cancelled=cancelled, on_absent=on_absent))

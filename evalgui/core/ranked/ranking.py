@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalgui.core.data import Qrels, Run, as_dictionary_array, codes_of
+from evalgui.core.data import Qrels, Run, as_dictionary_array, codes_of, from_numpy, index_in, string_array, to_numpy
 from evalgui.core.errors import EvalInputError
 
 NONPOOL = -1
@@ -148,10 +148,25 @@ class Ranking:
         return replace(self, relevance_level=relevance_level)
 
 
-def _index_in(values: pa.Array, vocabulary: pa.Array) -> np.ndarray:
-    """Position of each value in ``vocabulary``, -1 where absent."""
-    idx = pc.index_in(values, value_set=vocabulary)
-    return pc.fill_null(idx, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+def _file_order(run_q: np.ndarray, scores: np.ndarray) -> np.ndarray | slice | None:
+    """The ranking order when the run lists each query's documents together by strictly descending
+    score (the usual layout): the query blocks put in topic order, no sort (``slice(None)`` if
+    already in order). None if the run is not laid out so."""
+    if not len(run_q):
+        return None
+    same_q = run_q[1:] == run_q[:-1]
+    if not (~same_q | (scores[1:] < scores[:-1])).all():
+        return None
+    starts = np.concatenate(([0], np.flatnonzero(~same_q) + 1))
+    block_q = run_q[starts]
+    if len(np.unique(block_q)) != len(block_q):
+        return None  # a query in two places
+    perm = np.argsort(block_q)
+    if (perm == np.arange(len(perm))).all():
+        return slice(None)
+    lengths = np.diff(np.concatenate((starts, [len(run_q)])))[perm]
+    new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    return np.arange(len(run_q)) + np.repeat(starts[perm] - new_starts, lengths)
 
 
 def prepare(
@@ -173,39 +188,45 @@ def prepare(
     run_topics = set(run.query_ids)
     absent = [q for q in qrels_topics if q not in run_topics]
     topics = qrels_topics if complete else [q for q in qrels_topics if q in run_topics]
-    topic_set = pa.array(topics, pa.string())
+    topic_set = string_array(topics)
     n_q = len(topics)
 
     # Query of each run row as an index into the evaluated topics (-1: no judgments, ignored).
-    run_q = _index_in(run.query.dictionary, topic_set)[codes_of(run.query)]
+    run_q = index_in(run.query.dictionary, topic_set, np.int32)[to_numpy(run.query.indices)]
     rows = np.flatnonzero(run_q >= 0)
-    run_q = run_q[rows]
-    doc_codes = codes_of(run.doc)[rows]
-    scores = run.score[rows]
-    order = pc.sort_indices(pa.table({"q": run_q, "s": scores}),
-                            sort_keys=[("q", "ascending"), ("s", "descending")]).to_numpy()
-    q_o, s_o = run_q[order], scores[order]
-    if ((q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])).any():
-        # Tied scores: trec_eval ranks the larger docno first (byte order), so sort again with
-        # each docno's rank among the distinct docnos as the third key.
-        doc_order = pc.sort_indices(run.doc.dictionary).to_numpy()
-        doc_rank = np.empty(len(doc_order), dtype=np.int64)
-        doc_rank[doc_order] = np.arange(len(doc_order))
-        keys = pa.table({"q": run_q, "s": scores, "d": doc_rank[doc_codes]})
-        order = pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
-                                                 ("d", "descending")]).to_numpy()
+    if len(rows) < len(run_q):
+        run_q, scores = run_q[rows], run.score[rows]
+    else:
+        scores = run.score
+    order = _file_order(run_q, scores)
+    if order is None:
+        order = pc.sort_indices(pa.Table.from_arrays([from_numpy(run_q), from_numpy(scores)], ["q", "s"]),
+                                sort_keys=[("q", "ascending"), ("s", "descending")])
+        order = to_numpy(order)
+        q_o, s_o = run_q[order], scores[order]
+        if ((q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])).any():
+            # Tied scores: trec_eval ranks the larger docno first (byte order).
+            docs = run.doc_codes.docnos(rows)
+            keys = pa.Table.from_arrays([from_numpy(run_q), from_numpy(scores), docs], ["q", "s", "d"])
+            order = to_numpy(pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                                              ("d", "descending")]))
+        del q_o, s_o
     q_sorted = run_q[order]
     counts = np.bincount(q_sorted, minlength=n_q)
     if max_docs is not None:
+        if isinstance(order, slice):
+            order = np.arange(len(q_sorted))
         starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
         within = np.arange(len(q_sorted)) - np.repeat(starts, counts) < max_docs
         order, q_sorted = order[within], q_sorted[within]
         counts = np.bincount(q_sorted, minlength=n_q)
-    doc_sorted = doc_codes[order]
+    run_rows = rows[order]
+    in_file_order = isinstance(order, slice) and len(run_rows) == len(run.score)
+    del run_q, scores, order
 
-    # Join with the qrels on (query index, qrels document index). Looking the run's distinct
-    # docnos up among the qrels' (few) docnos is cheaper than the other way round.
-    qr_q = _index_in(qrels.query, topic_set)
+    # Join with the qrels on (query index, qrels document index). Looking the run's docnos up
+    # among the qrels' (few) docnos is cheaper than the other way round.
+    qr_q = index_in(qrels.query, topic_set)
     qr_doc = as_dictionary_array(qrels.doc, "document")
     n_qdocs = max(len(qr_doc.dictionary), 1)
     qr_d = codes_of(qr_doc)
@@ -213,12 +234,12 @@ def prepare(
     qr_keys = qr_q[joinable] * n_qdocs + qr_d[joinable]
     key_order = np.argsort(qr_keys, kind="stable")
     qr_keys, qr_rel = qr_keys[key_order], qrels.rel[joinable][key_order]
-    rel = np.full(len(order), NONPOOL, dtype=np.int64)
-    qdoc_of_run_doc = _index_in(run.doc.dictionary, qr_doc.dictionary)
-    qdoc = qdoc_of_run_doc[doc_sorted]
-    cand = np.flatnonzero(qdoc >= 0)
+    rel = np.full(len(run_rows), NONPOOL, dtype=np.int64)
+    doc_codes = run.doc_codes
+    qdoc_of_code = index_in(doc_codes.vocabulary, qr_doc.dictionary, np.int32)
+    cand = np.flatnonzero(qdoc_of_code[doc_codes.codes if in_file_order else doc_codes.codes[run_rows]] >= 0)
     if len(cand) and len(qr_keys):
-        cand_keys = q_sorted[cand] * n_qdocs + qdoc[cand]
+        cand_keys = q_sorted[cand].astype(np.int64) * n_qdocs + qdoc_of_code[doc_codes.codes[run_rows[cand]]]
         at = np.minimum(np.searchsorted(qr_keys, cand_keys), len(qr_keys) - 1)
         hit = qr_keys[at] == cand_keys
         found = qr_rel[at[hit]]
@@ -233,7 +254,6 @@ def prepare(
     rel_levels = np.bincount(qr_q[graded] * n_levels + qrels.rel[graded], minlength=n_q * n_levels)
     rel_levels = rel_levels.reshape(n_q, n_levels).astype(np.int64)
 
-    run_rows = rows[order]
     if judged_only:
         judged = rel >= 0
         rel, run_rows, q_sorted = rel[judged], run_rows[judged], q_sorted[judged]

@@ -1,0 +1,51 @@
+"""Tests for the columnar helpers in evalgui.core.data (duplicate detection over chunked docnos)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from evalgui.core.data import Run, duplicate_pair_rows, from_numpy, index_in, string_array, to_numpy
+
+
+def _brute_force(queries, docs):
+    seen: dict[tuple[str, str], list[int]] = {}
+    for i, key in enumerate(zip(queries, docs)):
+        seen.setdefault(key, []).append(i)
+    return sorted(i for rows in seen.values() if len(rows) > 1 for i in rows)
+
+
+def _chunked_dictionaries(docs, cuts):
+    """Docnos split into chunks, each with its own dictionary (as pyarrow's CSV reader gives them)."""
+    bounds = [0, *cuts, len(docs)]
+    return pa.chunked_array([pc.dictionary_encode(pa.array(docs[a:b], pa.string()))
+                             for a, b in zip(bounds, bounds[1:])])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_duplicates_across_chunks(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    sorted_queries = seed % 2 == 0  # runs sorted by query (few queries span chunks) or shuffled
+    q = np.sort(rng.integers(0, 8, n)) if sorted_queries else rng.integers(0, 8, n)
+    queries = [f"q{x}" for x in q]
+    docs = [f"d{x}" for x in rng.integers(0, 40, n)]
+    cuts = sorted(set(rng.integers(1, n, int(rng.integers(0, 6))).tolist())) if n > 1 else []
+    doc_column = _chunked_dictionaries(docs, cuts)
+    expected = _brute_force(queries, docs)
+    assert duplicate_pair_rows(pa.array(queries, pa.string()), doc_column).tolist() == expected
+    assert duplicate_pair_rows(pa.array(queries, pa.string()), pa.array(docs, pa.string())).tolist() == expected
+    run = Run(pa.array(queries, pa.string()), doc_column, np.zeros(n))
+    assert duplicate_pair_rows(run.query, run.doc_codes).tolist() == expected
+    assert run.doc.to_pylist() == docs
+
+
+def test_arrow_numpy_helpers():
+    values = np.array([3, 1, 2], dtype=np.int32)
+    assert to_numpy(from_numpy(values)).tolist() == [3, 1, 2]
+    assert to_numpy(from_numpy(np.arange(5.0)).slice(2)).tolist() == [2.0, 3.0, 4.0]
+    vocabulary = string_array(["b", "日本", ""])
+    assert vocabulary.to_pylist() == ["b", "日本", ""]
+    assert index_in(pa.array(["", "x", "日本", "b"]).slice(1), vocabulary).tolist() == [-1, 1, 0]
