@@ -49,6 +49,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 MEASURES = ("AP", "nDCG@10", "P@10", "R@100", "RR")
 TOLERANCE = 1e-4
+OTHER_SECTIONS = [("<!-- bench_gui:begin -->", "<!-- bench_gui:end -->")]
 GENERATOR_VERSION = 1  # bump when the data generator changes, so cached data is regenerated
 
 # ----------------------------------------------------------------------------- code run in child processes
@@ -840,7 +841,11 @@ def main(argv: list[str] | None = None) -> int:
                                disagreements=disagreements, targets=targets, started=started,
                                elapsed=time.time() - started_wall)
         write_to.parent.mkdir(parents=True, exist_ok=True)
-        write_to.write_text(text, encoding="utf-8")
+        # Other benchmark scripts keep their own marked sections of the same file (bench_gui.py).
+        old = write_to.read_text(encoding="utf-8") if write_to.exists() else ""
+        kept = [old[old.index(begin):old.index(end) + len(end)] for begin, end in OTHER_SECTIONS
+                if begin in old and end in old]
+        write_to.write_text(text.rstrip("\n") + "".join("\n\n" + k for k in kept) + "\n", encoding="utf-8")
         print(f"\nwrote {write_to}")
     return 0
 
