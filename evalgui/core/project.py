@@ -70,29 +70,25 @@ def read_project(path: str) -> dict:
     return {"files": files, "forms": _absolute_form_paths(forms, folder), "results": results}
 
 
+def _map_strings(value, change):
+    """``value`` with ``change`` applied to every string in it, keys included (forms are nested JSON)."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, dict):
+        return {_map_strings(k, change): _map_strings(v, change) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_map_strings(v, change) for v in value]
+    return value
+
+
 def _absolute_form_paths(forms: dict, folder: str) -> dict:
     """Forms name files by path too (the chosen qrels, ticked runs): resolve those the same way."""
-    def fix(value):
-        if isinstance(value, str) and value.startswith("file:"):
-            return os.path.normpath(os.path.join(folder, value[5:].replace("/", os.sep)))
-        if isinstance(value, dict):
-            return {fix(k): fix(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [fix(v) for v in value]
-        return value
-    return fix(forms)
+    return _map_strings(forms, lambda text: os.path.normpath(os.path.join(folder, text[5:].replace("/", os.sep)))
+                        if text.startswith("file:") else text)
 
 
 def relative_form_paths(forms: dict, project_path: str, paths: set[str]) -> dict:
     """Replace the file paths in forms (those in ``paths``) with ``file:<relative path>``."""
     folder = os.path.dirname(os.path.abspath(project_path))
-
-    def fix(value):
-        if isinstance(value, str) and value in paths:
-            return "file:" + _relative(value, folder).replace(os.sep, "/")
-        if isinstance(value, dict):
-            return {fix(k): fix(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [fix(v) for v in value]
-        return value
-    return fix(forms)
+    return _map_strings(forms, lambda text: "file:" + _relative(text, folder).replace(os.sep, "/")
+                        if text in paths else text)

@@ -1,0 +1,57 @@
+"""Project files: relative paths (files and form references), and clear errors for bad project files."""
+
+import json
+import os
+
+import pytest
+
+from evalgui.core.errors import EvalInputError
+from evalgui.core.project import make_project, read_project
+
+
+def test_paths_near_the_project_are_relative_and_resolve_back(tmp_path):
+    data = tmp_path / "study" / "data"
+    data.mkdir(parents=True)
+    qrels, run = str(data / "q.txt"), str(data / "a.run")
+    far = os.path.abspath(os.sep + os.path.join("x", "y", "z", "w", "far.run"))
+    project = tmp_path / "study" / "p.evalgui"
+    forms = {"ranked": {"qrels": qrels, "runs": {run: True, far: False}, "measures": {"checked": {"P": "10"}}}}
+    state = make_project(str(project), [(qrels, "qrels"), (run, "run"), (far, "run")], forms,
+                         {"ranked": {"rows": {}}, "other": None})
+    assert [f["path"] for f in state["files"]] == ["data/q.txt", "data/a.run", far.replace(os.sep, "/")]
+    assert state["forms"]["ranked"]["qrels"] == "file:data/q.txt"
+    assert state["forms"]["ranked"]["runs"] == {"file:data/a.run": True, "file:" + far.replace(os.sep, "/"): False}
+    assert "other" not in state["results"]                       # workspaces without results are left out
+    project.write_text(json.dumps(state))
+
+    # The folder moves: everything still resolves next to the project file.
+    moved = tmp_path / "moved"
+    (tmp_path / "study").rename(moved)
+    opened = read_project(str(moved / "p.evalgui"))
+    assert [f["path"] for f in opened["files"][:2]] == [str(moved / "data" / "q.txt"), str(moved / "data" / "a.run")]
+    assert opened["forms"]["ranked"]["qrels"] == str(moved / "data" / "q.txt")
+    assert opened["forms"]["ranked"]["runs"] == {str(moved / "data" / "a.run"): True, far: False}
+    assert opened["forms"]["ranked"]["measures"] == {"checked": {"P": "10"}}
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("{\n  \"format\": ", "line 2: not valid JSON"),
+    ("[1, 2]", "not an evalgui project"),
+    ('{"format": "evalgui-project", "version": 99}', "newer than this evalgui reads"),
+    ('{"format": "evalgui-project", "version": 1, "files": [{"kind": "run"}]}', "file entry 1 has no path"),
+])
+def test_bad_project_files_say_why(tmp_path, text, reason):
+    path = tmp_path / "bad.evalgui"
+    path.write_text(text)
+    with pytest.raises(EvalInputError) as err:
+        read_project(str(path))
+    assert str(path) in str(err.value) and reason in str(err.value)
+
+
+def test_missing_and_binary_project_files(tmp_path):
+    with pytest.raises(EvalInputError, match="no such file"):
+        read_project(str(tmp_path / "nope.evalgui"))
+    binary = tmp_path / "b.evalgui"
+    binary.write_bytes(b"\xff\xfe\x00\x81")
+    with pytest.raises(EvalInputError, match="not a text file"):
+        read_project(str(binary))
