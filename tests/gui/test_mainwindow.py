@@ -360,3 +360,44 @@ def test_main_with_a_bad_file_exits_one(qtbot, monkeypatch, tmp_path, capsys):
 def _tracked(qtbot, window):
     qtbot.addWidget(window)
     return window
+
+
+# ---------------------------------------------------------------------------- drag and drop, command line
+def _drop(window, paths):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    enter = QDragEnterEvent(window.rect().center(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    window.dragEnterEvent(enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(window.rect().center()), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(drop)
+
+
+def test_dropped_files_are_loaded_with_their_kind_detected(qtbot, window):
+    with qtbot.waitSignal(window.files_loaded, timeout=20_000):
+        _drop(window, [SYNTHETIC / "qrels.txt", SYNTHETIC / "bm25.run"])
+    kinds = {os.path.basename(i.path): i.kind for i in window.session.items}
+    assert kinds == {"qrels.txt": "qrels", "bm25.run": "run"}
+
+
+def test_files_named_on_the_command_line_are_loaded(qtbot, monkeypatch):
+    from evalgui.gui import app
+
+    monkeypatch.setenv("EVALGUI_SMOKE_TEST", "1")
+    shown = {}
+    original = app.create_main_window
+
+    def remember():
+        shown["window"] = original()
+        return shown["window"]
+
+    monkeypatch.setattr(app, "create_main_window", remember)
+    assert app.main([str(SYNTHETIC / "qrels.txt"), str(MEIC / "base.run")]) == 0
+    window = shown["window"]
+    assert sorted(os.path.basename(i.path) for i in window.session.items) == ["base.run", "qrels.txt"]
+    window.close()
