@@ -401,3 +401,35 @@ def test_files_named_on_the_command_line_are_loaded(qtbot, monkeypatch):
     window = shown["window"]
     assert sorted(os.path.basename(i.path) for i in window.session.items) == ["base.run", "qrels.txt"]
     window.close()
+
+
+# ---------------------------------------------------------------------------- menus
+def test_menus_have_what_the_issue_lists(window):
+    titles = {a.text().replace("&", ""): a.menu() for a in window.menuBar().actions()}
+    assert list(titles) == ["File", "View", "Help"]
+    file_items = [a.text() for a in titles["File"].actions() if not a.isSeparator()]
+    for wanted in ("Open data…", "Open project…", "Save project", "Save project as…", "Recent", "Export…", "Quit"):
+        assert wanted in file_items
+    assert [a.text() for a in titles["Help"].actions()] == ["Measures reference", "About evalgui"]
+
+
+def test_measures_reference_shows_the_engines_help(qtbot, window):
+    from evalgui.core.ranked.measures import REGISTRY
+    from evalgui.gui.help import MeasuresReference
+
+    dialog = MeasuresReference(window)
+    qtbot.addWidget(dialog)
+    assert dialog.names.count() == len(REGISTRY)
+    dialog.search.setText("ndcg_cut")
+    visible = [dialog.names.item(i) for i in range(dialog.names.count()) if not dialog.names.item(i).isHidden()]
+    assert [i.data(Qt.ItemDataRole.UserRole) for i in visible] == ["ndcg_cut"]
+    dialog.names.setCurrentItem(visible[0])
+    text = dialog.text.toPlainText()
+    assert REGISTRY["ndcg_cut"].formula in text and "nDCG@k" in text
+
+
+def test_export_menu_lists_the_workspace_tables_and_plots(qtbot, window):
+    open_demo_and_wait(qtbot, window)
+    window._fill_export_menu()
+    labels = [a.text() for a in window.export_menu.actions()]
+    assert labels == ["Summary table…", "Per-query table…", "Precision-recall plot…", "Difference chart…"]
