@@ -318,3 +318,23 @@ def test_none_refcount_is_stable(qtbot, window):
     lost = {name: before[name] - sys.getrefcount(obj) for name, obj in (("None", None), ("True", True))}
     print(f"references lost over 3 evaluations: {lost}")
     assert lost["None"] < 300 and lost["True"] < 100
+
+
+def test_an_unexpected_error_in_the_job_reaches_the_user_as_a_dialog(qtbot, window, monkeypatch):
+    import evalgui.core.ranked.evaluate as engine
+
+    load_synthetic(qtbot, window)
+    ranked = window.workspaces["ranked"]
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("something inside the engine broke")
+
+    monkeypatch.setattr(engine, "evaluate_run", broken)
+    with qtbot.waitSignal(window.error_shown, timeout=10_000) as shown:
+        ranked.run()
+    title, message = shown.args
+    assert title == "Evaluation failed" and "RuntimeError: something inside the engine broke" in message
+    assert "something inside the engine broke" in window.last_error_dialog.text()
+    assert "Traceback" in window.last_error_dialog.detailedText()       # details for a bug report, not in the face
+    qtbot.waitUntil(lambda: ranked.run_button.isEnabled(), timeout=5000)
+    assert window.isVisible() and len(window.session.items) == 5
