@@ -224,11 +224,11 @@ class MainWindow(QMainWindow):
             settings.setValue("last_folder", os.path.dirname(paths[0]))
             self.load_files([(p, None) for p in paths])
 
-    def load_files(self, requests: list[tuple[str, str | None]], then=None) -> Worker:
+    def load_files(self, requests: list[tuple[str, str | None]], then=None, remember: bool = True) -> Worker:
         """Read files on the worker; each appears in the Data dock as soon as it is read.
 
         Failures are collected and shown in one dialog when the batch ends; ``then()``
-        runs after the batch, whatever happened.
+        runs after the batch, whatever happened. ``remember``: add the files to File > Recent.
         """
         failures: list[LoadFailure] = []
         worker = Worker(load_files_job(requests))
@@ -237,7 +237,8 @@ class MainWindow(QMainWindow):
         def arrived(result):
             if isinstance(result, DataItem):
                 self.session.add(result)
-                self._add_recent(result.path)
+                if remember:
+                    self._add_recent(result.path)
             else:
                 failures.append(result)
 
@@ -282,7 +283,7 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(ranked)
             ranked.run()
 
-        self.load_files(files, then=evaluate)
+        self.load_files(files, then=evaluate, remember=False)   # the sample files would crowd out the user's
 
     # ------------------------------------------------------------ drag and drop
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -379,7 +380,7 @@ class MainWindow(QMainWindow):
             self.show_error("Some files of the project are missing",
                             "These files were not found and are left out; the rest of the project is loaded:\n"
                             + "\n".join(missing))
-        self.load_files(present, then=restore)
+        self.load_files(present, then=restore, remember=False)  # the project itself is the recent entry
 
     # ================================================================ settings
     def _add_recent(self, path: str) -> None:

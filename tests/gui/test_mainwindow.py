@@ -433,3 +433,13 @@ def test_export_menu_lists_the_workspace_tables_and_plots(qtbot, window):
     window._fill_export_menu()
     labels = [a.text() for a in window.export_menu.actions()]
     assert labels == ["Summary table…", "Per-query table…", "Precision-recall plot…", "Difference chart…"]
+
+
+def test_the_demo_and_projects_do_not_crowd_recent_files(qtbot, window, tmp_path):
+    open_demo_and_wait(qtbot, window)
+    assert window.recent_files() == []
+    project = tmp_path / "p.evalgui"
+    assert window.write_project(str(project))
+    with qtbot.waitSignal(window.files_loaded, timeout=20_000):
+        window.open_project(str(project))
+    assert window.recent_files() == [str(project)]
