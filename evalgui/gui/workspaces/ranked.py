@@ -491,8 +491,11 @@ class RankedWorkspace(Workspace):
         self.pr_plot = PrecisionRecallPlot()
         self.pr_kind = QComboBox()
         self.pr_kind.setObjectName("prKind")
-        self.pr_kind.addItem("Interpolated (11 recall levels)", "interpolated")
-        self.pr_kind.addItem("Uninterpolated (every relevant document)", "uninterpolated")
+        self.pr_kind.addItem("Interpolated, 11 levels", "interpolated")
+        self.pr_kind.addItem("Uninterpolated", "uninterpolated")
+        self.pr_kind.setToolTip("Interpolated: the highest precision at or after each of the recall levels 0, 0.1, "
+                                "..., 1 (trec_eval's iprec_at_recall). Uninterpolated: the precision after each "
+                                "relevant document retrieved.")
         self.pr_kind.currentIndexChanged.connect(lambda _: self.pr_plot.show_curves(kind=self.pr_kind.currentData()))
         self.pr_query = QComboBox()
         self.pr_query.setObjectName("prQuery")
@@ -559,10 +562,14 @@ class RankedWorkspace(Workspace):
             bar = QHBoxLayout()
             for control in controls:
                 if isinstance(control, QComboBox):
-                    # Long entries must not set the window's minimum width (small screens).
+                    # Long entries must not set the window's minimum width (small screens), but the
+                    # box grows to show them when there is room.
                     control.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
                     control.setMinimumContentsLength(max(control.minimumContentsLength(), 6))
-                bar.addWidget(control)
+                    control.setMaximumWidth(max(control.sizeHint().width(), 300))
+                    bar.addWidget(control, 1)
+                else:
+                    bar.addWidget(control)
             bar.addStretch(1)
             layout.addLayout(bar)
         layout.addWidget(view)
