@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QM
                                QPushButton, QTabWidget, QVBoxLayout, QWidget)
 
 from evalgui.gui.datapanel import DataPanel
-from evalgui.gui.session import DataItem, LoadFailure, Session, load_files_job
+from evalgui.gui.session import KINDS, DataItem, LoadFailure, Session, load_files_job
 from evalgui.gui.settings import app_settings
 from evalgui.gui.worker import Worker
 from evalgui.gui.workspaces import workspace_classes
@@ -74,6 +74,7 @@ class MainWindow(QMainWindow):
         self.session = Session(self)
         self.project_path: str | None = None
         self._loaders: list[Worker] = []
+        self._generation = 0          # bumped when a project replaces the session
         self._pending_state: dict | None = None
 
         self.tabs = QTabWidget(self)
@@ -99,7 +100,7 @@ class MainWindow(QMainWindow):
         self.data_dock.setObjectName("dataDock")
         self.data_dock.setWidget(self.data_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.data_dock)
-        self.resizeDocks([self.data_dock], [330], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.data_dock], [360], Qt.Orientation.Horizontal)
 
         self.load_progress = QProgressBar()
         self.load_progress.setMaximumWidth(180)
@@ -233,8 +234,11 @@ class MainWindow(QMainWindow):
         failures: list[LoadFailure] = []
         worker = Worker(load_files_job(requests))
         self._loaders.append(worker)
+        generation = self._generation
 
         def arrived(result):
+            if generation != self._generation:       # a project was opened meanwhile: not for this session
+                return
             if isinstance(result, DataItem):
                 self.session.add(result)
                 if remember:
@@ -277,9 +281,9 @@ class MainWindow(QMainWindow):
             return
 
         def evaluate():
+            # The synthetic qrels first; the tutorial's runs share no query with it, so they start
+            # unticked and become ticked when the tutorial's qrels is chosen.
             ranked.set_qrels(os.path.abspath(files[0][0]))
-            for path, kind in files[5:]:
-                ranked.set_run_checked(os.path.abspath(path), False)
             self.tabs.setCurrentWidget(ranked)
             ranked.run()
 
@@ -361,7 +365,15 @@ class MainWindow(QMainWindow):
             self.show_error("Could not open the project", str(exc))
             return
         missing = [f["path"] for f in project["files"] if not os.path.exists(f["path"])]
-        present = [(f["path"], f["kind"]) for f in project["files"] if os.path.exists(f["path"])]
+        # A kind this evalgui does not know (a newer version's) is detected from the content instead.
+        present = [(f["path"], f["kind"] if f["kind"] in KINDS else None) for f in project["files"]
+                   if os.path.exists(f["path"])]
+        # The project replaces the session: stop what is running, forget files and results.
+        self._generation += 1
+        for loader in list(self._loaders):
+            loader.cancel()
+        for ws in self.workspaces.values():
+            ws.clear_results()
         self.session.clear()
         self.project_path = path
         self._add_recent(path)
@@ -417,7 +429,11 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():
             self.restoreGeometry(geometry)
         else:
-            self.resize(1360, 860)
+            screen = self.screen().availableGeometry() if self.screen() else None
+            width, height = 1360, 860
+            if screen is not None:
+                width, height = min(width, int(screen.width() * 0.92)), min(height, int(screen.height() * 0.9))
+            self.resize(width, height)
         state = settings.value("window/state")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.restoreState(state)

@@ -107,6 +107,8 @@ class MeasurePicker(QWidget):
     def _build(self) -> None:
         self.tree.blockSignals(True)
         for measure in REGISTRY.values():
+            if measure.value_type == "text":     # runid, relstring: text, not numbers to compare
+                continue
             item = QTreeWidgetItem(self._family(measure.family), [measure.name, "", measure.ir_name or ""])
             item.setData(0, _NAME_ROLE, measure.name)
             flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
@@ -159,7 +161,7 @@ class MeasurePicker(QWidget):
             name = item.data(0, _NAME_ROLE)
             if name is None:
                 continue
-            on = name in checked
+            on = name in checked and REGISTRY[name].value_type != "text"
             item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
             if REGISTRY[name].kind in _EDITABLE_KINDS:
                 item.setText(1, checked[name] if on and checked[name] else _default_params_text(REGISTRY[name]))
@@ -188,12 +190,14 @@ class MeasurePicker(QWidget):
         if not spec:
             return
         try:
-            parse_measures([spec], include_text=True)   # reject typos now, not at Run time
+            parse_measures([spec])               # reject typos now, not at Run time
         except EvalUsageError as exc:
-            self.help.setHtml(f"<p style='color:#b00020'><b>Not a measure:</b> {html.escape(str(exc))}</p>")
+            reason = str(exc).replace("run 'evalgui-cli measures' for the list", "see Help ▸ Measures reference")
+            self.help.setHtml(f"<p style='color:#b00020'><b>Not a measure:</b> {html.escape(reason)}</p>")
             return
         self.add_custom(spec)
         self.custom.clear()
+        self.help.setHtml(f"<p>Added <b>{html.escape(spec)}</b> under “{html.escape(CUSTOM_FAMILY)}”.</p>")
 
     def state(self) -> dict:
         return {"checked": self.checked(), "custom": [[s, on] for s, on in self.custom_specs()]}

@@ -71,9 +71,17 @@ def export_plot(plot, path: str) -> None:
 
 
 def export_plot_dialog(parent: QWidget, plot_widget: pg.PlotWidget, default_name: str) -> None:
-    path, _ = QFileDialog.getSaveFileName(parent, "Export plot", f"{default_name}.png", "PNG image (*.png);;SVG (*.svg)")
+    from evalgui.gui.settings import app_settings
+    from evalgui.gui.tables import with_extension
+
+    settings = app_settings()
+    folder = str(settings.value("last_export_folder", "") or "")
+    path, chosen = QFileDialog.getSaveFileName(parent, "Export plot", os.path.join(folder, f"{default_name}.png"),
+                                               "PNG image (*.png);;SVG (*.svg)")
     if not path:
         return
+    path = with_extension(path, chosen)
+    settings.setValue("last_export_folder", os.path.dirname(os.path.abspath(path)))
     try:
         export_plot(plot_widget, path)
     except Exception as exc:   # never let a failed export escape a button's slot
@@ -112,7 +120,8 @@ class PrecisionRecallPlot(pg.PlotWidget):
         self._data[run] = curves
         if run not in self._curves:
             colour = run_colour(len(self._curves))
-            self._curves[run] = self.plot([], [], name=run, pen=pg.mkPen(colour, width=2),
+            label = run if len(run) <= 32 else run[:30] + "…"     # long names would cover the plot
+            self._curves[run] = self.plot([], [], name=label, pen=pg.mkPen(colour, width=2),
                                           symbol="o", symbolSize=6, symbolBrush=colour, symbolPen=None)
         self._update(run)
 
@@ -156,11 +165,40 @@ class DifferenceChart(pg.PlotWidget):
         self._bars: pg.BarGraphItem | None = None
         self._zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#555", width=1))
         item.addItem(self._zero)
+        # Which query a bar is: shown under the mouse pointer.
+        self.hover = pg.TextItem("", anchor=(0, 1), color="#222", fill=pg.mkBrush(255, 255, 255, 220))
+        self.hover.setZValue(10)
+        self.hover.hide()
+        item.addItem(self.hover, ignoreBounds=True)
+        self.scene().sigMouseMoved.connect(self._mouse_moved)
         self.frame = pd.DataFrame()
 
-    def set_differences(self, frame: pd.DataFrame, run: str, baseline: str, measure: str) -> None:
-        """``frame``: rows for one run (query, difference, outcome), sorted by difference descending."""
+    def hover_text(self, index: int) -> str:
+        row = self.frame.iloc[index]
+        return (f"query {row['query']}\n{row['value']:.4f} vs {row['baseline_value']:.4f}\n"
+                f"difference {row['difference']:+.4f}")
+
+    def _mouse_moved(self, position) -> None:
+        view = self.getPlotItem().vb
+        if self.frame.empty or not view.sceneBoundingRect().contains(position):
+            self.hover.hide()
+            return
+        point = view.mapSceneToView(position)
+        index = int(round(point.x()))
+        if not 0 <= index < len(self.frame):
+            self.hover.hide()
+            return
+        self.hover.setText(self.hover_text(index))
+        self.hover.setPos(point.x(), point.y())
+        self.hover.show()
+
+    def set_differences(self, frame: pd.DataFrame, run: str, baseline: str, measure: str,
+                        of_queries: int | None = None) -> None:
+        """``frame``: rows for one run (query, difference, outcome), sorted by difference descending.
+
+        ``of_queries``: how many queries either run has, to say how many were left out."""
         self.frame = frame
+        self.hover.hide()
         item = self.getPlotItem()
         if self._bars is not None:
             item.removeItem(self._bars)
@@ -172,7 +210,9 @@ class DifferenceChart(pg.PlotWidget):
                                          brushes=colours, pens=[pg.mkPen(None)] * n)
             item.addItem(self._bars)
             queries = frame["query"].astype(str).tolist()
-            step = max(1, n // 25)
+            # Room for about one label per 60 pixels; the rest are named by hovering over the bars.
+            room = max(int(self.width() / 60), 4)
+            step = max(1, -(-n // room))
             item.getAxis("bottom").setTicks([[(i, queries[i]) for i in range(0, n, step)]])
             item.setXRange(-0.6, n - 0.4, padding=0)
             top = float(np.nanmax(np.abs(frame["difference"].to_numpy(float)))) if n else 1.0
@@ -180,5 +220,7 @@ class DifferenceChart(pg.PlotWidget):
             item.setYRange(-top * 1.05, top * 1.05, padding=0)
         counts = frame["outcome"].value_counts() if n else {}
         item.setLabel("left", f"{measure}: {run} − {baseline}")
+        left_out = "" if of_queries is None or of_queries <= n else \
+            f" ({of_queries - n} of {of_queries} queries left out: not in both runs)"
         item.setTitle(f"{run} vs {baseline}: helped {int(counts.get('helped', 0))}, "
-                      f"hurt {int(counts.get('hurt', 0))}, tied {int(counts.get('tied', 0))}", size="10pt")
+                      f"hurt {int(counts.get('hurt', 0))}, tied {int(counts.get('tied', 0))}{left_out}", size="10pt")

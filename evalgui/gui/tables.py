@@ -10,6 +10,7 @@ QSortFilterProxyModel reading the raw values (SORT_ROLE), so 0.10 sorts after
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,8 @@ class DataFrameModel(QAbstractTableModel):
         self._best = np.zeros((0, 0), dtype=bool)
         self._numeric: list[bool] = []
         self._tooltips: dict[str, str] = {}
+        self._directions: dict | str | None = "higher"
+        self._integers: set[int] = set()
         self.set_frame(frame if frame is not None else pd.DataFrame())
 
     # ------------------------------------------------------------ content
@@ -51,9 +54,15 @@ class DataFrameModel(QAbstractTableModel):
     def frame(self) -> pd.DataFrame:
         return self._frame
 
-    def set_frame(self, frame: pd.DataFrame) -> None:
+    def set_frame(self, frame: pd.DataFrame, *, directions: dict | str | None = "higher",
+                  integers: set | None = None) -> None:
+        """Show ``frame``. ``directions``: which value is best, "higher", "lower" or None (no bold);
+        one per column name (a dict, unknown names: "higher") when the best is marked per column,
+        one for the whole table when it is marked per row. ``integers``: columns shown without decimals."""
         self.beginResetModel()
         self._frame = frame
+        self._directions = directions
+        self._integers = {i for i, c in enumerate(frame.columns) if str(c) in (integers or set())}
         self._numeric = [frame[c].dtype.kind in "fiu" for c in frame.columns]
         # Plain Python values per column: data() is called for every visible cell, pandas' iat is slow.
         self._values = [[None if v is pd.NA else v for v in frame[c].tolist()] for c in frame.columns]
@@ -69,16 +78,28 @@ class DataFrameModel(QAbstractTableModel):
         mask = np.zeros(frame.shape, dtype=bool)
         if self._best_axis is None or frame.empty:
             return mask
-        numeric_cols = [i for i, n in enumerate(self._numeric) if n]
+        if self._best_axis == "column":
+            directions = self._directions if isinstance(self._directions, dict) else {}
+            default = self._directions if isinstance(self._directions, str) else "higher"
+            numeric_cols = [i for i, n in enumerate(self._numeric)
+                            if n and directions.get(str(frame.columns[i]), default) is not None]
+        else:
+            numeric_cols = [i for i, n in enumerate(self._numeric) if n] if self._directions else []
         if not numeric_cols:
             return mask
         values = frame.iloc[:, numeric_cols].to_numpy(dtype=np.float64)
+        # Flip the sign of lower-is-better values, so "best" is always the largest.
+        if self._best_axis == "column":
+            sign = np.array([-1.0 if directions.get(str(frame.columns[i]), default) == "lower" else 1.0
+                             for i in numeric_cols])
+        else:
+            sign = -1.0 if self._directions == "lower" else 1.0
+        values = np.where(np.isnan(values), -np.inf, values * sign)
         if self._best_axis == "column" and len(frame) > 1:
-            with np.errstate(invalid="ignore"):
-                best = np.nanmax(np.where(np.isnan(values), -np.inf, values), axis=0)
-                mask[:, numeric_cols] = np.isclose(values, best[None, :], rtol=0, atol=1e-12) & np.isfinite(values)
+            best = values.max(axis=0)
+            mask[:, numeric_cols] = np.isclose(values, best[None, :], rtol=0, atol=1e-12) & np.isfinite(values)
         elif self._best_axis == "row" and len(numeric_cols) > 1:
-            best = np.max(np.where(np.isnan(values), -np.inf, values), axis=1)
+            best = values.max(axis=1)
             mask[:, numeric_cols] = np.isclose(values, best[:, None], rtol=0, atol=1e-12) & np.isfinite(values)
         return mask
 
@@ -97,6 +118,8 @@ class DataFrameModel(QAbstractTableModel):
         if _is_missing(value):
             return ""
         if isinstance(value, float):
+            if column in self._integers and value.is_integer():
+                return f"{value:.0f}"
             return f"{value:.{self._precision}f}"
         return str(value)
 
@@ -252,14 +275,30 @@ class FrameTableView(QTableView):
         menu.exec(self.viewport().mapToGlobal(pos))
 
     def export_dialog(self) -> None:
+        from evalgui.gui.settings import app_settings
+
+        settings = app_settings()
+        folder = str(settings.value("last_export_folder", "") or "")
         path, chosen = QFileDialog.getSaveFileName(
-            self, f"Export {self.name}", f"{self.name}.csv",
+            self, f"Export {self.name}", os.path.join(folder, f"{self.name}.csv"),
             "CSV (*.csv);;TSV (*.tsv);;LaTeX (*.tex);;Markdown (*.md);;JSON (*.json)")
         if path:
+            path = with_extension(path, chosen)
+            settings.setValue("last_export_folder", os.path.dirname(os.path.abspath(path)))
             try:
                 export_frame(visible_frame(self), path)
             except Exception as exc:   # never let a failed export escape the menu's slot
                 QMessageBox.critical(self, "Export failed", f"{path}: {getattr(exc, 'strerror', None) or exc}")
+
+
+def with_extension(path: str, chosen_filter: str) -> str:
+    """Add the chosen filter's extension (e.g. "LaTeX (*.tex)") when the name typed has none."""
+    import re
+
+    if os.path.splitext(path)[1]:
+        return path
+    found = re.search(r"\*(\.\w+)", chosen_filter or "")
+    return path + (found.group(1) if found else "")
 
 
 def export_frame(frame: pd.DataFrame, path: str) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -29,28 +28,9 @@ LOAD_TIMEOUT = 20_000
 RUN_TIMEOUT = 30_000
 
 
-# PySide6 6.12.0 on CPython 3.11 (None is not immortal before 3.12) drops a reference to None each
-# time a Qt call hands Python an invalid QVariant (QComboBox.currentData() of an empty combo,
-# QTreeWidgetItem.data() of an unset role, and pyqtgraph's own calls): one demo evaluation loses
-# about 1,300 references, and once None's count reaches 0 the interpreter aborts ("none_dealloc").
-# pyproject now excludes that version; test_ranked_workspace.py::test_none_refcount_is_stable fails
-# if it comes back, and these references (never given back, so not even interpreter shutdown frees
-# them) keep one test's leak from aborting a later, unrelated test and the whole run with it.
-# True loses references the same way (about 150 per demo evaluation).
-def _top_up_none_references(minimum=10_000_000):
-    if sys.version_info >= (3, 12):
-        return
-    import ctypes
-
-    for singleton in (None, True, False):
-        if sys.getrefcount(singleton) < minimum:
-            ctypes.c_ssize_t.from_address(id(singleton)).value += minimum
-
-
 @pytest.fixture(autouse=True)
 def _no_worker_left_running(qtbot):
     """After each test: cancel and wait for the workers still running (before qtbot closes the windows)."""
-    _top_up_none_references()
     yield
     from evalgui.gui import worker as worker_module
 

@@ -94,7 +94,9 @@ def _aggregate(values: np.ndarray, how: str, n_queries: int) -> np.ndarray:
 
 
 def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options: EvalOptions = EvalOptions(),
-                 cancelled: CancelFn | None = None) -> RunEvaluation:
+                 cancelled: CancelFn | None = None, progress: ProgressFn = no_progress) -> RunEvaluation:
+    """Evaluate one run. ``progress(fraction, message)`` hears of each step (ranking, then each measure)."""
+    progress(0.0, "Ranking and joining with the qrels")
     ranking, absent = prepare(
         qrels, run,
         relevance_level=options.relevance_level, complete=options.complete, max_docs=options.max_docs,
@@ -106,8 +108,9 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
     blocks: list[np.ndarray] = []
     summaries: list[np.ndarray] = []
     text: dict[str, list[str]] = {}
-    for req in requests:
+    for i, req in enumerate(requests):
         check(cancelled)
+        progress(0.3 + 0.7 * i / max(len(requests), 1), f"Computing {req.measure.name}")
         level = options.relevance_level if req.relevance_level is None else req.relevance_level
         r = by_level.setdefault(level, ranking.with_level(level))
         values = np.asarray(req.measure.kernel(r, req.params), dtype=np.float64).reshape(n_q, len(req.names))

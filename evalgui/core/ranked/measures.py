@@ -50,6 +50,12 @@ class Measure:
     per_query: bool = True         # printed per query by trec_eval -q
     trec_eval: bool = True         # one of trec_eval's measures
     ir_name: str | None = None     # the ir_measures spelling, for the docs and the GUI
+    better: str | None = "higher"  # which way is better: "higher", "lower", or None (counts, diagnostics)
+
+    @property
+    def best_direction(self) -> str | None:
+        """"higher", "lower" or None; counts are never "better"."""
+        return None if self.value_type != "float" else self.better
 
     @property
     def help_text(self) -> str:
@@ -627,7 +633,7 @@ def _rbp(r, params):
     return col((1.0 - p) * g.docs.sum(g.gain * powers[g.docs.pos]))
 
 
-@_register("rbp_resid", "Incomplete judgments",
+@_register("rbp_resid", "Incomplete judgments", better=None,
            description="RBP residual: the most RBP could still rise if every unjudged retrieved document (and every "
                        "document past the end of the ranking) were relevant; p = 0.9. Zero when all are judged.",
            formula="resid = p^|ranking| + (1-p) * sum_{i unjudged} p^(i-1)")
@@ -642,7 +648,7 @@ def _rbp_resid(r, params):
     return col(np.where(has_unjudged, powers[r.num_ret] + (1.0 - p) * unjudged_mass, 0.0))
 
 
-@_register("unj", "Incomplete judgments", ParamKind.LONG_CUTOFFS, (5, 10, 20),
+@_register("unj", "Incomplete judgments", ParamKind.LONG_CUTOFFS, (5, 10, 20), better=None,
            description="Unjudged at k: the fraction of the first k documents that are not judged (absent from the "
                        "qrels or judged with a negative grade). A red flag: high values mean the qrels cover the run "
                        "poorly.",
@@ -654,6 +660,7 @@ def _unj(r, params):
 # --- measures beyond trec_eval, for the ir_measures names and the tutorial ---
 
 @_register("judged", "Incomplete judgments", ParamKind.LONG_CUTOFFS, (10,), trec_eval=False, ir_name="Judged@k",
+           better=None,
            description="Judged at k: the fraction of the first k documents that have a judgment (any grade >= 0). "
                        "Equal to 1 - unj@k.",
            formula="Judged@k = |judged in top k| / k")

@@ -205,7 +205,7 @@ def ir_request(spec: str) -> MeasureRequest:
 
 def unknown_hint(spec: str) -> str:
     names = list(REGISTRY) + list(NICKNAMES) + list(IR_MEASURES)
-    close = difflib.get_close_matches(spec.split(".")[0].split("@")[0].split("(")[0], names, n=3)
+    close = difflib.get_close_matches(spec.split(".")[0].split("@")[0].split("(")[0], list(dict.fromkeys(names)), n=3)
     return f"; did you mean {' or '.join(close)}?" if close else "; run 'evalgui-cli measures' for the list"
 
 

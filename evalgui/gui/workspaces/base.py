@@ -34,6 +34,9 @@ class Workspace(QWidget):
     def restore_results_state(self, state: dict) -> None:
         pass
 
+    def clear_results(self) -> None:
+        """Stop any job and forget the results (another project replaces the session)."""
+
     def run(self) -> None:
         pass
 

@@ -7,9 +7,11 @@ rankings reach the views as soon as that run is done.
 
 from __future__ import annotations
 
+import html
 import os
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
@@ -27,45 +29,32 @@ JUDGMENT_BADGES = {"judgment": {"relevant": "#c8e6c9", "non-relevant": "#ffcdd2"
 
 
 @dataclass
-class RunResult:
-    """What the evaluation job hands over for one run."""
-
-    name: str
-    path: str
-    frame: pd.DataFrame          # tidy: run, query, measure, value (query "all": summary)
-    curves: dict                 # (kind, query) -> (recall, precision), see curve_index
-    ranking: object              # evalgui.core.ranked.ranking.Ranking
-    run: object                  # evalgui.core.data.Run
-    absent_topics: list
-    tables: "ResultTables | None" = None   # every run so far, shaped for the views (built on the worker)
+class MeasureInfo:
+    help: str
+    better: str | None          # "higher", "lower" or None: which value the tables mark in bold
+    integer: bool               # counts: shown without decimals
 
 
 @dataclass
-class ResultTables:
-    """The tidy results of every run so far, reshaped for the views off the GUI thread."""
+class RunResult:
+    """What the evaluation job hands over for one run (arrays, so the GUI thread only slices)."""
 
-    tidy: pd.DataFrame                    # run, query, measure, value
-    measure_order: list[str]
-    summary: pd.DataFrame                 # runs x measures
-    per_query: dict[str, pd.DataFrame]    # measure -> queries x runs
-    queries: list[str]                    # byte order
-    runs: list[str]
-
-
-def result_tables(tidy: pd.DataFrame, measure_order: list[str]) -> ResultTables:
-    rows = tidy[tidy["query"] != ALL_QUERIES]
-    measures = list(dict.fromkeys(rows["measure"]))
-    measures = [m for m in measure_order if m in measures] + [m for m in measures if m not in measure_order]
-    per_query = {m: per_query_table(rows[rows["measure"] == m], m) for m in measures}
-    queries = sorted(set(rows["query"]), key=lambda q: str(q).encode())
-    return ResultTables(tidy, measure_order, summary_table(tidy, measure_order), per_query, queries,
-                        list(dict.fromkeys(tidy["run"])))
+    name: str
+    path: str
+    query_ids: list             # evaluated queries, in trec_eval's (byte) order
+    measures: list              # numeric output names, evaluation order, each once
+    per_query: dict             # measure -> values per query (measures that have per-query values)
+    summary: dict               # measure -> value over all queries
+    info: dict                  # measure -> MeasureInfo
+    frame: pd.DataFrame         # tidy: run, query, measure, value (query "all": summary)
+    curves: dict = None         # (kind, query) -> (recall, precision), see curve_index
+    ranking: object = None      # evalgui.core.ranked.ranking.Ranking (None when restored from a project)
+    run: object = None          # evalgui.core.data.Run
+    absent_topics: list = None
 
 
 def curve_index(curves: pd.DataFrame) -> dict[tuple[str, str], tuple]:
     """(kind, query) -> (recall, precision) arrays; pr_curves keeps each curve's rows together."""
-    import numpy as np
-
     kind = curves["kind"].to_numpy(dtype=object)
     query = curves["query"].to_numpy(dtype=object)
     if not len(kind):
@@ -77,11 +66,92 @@ def curve_index(curves: pd.DataFrame) -> dict[tuple[str, str], tuple]:
     return {(kind[a], query[a]): (recall[a:b], precision[a:b]) for a, b in zip(starts.tolist(), ends.tolist())}
 
 
-def evaluation_job(qrels, runs: list[tuple[str, str, object]], specs: list[str], options):
-    """Evaluate each (name, path, Run) in turn; a RunResult per run as a partial result.
+def run_result(name: str, path: str, evaluation) -> RunResult:
+    """Shape one RunEvaluation for the views. A name asked for twice (P.10 next to P.5,10) is kept once."""
+    first: dict[str, int] = {}
+    for i, column in enumerate(evaluation.columns):
+        if column.measure.value_type != "text":
+            first.setdefault(column.name, i)
+    columns = evaluation.columns
+    measures = list(first)
+    info = {m: MeasureInfo(columns[i].measure.help_text, columns[i].measure.best_direction,
+                           columns[i].measure.value_type == "int") for m, i in first.items()}
+    per_query = {m: evaluation.per_query[:, i] for m, i in first.items() if columns[i].measure.per_query}
+    summary = {m: float(evaluation.summary[i]) for m, i in first.items()}
+    query_ids = [str(q) for q in evaluation.query_ids]
+    shown = list(per_query)
+    n_q = len(query_ids)
+    frame = pd.concat([
+        pd.DataFrame({"run": name, "query": np.repeat(np.array(query_ids, dtype=object), len(shown)),
+                      "measure": np.tile(np.array(shown, dtype=object), n_q),
+                      "value": np.column_stack([per_query[m] for m in shown]).ravel() if shown and n_q
+                      else np.zeros(0)}),
+        pd.DataFrame({"run": name, "query": ALL_QUERIES, "measure": measures,
+                      "value": [summary[m] for m in measures]}),
+    ], ignore_index=True)
+    return RunResult(name, path, query_ids, measures, per_query, summary, info, frame,
+                     absent_topics=list(evaluation.absent_topics))
 
-    Returns the measure columns in order, with their help text, for the table headers.
-    """
+
+def results_from_tidy(tidy: pd.DataFrame, measure_order: list[str]) -> list[RunResult]:
+    """RunResults rebuilt from tidy rows (a project's saved results: no rankings, no curves)."""
+    out = []
+    for name in dict.fromkeys(tidy["run"]):
+        rows = tidy[tidy["run"] == name]
+        summary_rows = rows[rows["query"] == ALL_QUERIES]
+        per_query_rows = rows[rows["query"] != ALL_QUERIES]
+        measures = [m for m in measure_order if m in set(summary_rows["measure"])]
+        measures += [m for m in dict.fromkeys(summary_rows["measure"]) if m not in measures]
+        queries = sorted(set(per_query_rows["query"]), key=lambda q: str(q).encode())
+        wide = per_query_rows.pivot_table(index="query", columns="measure", values="value", aggfunc="first")
+        wide = wide.reindex(index=queries)
+        per_query = {m: wide[m].to_numpy(float) for m in measures if m in wide.columns}
+        summary = dict(zip(summary_rows["measure"], summary_rows["value"].astype(float)))
+        info = {m: _info_for(m) for m in measures}
+        out.append(RunResult(name, "", queries, measures, per_query, summary, info, rows, curves={},
+                             absent_topics=[]))
+    return out
+
+
+def _info_for(name: str) -> MeasureInfo:
+    """Help and direction of a measure known only by its output name (results restored from a project)."""
+    from evalgui.core.errors import EvalUsageError
+    from evalgui.core.ranked.measures import REGISTRY
+    from evalgui.core.ranked.specs import parse_measures
+
+    # trec_eval output names are the measure's name, or "<name>_<parameters>" (P_10, ndcg_cut_10).
+    known = [k for k in REGISTRY if name == k or name.startswith(k + "_")]
+    if known:
+        measure = REGISTRY[max(known, key=len)]
+    else:
+        try:
+            measure = parse_measures([name])[0].measure       # ir_measures names: nDCG@10, P(rel=2)@5
+        except (EvalUsageError, IndexError):
+            return MeasureInfo("", "higher", False)
+    return MeasureInfo(measure.help_text, measure.best_direction, measure.value_type == "int")
+
+
+def summary_frame(results: list[RunResult]) -> pd.DataFrame:
+    """Runs x measures, runs in evaluation order, measures in the first run's order."""
+    if not results:
+        return pd.DataFrame({"run": []})
+    measures = list(dict.fromkeys(m for r in results for m in r.measures))
+    data = {"run": [r.name for r in results]}
+    data.update({m: [r.summary.get(m, np.nan) for r in results] for m in measures})
+    return pd.DataFrame(data)
+
+
+def per_query_frame(results: list[RunResult], measure: str, queries: list[str]) -> pd.DataFrame:
+    """Queries x runs for one measure (NaN where a run has no value for a query)."""
+    columns = {"query": queries}
+    for r in results:
+        if measure in r.per_query:
+            columns[r.name] = pd.Series(r.per_query[measure], index=r.query_ids).reindex(queries).to_numpy(float)
+    return pd.DataFrame(columns)
+
+
+def evaluation_job(qrels, runs: list[tuple[str, str, object]], specs: list[str], options):
+    """Evaluate each (name, path, Run) in turn; a RunResult per run as a partial result."""
     def job(progress, cancelled, partial):
         from evalgui.core.errors import EvalUsageError
         from evalgui.core.jobs import check
@@ -92,24 +162,24 @@ def evaluation_job(qrels, runs: list[tuple[str, str, object]], specs: list[str],
         if not specs:
             raise EvalUsageError("no measure is ticked: choose at least one")
         requests = parse_measures(specs)
-        columns = [(name, req.measure.help_text) for req in requests for name in req.names
-                   if req.measure.value_type != "text"]
         n = len(runs)
-        frames = []
         for i, (name, path, run) in enumerate(runs):
             check(cancelled)
-            progress(i / n, f"Evaluating {name} ({i + 1} of {n})")
-            result = evaluate_run(qrels, run, requests, options, cancelled)
-            result.run_name = name
-            frame = result.to_frame(per_query=True)
+            label = f"Evaluating {name} ({i + 1} of {n})"
+
+            def step(fraction, message, i=i, label=label):
+                progress((i + 0.9 * fraction) / n, f"{label}: {message[:1].lower()}{message[1:]}")
+
+            evaluation = evaluate_run(qrels, run, requests, options, cancelled, step)
             check(cancelled)
-            curves = curve_index(pr_curves(result.ranking, cancelled=cancelled))
-            frames.append(frame)
-            order = list(dict.fromkeys(frames[0].loc[frames[0]["query"] == ALL_QUERIES, "measure"]))
-            tables = result_tables(pd.concat(frames, ignore_index=True), order)
-            partial(RunResult(name, path, frame, curves, result.ranking, run, list(result.absent_topics), tables))
+            progress((i + 0.9) / n, f"{label}: precision-recall curves")
+            result = run_result(name, path, evaluation)
+            result.curves = curve_index(pr_curves(evaluation.ranking, cancelled=cancelled))
+            result.ranking, result.run = evaluation.ranking, run
+            check(cancelled)
+            partial(result)
         progress(1.0, "Done")
-        return columns
+        return n
     return job
 
 
@@ -128,32 +198,6 @@ def drill_down_job(a: RunResult, b: RunResult, query: str):
     return job
 
 
-def summary_table(tidy: pd.DataFrame, measure_order: list[str]) -> pd.DataFrame:
-    """Runs x measures from the tidy rows with query 'all', runs in evaluation order."""
-    rows = tidy[tidy["query"] == ALL_QUERIES]
-    if rows.empty:
-        return pd.DataFrame({"run": []})
-    wide = rows.pivot(index="run", columns="measure", values="value")
-    order = [m for m in measure_order if m in wide.columns] + [m for m in wide.columns if m not in measure_order]
-    runs = list(dict.fromkeys(rows["run"]))
-    wide = wide.reindex(index=runs, columns=order)
-    wide.columns.name = None
-    return wide.reset_index()
-
-
-def per_query_table(tidy: pd.DataFrame, measure: str) -> pd.DataFrame:
-    """Queries x runs for one measure."""
-    rows = tidy[(tidy["query"] != ALL_QUERIES) & (tidy["measure"] == measure)]
-    if rows.empty:
-        return pd.DataFrame({"query": []})
-    runs = list(dict.fromkeys(rows["run"]))
-    wide = rows.pivot(index="query", columns="run", values="value").reindex(columns=runs)
-    wide.columns.name = None
-    wide.index.name = "query"
-    wide = wide.loc[sorted(wide.index, key=lambda q: str(q).encode())]
-    return wide.reset_index()
-
-
 class RankedWorkspace(Workspace):
     key = "ranked"
     title = "Ranked retrieval"
@@ -163,12 +207,12 @@ class RankedWorkspace(Workspace):
         self._worker: Worker | None = None
         self._drill_worker: Worker | None = None
         self._results: dict[str, RunResult] = {}
-        self._tidy = pd.DataFrame(columns=["run", "query", "measure", "value"])
-        self._measure_order: list[str] = []
-        self._tables = result_tables(self._tidy, [])
+        self._queries: list[str] = []                # every evaluated query, byte order
         self._shown_queries: list[str] | None = None
         self._refresh_pending = False
-        self._header_help: dict[str, str] = {}
+        self._preferred: dict[str, object] = {}      # combo name -> the user's last choice, kept across runs
+        self._abandoned: set[Worker] = set()
+        self._evaluated_level: int | None = None
         self._run_checks: dict[str, bool] = {}      # path -> ticked, remembered across refreshes
         self._qrels_path: str | None = None
         self._build_form()
@@ -379,15 +423,19 @@ class RankedWorkspace(Workspace):
         from evalgui.core.ranked.evaluate import unique_run_names
 
         names = unique_run_names([r.data for r in run_items])
+        names = [f"{n} (run)" if n == "query" else n for n in names]   # "query" names the per-query table's first column
         runs = [(name, item.path, item.data) for name, item in zip(names, run_items)]
+        self._remember_choices()
         self._clear_results()
+        self._evaluated_level = self.level_spin.value()
         job = evaluation_job(qrels_item.data, runs, self.picker.specs(), self.options())
         self._worker = worker = Worker(job)
         worker.progress.connect(self._on_progress)
-        worker.partial.connect(self._on_run_result)
-        worker.succeeded.connect(self._on_finished)
+        # A worker abandoned by clear_results() may still deliver: its results belong to no session.
+        worker.partial.connect(lambda result, w=worker: None if w in self._abandoned else self._on_run_result(result))
+        worker.succeeded.connect(lambda count, w=worker: None if w in self._abandoned else self._on_finished(count))
         worker.failed.connect(self._on_failed)
-        worker.cancelled.connect(self._on_cancelled)
+        worker.cancelled.connect(lambda w=worker: None if w in self._abandoned else self._on_cancelled())
         worker.done.connect(self._on_done)
         self._set_busy(True)
         self.progress_label.setText(f"Evaluating {len(runs)} run(s)…")
@@ -416,10 +464,7 @@ class RankedWorkspace(Workspace):
         self.status_message.emit(message)
 
     def _on_run_result(self, result: RunResult) -> None:
-        self._results[result.name] = result
-        self._tables = result.tables
-        self._tidy = result.tables.tidy
-        self._measure_order = result.tables.measure_order
+        self._add_result(result)
         self.pr_plot.set_run(result.name, result.curves)
         # Runs finishing close together are shown in one refresh, so the GUI thread never queues up work.
         if not self._refresh_pending:
@@ -431,16 +476,23 @@ class RankedWorkspace(Workspace):
             self._refresh_pending = False
             self._refresh_views()
 
-    def _on_finished(self, columns) -> None:
+    def _add_result(self, result: RunResult) -> None:
+        self._results[result.name] = result
+        if not set(result.query_ids) <= set(self._queries):
+            self._queries = sorted(set(self._queries) | set(result.query_ids), key=lambda q: str(q).encode())
+
+    def _on_finished(self, _count) -> None:
         self._deferred_refresh()          # the last run's rows are in the tables before "finished"
-        self._header_help = dict(columns)
-        self.summary_model.set_header_tooltips(self._header_help)
-        self.per_query_model.set_header_tooltips({})
         absent = {name: r.absent_topics for name, r in self._results.items() if r.absent_topics}
         message = f"Evaluated {len(self._results)} run(s)."
         if absent:
             message += " Skipped judged queries a run has no results for: " + "; ".join(
                 f"{name}: {len(t)}" for name, t in absent.items()) + " (tick 'Score queries missing from a run as 0' to count them)."
+        qrels_item = self.session.find(self._qrels_path) if self._qrels_path else None
+        if qrels_item is not None and self._evaluated_level is not None \
+                and self._evaluated_level > qrels_item.summary.get("max_grade", 0):
+            message += (f" Careful: no document in the qrels has a grade of {self._evaluated_level} or more, so "
+                        f"nothing counts as relevant (see 'Relevant from grade').")
         self.progress_label.setText(message)
         self.status_message.emit(message)
 
@@ -454,6 +506,7 @@ class RankedWorkspace(Workspace):
 
     def _on_done(self) -> None:
         self._deferred_refresh()
+        self._abandoned.discard(self._worker)
         self._worker = None
         self.progress.setValue(1000 if self._results else 0)
         self._set_busy(False)
@@ -577,63 +630,98 @@ class RankedWorkspace(Workspace):
 
     def _clear_results(self) -> None:
         self._results.clear()
-        self._tidy = pd.DataFrame(columns=["run", "query", "measure", "value"])
-        self._measure_order = []
-        self._tables = result_tables(self._tidy, [])
+        self._queries = []
         self.pr_plot.clear_runs()
         self._refresh_views()
+
+    def clear_results(self) -> None:
+        """Forget the results (a new project is opened); a running evaluation is stopped and ignored."""
+        if self._worker is not None:
+            self._abandoned.add(self._worker)
+        self.cancel()
+        self._clear_results()
+        self.progress.setValue(0)
+        self.progress_label.setText("Pick qrels, runs and measures, then press Run.")
 
     @property
     def results(self) -> pd.DataFrame:
         """Every result so far, tidy: run, query, measure, value."""
-        return self._tidy
+        frames = [r.frame for r in self._results.values()]
+        if not frames:
+            return pd.DataFrame(columns=["run", "query", "measure", "value"])
+        return pd.concat(frames, ignore_index=True)
 
     def summary_frame(self) -> pd.DataFrame:
         return self.summary_model.frame
 
-    @staticmethod
-    def _set_items(combo: QComboBox, items: list[tuple[str, str]], keep: str | None = None) -> None:
-        current = keep if keep is not None else combo.currentData()
+    def _set_items(self, combo: QComboBox, items: list[tuple[str, str]], keep=None) -> None:
+        """Refill a combo box, keeping the user's choice (even across runs) when it is still offered."""
+        wanted = [keep, self._preferred.get(combo.objectName()), combo.currentData()]
         combo.blockSignals(True)
         combo.clear()
         for text, data in items:
             combo.addItem(text, data)
-        index = combo.findData(current)
-        combo.setCurrentIndex(index if index >= 0 else (0 if items else -1))
+        index = next((i for i in (combo.findData(w) for w in wanted if w is not None) if i >= 0), 0 if items else -1)
+        combo.setCurrentIndex(index)
         combo.blockSignals(False)
 
+    def _remember_choices(self) -> None:
+        for combo in self._result_combos():
+            if combo.currentData() is not None:
+                self._preferred[combo.objectName()] = combo.currentData()
+
+    def _result_combos(self) -> list[QComboBox]:
+        return [self.per_query_measure, self.diff_measure, self.diff_baseline, self.diff_run, self.pr_query,
+                self.drill_query, self.drill_a, self.drill_b]
+
+    def _measure_info(self) -> dict:
+        info = {}
+        for r in self._results.values():
+            for m, i in r.info.items():
+                info.setdefault(m, i)
+        return info
+
     def _refresh_views(self) -> None:
-        tables = self._tables
-        self.summary_model.set_frame(tables.summary)
-        self.summary_model.set_header_tooltips(self._header_help)
+        results = list(self._results.values())
+        info = self._measure_info()
+        self.summary_model.set_frame(summary_frame(results), directions={m: i.better for m, i in info.items()},
+                                     integers={m for m, i in info.items() if i.integer})
+        self.summary_model.set_header_tooltips({m: i.help for m, i in info.items()})
+        per_query_measures = list(dict.fromkeys(m for r in results for m in r.per_query))
         for combo in (self.per_query_measure, self.diff_measure):
-            self._set_items(combo, [(m, m) for m in tables.per_query])
+            self._set_items(combo, [(m, m) for m in per_query_measures])
         self._refresh_per_query()
 
-        runs = tables.runs
+        runs = list(self._results)
         self._set_items(self.diff_baseline, [(r, r) for r in runs])
         others = [r for r in runs if r != self.diff_baseline.currentData()] or runs
         self._set_items(self.diff_run, [(r, r) for r in others])
         self._refresh_differences()
 
-        if tables.queries != self._shown_queries:      # thousands of items: rebuild only on change
-            self._shown_queries = tables.queries
-            self._set_items(self.pr_query, [("All queries (mean)", ALL_QUERIES)] + [(q, q) for q in tables.queries])
-            self._set_items(self.drill_query, [(q, q) for q in tables.queries])
+        if self._queries != self._shown_queries:      # thousands of items: rebuild only on change
+            self._shown_queries = self._queries
+            self._set_items(self.pr_query, [("All queries (mean)", ALL_QUERIES)] + [(q, q) for q in self._queries])
+            self._set_items(self.drill_query, [(q, q) for q in self._queries])
         self.pr_plot.show_curves(query=self.pr_query.currentData() or ALL_QUERIES)
 
-        ranked = list(self._results)
+        ranked = [name for name, r in self._results.items() if r.ranking is not None]
         self._set_items(self.drill_a, [(r, r) for r in ranked])
-        keep_b = self.drill_b.currentData()
-        if len(ranked) > 1 and (keep_b is None or keep_b == self.drill_a.currentData()):
+        keep_b = self.drill_b.currentData() or self._preferred.get(self.drill_b.objectName())
+        if len(ranked) > 1 and (keep_b not in ranked or keep_b == self.drill_a.currentData()):
             keep_b = next(r for r in ranked if r != self.drill_a.currentData())   # two different runs to compare
         self._set_items(self.drill_b, [(r, r) for r in ranked], keep=keep_b)
         self._request_drill_down()
 
     def _refresh_per_query(self) -> None:
         measure = self.per_query_measure.currentData()
-        frame = self._tables.per_query.get(measure) if measure else None
-        self.per_query_model.set_frame(frame if frame is not None else pd.DataFrame({"query": []}))
+        if not measure:
+            self.per_query_model.set_frame(pd.DataFrame({"query": []}))
+            return
+        info = self._measure_info().get(measure)
+        self.per_query_model.set_frame(per_query_frame(list(self._results.values()), measure, self._queries),
+                                       directions=info.better if info else "higher",
+                                       integers=set(self._results) if info and info.integer else set())
+        self.per_query_model.set_header_tooltips({"query": f"{measure}: {info.help}" if info else measure})
 
     def difference_frame(self) -> pd.DataFrame:
         """The chart's rows: the chosen run minus the baseline per query, most helped first."""
@@ -641,16 +729,24 @@ class RankedWorkspace(Workspace):
 
         measure, baseline, run = (self.diff_measure.currentData(), self.diff_baseline.currentData(),
                                   self.diff_run.currentData())
-        wide = self._tables.per_query.get(measure) if measure else None
-        if wide is None or baseline not in wide or run not in wide or run == baseline:
-            return pd.DataFrame(columns=["run", "query", "baseline_value", "value", "difference", "outcome"])
-        pair = wide[["query", baseline, run]].melt(id_vars="query", var_name="run", value_name="value")
-        pair["measure"] = measure
-        return per_query_differences(pair, measure, baseline).reset_index(drop=True)
+        empty = pd.DataFrame(columns=["run", "query", "baseline_value", "value", "difference", "outcome"])
+        if not measure or baseline not in self._results or run not in self._results or run == baseline:
+            return empty
+        pair = [self._results[baseline], self._results[run]]
+        if any(measure not in r.per_query for r in pair):
+            return empty
+        tidy = pd.concat([pd.DataFrame({"run": r.name, "query": r.query_ids, "measure": measure,
+                                        "value": r.per_query[measure]}) for r in pair], ignore_index=True)
+        return per_query_differences(tidy, measure, baseline).reset_index(drop=True)
 
     def _refresh_differences(self) -> None:
-        self.diff_chart.set_differences(self.difference_frame(), self.diff_run.currentData() or "",
-                                        self.diff_baseline.currentData() or "", self.diff_measure.currentData() or "")
+        run, baseline = self.diff_run.currentData(), self.diff_baseline.currentData()
+        frame = self.difference_frame()
+        compared = None
+        if run in self._results and baseline in self._results:
+            compared = len(set(self._results[run].query_ids) | set(self._results[baseline].query_ids))
+        self.diff_chart.set_differences(frame, run or "", baseline or "", self.diff_measure.currentData() or "",
+                                        of_queries=compared)
 
     def _request_drill_down(self) -> None:
         query, a, b = self.drill_query.currentData(), self.drill_a.currentData(), self.drill_b.currentData()
@@ -679,30 +775,37 @@ class RankedWorkspace(Workspace):
             return
         self.drill_model_a.set_frame(frame_a)
         self.drill_model_b.set_frame(frame_b)
-        self.drill_label_a.setText(f"<b>{a}</b>, query {query}")
-        self.drill_label_b.setText(f"<b>{b}</b>, query {query}")
+        for label, name, frame in ((self.drill_label_a, a, frame_a), (self.drill_label_b, b, frame_b)):
+            text = f"<b>{html.escape(name)}</b>, query {html.escape(query)}"
+            if frame.empty:
+                text += " — <i>this run retrieved nothing for this query</i>"
+            label.setText(text)
 
     # ------------------------------------------------------------ projects and export
     def results_state(self) -> dict | None:
-        if self._tidy.empty:
+        if not self._results:
             return None
-        return {"measure_order": self._measure_order, "rows": self._tidy.to_dict(orient="list")}
+        tidy = self.results
+        return {"measure_order": list(self._measure_info()), "rows": tidy.to_dict(orient="list")}
 
     def restore_results_state(self, state: dict) -> None:
         rows = state.get("rows") if isinstance(state, dict) else None
         if not isinstance(rows, dict):
             return
-        self._clear_results()
-        frame = pd.DataFrame(rows)
+        try:
+            frame = pd.DataFrame(rows)
+        except ValueError:                       # columns of different lengths: not ours
+            return
         if not {"run", "query", "measure", "value"} <= set(frame.columns):
             return
-        frame["query"] = frame["query"].astype(str)
+        self._clear_results()
+        frame = frame[["run", "query", "measure", "value"]].astype({"run": str, "query": str, "measure": str})
         frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
-        self._tidy = frame[["run", "query", "measure", "value"]]
-        self._measure_order = [str(m) for m in state.get("measure_order", [])]
-        self._tables = result_tables(self._tidy, self._measure_order)
+        order = [str(m) for m in state.get("measure_order", [])]
+        for result in results_from_tidy(frame, order):
+            self._add_result(result)
         self._refresh_views()
-        self.progress_label.setText("Results restored from the project. Press Run to recompute the curves.")
+        self.progress_label.setText("Results restored from the project. Press Run for the curves and the drill-down.")
 
     def export_targets(self):
         from evalgui.gui.plots import export_plot_dialog
@@ -712,4 +815,6 @@ class RankedWorkspace(Workspace):
             ("Per-query table…", self.per_query_view.export_dialog),
             ("Precision-recall plot…", lambda: export_plot_dialog(self, self.pr_plot, "precision_recall")),
             ("Difference chart…", lambda: export_plot_dialog(self, self.diff_chart, "differences")),
+            ("Drill-down, run A…", self.drill_view_a.export_dialog),
+            ("Drill-down, run B…", self.drill_view_b.export_dialog),
         ]
