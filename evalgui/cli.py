@@ -131,8 +131,18 @@ def _cmd_evaluate(args) -> int:
     options = _options(args)
     qrels = read_qrels(args.qrels, topic=args.topic)
     runs = [read_run(path) for path in args.runs]
+    lonely = []
+    if not options.complete:
+        judged = set(qrels.query_ids)
+        lonely = [run for run in runs if judged.isdisjoint(run.query_ids)]
+        if len(lonely) == len(runs):
+            return _fail(f"no query has both results and relevance information ({args.qrels}; "
+                         f"{', '.join(args.runs)})")
+        for run in lonely:
+            print(f"evalgui-cli: warning: {run.source} has no query in {args.qrels}; its values are 0",
+                  file=sys.stderr)
     columns = evaluate_columns(qrels, runs, requests, options, per_query=args.per_query,
-                               on_absent=lambda run, topics: _warn_absent(run.source, topics))
+                               on_absent=lambda run, topics: None if run in lonely else _warn_absent(run.source, topics))
     if fmt in ("csv", "tsv"):  # without pandas: its import alone is 0.2 s
         text = export.columns_to_delimited(columns, "," if fmt == "csv" else "\t")
     else:

@@ -449,3 +449,33 @@ def test_subprocess_bad_file_one_line_no_traceback(tmp_path):
     assert len(proc.stderr.splitlines()) == 1
     assert run in proc.stderr and "line 2" in proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+# ---------------------------------------------------------------- found in review
+
+@pytest.mark.parametrize("spec, words", [
+    ("RBP(p=abc)", "'abc' is not a number"),
+    ("RBP(p=1.5)", "p must be from 0 to 1 (excluded)"),
+    ("IPrec@2", "the cutoff must be from 0 to 1"),
+    ("SetF(beta=-1)", "beta must be from 0 up"),
+])
+def test_bad_measure_parameters_are_usage_errors(capsys, tmp_path, spec, words):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 a 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 a 1 1.0 t\n")
+    status, out, err = run_cli(capsys, "evaluate", qrels, run, "-m", spec)
+    assert status == 2 and out == "" and len(err) == 1 and words in err[0]
+
+
+def test_evaluate_needs_a_query_in_common(capsys, tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 a 1\n")
+    lonely, fine = tmp_path / "lonely.run", tmp_path / "fine.run"
+    lonely.write_text("9 Q0 a 1 1.0 t\n")
+    fine.write_text("1 Q0 a 1 1.0 t\n")
+    status, out, err = run_cli(capsys, "evaluate", qrels, lonely, "-m", "P@1")
+    assert status == 2 and out == "" and len(err) == 1 and "no query has both results and relevance" in err[0]
+    status, out, err = run_cli(capsys, "evaluate", qrels, lonely, fine, "-m", "P@1")
+    assert status == 0 and err == [f"evalgui-cli: warning: {lonely} has no query in {qrels}; its values are 0"]
+    assert "fine,all,P@1,1.0" in out

@@ -15,6 +15,20 @@ import pyarrow.compute as pc
 
 from evalgui.core.errors import EvalInputError
 
+# Grades are counted in a dense (queries x grades) table, so they must stay small; negative
+# grades (judged, not relevant) only need to fit in 64 bits.
+MAX_GRADE = 9_999
+MIN_GRADE = -(2**63)
+
+
+def grade_problem(value) -> str | None:
+    """Why ``value`` (an int) cannot be a relevance grade, or None if it can."""
+    if value > MAX_GRADE:
+        return f"the relevance {value} is larger than evalgui reads (grades up to {MAX_GRADE:,})"
+    if value < MIN_GRADE:
+        return f"the relevance {value} is out of range"
+    return None
+
 
 def _as_string_array(values, what: str) -> pa.Array:
     arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values, type=pa.string())

@@ -714,3 +714,41 @@ def test_sniff_and_detect_parquet(tmp_path):
     run = write_parquet(tmp_path, "r.pq", {"qid": ["1"], "docno": ["d1"], "score": [1.0]})
     assert (sniff_format(qrels), detect_kind(qrels)) == ("parquet", "qrels")
     assert (sniff_format(run), detect_kind(run)) == ("parquet", "run")
+
+
+# ---------------------------------------------------------------- grades out of range (found in review)
+
+@pytest.mark.parametrize("grade, words", [
+    ("99999999999999999999", ["larger than evalgui reads"]),
+    ("-99999999999999999999", ["out of range"]),
+    ("10000", ["larger than evalgui reads", "9,999"]),
+])
+def test_trec_qrels_grade_out_of_range(tmp_path, grade, words):
+    path = write(tmp_path, "q.txt", f"1 0 a 1\n1 0 b {grade}\n")
+    input_error(read_qrels, path, *words, line=2)
+
+
+@pytest.mark.parametrize("value, words", [("1e20", ["larger than evalgui reads"]),
+                                          ("123456789012345678901234567890", ["larger than evalgui reads"]),
+                                          ("-1e300", ["out of range"])])
+def test_json_qrels_grade_out_of_range(tmp_path, value, words):
+    path = write(tmp_path, "q.json", '{"1": {"a": 1,\n "b": %s}}' % value)
+    input_error(read_qrels, path, *words, line=2)
+
+
+@pytest.mark.parametrize("value, words", [("1e30", ["larger than evalgui reads"]),
+                                          ("1.0000000001", ["not an integer"]),
+                                          ("inf", ["not an integer"])])
+def test_csv_qrels_grade_must_be_a_whole_number_in_range(tmp_path, value, words):
+    path = write(tmp_path, "q.csv", f"query,doc,relevance\n1,a,1\n1,b,{value}\n")
+    input_error(read_qrels, path, *words, line=3)
+
+
+def test_a_hash_inside_an_id_is_not_a_comment(tmp_path):
+    from evalgui.core.formats import detect_kind
+
+    path = write(tmp_path, "q.txt", "q#1 0 a 1\nq#1 0 b 0\n")
+    assert detect_kind(path) == "qrels"
+    assert qrels_rows(read_qrels(path)) == [("q#1", "a", 1), ("q#1", "b", 0)]
+    listed = write(tmp_path, "list.txt", "# relevant courses\ncourse-1   # an inline comment\ncourse-2\n")
+    assert qrels_rows(read_qrels(listed, topic="t")) == [("t", "course-1", 1), ("t", "course-2", 1)]

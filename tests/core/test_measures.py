@@ -73,7 +73,7 @@ def test_recall_and_set_measures():
 
 
 def test_incomplete_judgment_measures():
-    v = values(["bpref", "infAP", "unj.5", "Judged@5", "rbp_resid"])
+    v = values(["bpref", "infAP", "unj.5", "Judged@5", "Judged@10", "rbp_resid"])
     # bpref: one judged non-relevant (d2); d1 has none above (1), d3 and d4 have d2 above (1 - 1/1 = 0).
     assert v["bpref"] == pytest.approx(1 / 4)
     eps = 0.00001
@@ -81,7 +81,9 @@ def test_incomplete_judgment_measures():
     d4 = 1 / 6 + (5 / 6) * ((2 + 1 + 1) / 5) * ((2 + eps) / (2 + 1 + 2 * eps))
     assert v["infAP"] == pytest.approx((1 + d3 + d4) / 4, abs=1e-12)
     assert v["unj_5"] == pytest.approx(2 / 5)             # dX and d5 in the top 5
-    assert v["Judged@5"] == pytest.approx(3 / 5)
+    # Judged@k as ir_measures: listed in the qrels (d5's -1 too) over min(k, retrieved).
+    assert v["Judged@5"] == pytest.approx(4 / 5)             # d1, d2, d3, d5 of the top 5
+    assert v["Judged@10"] == pytest.approx(5 / 6)            # all but dX, of 6 retrieved
     assert v["rbp_resid"] == pytest.approx(0.9 ** 6 + 0.1 * (0.9 ** 1 + 0.9 ** 4))
 
 

@@ -32,9 +32,12 @@ def _extension_format(source: str) -> str | None:
 
 def _first_content_tokens(source: str) -> list[bytes]:
     for raw in _text.load_head(source, 1 << 16).split(b"\n"):
-        tokens = raw.split(b"#", 1)[0].split()
-        if tokens:
-            return tokens
+        tokens = raw.split()
+        if not tokens or tokens[0].startswith(b"#"):      # blank or comment line
+            continue
+        # An inline comment (a relevant list's "doc  # note") starts a field; "q#1" is an id.
+        cut = next((i for i, t in enumerate(tokens) if t.startswith(b"#")), len(tokens))
+        return tokens[:cut]
     return []
 
 

@@ -15,7 +15,7 @@ import os
 import numpy as np
 import pyarrow as pa
 
-from evalgui.core.data import Qrels, Run, duplicate_pair_rows
+from evalgui.core.data import MAX_GRADE, MIN_GRADE, Qrels, Run, duplicate_pair_rows, grade_problem
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
 
@@ -95,6 +95,10 @@ def _read_json_mapping(path, kind: str):
                                      _json_line_of(text, q, d))
             if isinstance(v, float) and math.isnan(v):
                 raise EvalInputError(source, f"query '{q}', document '{d}': the {kind} is NaN", _json_line_of(text, q, d))
+            if kind == "relevance":
+                problem = grade_problem(int(v)) if math.isfinite(v) else f"the relevance {v!r} is not an integer"
+                if problem:
+                    raise EvalInputError(source, f"query '{q}', document '{d}': {problem}", _json_line_of(text, q, d))
             queries.append(str(q))
             docs.append(str(d))
             values.append(v)
@@ -165,11 +169,19 @@ def _numeric(frame, column: str, source: str, lines: np.ndarray, integer: bool) 
     values = pd.to_numeric(frame[column], errors="coerce")
     bad = np.array(values.isna().to_numpy(), dtype=bool)  # a writable copy
     if integer:
-        bad |= ~np.isclose(values.fillna(0).to_numpy(dtype=float) % 1, 0)
+        as_float = values.fillna(0).to_numpy(dtype=float)
+        with np.errstate(invalid="ignore"):
+            bad |= ~np.isfinite(as_float) | (as_float % 1 != 0)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         kind = "an integer" if integer else "a number"
         raise EvalInputError(source, f"the {column} {frame[column].iloc[row]!r} is not {kind}", int(lines[row]))
+    if integer:
+        # Grades beyond the range would wrap around silently when made int64.
+        out_of_range = (as_float > MAX_GRADE) | (as_float < MIN_GRADE)
+        if out_of_range.any():
+            row = int(np.flatnonzero(out_of_range)[0])
+            raise EvalInputError(source, grade_problem(int(as_float[row])), int(lines[row]))
     return values.to_numpy(dtype=np.int64 if integer else np.float64)
 
 

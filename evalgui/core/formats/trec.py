@@ -19,7 +19,7 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from evalgui.core.data import Qrels, Run, duplicate_pair_rows, to_numpy
+from evalgui.core.data import MAX_GRADE, Qrels, Run, duplicate_pair_rows, grade_problem, to_numpy
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
 
@@ -238,6 +238,9 @@ def _parse_qrels_slow(data: bytes, source: str):
         if not _INTEGER.fullmatch(text):
             raise EvalInputError(source, f"the relevance '{text}' is not an integer", lineno)
         rel = int(text)
+        problem = grade_problem(rel)
+        if problem:
+            raise EvalInputError(source, problem, lineno)
         queries.append(tok[0].decode())
         docs.append(tok[2].decode())
         rels.append(rel)
@@ -256,7 +259,8 @@ def read_trec_qrels(path: str | os.PathLike) -> Qrels:
         table = _fast_table(data, 4, types)
     if table is not None and table.num_rows:
         qrels = Qrels(_column(table, 0), _column(table, 2), to_numpy(table.column("c3")), source=source)
-        if not len(duplicate_pair_rows(qrels.query, qrels.doc)):
+        # A grade out of range is reported by the line parser below, which knows its line.
+        if not (qrels.rel > MAX_GRADE).any() and not len(duplicate_pair_rows(qrels.query, qrels.doc)):
             return qrels
     if data is None:
         data = _text.load_bytes(source)

@@ -661,11 +661,12 @@ def _unj(r, params):
 
 @_register("judged", "Incomplete judgments", ParamKind.LONG_CUTOFFS, (10,), trec_eval=False, ir_name="Judged@k",
            better=None,
-           description="Judged at k: the fraction of the first k documents that have a judgment (any grade >= 0). "
-                       "Equal to 1 - unj@k.",
-           formula="Judged@k = |judged in top k| / k")
+           description="Judged at k: the fraction of the first k retrieved documents that appear in the qrels "
+                       "(with any grade, negative ones included), as ir_measures computes it: a ranking shorter "
+                       "than k is divided by its own length.",
+           formula="Judged@k = |top k documents listed in the qrels| / min(k, |retrieved|)")
 def _judged(r, params):
-    return np.column_stack([r.judged.count_top(k) / float(k) for k in params])
+    return np.column_stack([safe_div(r.pooled.count_top(k), np.minimum(k, r.num_ret)) for k in params])
 
 
 @_register("recip_rank_cut", "Precision", ParamKind.LONG_CUTOFFS, (10,), trec_eval=False, ir_name="RR@k",

@@ -151,6 +151,20 @@ def _parse_args(args: str, spec: str) -> dict[str, str]:
     return out
 
 
+def _number(text, spec: str, what: str, low: float | None, high: float | None, open_high: bool = False) -> float:
+    """A parameter as a float within [low, high] (or [low, high)), else a usage error saying so."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise EvalUsageError(f"'{spec}': {what} '{text}' is not a number") from None
+    too_high = high is not None and (value >= high if open_high else value > high)
+    if value != value or (low is not None and value < low) or too_high:
+        bounds = f"from {low:g}" + (f" to {high:g}" if high is not None else " up") + \
+            (" (excluded)" if open_high else "")
+        raise EvalUsageError(f"'{spec}': {what} must be {bounds}, not {text}")
+    return value
+
+
 def ir_request(spec: str) -> MeasureRequest:
     compact = re.sub(r"\s+", "", spec)
     m = _IR_SPEC.match(compact)
@@ -178,7 +192,7 @@ def ir_request(spec: str) -> MeasureRequest:
         raise EvalUsageError(f"'{spec}': {name} takes no cutoff")
     measure = REGISTRY[cut if cutoff is not None else plain]
     if cutoff is not None:
-        value = float(cutoff) if measure.kind is ParamKind.DOUBLE_CUTOFFS else None
+        value = _number(cutoff, spec, "the cutoff", 0.0, 1.0) if measure.kind is ParamKind.DOUBLE_CUTOFFS else None
         if value is None:
             try:
                 value = int(cutoff)
@@ -188,9 +202,9 @@ def ir_request(spec: str) -> MeasureRequest:
                 raise EvalUsageError(f"'{spec}': the cutoff must be positive")
         params = (value,)
     elif name == "SetF":
-        params = (float(args.pop("beta", 1.0)),)
+        params = (_number(args.pop("beta", "1"), spec, "beta", 0.0, None),)
     elif name == "RBP":
-        params = (("p", float(args.pop("p", 0.9))),)
+        params = (("p", _number(args.pop("p", "0.9"), spec, "p", 0.0, 1.0, open_high=True)),)
         if level is not None:  # binary gains: grades >= rel count 1, others 0
             params += (("rel", float(level)),)
             level = None
