@@ -257,6 +257,21 @@ def generate_data(spec: DataSpec) -> None:
     _write_atomic(spec.params_path, json.dumps(spec.params(), indent=1) + "\n")
 
 
+def ensure_shuffled(spec: DataSpec) -> Path:
+    """The same run with its lines in a random (seeded) order: no query's lines together, no rank order."""
+    path = spec.folder / "run_shuffled.txt"
+    stamp = spec.folder / "run_shuffled.params"
+    if not (path.exists() and stamp.exists() and stamp.read_text() == json.dumps(spec.params())):
+        lines = spec.run_path.read_bytes().splitlines(keepends=True)
+        order = np.random.default_rng(spec.seed + 1).permutation(len(lines))
+        tmp = path.with_suffix(".tmp")
+        with open(tmp, "wb") as f:
+            f.writelines(lines[i] for i in order)
+        os.replace(tmp, path)
+        stamp.write_text(json.dumps(spec.params()))
+    return path
+
+
 def ensure_data(spec: DataSpec) -> DataSummary:
     reused = (spec.params_path.exists() and spec.run_path.exists() and spec.qrels_path.exists()
               and json.loads(spec.params_path.read_text()) == spec.params())
@@ -350,7 +365,8 @@ def _json_means(m: Measurement) -> dict[str, float]:
     return {k: float(v) for k, v in json.loads(m.stdout.strip().splitlines()[-1]).items()}
 
 
-def evalgui_tool(bin_dir: Path, qrels: Path, run: Path, out_csv: Path) -> Tool:
+def evalgui_tool(bin_dir: Path, qrels: Path, run: Path, out_csv: Path,
+                 name: str = "evalgui (evalgui-cli evaluate)") -> Tool:
     cmd = [str(bin_dir / "evalgui-cli"), "evaluate", str(qrels), str(run)]
     for m in MEASURES:
         cmd += ["-m", m]
@@ -362,7 +378,7 @@ def evalgui_tool(bin_dir: Path, qrels: Path, run: Path, out_csv: Path) -> Tool:
         with open(out_csv, newline="") as f:
             return {row["measure"]: float(row["value"]) for row in csv.DictReader(f) if row["query"] == "all"}
 
-    return Tool("evalgui (evalgui-cli evaluate)", "evalgui", cmd, parse)
+    return Tool(name, "evalgui", cmd, parse)
 
 
 def python_tool(name: str, module: str, script: str, bin_dir: Path, qrels: Path, run: Path, **kw) -> Tool:
@@ -683,6 +699,10 @@ def render_markdown(*, command: str, spec: DataSpec, data: DataSummary, machine:
         + " (the first provider that supports each), so its values should equal pytrec_eval's; "
           "its extra time is its own parsing and conversion.",
         "- pytrec_eval reads the files with its own `parse_qrel` / `parse_run` (plain Python loops).",
+        "- *run lines shuffled*: the same run with its lines in a random order (`run_shuffled.txt`, seed + 1). "
+        "TREC runs are normally sorted by query and rank, and evalgui takes fast paths for that; a shuffled "
+        "run needs the full sort and the hashed duplicate check. Its ratio column is still against evalgui "
+        "on the sorted file; compare the two shuffled rows with each other.",
         "",
         "## evalgui in-process",
         "",
@@ -788,6 +808,7 @@ def main(argv: list[str] | None = None) -> int:
     machine = machine_info(bin_dir)
     spec = DataSpec(args.queries, args.docs, args.judged, args.seed)
     data = ensure_data(spec)
+    shuffled = ensure_shuffled(spec)
     print(f"data: {spec.folder.relative_to(REPO)} ({'reused' if data.reused else 'generated'}), "
           f"run {data.run_lines:,} lines, qrels {data.qrels_lines:,} lines")
     print(f"machine: {machine['cpu']}, {machine['usable_cores']} cores, Python {machine['python']}, "
@@ -805,6 +826,11 @@ def main(argv: list[str] | None = None) -> int:
                         fresh_env=ranx_cold_env(tmp), note="(fresh empty `NUMBA_CACHE_DIR` each time)"),
             python_tool("ranx (numba cache warm)", "ranx", RANX_SCRIPT, bin_dir, q, r,
                         warmup=True, note="(after one untimed run that fills the cache)"),
+            # Runs are usually sorted by query; a shuffled one takes the slow paths (full sort, hashed
+            # duplicate check), so it is measured too, against pytrec_eval on the same shuffled file.
+            evalgui_tool(bin_dir, q, shuffled, tmp / "evalgui-shuffled.csv",
+                         name="evalgui, run lines shuffled"),
+            python_tool("pytrec_eval, run lines shuffled", "pytrec_eval", PYTREC_EVAL_SCRIPT, bin_dir, q, shuffled),
         ]
         print(f"\nwhole processes, {args.repeat} repetition(s) each:")
         results = run_tools(tools, args.repeat)

@@ -161,6 +161,65 @@ class DocCodes:
         return cls(codes, vocabulary, starts, code_starts)
 
 
+_HASH_BASE = np.uint64(0x100000001B3)       # FNV's 64-bit prime, as the polynomial's base
+_HASH_MIX = np.uint64(0x9E3779B97F4A7C15)    # golden-ratio constant, to mix in the query
+
+
+def _mix64(h: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: every input bit reaches every output bit."""
+    h = h ^ (h >> np.uint64(30))
+    h = h * np.uint64(0xBF58476D1CE4E5B9)
+    h = h ^ (h >> np.uint64(27))
+    h = h * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
+
+
+def string_hashes(strings: pa.Array) -> np.ndarray:
+    """A 64-bit hash of each string, vectorised over the array's bytes (equal strings, equal hashes)."""
+    strings = strings.cast(pa.large_string()) if not pa.types.is_large_string(strings.type) else strings
+    n = len(strings)
+    if n == 0:
+        return np.empty(0, dtype=np.uint64)
+    _, offsets_buf, data_buf = strings.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int64)[strings.offset:strings.offset + n + 1]
+    start, end = offsets[0], offsets[-1]
+    data = np.frombuffer(data_buf, dtype=np.uint8)[start:end] if data_buf is not None and end > start \
+        else np.empty(0, dtype=np.uint8)
+    lengths = np.diff(offsets)
+    position = np.arange(len(data), dtype=np.int64) - np.repeat(offsets[:-1] - start, lengths)
+    longest = int(lengths.max()) if n else 0
+    with np.errstate(over="ignore"):
+        powers = np.cumprod(np.full(max(longest, 1), _HASH_BASE, dtype=np.uint64))   # wraps mod 2**64
+        total = np.concatenate(([np.uint64(0)], np.cumsum((data.astype(np.uint64) + np.uint64(1)) * powers[position],
+                                                         dtype=np.uint64)))
+        h = total[offsets[1:] - start] - total[offsets[:-1] - start]
+        return _mix64(h + lengths.astype(np.uint64))
+
+
+def _duplicates_by_hash(q: np.ndarray, dc: "DocCodes") -> np.ndarray:
+    with np.errstate(over="ignore"):
+        row_hash = np.concatenate([string_hashes(c) for c in dc.vocabulary.chunks])[dc.codes]
+        keys = _mix64(row_hash ^ (q.astype(np.uint64) * _HASH_MIX))
+    sorted_keys = np.sort(keys)
+    if not (sorted_keys[1:] == sorted_keys[:-1]).any():
+        return np.empty(0, dtype=np.int64)
+    # Rows sharing a key are duplicates or (very rarely) a collision: compare their docnos exactly.
+    order = np.argsort(keys, kind="stable")
+    same_as_next = keys[order][1:] == keys[order][:-1]
+    suspect = np.zeros(len(keys), dtype=bool)
+    suspect[:-1] |= same_as_next
+    suspect[1:] |= same_as_next
+    rows = np.sort(order[suspect])
+    exact = to_numpy(pc.dictionary_encode(dc.docnos(rows)).indices).astype(np.int64)
+    pair = q[rows].astype(np.int64) * (int(exact.max()) + 1) + exact
+    pair_order = np.argsort(pair, kind="stable")
+    equal = pair[pair_order][1:] == pair[pair_order][:-1]
+    dup = np.zeros(len(rows), dtype=bool)
+    dup[:-1] |= equal
+    dup[1:] |= equal
+    return np.sort(rows[pair_order[dup]])
+
+
 def duplicate_pair_rows(query, doc) -> np.ndarray:
     """Row indices of every (query, doc) pair that occurs more than once, in row order."""
     if len(query) < 2:
@@ -181,6 +240,10 @@ def duplicate_pair_rows(query, doc) -> np.ndarray:
         spread = first != last
         if spread.any():
             rows = np.flatnonzero(spread[q])
+            if len(rows) > len(q) // 8:
+                # Queries all over the file (a shuffled run): hashing each chunk's dictionary is
+                # cheaper than encoding every docno again; equal hashes are then checked exactly.
+                return _duplicates_by_hash(q, dc)
             again = pc.dictionary_encode(dc.docnos(rows))
             codes = codes.astype(np.int64)
             codes[rows] = to_numpy(again.indices) + int(codes.max()) + 1

@@ -49,3 +49,36 @@ def test_arrow_numpy_helpers():
     vocabulary = string_array(["b", "日本", ""])
     assert vocabulary.to_pylist() == ["b", "日本", ""]
     assert index_in(pa.array(["", "x", "日本", "b"]).slice(1), vocabulary).tolist() == [-1, 1, 0]
+
+
+def test_string_hashes():
+    from evalgui.core.data import string_hashes
+
+    words = ["", "a", "b", "ab", "ba", "日本", "a" * 300, "doc-1", "doc-10", "", "ab"]
+    h = string_hashes(pa.array(words, pa.string()))
+    assert h.dtype == np.uint64 and len(h) == len(words)
+    by_word = {}
+    for w, x in zip(words, h.tolist()):
+        assert by_word.setdefault(w, x) == x                 # equal strings, equal hashes
+    assert len(set(by_word.values())) == len(by_word)        # these distinct strings do not collide
+    sliced = pa.array(words, pa.string()).slice(3, 5)
+    assert string_hashes(sliced).tolist() == h[3:8].tolist()
+    assert string_hashes(pa.array([], pa.string())).tolist() == []
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_duplicates_in_a_shuffled_run_by_hash_are_exact(monkeypatch, collide):
+    import evalgui.core.data as data
+
+    if collide:   # every hash equal: the exact comparison alone must tell duplicates apart
+        monkeypatch.setattr(data, "string_hashes", lambda strings: np.zeros(len(strings), dtype=np.uint64))
+    rng = np.random.default_rng(5)
+    n = 3000
+    queries = [f"q{x}" for x in rng.integers(0, 30, n)]
+    docs = [f"d{x}" for x in rng.permutation(n)]
+    for a, b in ((10, 2500), (700, 701), (42, 2999)):           # plant duplicates far apart
+        queries[b], docs[b] = queries[a], docs[a]
+    doc_column = _chunked_dictionaries(docs, list(range(200, n, 200)))
+    run = Run(pa.array(queries, pa.string()), doc_column, np.zeros(n))
+    assert duplicate_pair_rows(run.query, run.doc_codes).tolist() == _brute_force(queries, docs) \
+        == [10, 42, 700, 701, 2500, 2999]
