@@ -196,28 +196,29 @@ def string_hashes(strings: pa.Array) -> np.ndarray:
         return _mix64(h + lengths.astype(np.uint64))
 
 
+def _sharing_a_key(keys: np.ndarray) -> np.ndarray:
+    """Ascending positions of the keys that occur more than once."""
+    sorted_keys = np.sort(keys)  # cheaper than argsort, and repeats are rare
+    if not (sorted_keys[1:] == sorted_keys[:-1]).any():
+        return np.empty(0, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    same_as_next = keys[order][1:] == keys[order][:-1]
+    repeated = np.zeros(len(keys), dtype=bool)
+    repeated[:-1] |= same_as_next
+    repeated[1:] |= same_as_next
+    return np.sort(order[repeated])
+
+
 def _duplicates_by_hash(q: np.ndarray, dc: "DocCodes") -> np.ndarray:
     with np.errstate(over="ignore"):
         row_hash = np.concatenate([string_hashes(c) for c in dc.vocabulary.chunks])[dc.codes]
         keys = _mix64(row_hash ^ (q.astype(np.uint64) * _HASH_MIX))
-    sorted_keys = np.sort(keys)
-    if not (sorted_keys[1:] == sorted_keys[:-1]).any():
-        return np.empty(0, dtype=np.int64)
     # Rows sharing a key are duplicates or (very rarely) a collision: compare their docnos exactly.
-    order = np.argsort(keys, kind="stable")
-    same_as_next = keys[order][1:] == keys[order][:-1]
-    suspect = np.zeros(len(keys), dtype=bool)
-    suspect[:-1] |= same_as_next
-    suspect[1:] |= same_as_next
-    rows = np.sort(order[suspect])
+    rows = _sharing_a_key(keys)
+    if not len(rows):
+        return rows
     exact = to_numpy(pc.dictionary_encode(dc.docnos(rows)).indices).astype(np.int64)
-    pair = q[rows].astype(np.int64) * (int(exact.max()) + 1) + exact
-    pair_order = np.argsort(pair, kind="stable")
-    equal = pair[pair_order][1:] == pair[pair_order][:-1]
-    dup = np.zeros(len(rows), dtype=bool)
-    dup[:-1] |= equal
-    dup[1:] |= equal
-    return np.sort(rows[pair_order[dup]])
+    return rows[_sharing_a_key(q[rows].astype(np.int64) * (int(exact.max()) + 1) + exact)]
 
 
 def duplicate_pair_rows(query, doc) -> np.ndarray:
@@ -252,16 +253,7 @@ def duplicate_pair_rows(query, doc) -> np.ndarray:
     cand = np.flatnonzero(counts[codes] > 1)
     if not len(cand):
         return np.empty(0, dtype=np.int64)
-    keys = q[cand].astype(np.int64) * (int(codes.max()) + 1) + codes[cand]
-    sorted_keys = np.sort(keys)  # cheaper than argsort, and duplicates are rare
-    if not (sorted_keys[1:] == sorted_keys[:-1]).any():
-        return np.empty(0, dtype=np.int64)
-    order = np.argsort(keys, kind="stable")
-    same_as_next = keys[order][1:] == keys[order][:-1]
-    dup = np.zeros(len(keys), dtype=bool)
-    dup[:-1] |= same_as_next
-    dup[1:] |= same_as_next
-    return np.sort(cand[order[dup]])
+    return cand[_sharing_a_key(q[cand].astype(np.int64) * (int(codes.max()) + 1) + codes[cand])]
 
 
 @dataclass(eq=False)
