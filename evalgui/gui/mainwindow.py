@@ -7,7 +7,7 @@ import os
 
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar,
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
                                QPushButton, QTabWidget, QVBoxLayout, QWidget)
 
 from evalgui.gui.datapanel import DataPanel
@@ -75,7 +75,6 @@ class MainWindow(QMainWindow):
         self.project_path: str | None = None
         self._loaders: list[Worker] = []
         self._generation = 0          # bumped when a project replaces the session
-        self._pending_state: dict | None = None
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("workspaceTabs")
@@ -186,8 +185,12 @@ class MainWindow(QMainWindow):
         widget = self.tabs.currentWidget()
         return widget if widget in self.workspaces.values() else None
 
+    def _workspace_for_actions(self):
+        """The current tab's workspace; from the welcome page, the first workspace."""
+        return self.current_workspace() or next(iter(self.workspaces.values()), None)
+
     def _run_current(self) -> None:
-        ws = self.current_workspace() or self.workspaces.get("ranked")
+        ws = self._workspace_for_actions()
         if ws is not None:
             self.tabs.setCurrentWidget(ws)
             ws.run()
@@ -205,7 +208,7 @@ class MainWindow(QMainWindow):
 
     def _fill_export_menu(self) -> None:
         self.export_menu.clear()
-        ws = self.current_workspace() or self.workspaces.get("ranked")
+        ws = self._workspace_for_actions()
         targets = ws.export_targets() if ws is not None else []
         for label, slot in targets:
             self.export_menu.addAction(label, slot)
@@ -254,6 +257,8 @@ class MainWindow(QMainWindow):
             self._loaders.remove(worker)
             self.load_progress.setVisible(bool(self._loaders))
             self._busy_changed(False)
+            if generation != self._generation:       # replaced by a project: its follow-up is moot too
+                return
             if failures:
                 self.load_failed.emit(failures)
                 self.show_error("Some files could not be read",
@@ -397,9 +402,7 @@ class MainWindow(QMainWindow):
     # ================================================================ settings
     def _add_recent(self, path: str) -> None:
         settings = app_settings()
-        recent = [p for p in (settings.value("recent_files", []) or []) if p != path]
-        if isinstance(recent, str):
-            recent = [recent]
+        recent = [p for p in self.recent_files() if p != path]
         recent.insert(0, path)
         settings.setValue("recent_files", recent[:MAX_RECENT])
         self._refresh_recent_menu()

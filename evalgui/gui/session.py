@@ -60,13 +60,10 @@ def _read(path: str, kind: str):
 
 
 def _summarise(kind: str, data) -> tuple[dict, list[str]]:
+    summary = data.summary()
     warnings = []
-    if kind == "qrels":
-        summary = data.summary()
-        if summary["relevant"] == 0:
-            warnings.append("no document is judged relevant (grade 1 or more)")
-    else:
-        summary = data.summary()
+    if kind == "qrels" and summary["relevant"] == 0:
+        warnings.append("no document is judged relevant (grade 1 or more)")
     return summary, warnings
 
 
@@ -80,17 +77,14 @@ def read_data_file(path: str, kind: str | None = None) -> DataItem:
     detected = kind is None
     if kind is None:
         kind = _detect_kind(path)
-        if kind == "unknown":
-            # JSON and odd tables share one layout for both kinds: judgments are integers.
-            try:
-                data = _read(path, "qrels")
-                kind = "qrels"
-            except EvalInputError:
-                data = _read(path, "run")
-                kind = "run"
-            summary, warnings = _summarise(kind, data)
-            return DataItem(path, kind, data, summary, warnings, detected)
-    data = _read(path, kind)
+    if kind == "unknown":
+        # JSON and odd tables share one layout for both kinds: judgments are integers.
+        try:
+            data, kind = _read(path, "qrels"), "qrels"
+        except EvalInputError:
+            data, kind = _read(path, "run"), "run"
+    else:
+        data = _read(path, kind)
     summary, warnings = _summarise(kind, data)
     return DataItem(path, kind, data, summary, warnings, detected)
 

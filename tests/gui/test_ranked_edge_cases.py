@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
@@ -165,3 +163,22 @@ def test_export_adds_the_chosen_formats_extension(qtbot, window, tmp_path, monke
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), "LaTeX (*.tex)"))
     ranked.summary_view.export_dialog()
     assert (tmp_path / "summary.tex").read_text().startswith("\\begin{tabular}")
+
+
+def test_a_project_opened_while_the_demo_loads_is_not_evaluated_as_the_demo(qtbot, make_window, tmp_path):
+    data = copy_synthetic(tmp_path / "data", runs=("bm25",))
+    first = make_window()
+    load(qtbot, first, [data / "qrels.txt", data / "bm25.run"])
+    project = tmp_path / "small.evalgui"
+    assert first.write_project(str(project), include_results=False)
+
+    window = make_window()
+    errors = []
+    window.error_shown.connect(lambda title, message: errors.append(title))
+    window.open_demo()                        # its follow-up (evaluate the demo) must not run...
+    with qtbot.waitSignal(window.files_loaded, timeout=20_000):
+        window.open_project(str(project))     # ...once the project has replaced the session
+    ranked = window.workspaces["ranked"]
+    qtbot.waitUntil(lambda: not window._loaders and not ranked.is_busy(), timeout=20_000)
+    assert sorted(i.name for i in window.session.items) == ["bm25.run", "qrels.txt"]
+    assert errors == [] and ranked.results.empty
