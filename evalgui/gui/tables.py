@@ -32,7 +32,8 @@ def _is_missing(value) -> bool:
 
 
 class DataFrameModel(QAbstractTableModel):
-    """A DataFrame as a table. ``best`` is "column", "row" or None: where to bold the maximum."""
+    """A DataFrame as a table. ``best`` is "column", "row" or None: where to bold the best value
+    (the highest, or the lowest for a lower-is-better measure; see set_frame's ``directions``)."""
 
     def __init__(self, frame: pd.DataFrame | None = None, *, precision: int = 4, best: str | None = "column",
                  badges: dict[str, dict[str, str]] | None = None, parent=None):
@@ -215,7 +216,6 @@ class FrameTableView(QTableView):
         self.horizontalHeader().setStretchLastSection(False)
         self.verticalHeader().setDefaultSectionSize(22)
         self.verticalHeader().hide()
-        self.horizontalHeader().setResizeContentsPrecision(60)   # fit columns to the first rows only: fast
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._context_menu)
         self.copy_action = QAction("Copy", self)
@@ -229,7 +229,6 @@ class FrameTableView(QTableView):
         # Measured on the header and the first rows only: Qt's resizeColumnsToContents asks
         # the model for every role of every cell, far too slow for thousands of rows.
         model = self.source_model
-        plain = self.fontMetrics()
         bold = QFont(self.font())
         bold.setBold(True)
         wide = QFontMetrics(bold)

@@ -8,8 +8,7 @@ rankings reach the views as soon as that run is done.
 from __future__ import annotations
 
 import html
-import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -72,25 +71,16 @@ def run_result(name: str, path: str, evaluation) -> RunResult:
     for i, column in enumerate(evaluation.columns):
         if column.measure.value_type != "text":
             first.setdefault(column.name, i)
-    columns = evaluation.columns
-    measures = list(first)
-    info = {m: MeasureInfo(columns[i].measure.help_text, columns[i].measure.best_direction,
-                           columns[i].measure.value_type == "int") for m, i in first.items()}
-    per_query = {m: evaluation.per_query[:, i] for m, i in first.items() if columns[i].measure.per_query}
-    summary = {m: float(evaluation.summary[i]) for m, i in first.items()}
-    query_ids = [str(q) for q in evaluation.query_ids]
-    shown = list(per_query)
-    n_q = len(query_ids)
-    frame = pd.concat([
-        pd.DataFrame({"run": name, "query": np.repeat(np.array(query_ids, dtype=object), len(shown)),
-                      "measure": np.tile(np.array(shown, dtype=object), n_q),
-                      "value": np.column_stack([per_query[m] for m in shown]).ravel() if shown and n_q
-                      else np.zeros(0)}),
-        pd.DataFrame({"run": name, "query": ALL_QUERIES, "measure": measures,
-                      "value": [summary[m] for m in measures]}),
-    ], ignore_index=True)
-    return RunResult(name, path, query_ids, measures, per_query, summary, info, frame,
-                     absent_topics=list(evaluation.absent_topics))
+    keep = list(first.values())
+    evaluation = replace(evaluation, run_name=name, columns=[evaluation.columns[i] for i in keep],
+                         per_query=evaluation.per_query[:, keep], summary=evaluation.summary[keep], text={})
+    measures = [c.name for c in evaluation.columns]
+    info = {c.name: MeasureInfo(c.measure.help_text, c.measure.best_direction, c.measure.value_type == "int")
+            for c in evaluation.columns}
+    per_query = {c.name: evaluation.per_query[:, i] for i, c in enumerate(evaluation.columns) if c.measure.per_query}
+    summary = dict(zip(measures, evaluation.summary.tolist()))
+    return RunResult(name, path, [str(q) for q in evaluation.query_ids], measures, per_query, summary, info,
+                     evaluation.to_frame(per_query=True), absent_topics=list(evaluation.absent_topics))
 
 
 def results_from_tidy(tidy: pd.DataFrame, measure_order: list[str]) -> list[RunResult]:
