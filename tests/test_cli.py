@@ -479,3 +479,39 @@ def test_evaluate_needs_a_query_in_common(capsys, tmp_path):
     status, out, err = run_cli(capsys, "evaluate", qrels, lonely, fine, "-m", "P@1")
     assert status == 0 and err == [f"evalgui-cli: warning: {lonely} has no query in {qrels}; its values are 0"]
     assert "fine,all,P@1,1.0" in out
+
+
+def test_a_measure_asked_for_twice_is_written_once(capsys, tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 a 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5 t\n")
+    status, out, err = run_cli(capsys, "evaluate", qrels, run, "-m", "P.10", "-m", "P.5,10", "--per-query")
+    rows = out.splitlines()[1:]
+    assert status == 0 and len(rows) == len(set(rows))
+    assert sorted(rows) == ["r,1,P_10,0.1", "r,1,P_5,0.2", "r,all,P_10,0.1", "r,all,P_5,0.2"]
+
+
+def test_json_output_writes_missing_values_as_null():
+    import numpy as np
+    import pandas as pd
+
+    from evalgui.core.export import to_text
+
+    frame = pd.DataFrame({"query": ["a", "b", "c"], "value": [0.5, np.nan, np.inf],
+                          "rank": pd.array([1, None, 3], dtype="Int64")})
+    assert json.loads(to_text(frame, "json")) == [{"query": "a", "value": 0.5, "rank": 1},
+                                                  {"query": "b", "value": None, "rank": None},
+                                                  {"query": "c", "value": None, "rank": 3}]
+
+
+def test_gzipped_files_are_sniffed_from_their_head(tmp_path):
+    import gzip
+
+    from evalgui.core.formats import detect_kind, read_run
+
+    path = tmp_path / "run.txt.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.writelines(f"q{i % 7} Q0 d{i} 1 {1 / (i + 1)!r} tag\n" for i in range(40_000))
+    assert detect_kind(path) == "run"
+    assert len(read_run(path)) == 40_000

@@ -1,7 +1,9 @@
 """In-memory relevance judgments (qrels) and runs, stored column-wise.
 
-Both hold pyarrow string arrays for ids and a numpy array for the values, so a
-two-million-line run costs a few arrays rather than millions of Python objects.
+Ids are pyarrow arrays and values numpy arrays, so a two-million-line run costs
+a few arrays rather than millions of Python objects. Qrels keep plain string
+columns; a run keeps its queries dictionary-encoded and its docnos as read (a
+chunked column, one dictionary per block of the file, see :class:`DocCodes`).
 All ids are strings: "007" and "7" are different queries.
 """
 
@@ -30,12 +32,17 @@ def grade_problem(value) -> str | None:
     return None
 
 
+def byte_sorted(ids) -> list[str]:
+    """Ids in trec_eval's order (strcmp on the UTF-8 bytes), which for Python strings is code-point order."""
+    return sorted(ids)
+
+
 def _as_string_array(values, what: str) -> pa.Array:
     arr = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values, type=pa.string())
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
-    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-        arr = pc.cast(arr, pa.string())
+    if not pa.types.is_string(arr.type):
+        arr = pc.cast(arr, pa.string())   # large_string and numbers alike: one id type everywhere
     if arr.null_count:
         raise EvalInputError(None, f"missing {what} id")
     return arr
@@ -47,8 +54,10 @@ def as_dictionary_array(values, what: str) -> pa.DictionaryArray:
         values = values.unify_dictionaries().combine_chunks() if pa.types.is_dictionary(values.type) \
             else values.combine_chunks()
     if isinstance(values, pa.DictionaryArray):
-        if not (pa.types.is_string(values.dictionary.type) or pa.types.is_large_string(values.dictionary.type)):
-            values = pc.dictionary_encode(pc.cast(values.cast(values.dictionary.type), pa.string()))
+        if values.null_count:
+            raise EvalInputError(None, f"missing {what} id")
+        if not pa.types.is_string(values.dictionary.type):
+            values = pc.dictionary_encode(_as_string_array(values.cast(values.dictionary.type), what))
         return values
     return pc.dictionary_encode(_as_string_array(values, what))
 
@@ -202,7 +211,8 @@ def _sharing_a_key(keys: np.ndarray) -> np.ndarray:
     if not (sorted_keys[1:] == sorted_keys[:-1]).any():
         return np.empty(0, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
-    same_as_next = keys[order][1:] == keys[order][:-1]
+    ordered = keys[order]
+    same_as_next = ordered[1:] == ordered[:-1]
     repeated = np.zeros(len(keys), dtype=bool)
     repeated[:-1] |= same_as_next
     repeated[1:] |= same_as_next
@@ -268,7 +278,7 @@ class Qrels:
     doc: pa.Array
     rel: np.ndarray
     source: str = "<memory>"
-    _query_ids: np.ndarray | None = field(default=None, repr=False)
+    _query_ids: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         self.query = _as_string_array(self.query, "query")
@@ -284,8 +294,7 @@ class Qrels:
     def query_ids(self) -> np.ndarray:
         """Distinct query ids, sorted as trec_eval sorts them (byte order)."""
         if self._query_ids is None:
-            self._query_ids = np.array(sorted(pc.unique(self.query).to_pylist(), key=lambda q: q.encode()),
-                                       dtype=object)
+            self._query_ids = np.array(byte_sorted(pc.unique(self.query).to_pylist()), dtype=object)
         return self._query_ids
 
     def summary(self, relevance_level: int = 1) -> dict:
@@ -297,11 +306,6 @@ class Qrels:
             "min_grade": int(self.rel.min()) if len(self.rel) else 0,
             "max_grade": int(self.rel.max()) if len(self.rel) else 0,
         }
-
-    def to_frame(self):
-        import pandas as pd
-
-        return pd.DataFrame({"query": self.query.to_pylist(), "doc": self.doc.to_pylist(), "rel": self.rel})
 
     @classmethod
     def from_dict(cls, judgments: dict, source: str = "<memory>") -> "Qrels":
@@ -323,13 +327,13 @@ class Run:
     score (descending) and breaks ties by document id (descending).
     """
 
-    query: pa.Array
-    doc: pa.Array
+    query: pa.DictionaryArray       # any ids on input; dictionary-encoded strings once built
+    doc: pa.ChunkedArray            # string or dictionary<string> chunks, as read (see DocCodes)
     score: np.ndarray
     runid: str = ""
     name: str = "run"
     source: str = "<memory>"
-    _query_ids: np.ndarray | None = field(default=None, repr=False)
+    _query_ids: np.ndarray | None = field(default=None, init=False, repr=False)
     _doc_codes: DocCodes | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
@@ -353,8 +357,8 @@ class Run:
     def query_ids(self) -> np.ndarray:
         if self._query_ids is None:
             used = np.flatnonzero(np.bincount(codes_of(self.query), minlength=len(self.query.dictionary)))
-            self._query_ids = np.array(sorted(self.query.dictionary.take(from_numpy(used)).to_pylist(),
-                                              key=lambda q: q.encode()), dtype=object)
+            self._query_ids = np.array(byte_sorted(self.query.dictionary.take(from_numpy(used)).to_pylist()),
+                                       dtype=object)
         return self._query_ids
 
     def summary(self) -> dict:
@@ -365,12 +369,6 @@ class Run:
             "max_per_query": int(np.bincount(codes_of(self.query)).max()) if n_q else 0,
             "runid": self.runid,
         }
-
-    def to_frame(self):
-        import pandas as pd
-
-        return pd.DataFrame({"query": self.query.cast(pa.string()).to_pylist(),
-                             "doc": self.doc.cast(pa.string()).to_pylist(), "score": self.score})
 
     @classmethod
     def from_dict(cls, scores: dict, name: str = "run", source: str = "<memory>", runid: str = "") -> "Run":

@@ -76,8 +76,13 @@ def to_text(frame, fmt: str) -> str:
     if fmt == "json":
         import json
 
+        import numpy as np
+
+        # Missing values (NaN, NA) and infinities have no JSON number: they are written as null.
         # json.dumps writes floats with repr(): full precision (pandas' to_json rounds to 10 places).
-        return json.dumps(frame.to_dict(orient="records"), indent=1, allow_nan=False, default=str) + "\n"
+        plain = frame.replace([np.inf, -np.inf], np.nan).astype(object)
+        plain = plain.where(plain.notna(), None)
+        return json.dumps(plain.to_dict(orient="records"), indent=1, allow_nan=False, default=str) + "\n"
     columns = [str(c) for c in frame.columns]
     rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
     numeric = [frame[c].dtype.kind in "fiu" for c in frame.columns]

@@ -82,3 +82,28 @@ def test_duplicates_in_a_shuffled_run_by_hash_are_exact(monkeypatch, collide):
     run = Run(pa.array(queries, pa.string()), doc_column, np.zeros(n))
     assert duplicate_pair_rows(run.query, run.doc_codes).tolist() == _brute_force(queries, docs) \
         == [10, 42, 700, 701, 2500, 2999]
+
+
+def test_ids_of_any_string_type_become_plain_strings():
+    run = Run(pa.array(["q1", "q1"], pa.large_string()), pa.array(["d1", "d2"], pa.large_string()), [1.0, 0.5])
+    assert run.query.dictionary.type == pa.string() and run.doc.type == pa.string()
+    assert run.doc.to_pylist() == ["d1", "d2"]
+
+
+def test_a_missing_query_id_is_an_input_error_whatever_the_encoding():
+    from evalgui.core.errors import EvalInputError
+
+    for queries in (pa.array(["q1", None]), pc.dictionary_encode(pa.array(["q1", None]))):
+        with pytest.raises(EvalInputError, match="missing query id"):
+            Run(queries, pa.array(["a", "b"]), [1.0, 0.5])
+
+
+def test_a_grade_too_large_in_memory_is_refused_when_ranking():
+    from evalgui.core.data import Qrels
+    from evalgui.core.errors import EvalInputError
+    from evalgui.core.ranked.ranking import prepare
+
+    qrels = Qrels.from_dict({"q": {"a": 10_000}})
+    run = Run.from_dict({"q": {"a": 1.0}})
+    with pytest.raises(EvalInputError, match="larger than evalgui reads"):
+        prepare(qrels, run)

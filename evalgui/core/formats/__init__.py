@@ -50,11 +50,19 @@ def _looks_like_header(tokens: list[bytes]) -> bool:
 
 def sniff_format(path: str | os.PathLike) -> str:
     """Best guess of a file's format: one of FORMATS other than "auto"."""
-    source = os.fspath(path)
+    return _sniff(os.fspath(path))[0]
+
+
+def _sniff(source: str) -> tuple[str, list[bytes] | None]:
+    """The format, and the first content line's fields when they were read for it."""
     by_ext = _extension_format(source)
     if by_ext:
-        return by_ext
+        return by_ext, None
     tokens = _first_content_tokens(source)
+    return _format_of(source, tokens), tokens
+
+
+def _format_of(source: str, tokens: list[bytes]) -> str:
     if source.lower().endswith((".tsv", ".tsv.gz", ".tab")) and _looks_like_header(tokens):
         return "tsv"
     if len(tokens) == 1:
@@ -66,11 +74,10 @@ def sniff_format(path: str | os.PathLike) -> str:
 def detect_kind(path: str | os.PathLike) -> str:
     """"qrels", "run" or "unknown", judged from the content (for the data panel)."""
     source = os.fspath(path)
-    fmt = sniff_format(source)
+    fmt, tokens = _sniff(source)
     if fmt == "relevant_list":
         return "qrels"
     if fmt == "trec":
-        tokens = _first_content_tokens(source)
         if len(tokens) == 4:
             return "qrels"
         if len(tokens) >= 6:
@@ -81,7 +88,7 @@ def detect_kind(path: str | os.PathLike) -> str:
     from evalgui.core.formats.other import REL_COLUMNS, SCORE_COLUMNS
 
     if fmt in ("csv", "tsv"):
-        header = _text.load_bytes(source).split(b"\n", 1)[0].decode("utf-8", "replace")
+        header = _text.load_head(source, 1 << 16).split(b"\n", 1)[0].decode("utf-8", "replace")
         names = {t.strip().lower() for t in header.replace("\t", ",").split(",")}
     else:
         import pyarrow.parquet as pq

@@ -49,19 +49,19 @@ def load_bytes(path: str | os.PathLike) -> bytes:
 
 
 def load_head(path: str | os.PathLike, size: int) -> bytes:
-    """``load_bytes(path)[:size]``, reading only the head of a plain file when that is enough."""
+    """``load_bytes(path)[:size]``, reading (and for .gz, decompressing) only the head when that is enough."""
     source = os.fspath(path)
-    if not source.lower().endswith(".gz"):
-        try:
-            with open(source, "rb") as fh:
-                head = fh.read(size + len(_BOM) + 1)
-        except OSError:
-            head = b""
-        if head.startswith(_BOM):
-            head = head[len(_BOM):]
-        # Anything unusual (short file, gzip, NUL, only blanks): load_bytes decides, with its errors.
-        if len(head) > size and head[:2] != _GZIP_MAGIC and b"\x00" not in head and not head.isspace():
-            return head[:size]
+    gz = source.lower().endswith(".gz")
+    try:
+        with (gzip.open if gz else open)(source, "rb") as fh:
+            head = fh.read(size + len(_BOM) + 1)
+    except (OSError, EOFError, zlib.error):
+        head = b""
+    if head.startswith(_BOM):
+        head = head[len(_BOM):]
+    # Anything unusual (short file, gzip without .gz, NUL, only blanks): load_bytes decides, with its errors.
+    if len(head) > size and head[:2] != _GZIP_MAGIC and b"\x00" not in head and not head.isspace():
+        return head[:size]
     return load_bytes(source)[:size]
 
 

@@ -5,10 +5,13 @@ Reading follows trec_eval 10.0: fields are split by any run of whitespace,
 are ignored, the rank column is ignored, and the run id is the tag of the last
 line. Unlike trec_eval, every error names the line it was found on.
 
-Well-formed files take a fast path (pyarrow's multi-threaded CSV parser after
-a vectorised whitespace clean-up). Anything the fast path rejects is parsed
-again line by line, which either reads the file's unusual-but-valid layout
-(e.g. extra trailing columns) or reports the first bad line.
+Well-formed plain files take a fast path: pyarrow's multi-threaded CSV parser,
+fed 8 MB of whole lines at a time (so the file's bytes never sit in memory all
+at once). Anything else (gzip, BOM, comments, uneven spacing) is read whole,
+with a vectorised whitespace clean-up when needed. Whatever the fast path
+rejects (a bad line, a duplicate, a grade out of range) is parsed again line
+by line, which either reads an unusual-but-valid layout (e.g. extra trailing
+columns) or reports the first bad line with its number.
 """
 
 from __future__ import annotations

@@ -3,12 +3,13 @@
 :func:`evaluate_run` does one run and returns a :class:`RunEvaluation` (arrays,
 used by the trec_eval printer and the GUI). :func:`evaluate` does several runs
 and returns a tidy DataFrame with columns ``run, query, measure, value``
-(``query == "all"`` for the summary rows).
+(``query == "all"`` for the summary rows); :func:`evaluate_columns` returns the
+same table as four numpy columns, without importing pandas (the CLI's CSV path).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -52,11 +53,23 @@ class RunEvaluation:
     absent_topics: list[str] = field(default_factory=list)    # qrels topics with no results (skipped)
     ranking: Ranking | None = field(default=None, repr=False)
 
-    def column_index(self, name: str) -> int:
-        return [c.name for c in self.columns].index(name)
+    def unique_columns(self) -> "RunEvaluation":
+        """The same evaluation with each output name once (P.10 asked for next to P.5,10 gives P_10 twice)."""
+        first: dict[str, int] = {}
+        for i, column in enumerate(self.columns):
+            first.setdefault(column.name, i)
+        if len(first) == len(self.columns):
+            return self
+        keep = list(first.values())
+        return replace(self, columns=[self.columns[i] for i in keep], per_query=self.per_query[:, keep],
+                       summary=self.summary[keep])
 
     def tidy_columns(self, per_query: bool = True) -> dict[str, np.ndarray]:
-        """Tidy rows as four columns: run, query, measure, value. Summary rows have query 'all'."""
+        """Tidy rows as four columns: run, query, measure, value. Summary rows have query 'all'.
+
+        Text measures (runid, relstring) are left out; a repeated measure name appears once."""
+        if len({c.name for c in self.columns}) < len(self.columns):
+            return self.unique_columns().tidy_columns(per_query)
         numeric = [i for i, c in enumerate(self.columns) if c.measure.value_type != "text"]
         shown = [i for i in numeric if self.columns[i].measure.per_query] if per_query and len(self.query_ids) else []
         names = np.array([self.columns[i].name for i in numeric], dtype=object)
@@ -150,10 +163,14 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
     requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
     names = unique_run_names(runs)
     parts = []
+    n = max(len(runs), 1)
     for i, (run, name) in enumerate(zip(runs, names)):
         check(cancelled)
-        progress(i / max(len(runs), 1), f"Evaluating {name}")
-        result = evaluate_run(qrels, run, requests, options, cancelled)
+
+        def step(fraction, message, i=i, name=name):
+            progress((i + fraction) / n, f"Evaluating {name}: {message}")
+
+        result = evaluate_run(qrels, run, requests, options, cancelled, step)
         if on_absent is not None and result.absent_topics:
             on_absent(run, result.absent_topics)
         result.run_name = name

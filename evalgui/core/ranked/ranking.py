@@ -19,12 +19,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalgui.core.data import Qrels, Run, as_dictionary_array, codes_of, from_numpy, index_in, string_array, to_numpy
+from evalgui.core.data import (MAX_GRADE, Qrels, Run, as_dictionary_array, codes_of, from_numpy, grade_problem,
+                                index_in, string_array, to_numpy)
 from evalgui.core.errors import EvalInputError
 
 NONPOOL = -1
 UNJUDGED = -2
-_MAX_GRADE = 10_000  # grades are counted in a dense (queries x grades) table
 
 
 @dataclass(frozen=True, eq=False)
@@ -248,8 +248,8 @@ def prepare(
     # Judged documents per grade, over the whole qrels of each evaluated query.
     graded = (qr_q >= 0) & (qrels.rel >= 0)
     max_grade = int(qrels.rel[graded].max()) if graded.any() else 0
-    if max_grade >= _MAX_GRADE:
-        raise EvalInputError(qrels.source, f"relevance grade {max_grade} is too large (at most {_MAX_GRADE - 1})")
+    if max_grade > MAX_GRADE:   # the readers catch this with a line number; Qrels built in memory land here
+        raise EvalInputError(qrels.source, grade_problem(max_grade))
     n_levels = max_grade + 1
     rel_levels = np.bincount(qr_q[graded] * n_levels + qrels.rel[graded], minlength=n_q * n_levels)
     rel_levels = rel_levels.reshape(n_q, n_levels).astype(np.int64)

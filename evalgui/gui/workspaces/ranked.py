@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
                                QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea, QSpinBox,
                                QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
+from evalgui.core.data import byte_sorted
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.worker import Worker
@@ -66,19 +67,14 @@ def curve_index(curves: pd.DataFrame) -> dict[tuple[str, str], tuple]:
 
 
 def run_result(name: str, path: str, evaluation) -> RunResult:
-    """Shape one RunEvaluation for the views. A name asked for twice (P.10 next to P.5,10) is kept once."""
-    first: dict[str, int] = {}
-    for i, column in enumerate(evaluation.columns):
-        if column.measure.value_type != "text":
-            first.setdefault(column.name, i)
-    keep = list(first.values())
-    evaluation = replace(evaluation, run_name=name, columns=[evaluation.columns[i] for i in keep],
-                         per_query=evaluation.per_query[:, keep], summary=evaluation.summary[keep], text={})
-    measures = [c.name for c in evaluation.columns]
+    """Shape one RunEvaluation for the views (text measures left out, a repeated name kept once)."""
+    evaluation = replace(evaluation.unique_columns(), run_name=name)
+    numeric = [(i, c) for i, c in enumerate(evaluation.columns) if c.measure.value_type != "text"]
+    measures = [c.name for _, c in numeric]
     info = {c.name: MeasureInfo(c.measure.help_text, c.measure.best_direction, c.measure.value_type == "int")
-            for c in evaluation.columns}
-    per_query = {c.name: evaluation.per_query[:, i] for i, c in enumerate(evaluation.columns) if c.measure.per_query}
-    summary = dict(zip(measures, evaluation.summary.tolist()))
+            for _, c in numeric}
+    per_query = {c.name: evaluation.per_query[:, i] for i, c in numeric if c.measure.per_query}
+    summary = {c.name: float(evaluation.summary[i]) for i, c in numeric}
     return RunResult(name, path, [str(q) for q in evaluation.query_ids], measures, per_query, summary, info,
                      evaluation.to_frame(per_query=True), absent_topics=list(evaluation.absent_topics))
 
@@ -92,7 +88,7 @@ def results_from_tidy(tidy: pd.DataFrame, measure_order: list[str]) -> list[RunR
         per_query_rows = rows[rows["query"] != ALL_QUERIES]
         measures = [m for m in measure_order if m in set(summary_rows["measure"])]
         measures += [m for m in dict.fromkeys(summary_rows["measure"]) if m not in measures]
-        queries = sorted(set(per_query_rows["query"]), key=lambda q: str(q).encode())
+        queries = byte_sorted(set(per_query_rows["query"]))
         wide = per_query_rows.pivot_table(index="query", columns="measure", values="value", aggfunc="first")
         wide = wide.reindex(index=queries)
         per_query = {m: wide[m].to_numpy(float) for m in measures if m in wide.columns}
@@ -469,7 +465,7 @@ class RankedWorkspace(Workspace):
     def _add_result(self, result: RunResult) -> None:
         self._results[result.name] = result
         if not set(result.query_ids) <= set(self._queries):
-            self._queries = sorted(set(self._queries) | set(result.query_ids), key=lambda q: str(q).encode())
+            self._queries = byte_sorted(set(self._queries) | set(result.query_ids))
 
     def _on_finished(self, _count) -> None:
         self._deferred_refresh()          # the last run's rows are in the tables before "finished"
