@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalgui.core.data import Qrels, Run
+from evalgui.core.data import Qrels, Run, codes_of
 from evalgui.core.jobs import CancelFn, check
 from evalgui.core.ranked.measures import RECALL_POINTS, interpolated_precision
 from evalgui.core.ranked.ranking import Ranking, prepare
@@ -322,17 +322,11 @@ _NO_JUDGMENT = "\n(evalgui: query not judged)"  # a doc id no TREC file can hold
 
 
 def _rows_of_query(run: Run, query: str) -> np.ndarray:
-    """Run rows of one query, without touching the other queries' doc ids."""
-    column = run.query
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    if pa.types.is_dictionary(column.type):
-        code = pc.index(column.dictionary.cast(pa.string()), query).as_py()
-        if code < 0:
-            return np.empty(0, dtype=np.int64)
-        return np.flatnonzero(column.indices.to_numpy(zero_copy_only=False) == code)
-    mask = pc.equal(column.cast(pa.string()), query).to_numpy(zero_copy_only=False)
-    return np.flatnonzero(mask)
+    """Run rows of one query, without touching the other queries' doc ids (Run.query is dictionary-encoded)."""
+    code = pc.index(run.query.dictionary, query).as_py()
+    if code < 0:
+        return np.empty(0, dtype=np.int64)
+    return np.flatnonzero(codes_of(run.query) == code)
 
 
 def _one_query_run(run: Run, query: str) -> Run:
