@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QObject, Signal
 
 from evalgui.core.errors import EvalInputError
-from evalgui.core.jobs import check
 
 # What the data panel offers; only qrels and runs have readers so far.
 KINDS = ("qrels", "run", "case base", "rank file", "similarity results")
@@ -91,18 +90,18 @@ def read_data_file(path: str, kind: str | None = None) -> DataItem:
 
 def load_files_job(requests: list[tuple[str, str | None]]):
     """An engine job reading files; each file arrives as a partial result (DataItem or LoadFailure)."""
-    def job(progress, cancelled, partial):
+    def job(state):
         n = len(requests)
         for i, (path, kind) in enumerate(requests):
-            check(cancelled)
-            progress(i / max(n, 1), f"Reading {os.path.basename(path)} ({i + 1} of {n})")
+            state.check()
+            state.progress(i / max(n, 1), f"Reading {os.path.basename(path)} ({i + 1} of {n})")
             try:
-                partial(read_data_file(path, kind))
+                state.partial(read_data_file(path, kind))
             except EvalInputError as exc:
-                partial(LoadFailure(path, str(exc)))
+                state.partial(LoadFailure(path, str(exc)))
             except (OSError, MemoryError) as exc:
-                partial(LoadFailure(path, f"{path}: {getattr(exc, 'strerror', None) or exc}"))
-        progress(1.0, "Loaded")
+                state.partial(LoadFailure(path, f"{path}: {getattr(exc, 'strerror', None) or exc}"))
+        state.progress(1.0, "Loaded")
         return n
     return job
 

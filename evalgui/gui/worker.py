@@ -1,9 +1,9 @@
 """Run engine jobs on a background QThread and report back through Qt signals.
 
-An engine job is a plain callable ``job(progress, cancelled, partial) -> result``:
-``progress(fraction, message)`` reports, ``cancelled()`` says whether to stop
-(the job then raises :class:`evalgui.core.jobs.Cancelled`), and
-``partial(value)`` hands over a piece of the result early (e.g. one run's rows).
+An engine job is a plain callable ``job(state) -> result`` taking one
+:class:`evalgui.core.jobs.JobState`: the worker's state turns its progress
+(throttled) and partial results into Qt signals, and its cancel check into
+the worker's stop flag (the job then raises :class:`evalgui.core.jobs.Cancelled`).
 The GUI thread only ever receives queued signals, so it never blocks.
 """
 
@@ -17,7 +17,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from evalgui.core.errors import EvalInputError, EvalUsageError
-from evalgui.core.jobs import Cancelled
+from evalgui.core.jobs import Cancelled, JobState
 
 # Workers whose thread is running: a QThread destroyed while running aborts the process,
 # so a worker keeps itself alive until its thread has finished, whatever its owner does.
@@ -25,7 +25,7 @@ _RUNNING: set["Worker"] = set()
 
 _SWITCH_INTERVAL = 0.001
 
-Job = Callable[[Callable[[float, str], None], Callable[[], bool], Callable[[Any], None]], Any]
+Job = Callable[[JobState], Any]
 
 
 def cancel_all() -> None:
@@ -54,7 +54,7 @@ class _Runner(QObject):
     @Slot()
     def run(self):
         try:
-            result = self._job(self.progress.emit, self._stop.is_set, self.partial.emit)
+            result = self._job(JobState(self.progress.emit, self.partial.emit, self._stop.is_set))
         except Cancelled:
             self.cancelled.emit()
         except (EvalInputError, EvalUsageError) as exc:

@@ -7,15 +7,14 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QTimer  # noqa: E402
 
 from evalgui.core.errors import EvalInputError  # noqa: E402
-from evalgui.core.jobs import check  # noqa: E402
 from evalgui.gui.worker import Worker  # noqa: E402
 
 
 def test_success_with_progress_and_partial_results(qtbot):
-    def job(progress, cancelled, partial):
+    def job(state):
         for i in range(3):
-            partial(i)
-            progress((i + 1) / 3, f"step {i}")
+            state.partial(i)
+            state.progress((i + 1) / 3, f"step {i}")
         return "done"
 
     worker = Worker(job)
@@ -29,7 +28,7 @@ def test_success_with_progress_and_partial_results(qtbot):
 
 
 def test_bad_input_reaches_the_gui_as_a_message(qtbot):
-    def job(progress, cancelled, partial):
+    def job(state):
         raise EvalInputError("run.txt", "the score 'x' is not a number", 3)
 
     worker = Worker(job)
@@ -40,7 +39,7 @@ def test_bad_input_reaches_the_gui_as_a_message(qtbot):
 
 
 def test_unexpected_error_is_reported_with_details(qtbot):
-    def job(progress, cancelled, partial):
+    def job(state):
         return 1 / 0
 
     worker = Worker(job)
@@ -52,9 +51,9 @@ def test_unexpected_error_is_reported_with_details(qtbot):
 def test_cancel_stops_a_long_job_and_the_gui_thread_keeps_running(qtbot):
     import time
 
-    def job(progress, cancelled, partial):
+    def job(state):
         while True:  # a long job that checks for cancellation between steps
-            check(cancelled)
+            state.check()
             time.sleep(0.005)
 
     beats = []
@@ -73,7 +72,7 @@ def test_cancel_stops_a_long_job_and_the_gui_thread_keeps_running(qtbot):
 def test_a_dropped_worker_finishes_without_crashing(qtbot):
     from evalgui.gui import worker as worker_module
 
-    def job(progress, cancelled, partial):
+    def job(state):
         return 42
 
     worker = Worker(job)

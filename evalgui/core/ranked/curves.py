@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalgui.core.data import Qrels, Run, codes_of
-from evalgui.core.jobs import CancelFn, check
+from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.ranked.measures import RECALL_POINTS, interpolated_precision
 from evalgui.core.ranked.ranking import Ranking, prepare
 
@@ -47,7 +47,7 @@ def _query_mean(values: np.ndarray, n_queries: int) -> np.ndarray:
     return np.cumsum(values, axis=0)[-1] / n_queries
 
 
-def pr_curves(ranking: Ranking, *, grid_points: int = 101, cancelled: CancelFn | None = None) -> pd.DataFrame:
+def pr_curves(ranking: Ranking, *, grid_points: int = 101, state: JobState | None = None) -> pd.DataFrame:
     """Precision-recall curves of every query of one evaluated run, and their means.
 
     Returns one tidy DataFrame with columns ``query, kind, recall, precision, rank``
@@ -95,7 +95,7 @@ def pr_curves(ranking: Ranking, *, grid_points: int = 101, cancelled: CancelFn |
 
     # Interpolated: reuse the measure's kernel so the numbers are trec_eval's.
     iprec = interpolated_precision(ranking, RECALL_POINTS)          # (n_q, 11)
-    check(cancelled)
+    state_or_default(state).check()
     interp = pd.DataFrame({
         "query": np.concatenate([np.repeat(qids, len(levels)), np.full(len(levels), ALL, dtype=object)]),
         "kind": INTERPOLATED,
@@ -127,7 +127,7 @@ def pr_curves(ranking: Ranking, *, grid_points: int = 101, cancelled: CancelFn |
     out_recall[point_at] = k / R[rp.seg]                              # R >= k > 0 for a retrieved relevant
     out_prec[point_at] = prec
     out_rank[point_at] = rp.pos + 1.0
-    check(cancelled)
+    state_or_default(state).check()
 
     # Mean step function on the grid; the cut ceil(i * R / (G - 1)) in integers, so 0.3 * 10 is exactly 3.
     g = grid_points - 1

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from evalgui.core.data import Qrels, Run
-from evalgui.core.jobs import CancelFn, ProgressFn, check, no_progress
+from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.ranked import measures as M
 from evalgui.core.ranked.ranking import Ranking, prepare
 from evalgui.core.ranked.specs import MeasureRequest, parse_measures
@@ -107,9 +107,10 @@ def _aggregate(values: np.ndarray, how: str, n_queries: int) -> np.ndarray:
 
 
 def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options: EvalOptions = EvalOptions(),
-                 cancelled: CancelFn | None = None, progress: ProgressFn = no_progress) -> RunEvaluation:
-    """Evaluate one run. ``progress(fraction, message)`` hears of each step (ranking, then each measure)."""
-    progress(0.0, "Ranking and joining with the qrels")
+                 state: JobState | None = None) -> RunEvaluation:
+    """Evaluate one run. ``state`` hears of each step (ranking, then each measure) and may cancel."""
+    state = state_or_default(state)
+    state.progress(0.0, "Ranking and joining with the qrels")
     ranking, absent = prepare(
         qrels, run,
         relevance_level=options.relevance_level, complete=options.complete, max_docs=options.max_docs,
@@ -122,8 +123,8 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
     summaries: list[np.ndarray] = []
     text: dict[str, list[str]] = {}
     for i, req in enumerate(requests):
-        check(cancelled)
-        progress(0.3 + 0.7 * i / max(len(requests), 1), f"Computing {req.measure.name}")
+        state.check()
+        state.progress(0.3 + 0.7 * i / max(len(requests), 1), f"Computing {req.measure.name}")
         level = options.relevance_level if req.relevance_level is None else req.relevance_level
         r = by_level.setdefault(level, ranking.with_level(level))
         values = np.asarray(req.measure.kernel(r, req.params), dtype=np.float64).reshape(n_q, len(req.names))
@@ -138,6 +139,17 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
     per_query = np.hstack(blocks) if blocks else np.zeros((n_q, 0))
     summary = np.concatenate(summaries) if summaries else np.zeros(0)
     return RunEvaluation(run.name, run.runid, ranking.query_ids, columns, per_query, summary, text, absent, ranking)
+
+
+def shared_query_counts(qrels: Qrels, runs: list[Run]) -> list[int]:
+    """How many of the qrels' queries each run has results for (0: the run cannot be scored)."""
+    judged = set(qrels.query_ids.tolist())
+    return [len(judged.intersection(run.query_ids.tolist())) for run in runs]
+
+
+def runs_sharing_no_query(qrels: Qrels, runs: list[Run]) -> list[Run]:
+    """The runs that have no result for any judged query (the CLI warns, the GUI greys them out)."""
+    return [run for run, n in zip(runs, shared_query_counts(qrels, runs)) if n == 0]
 
 
 def unique_run_names(runs: list[Run]) -> list[str]:
@@ -156,26 +168,23 @@ def unique_run_names(runs: list[Run]) -> list[str]:
 
 def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[MeasureRequest],
                      options: EvalOptions = EvalOptions(), *, per_query: bool = True,
-                     progress: ProgressFn = no_progress, cancelled: CancelFn | None = None,
+                     state: JobState | None = None,
                      on_absent: Callable[[Run, list[str]], None] | None = None) -> dict[str, np.ndarray]:
     """:func:`evaluate`'s table as four columns (run, query, measure, value), without pandas."""
+    state = state_or_default(state)
     runs = [runs] if isinstance(runs, Run) else list(runs)
     requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
     names = unique_run_names(runs)
     parts = []
     n = max(len(runs), 1)
     for i, (run, name) in enumerate(zip(runs, names)):
-        check(cancelled)
-
-        def step(fraction, message, i=i, name=name):
-            progress((i + fraction) / n, f"Evaluating {name}: {message}")
-
-        result = evaluate_run(qrels, run, requests, options, cancelled, step)
+        state.check()
+        result = evaluate_run(qrels, run, requests, options, state.scaled(i / n, (i + 1) / n, f"Evaluating {name}: "))
         if on_absent is not None and result.absent_topics:
             on_absent(run, result.absent_topics)
         result.run_name = name
         parts.append(result.tidy_columns(per_query=per_query))
-    progress(1.0, "Done")
+    state.progress(1.0, "Done")
     if not parts:
         return {"run": np.empty(0, object), "query": np.empty(0, object), "measure": np.empty(0, object),
                 "value": np.empty(0, np.float64)}
@@ -184,8 +193,7 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
 
 def evaluate(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[MeasureRequest],
              options: EvalOptions = EvalOptions(), *, per_query: bool = True,
-             progress: ProgressFn = no_progress, cancelled: CancelFn | None = None,
-             on_absent: Callable[[Run, list[str]], None] | None = None):
+             state: JobState | None = None, on_absent: Callable[[Run, list[str]], None] | None = None):
     """Evaluate each run; tidy DataFrame with columns run, query, measure, value.
 
     ``on_absent(run, topics)`` hears of judged topics a run has no results for
@@ -193,5 +201,5 @@ def evaluate(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[Mea
     """
     import pandas as pd
 
-    return pd.DataFrame(evaluate_columns(qrels, runs, measures, options, per_query=per_query, progress=progress,
-                                         cancelled=cancelled, on_absent=on_absent))
+    return pd.DataFrame(evaluate_columns(qrels, runs, measures, options, per_query=per_query, state=state,
+                                         on_absent=on_absent))

@@ -138,9 +138,8 @@ def per_query_frame(results: list[RunResult], measure: str, queries: list[str]) 
 
 def evaluation_job(qrels, runs: list[tuple[str, str, object]], specs: list[str], options):
     """Evaluate each (name, path, Run) in turn; a RunResult per run as a partial result."""
-    def job(progress, cancelled, partial):
+    def job(state):
         from evalgui.core.errors import EvalUsageError
-        from evalgui.core.jobs import check
         from evalgui.core.ranked.curves import pr_curves
         from evalgui.core.ranked.evaluate import evaluate_run
         from evalgui.core.ranked.specs import parse_measures
@@ -150,27 +149,23 @@ def evaluation_job(qrels, runs: list[tuple[str, str, object]], specs: list[str],
         requests = parse_measures(specs)
         n = len(runs)
         for i, (name, path, run) in enumerate(runs):
-            check(cancelled)
-            label = f"Evaluating {name} ({i + 1} of {n})"
-
-            def step(fraction, message, i=i, label=label):
-                progress((i + 0.9 * fraction) / n, f"{label}: {message[:1].lower()}{message[1:]}")
-
-            evaluation = evaluate_run(qrels, run, requests, options, cancelled, step)
-            check(cancelled)
-            progress((i + 0.9) / n, f"{label}: precision-recall curves")
+            state.check()
+            label = f"Evaluating {name} ({i + 1} of {n}): "
+            evaluation = evaluate_run(qrels, run, requests, options, state.scaled(i / n, (i + 0.9) / n, label))
+            state.check()
+            state.progress((i + 0.9) / n, f"{label}precision-recall curves")
             result = run_result(name, path, evaluation)
-            result.curves = curve_index(pr_curves(evaluation.ranking, cancelled=cancelled))
+            result.curves = curve_index(pr_curves(evaluation.ranking, state=state))
             result.ranking, result.run = evaluation.ranking, run
-            check(cancelled)
-            partial(result)
-        progress(1.0, "Done")
+            state.check()
+            state.partial(result)
+        state.progress(1.0, "Done")
         return n
     return job
 
 
 def drill_down_job(a: RunResult, b: RunResult, query: str):
-    def job(progress, cancelled, partial):
+    def job(state):
         from evalgui.core.ranked.curves import drill_down_rankings
 
         pair = drill_down_rankings(a.ranking, a.run, b.ranking, b.run, query)
