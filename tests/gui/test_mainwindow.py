@@ -265,8 +265,9 @@ def test_data_panel_shows_kind_and_counts(qtbot, window):
     tree = window.data_panel.tree
     assert tree.topLevelItemCount() == 2
     qrels_row, run_row = tree.topLevelItem(0), tree.topLevelItem(1)
-    assert [qrels_row.text(c) for c in range(1, 6)] == ["qrels.txt", "qrels", "50", "2,994", "1,604"]
-    assert [run_row.text(c) for c in range(1, 5)] == ["bm25.run", "run", "50", "5,000"]
+    assert [qrels_row.text(c) for c in range(1, 4)] == ["qrels.txt", "qrels", "50 queries, 2,994 judged, 1,604 relevant"]
+    assert [run_row.text(c) for c in range(1, 4)] == ["bm25.run", "run", "50 queries, 5,000 documents"]
+    assert "max grade: 3" in qrels_row.toolTip(3)
     assert qrels_row.text(0) == "✔" and run_row.text(0) == "✔"
     assert not window.data_panel.hint.isVisible()
 
