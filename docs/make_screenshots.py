@@ -53,7 +53,7 @@ def main() -> int:
     for index, name in enumerate(["summary", "per_query", "precision_recall", "differences", "drill_down"]):
         tabs.setCurrentIndex(index)
         if name == "per_query":
-            ranked.per_query_view.sortByColumn(1, ranked.per_query_view.horizontalHeader().sortIndicatorOrder())
+            ranked.per_query.view.sortByColumn(1, ranked.per_query.view.horizontalHeader().sortIndicatorOrder())
         shoot(name)
     window.close()
     return 0
