@@ -420,11 +420,11 @@ def test_measures_reference_shows_the_engines_help(qtbot, window):
 
     dialog = MeasuresReference(window)
     qtbot.addWidget(dialog)
-    assert dialog.names.count() == len(REGISTRY)
+    assert len(list(dialog.record_items())) == len(REGISTRY)
     dialog.search.setText("ndcg_cut")
-    visible = [dialog.names.item(i) for i in range(dialog.names.count()) if not dialog.names.item(i).isHidden()]
-    assert [i.data(Qt.ItemDataRole.UserRole) for i in visible] == ["ndcg_cut"]
-    dialog.names.setCurrentItem(visible[0])
+    visible = [i for i in dialog.record_items() if not i.isHidden()]
+    assert [dialog.record_of(i).name for i in visible] == ["ndcg_cut"]
+    dialog.tree.setCurrentItem(visible[0])
     text = dialog.text.toPlainText()
     assert REGISTRY["ndcg_cut"].formula in text and "nDCG@k" in text
 

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QListWidget, QListWidgetItem, QSpinBox,
                                QVBoxLayout, QWidget)
 
+from evalgui.core.ranked.measures import REGISTRY
 from evalgui.gui.measurepicker import MeasurePicker
 
 
@@ -33,7 +34,7 @@ class RankedForm(QWidget):
         data_layout.addRow("Runs", self.run_list)
 
         measure_box = QGroupBox("Measures")
-        self.picker = MeasurePicker()
+        self.picker = MeasurePicker(registry=REGISTRY)
         self.picker.setMinimumHeight(300)
         QVBoxLayout(measure_box).addWidget(self.picker)
 
