@@ -23,15 +23,15 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from evalgui.core.formats import read_qrels, read_run
+    from evalgui.core.inputs import kind
     from evalgui.core.ranked.evaluate import evaluate_columns, runs_sharing_no_query
     from evalgui.core.ranked.specs import parse_measures
 
     fmt = output_format(args)
     requests = parse_measures(args.measures or ["official"])
     options = eval_options(args)
-    qrels = read_qrels(args.qrels, topic=args.topic)
-    runs = [read_run(path) for path in args.runs]
+    qrels = kind("qrels").read(args.qrels, topic=args.topic)
+    runs = [kind("run").read(path) for path in args.runs]
     # Without -c a run sharing no query with the qrels scores 0 everywhere: say so once, not per query.
     lonely = set() if options.complete else {id(run) for run in runs_sharing_no_query(qrels, runs)}
     if lonely and len(lonely) == len(runs):

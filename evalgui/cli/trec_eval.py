@@ -23,14 +23,14 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from evalgui.core.formats import read_qrels, read_run
+    from evalgui.core.inputs import kind
     from evalgui.core.ranked.evaluate import evaluate_run
     from evalgui.core.ranked.trec_eval import format_lines, requests_for
 
     requests = requests_for(args.measures)
     options = eval_options(args)
-    qrels = read_qrels(args.qrels)
-    run = read_run(args.run)
+    qrels = kind("qrels").read(args.qrels)
+    run = kind("run").read(args.run)
     result = evaluate_run(qrels, run, requests, options)
     warn_absent(args.run, result.absent_topics)
     if not len(result.query_ids):
