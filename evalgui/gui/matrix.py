@@ -321,6 +321,14 @@ class MatrixView(QTableView):
         if text:
             QGuiApplication.clipboard().setText(text)
 
+    def keyPressEvent(self, event) -> None:
+        # QTableView's own Ctrl+C copies one cell's text; ours copies the selection with its labels.
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_selection()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
     def export_frame(self) -> pd.DataFrame:
         """The table to export: row labels as the first column (named after the index, else "row")."""
         shown = self.matrix_model.shown_frame()
