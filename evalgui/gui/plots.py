@@ -40,7 +40,8 @@ def svg_bytes(widget: pg.GraphicsView) -> bytes:
     - the generator's resolution is that of QPicture: pyqtgraph draws axes, grids and bars as
       QPictures, and Qt scales a picture by the ratio of the two resolutions (72 vs 96 dpi made
       them 0.75 times too small while curves kept their size);
-    - SVG 1.1 output, which keeps the plot's clipping (SVG Tiny drops it);
+    - SVG 1.1 output, which keeps the plot's clipping (SVG Tiny drops it; QSvgRenderer ignores
+      clip-path, so only a zoomed plot differs there);
     - the items are drawn one by one (``_paint_items``), each setting its own clip: the generator
       does not write the clip that QPainter.restore() brings back, so after QGraphicsView's
       per-item save/restore later items were clipped to an earlier item's box (or not at all);

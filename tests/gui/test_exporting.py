@@ -60,8 +60,7 @@ def test_dialog_adds_the_extension_and_remembers_the_folder(qtbot, tmp_path, mon
     assert written == [str(tmp_path / "table.tsv")] and shown == []
     assert os.path.basename(starts[0]) == "summary.csv"          # the first format is the default
 
-    _save_as(monkeypatch, tmp_path / "figure.svg", "PNG image (*.png)")    # a typed extension wins
-    starts = _save_as(monkeypatch, tmp_path / "figure.svg", "PNG image (*.png)")
+    starts = _save_as(monkeypatch, tmp_path / "figure.svg", "PNG image (*.png)")    # a typed extension wins
     export_dialog(None, "pr", (("PNG image", ".png"), ("SVG", ".svg")), written.append)
     assert written[-1] == str(tmp_path / "figure.svg")
     assert starts[0] == os.path.join(str(tmp_path), "pr.png")    # starts in the remembered folder
