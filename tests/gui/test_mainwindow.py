@@ -434,7 +434,7 @@ def test_export_menu_lists_the_workspace_tables_and_plots(qtbot, window):
     window._fill_export_menu()
     labels = [a.text() for a in window.export_menu.actions()]
     assert labels == ["Summary table…", "Per-query table…", "Precision-recall plot…", "Difference chart…",
-                      "Drill-down, run A…", "Drill-down, run B…"]
+                      "Run × run table…", "Run × run heatmap…", "Drill-down, run A…", "Drill-down, run B…"]
 
 
 def test_the_demo_and_projects_do_not_crowd_recent_files(qtbot, window, tmp_path):

@@ -21,6 +21,7 @@ from evalgui.gui.workspaces.ranked.differences import DifferencesView
 from evalgui.gui.workspaces.ranked.drill_down import DrillDownView
 from evalgui.gui.workspaces.ranked.form import RankedForm
 from evalgui.gui.workspaces.ranked.per_query import PerQueryView
+from evalgui.gui.workspaces.ranked.run_matrix import RunMatrixView
 from evalgui.gui.workspaces.ranked.summary import SummaryView
 
 
@@ -52,8 +53,9 @@ class RankedWorkspace(Workspace):
         self.per_query = PerQueryView()
         self.curves = CurvesView()
         self.differences = DifferencesView()
+        self.run_matrix = RunMatrixView()
         self.drill_down = DrillDownView(self.start_side_job)
-        self.views = [self.summary, self.per_query, self.curves, self.differences, self.drill_down]
+        self.views = [self.summary, self.per_query, self.curves, self.differences, self.run_matrix, self.drill_down]
         self.results_tabs = QTabWidget()
         self.results_tabs.setObjectName("resultsTabs")
         for view in self.views:
