@@ -367,10 +367,13 @@ class HeatmapPlot(pg.PlotWidget):
         item.hideButtons()
         item.setMenuEnabled(False)
         item.invertY(True)
-        item.setAspectLocked(True)
+        # Not aspect-locked: in a tall or wide pane a locked image floats in empty space while the
+        # top axis stays at the pane's edge, far from the columns it names.
+        item.setAspectLocked(False)
         item.showAxes(True, showValues=(True, True, False, False))   # labels left and top
         for side in ("left", "top", "right", "bottom"):
-            item.getAxis(side).setStyle(tickLength=0)
+            # Names wider than their cell still show (pyqtgraph would drop the last one).
+            item.getAxis(side).setStyle(tickLength=0, hideOverlappingLabels=False)
         for side in ("right", "bottom"):      # frame only: zero-length ticks would still show as dots
             item.getAxis(side).setTicks([[]])
         # The model's colours, ready-made (masked cells grey, missing ones blank), so the image

@@ -40,7 +40,7 @@ class RunMatrixView:
         self.results = ResultSet()
         self.measure = ChoiceBox("runMatrixMeasure")
         self.measure.currentIndexChanged.connect(lambda _: self._show())
-        self.model = MatrixModel(mask_diagonal=True, diverging=True, precision=4)
+        self.model = MatrixModel(mask_diagonal=True, diverging=True, precision=3)
         self.table = MatrixView(self.model, name="run_by_run")
         self.table.setObjectName("runMatrixTable")
         self.heatmap = HeatmapPlot(self.model)
@@ -52,7 +52,7 @@ class RunMatrixView:
         sides = QSplitter(Qt.Orientation.Horizontal)
         sides.addWidget(self.table)
         sides.addWidget(self.heatmap)
-        sides.setSizes([400, 400])
+        sides.setSizes([5000, 6000])     # proportions: room for the table's numbers and a readable heatmap
         self.page = with_toolbar(sides, [QLabel("Measure"), self.measure, export])
         self.page.layout().addWidget(self.caption)
 
