@@ -25,6 +25,20 @@ _RUNNING: set["Worker"] = set()
 
 _SWITCH_INTERVAL = 0.001
 
+# Python's cycle collector runs in whichever thread happens to allocate. If it frees a Qt
+# object on a worker thread (a closed window's widgets, a finished worker), Qt's destructor
+# there can deadlock with the GUI thread. So automatic collection is switched off once
+# workers exist, and a timer collects in the GUI thread instead (pyqtgraph's helper).
+_GUI_THREAD_COLLECTOR = None
+
+
+def _collect_garbage_in_the_gui_thread() -> None:
+    global _GUI_THREAD_COLLECTOR
+    if _GUI_THREAD_COLLECTOR is None:
+        from pyqtgraph.util.garbage_collector import GarbageCollector
+
+        _GUI_THREAD_COLLECTOR = GarbageCollector(interval=0.5)
+
 Job = Callable[[JobState], Any]
 
 
@@ -99,6 +113,7 @@ class Worker(QObject):
         self._thread.finished.connect(self._finished)
 
     def start(self) -> None:
+        _collect_garbage_in_the_gui_thread()
         # Hand the GIL over every millisecond (Python's default: 5 ms) so the GUI thread,
         # which gives it up on every call into Qt, is not kept waiting behind the job.
         if sys.getswitchinterval() > _SWITCH_INTERVAL:

@@ -81,3 +81,31 @@ def test_a_dropped_worker_finishes_without_crashing(qtbot):
         worker.start()
         del worker  # the owner lets go while the thread runs
     qtbot.waitUntil(lambda: not worker_module._RUNNING, timeout=2000)
+
+
+def test_cycles_are_collected_in_the_gui_thread_only(qtbot):
+    """A worker thread must never free Qt objects: the cycle collector runs on a GUI-thread timer."""
+    import gc
+    import threading
+
+    from PySide6.QtCore import QObject
+
+    worker = Worker(lambda state: [[] for _ in range(200_000)])   # allocates: would trigger a collection
+    with qtbot.waitSignal(worker.done, timeout=10_000):
+        worker.start()
+    assert not gc.isenabled()
+
+    freed_in = []
+
+    class Holder(QObject):
+        def __del__(self):
+            freed_in.append(threading.current_thread() is threading.main_thread())
+
+    holder = Holder()
+    holder.cycle = holder                 # only the cycle collector can free it
+    del holder
+    worker = Worker(lambda state: [[] for _ in range(200_000)])
+    with qtbot.waitSignal(worker.done, timeout=10_000):
+        worker.start()
+    qtbot.waitUntil(lambda: bool(freed_in), timeout=5_000)
+    assert freed_in == [True]
