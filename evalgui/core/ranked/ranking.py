@@ -19,8 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalgui.core.data import (MAX_GRADE, Qrels, Run, as_dictionary_array, codes_of, from_numpy, grade_problem,
-                                index_in, string_array, to_numpy)
+from evalgui.core.data import MAX_GRADE, Qrels, Run, codes_of, grade_problem, index_in, string_array, to_numpy
 from evalgui.core.errors import EvalInputError
 
 NONPOOL = -1
@@ -169,6 +168,48 @@ def _file_order(run_q: np.ndarray, scores: np.ndarray) -> np.ndarray | slice | N
     return np.arange(len(run_q)) + np.repeat(starts[perm] - new_starts, lengths)
 
 
+# The document trec_eval ranks alone for a judged query without results when -c is given.
+PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
+
+
+def _score_order(run_q: np.ndarray, scores: np.ndarray, n_q: int) -> np.ndarray:
+    """Rows by query (ascending), then score (descending); ties in any order.
+
+    Two numeric passes: an (unstable, vectorised) sort on the score, then a stable sort on
+    the query, a radix sort when the query codes fit in 16 bits. No string is compared.
+    """
+    by_score = np.argsort(-scores)
+    q = run_q[by_score]
+    q = q.astype(np.uint16) if n_q <= np.iinfo(np.uint16).max else q
+    return by_score[np.argsort(q, kind="stable")]
+
+
+def _break_ties_by_docno(order: np.ndarray, run_q: np.ndarray, scores: np.ndarray, rows: np.ndarray,
+                         run: Run) -> np.ndarray:
+    """Within each run of equal (query, score), put the larger docno (byte order) first, as trec_eval does.
+
+    Only the tied rows' docnos are fetched and ranked; everything else keeps its place."""
+    q_o, s_o = run_q[order], scores[order]
+    same = (q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])
+    if not same.any():
+        return order
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    at = np.flatnonzero(tied)                       # positions in ``order`` of tied rows
+    group = np.cumsum(np.concatenate(([True], ~same)))[at]  # tie group of each (contiguous in ``order``)
+    run_rows = rows[order[at]]
+    by_row = np.argsort(run_rows)
+    docs = run.doc_codes.docnos(run_rows[by_row])   # needs ascending rows
+    rank = np.empty(len(at), dtype=np.int64)
+    # Dense rank, 0 for the largest docno: equal docnos cannot share a query (duplicates are refused).
+    rank[by_row] = to_numpy(pc.rank(docs, sort_keys="descending", tiebreaker="dense")).astype(np.int64)
+    within = np.argsort(group * (int(rank.max()) + 1) + rank, kind="stable")
+    order = order.copy()
+    order[at] = order[at][within]
+    return order
+
+
 def prepare(
     qrels: Qrels,
     run: Run,
@@ -178,16 +219,26 @@ def prepare(
     max_docs: int | None = None,
     judged_only: bool = False,
     num_docs_in_coll: int = 0,
+    topics: list[str] | None = None,
 ) -> tuple[Ranking, list[str]]:
     """Rank ``run`` per query (score desc, docno desc) and look up each document's judgment.
 
-    Returns the ranking and the qrels topics that have no results (ignored
-    unless ``complete``, in which case they are kept with no documents).
+    The queries ranked are the qrels topics that have results (all qrels topics
+    if ``complete``), or ``topics`` when given (judged or not, e.g. one query
+    for a drill-down). Returns the ranking and the qrels topics that have no
+    results (ignored unless ``complete``).
+
+    With ``complete``, a topic without results is ranked, as trec_eval -c does,
+    as one placeholder document (:data:`PLACEHOLDER_DOCNO`, not in the run);
+    ``Ranking.missing`` marks those topics and ``Ranking.run_rows`` is -1 there.
     """
     qrels_topics = list(qrels.query_ids)
     run_topics = set(run.query_ids)
     absent = [q for q in qrels_topics if q not in run_topics]
-    topics = qrels_topics if complete else [q for q in qrels_topics if q in run_topics]
+    if topics is None:
+        topics = qrels_topics if complete else [q for q in qrels_topics if q in run_topics]
+    else:
+        topics, absent = list(topics), []
     topic_set = string_array(topics)
     n_q = len(topics)
 
@@ -200,17 +251,7 @@ def prepare(
         scores = run.score
     order = _file_order(run_q, scores)
     if order is None:
-        order = pc.sort_indices(pa.Table.from_arrays([from_numpy(run_q), from_numpy(scores)], ["q", "s"]),
-                                sort_keys=[("q", "ascending"), ("s", "descending")])
-        order = to_numpy(order)
-        q_o, s_o = run_q[order], scores[order]
-        if ((q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])).any():
-            # Tied scores: trec_eval ranks the larger docno first (byte order).
-            docs = run.doc_codes.docnos(rows)
-            keys = pa.Table.from_arrays([from_numpy(run_q), from_numpy(scores), docs], ["q", "s", "d"])
-            order = to_numpy(pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
-                                                              ("d", "descending")]))
-        del q_o, s_o
+        order = _break_ties_by_docno(_score_order(run_q, scores, n_q), run_q, scores, rows, run)
     q_sorted = run_q[order]
     counts = np.bincount(q_sorted, minlength=n_q)
     if max_docs is not None:
@@ -225,9 +266,11 @@ def prepare(
     del run_q, scores, order
 
     # Join with the qrels on (query index, qrels document index). Looking the run's docnos up
-    # among the qrels' (few) docnos is cheaper than the other way round.
-    qr_q = index_in(qrels.query, topic_set)
-    qr_doc = as_dictionary_array(qrels.doc, "document")
+    # among the qrels' (few) docnos is cheaper than the other way round. The qrels' own
+    # encodings are cached on the Qrels: only the small query-id map is made per run.
+    qr_q = index_in(string_array(qrels_topics), topic_set)[qrels.query_codes] if len(qrels) else \
+        np.empty(0, dtype=np.int64)
+    qr_doc = qrels.doc_dictionary
     n_qdocs = max(len(qr_doc.dictionary), 1)
     qr_d = codes_of(qr_doc)
     joinable = qr_q >= 0
@@ -238,12 +281,31 @@ def prepare(
     doc_codes = run.doc_codes
     qdoc_of_code = index_in(doc_codes.vocabulary, qr_doc.dictionary, np.int32)
     cand = np.flatnonzero(qdoc_of_code[doc_codes.codes if in_file_order else doc_codes.codes[run_rows]] >= 0)
-    if len(cand) and len(qr_keys):
-        cand_keys = q_sorted[cand].astype(np.int64) * n_qdocs + qdoc_of_code[doc_codes.codes[run_rows[cand]]]
-        at = np.minimum(np.searchsorted(qr_keys, cand_keys), len(qr_keys) - 1)
-        hit = qr_keys[at] == cand_keys
-        found = qr_rel[at[hit]]
-        rel[cand[hit]] = np.where(found < 0, UNJUDGED, found)
+
+    def judgment(keys: np.ndarray) -> np.ndarray:
+        """The code of each (query, qrels doc) key: its grade, UNJUDGED, or NONPOOL if not in the qrels."""
+        out = np.full(len(keys), NONPOOL, dtype=np.int64)
+        if len(keys) and len(qr_keys):
+            at = np.minimum(np.searchsorted(qr_keys, keys), len(qr_keys) - 1)
+            hit = qr_keys[at] == keys
+            out[hit] = np.where(qr_rel[at[hit]] < 0, UNJUDGED, qr_rel[at[hit]])
+        return out
+
+    if len(cand):
+        rel[cand] = judgment(q_sorted[cand].astype(np.int64) * n_qdocs
+                             + qdoc_of_code[doc_codes.codes[run_rows[cand]]])
+
+    missing = np.array([q not in run_topics for q in topics], dtype=bool)
+    if missing.any() and (max_docs is None or max_docs > 0):
+        # trec_eval -c ranks the placeholder document alone for each topic without results.
+        miss = np.flatnonzero(missing)
+        place = index_in(pa.array([PLACEHOLDER_DOCNO], pa.string()), qr_doc.dictionary)[0]
+        codes = judgment(miss * n_qdocs + place) if place >= 0 else np.full(len(miss), NONPOOL, np.int64)
+        at = np.searchsorted(q_sorted, miss)
+        rel = np.insert(rel, at, codes)
+        run_rows = np.insert(run_rows, at, -1)
+        q_sorted = np.insert(q_sorted, at, miss.astype(q_sorted.dtype))
+        counts = np.bincount(q_sorted, minlength=n_q)
 
     # Judged documents per grade, over the whole qrels of each evaluated query.
     graded = (qr_q >= 0) & (qrels.rel >= 0)
@@ -260,7 +322,6 @@ def prepare(
         counts = np.bincount(q_sorted, minlength=n_q)
 
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    missing = np.array([q not in run_topics for q in topics], dtype=bool)
     ranking = Ranking(
         query_ids=np.array(topics, dtype=object),
         offsets=offsets,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked.evaluate import RunEvaluation
 from evalgui.core.ranked.measures import NICKNAMES, REGISTRY
@@ -35,6 +37,13 @@ def _line(name: str, qid: str, value: str) -> str:
     return f"{name:<22}\t{qid}\t{value}"
 
 
+def _real(value: float) -> str:
+    """printf's %6.4f, as glibc writes it: a NaN with its sign bit set is "-nan" (0.0/0.0 on x86 is)."""
+    if value != value:
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
+
+
 def format_lines(result: RunEvaluation, *, per_query: bool = False, summary: bool = True) -> list[str]:
     """The lines trec_eval prints: per query (with -q) in qrels order, then the summary."""
     lines: list[str] = []
@@ -50,7 +59,7 @@ def format_lines(result: RunEvaluation, *, per_query: bool = False, summary: boo
                 elif m.value_type == "int":
                     lines.append(_line(col.name, qid, str(int(result.per_query[qi, ci]))))
                 else:
-                    lines.append(_line(col.name, qid, f"{result.per_query[qi, ci]:6.4f}"))
+                    lines.append(_line(col.name, qid, _real(result.per_query[qi, ci])))
     if summary:
         for ci, col in cols:
             m = col.measure
@@ -59,7 +68,7 @@ def format_lines(result: RunEvaluation, *, per_query: bool = False, summary: boo
             elif m.aggregate == "none":
                 continue
             elif m.value_type == "int":
-                lines.append(_line(col.name, "all", str(int(result.summary[ci]))))
+                lines.append(_line(col.name, "all", str(int(result.trec_summary[ci]))))
             else:
-                lines.append(_line(col.name, "all", f"{result.summary[ci]:6.4f}"))
+                lines.append(_line(col.name, "all", _real(result.trec_summary[ci])))
     return lines
