@@ -168,3 +168,41 @@ def test_matches_the_trec_eval_binary(tmp_path, args):
     theirs = subprocess.run([_binary()] + args + [str(tmp_path / "q"), str(tmp_path / "r")],
                             capture_output=True, text=True, check=True).stdout
     assert ours == theirs
+
+
+# ---------------------------------------------------------------- point 4: parameters
+
+@pytest.mark.parametrize("spec,name,ignored", [
+    ("binG.1=3", "binG", True), ("bpref.1", "bpref", True), ("num_q.5", "num_q", True),
+    ("rbp.p=0.8,rel=2", "rbp_p=0.8,rel=2", True), ("rbp_resid.p=0.5", "rbp_resid_p=0.5", False),
+    ("set_F.-1", "set_F_-1", False), ("ndcg.1=1e400", "ndcg_1=1e400", False),
+])
+def test_trec_eval_accepts_what_trec_eval_accepts(spec, name, ignored):
+    heard = []
+    with np.errstate(all="raise"):  # and no numpy warning escapes
+        [request] = requests_for([spec], warn=heard.append)
+        result = evaluate_run(Qrels.from_dict({"1": {"a": 1, "b": 2}}), Run.from_dict({"1": {"a": 2.0, "c": 1.0}}),
+                              [request])
+    assert request.names == (name,)
+    assert len(heard) == int(ignored) and all("\n" not in h for h in heard)
+    assert len(format_lines(result)) == 1
+
+
+def test_rbp_ignores_rel_and_rbp_resid_reads_p():
+    qrels, run = Qrels.from_dict({"1": {"a": 1, "b": 2}}), Run.from_dict({"1": {"a": 2.0, "c": 1.0, "b": 0.5}})
+    values = [evaluate_run(qrels, run, requests_for([s], warn=lambda m: None)).summary[0]
+              for s in ("rbp.p=0.8,rel=2", "rbp.p=0.8", "rbp_resid.p=0.5")]
+    assert values[0] == values[1]
+    assert values[2] == pytest.approx(0.5 ** 3 + 0.5 * 0.5)  # c unjudged at rank 2, then the tail
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("binG.1=3", "takes no parameters"), ("rbp.p=0.8,rel=2", "'rel' is not"), ("ndcg.1=1e400", "finite"),
+    ("set_F.-1", "0 or more"), ("rbp.p=1.5", "p must be"), ("ndcg.p=2", "'p' is not"),
+])
+def test_evaluate_refuses_parameters_that_make_no_sense(spec, words):
+    from evalgui.core.errors import EvalUsageError
+    from evalgui.core.ranked.specs import parse_measures
+
+    with pytest.raises(EvalUsageError, match=words):
+        parse_measures([spec])

@@ -109,9 +109,11 @@ class RunEvaluation:
 
 
 def _column_sums(values: np.ndarray, exact: bool) -> np.ndarray:
-    if exact:  # correctly rounded: 2,000 values of 0.4 sum to 800, not 800.0000000000023
-        return np.array([math.fsum(values[:, j]) for j in range(values.shape[1])])
-    return np.cumsum(values, axis=0)[-1]  # trec_eval adds query after query
+    # trec_eval adds query after query to 0.0 (so -0.0 values sum to 0.0); the exact sum is correctly
+    # rounded instead: 2,000 values of 0.4 sum to 800, not 800.0000000000023.
+    if exact:
+        return np.array([math.fsum(values[:, j]) for j in range(values.shape[1])]) + 0.0
+    return np.cumsum(values, axis=0)[-1] + 0.0
 
 
 def _aggregate(values: np.ndarray, how: str, n_queries: int, exact: bool = False) -> np.ndarray:

@@ -637,12 +637,16 @@ def _rbp(r, params):
     return col((1.0 - p) * g.docs.sum(g.gain * powers[g.docs.pos]))
 
 
-@_register("rbp_resid", "Incomplete judgments", better=None,
+@_register("rbp_resid", "Incomplete judgments", ParamKind.PAIRS, (), better=None,
            description="RBP residual: the most RBP could still rise if every unjudged retrieved document (and every "
-                       "document past the end of the ranking) were relevant; p = 0.9. Zero when all are judged.",
+                       "document past the end of the ranking) were relevant; p = 0.9 (set with p=...). Zero when all are "
+                       "judged.",
            formula="resid = p^|ranking| + (1-p) * sum_{i unjudged} p^(i-1)")
 def _rbp_resid(r, params):
     p = 0.9
+    for name, value in params:
+        if name == "p":
+            p = float(value)
     powers = _powers(p, int(r.num_ret.max(initial=0)))
     judged = r.judged
     # Unjudged mass = all ranks' mass - judged ranks' mass (prefix sums of p^i).

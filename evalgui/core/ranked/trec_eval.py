@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import warnings
+from typing import Callable
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked.evaluate import RunEvaluation
@@ -10,12 +12,18 @@ from evalgui.core.ranked.measures import NICKNAMES, REGISTRY
 from evalgui.core.ranked.specs import MeasureRequest, split_trec_spec, trec_request, unknown_hint
 
 
-def requests_for(measure_args: list[str]) -> list[MeasureRequest]:
+def requests_for(measure_args: list[str], warn: Callable[[str], None] | None = None) -> list[MeasureRequest]:
     """Mark measures as ``-m`` does; output follows the registry order, not the command line.
 
     As in trec_eval, the first ``-m name.params`` given for a measure sets its
-    parameters, and a nickname marks every measure it names.
+    parameters, and a nickname marks every measure it names. Parameters are
+    read as trec_eval reads them; what it silently ignores is told to ``warn``
+    (one line each; by default a Python warning).
     """
+    if warn is None:
+        def warn(message: str) -> None:
+            warnings.warn(message, stacklevel=3)
+
     marked: set[str] = set()
     params: dict[str, str] = {}
     for arg in measure_args or ["official"]:
@@ -30,7 +38,7 @@ def requests_for(measure_args: list[str]) -> list[MeasureRequest]:
             marked.add(name)
         else:
             raise EvalUsageError(f"illegal measure '{arg}'" + unknown_hint(name))
-    return [trec_request(name, params.get(name)) for name in REGISTRY if name in marked]
+    return [trec_request(name, params.get(name), lenient=True, warn=warn) for name in REGISTRY if name in marked]
 
 
 def _line(name: str, qid: str, value: str) -> str:
