@@ -31,13 +31,21 @@ def _extension_format(source: str) -> str | None:
     return None
 
 
+def _is_number(token: bytes) -> bool:
+    try:
+        float(token)
+        return True
+    except ValueError:
+        return False
+
+
 def _first_content_tokens(source: str) -> list[bytes]:
     for raw in _text.load_head(source, 1 << 16).split(b"\n"):
         tokens = raw.split()
         if not tokens or tokens[0].startswith(b"#"):      # blank or comment line
             continue
         # A whole TREC line is taken as it is, even with a '#' field ("q1 # d1 1": iteration '#').
-        if len(tokens) == 4 and tokens[3].lstrip(b"+-").isdigit() or len(tokens) >= 6:
+        if len(tokens) == 4 and tokens[3].lstrip(b"+-").isdigit() or len(tokens) >= 6 and _is_number(tokens[4]):
             return tokens
         # Otherwise an inline comment (a relevant list's "doc  # note") starts a field; "q#1" is an id.
         cut = next((i for i, t in enumerate(tokens) if t.startswith(b"#")), len(tokens))
