@@ -124,10 +124,6 @@ def _check_bad_piece(piece: bytes, first_line: int, n_columns: int, types, check
     check_lines(piece, first_line)
 
 
-def _has_empty_line(piece: bytes) -> bool:
-    return piece[:1] in (b"\n", b"\r") or b"\n\n" in piece or b"\n\r\n" in piece
-
-
 def _stream_table(source: str, n_columns: int, types: dict[int, pa.DataType],
                   check_lines=None) -> tuple[pa.Table, bytes, bool] | None:
     """Parse a plain, well-formed file a few MB of whole lines at a time, so that its bytes are
@@ -167,9 +163,9 @@ def _stream_table(source: str, n_columns: int, types: dict[int, pa.DataType],
                 if table.num_rows:
                     tables.append(table)
                     last = piece
-                rows_are_lines = rows_are_lines and not _has_empty_line(piece)
-            elif piece:
-                rows_are_lines = False
+            lines = piece.count(b"\n") + (not piece.endswith(b"\n") and bool(piece))
+            # The parser skips empty lines: as many rows as lines means none was skipped.
+            rows_are_lines = rows_are_lines and (table.num_rows if piece and not piece.isspace() else 0) == lines
             line += piece.count(b"\n")
             if not chunk:
                 break

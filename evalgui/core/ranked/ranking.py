@@ -178,35 +178,89 @@ def _score_order(run_q: np.ndarray, scores: np.ndarray, n_q: int) -> np.ndarray:
     Two numeric passes: an (unstable, vectorised) sort on the score, then a stable sort on
     the query, a radix sort when the query codes fit in 16 bits. No string is compared.
     """
-    by_score = np.argsort(-scores)
+    by_score = np.argsort(scores)[::-1]   # descending (a view: no negated copy of the scores)
     q = run_q[by_score]
     q = q.astype(np.uint16) if n_q <= np.iinfo(np.uint16).max else q
     return by_score[np.argsort(q, kind="stable")]
+
+
+def _windows(data: np.ndarray, start: np.ndarray, length: np.ndarray, width: int, level: int) -> np.ndarray:
+    """Bytes width*level .. width*level+width-1 of each docno as a big-endian number, zero-padded.
+
+    Comparing these, window after window, is comparing the strings byte by byte (strcmp): a
+    docno holds no NUL byte, so a shorter docno sorts before the longer one it begins.
+    ``data`` is the docnos' bytes followed by 8 zero bytes, so every 8-byte read stays inside."""
+    every_byte = np.ndarray((len(data) - 7,), dtype=">u8", buffer=data, strides=(1,))   # a uint64 at each offset
+    at = np.minimum(start + width * level, len(data) - 8)
+    value = every_byte[at].astype(np.uint64) >> np.uint64(64 - 8 * width)
+    missing = (width - np.clip(length - width * level, 0, width)).astype(np.uint64) * np.uint64(8)
+    return value >> missing << missing     # bytes past the end of the docno read as 0
+
+
+def _docno_descending(docs: pa.Array, group: np.ndarray) -> np.ndarray:
+    """The permutation that sorts rows by ``group`` (dense ids from 0), then docno descending (byte order).
+
+    One numeric sort per pass on (group, the next few bytes) packed in a uint64: the first pass
+    settles nearly every group, and only rows still equal within their group read further."""
+    large = pa.types.is_large_string(docs.type)
+    offsets = np.frombuffer(docs.buffers()[1], dtype=np.int64 if large else np.int32, count=len(docs) + 1,
+                            offset=docs.offset * (8 if large else 4)).astype(np.int64)
+    raw = docs.buffers()[2]
+    data = np.concatenate((np.frombuffer(raw, dtype=np.uint8) if raw is not None else np.empty(0, np.uint8),
+                           np.zeros(8, dtype=np.uint8)))
+    start, length = offsets[:-1], np.diff(offsets)
+    n = len(docs)
+    width = max(1, (64 - max(int(n).bit_length(), 1)) // 8)   # bytes per pass, beside a group (or run) id
+    shift, full = np.uint64(8 * width), np.uint64((1 << 8 * width) - 1)
+    key = np.asarray(group, dtype=np.uint64)
+    idx = np.arange(n)                       # the rows being sorted, in their current order
+    slots = np.arange(n)                     # where in the result they go
+    perm = np.empty(n, dtype=np.int64)
+    level = 0
+    while True:
+        window = _windows(data, start[idx], length[idx], width, level)
+        inner = np.argsort((key << shift) | (full - window))
+        idx, key, window = idx[inner], key[inner], window[inner]
+        perm[slots] = idx
+        same = (key[1:] == key[:-1]) & (window[1:] == window[:-1])
+        if not same.any():
+            return perm
+        unresolved = np.zeros(len(key), dtype=bool)
+        unresolved[1:] |= same
+        unresolved[:-1] |= same
+        sub = np.flatnonzero(unresolved)
+        key = np.cumsum(np.r_[True, ~same]).astype(np.uint64)[sub]   # one id per run still tied
+        idx, slots = idx[sub], slots[sub]
+        level += 1
 
 
 def _break_ties_by_docno(order: np.ndarray, run_q: np.ndarray, scores: np.ndarray, rows: np.ndarray,
                          run: Run) -> np.ndarray:
     """Within each run of equal (query, score), put the larger docno (byte order) first, as trec_eval does.
 
-    Only the tied rows' docnos are fetched and ranked; everything else keeps its place."""
-    q_o, s_o = run_q[order], scores[order]
-    same = (q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])
+    Only the tied rows' docnos are fetched and compared; everything else keeps its place.
+    ``order`` is changed in place; ``rows`` maps its entries to run rows (None: the same)."""
+    ordered = scores[order]
+    same = ordered[1:] == ordered[:-1]          # one array at a time: this runs on every row
+    del ordered
+    ordered = run_q[order]
+    same &= ordered[1:] == ordered[:-1]
+    del ordered
     if not same.any():
         return order
     tied = np.zeros(len(order), dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
-    at = np.flatnonzero(tied)                       # positions in ``order`` of tied rows
-    group = np.cumsum(np.concatenate(([True], ~same)))[at]  # tie group of each (contiguous in ``order``)
-    run_rows = rows[order[at]]
+    at = np.flatnonzero(tied)                   # positions in ``order`` of tied rows
+    del tied
+    # A tie group starts where a tied row is not tied to the one before it; dense ids 0, 1, 2...
+    group = np.cumsum(np.r_[True, ~same[at[1:] - 1]]) - 1
+    del same
+    run_rows = order[at] if rows is None else rows[order[at]]
     by_row = np.argsort(run_rows)
-    docs = run.doc_codes.docnos(run_rows[by_row])   # needs ascending rows
-    rank = np.empty(len(at), dtype=np.int64)
-    # Dense rank, 0 for the largest docno: equal docnos cannot share a query (duplicates are refused).
-    rank[by_row] = to_numpy(pc.rank(docs, sort_keys="descending", tiebreaker="dense")).astype(np.int64)
-    within = np.argsort(group * (int(rank.max()) + 1) + rank, kind="stable")
-    order = order.copy()
-    order[at] = order[at][within]
+    docs = run.doc_codes.docnos(run_rows[by_row])   # fetched in ascending row order
+    within = at[by_row][_docno_descending(docs, group[by_row])]
+    order[at] = order[within]
     return order
 
 
@@ -244,8 +298,9 @@ def prepare(
 
     # Query of each run row as an index into the evaluated topics (-1: no judgments, ignored).
     run_q = index_in(run.query.dictionary, topic_set, np.int32)[to_numpy(run.query.indices)]
-    rows = np.flatnonzero(run_q >= 0)
-    if len(rows) < len(run_q):
+    rows = None   # run row of each kept row; None while every row is kept (saves an index per row)
+    if (run_q < 0).any():
+        rows = np.flatnonzero(run_q >= 0)
         run_q, scores = run_q[rows], run.score[rows]
     else:
         scores = run.score
@@ -261,7 +316,10 @@ def prepare(
         within = np.arange(len(q_sorted)) - np.repeat(starts, counts) < max_docs
         order, q_sorted = order[within], q_sorted[within]
         counts = np.bincount(q_sorted, minlength=n_q)
-    run_rows = rows[order]
+    if rows is None:
+        run_rows = np.arange(len(run.score)) if isinstance(order, slice) else order
+    else:
+        run_rows = rows[order]
     in_file_order = isinstance(order, slice) and len(run_rows) == len(run.score)
     del run_q, scores, order
 
