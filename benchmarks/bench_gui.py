@@ -56,9 +56,9 @@ ticks = []
 heartbeat = QTimer(); heartbeat.setInterval(5)
 heartbeat.timeout.connect(lambda: ticks.append(time.perf_counter()))
 ranked = window.workspaces["ranked"]
-ranked.picker.set_checked({})
+ranked.form.picker.set_checked({})
 for m in measures:
-    ranked.picker.add_custom(m)
+    ranked.form.picker.add_custom(m)
 marks = {}
 loop = QEventLoop()
 def evaluate():
@@ -76,8 +76,8 @@ heartbeat.stop()
 ticks.append(marks["done"])
 gaps = [b - a for a, b in zip(ticks, ticks[1:])]
 
-plot = ranked.pr_plot
-queries = [ranked.pr_query.itemData(i) for i in range(ranked.pr_query.count())]
+plot = ranked.curves.plot
+queries = [ranked.curves.query.itemData(i) for i in range(ranked.curves.query.count())]
 redraws = []
 for i in range(12):
     kind = "interpolated" if i % 2 else "uninterpolated"

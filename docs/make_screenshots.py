@@ -50,10 +50,14 @@ def main() -> int:
     loop.exec()
     settle(500)
     tabs = ranked.results_tabs
-    for index, name in enumerate(["summary", "per_query", "precision_recall", "differences", "drill_down"]):
-        tabs.setCurrentIndex(index)
+    views = {"summary": ranked.summary, "per_query": ranked.per_query, "precision_recall": ranked.curves,
+             "differences": ranked.differences, "run_matrix": ranked.run_matrix, "drill_down": ranked.drill_down}
+    for name, view in views.items():
+        tabs.setCurrentWidget(view.page)
         if name == "per_query":
-            ranked.per_query_view.sortByColumn(1, ranked.per_query_view.horizontalHeader().sortIndicatorOrder())
+            ranked.per_query.view.sortByColumn(1, ranked.per_query.view.horizontalHeader().sortIndicatorOrder())
+        if name == "run_matrix":
+            view.measure.setCurrentIndex(max(view.measure.findData("map"), 0))
         shoot(name)
     window.close()
     return 0

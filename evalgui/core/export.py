@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import math
 import os
-import tempfile
+import secrets
+import stat
+from collections.abc import Iterator
 
 FORMATS = ("csv", "tsv", "json", "latex", "markdown")
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".json": "json", ".tex": "latex", ".md": "markdown"}
@@ -15,25 +18,65 @@ def format_from_path(path: str, default: str = "csv") -> str:
     return _EXTENSIONS.get(os.path.splitext(path)[1].lower(), default)
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` so that ``path`` holds either its old content or all of the new one."""
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[str]:
+    """Yield a temporary path in ``path``'s folder to write; on success it is renamed over ``path``.
+
+    On failure the temporary file is removed and ``path`` keeps its old content. The new file gets
+    the mode a plain ``open(path, "w")`` would give (0666 less the umask), or the mode of the file
+    it replaces. ``suffix`` lets writers that pick the format from the name (images) see it.
+    Errors name ``path``, never the temporary file.
+    """
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise FileNotFoundError(errno.ENOENT, f"the folder {folder} does not exist", path)
-    fd, tmp = tempfile.mkstemp(prefix=".evalgui-", suffix=".tmp", dir=folder)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", path)
+    tmp = _create_temp(folder, suffix)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
+        try:
+            existing = stat.S_IMODE(os.stat(path).st_mode)
+        except FileNotFoundError:
+            existing = None
+        yield tmp
+        if existing is not None:
+            os.chmod(tmp, existing)
+        with open(tmp, "rb") as fh:        # the data is on disk before the rename makes it visible
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:             # e.g. the target became a folder meanwhile
+            raise type(exc)(exc.errno, exc.strerror, path) from None
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename == tmp and exc.errno is not None:
+            raise type(exc)(exc.errno, exc.strerror, path) from exc
         raise
+
+
+def _create_temp(folder: str, suffix: str) -> str:
+    # Not tempfile.mkstemp: it creates files 0600. Created with 0666 the kernel applies the umask
+    # (and a default ACL) exactly as for open(path, "w"), without reading the process-wide umask.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".evalgui-{secrets.token_hex(4)}{suffix}")
+        try:
+            os.close(os.open(tmp, flags, 0o666))
+            return tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", folder)
+
+
+def write_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) so that ``path`` holds either its old content or all of the new one."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
 
 
 def _cell(value) -> str:

@@ -35,11 +35,11 @@ class JobState:
 
     def __init__(self, on_progress: ProgressFn | None = None, on_partial: Callable[[Any], None] | None = None,
                  is_cancelled: Callable[[], bool] | None = None, *,
-                 min_interval: float = 1.0 / MAX_REPORTS_PER_SECOND, clock: Callable[[], float] = time.monotonic):
+                 min_interval: float | None = None, clock: Callable[[], float] = time.monotonic):
         self._on_progress = on_progress
         self._on_partial = on_partial
         self._is_cancelled = is_cancelled
-        self._min_interval = min_interval
+        self._min_interval = 1.0 / MAX_REPORTS_PER_SECOND if min_interval is None else min_interval
         self._clock = clock
         self._last_report = -float("inf")
 

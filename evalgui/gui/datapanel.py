@@ -6,22 +6,22 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QMenu, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from evalgui.gui.session import KINDS, READABLE_KINDS, DataItem, Session
+from evalgui.core.inputs import LoadedInput, kinds
+from evalgui.gui.session import Session
 
-_COLUMNS = ("", "File", "Kind", "Queries", "Docs", "Relevant")
-_HEADER_TIPS = ("Validation: ✔ read without problems, ⚠ read, but look at the tooltip", "", "",
-                "Distinct queries", "Qrels: judged documents. Runs: retrieved documents",
-                "Qrels: documents judged relevant (grade 1 or more)")
+_COLUMNS = ("", "File", "Kind", "Contents")
+_HEADER_TIPS = ("Validation: ✔ read without problems, ⚠ read, but look at the tooltip", "",
+                "What the file holds (detected from its content; right-click ▸ Read as to change it)",
+                "Counts; the tooltip has them all")
 _BADGES = {"ok": ("✔", QColor("#2e7d32")), "warning": ("⚠", QColor("#b26a00"))}
 
 
-def _counts(item: DataItem) -> tuple[str, str, str]:
-    s = item.summary
-    if item.kind == "qrels":
-        return f"{s['queries']:,}", f"{s['judged']:,}", f"{s['relevant']:,}"
-    if item.kind == "run":
-        return f"{s['queries']:,}", f"{s['documents']:,}", ""
-    return "", "", ""
+def _tooltip(item: LoadedInput) -> str:
+    lines = [item.path, f"{item.record.label}" + ("" if item.kind_detected else " (kind chosen by you)")]
+    lines += [f"{key.replace('_', ' ')}: {value:,}" if isinstance(value, int) else f"{key.replace('_', ' ')}: {value}"
+              for key, value in item.summary.items() if value not in ("", None)]
+    lines += [f"⚠ {w}" for w in item.warnings]
+    return "\n".join(lines)
 
 
 class DataPanel(QWidget):
@@ -58,19 +58,12 @@ class DataPanel(QWidget):
     def refresh(self) -> None:
         self.tree.clear()
         for item in self.session.items:
-            queries, docs, judged = _counts(item)
             badge, colour = _BADGES[item.badge]
-            row = QTreeWidgetItem([badge, item.name, item.kind, queries, docs, judged])
+            row = QTreeWidgetItem([badge, item.name, item.kind, item.record.describe(item.summary)])
             row.setData(0, Qt.ItemDataRole.UserRole, item.path)
-            tip = item.path if not item.warnings else item.path + "\n" + "\n".join(f"⚠ {w}" for w in item.warnings)
-            if item.kind == "run" and item.summary.get("runid"):
-                tip += f"\nrun tag: {item.summary['runid']}"
-            if not item.kind_detected:
-                tip += "\nkind chosen by you"
+            tip = _tooltip(item)
             for c in range(len(_COLUMNS)):
                 row.setToolTip(c, tip)
-            for c in (3, 4, 5):
-                row.setTextAlignment(c, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             row.setForeground(0, colour)
             self.tree.addTopLevelItem(row)
         self.hint.setVisible(not self.session.items)
@@ -85,12 +78,14 @@ class DataPanel(QWidget):
             path = row.data(0, Qt.ItemDataRole.UserRole)
             current = self.session.find(path)
             kind_menu = menu.addMenu("Read as")
-            for kind in KINDS:
-                action = kind_menu.addAction(kind)
+            for kind in kinds().values():
+                action = kind_menu.addAction(kind.label)
                 action.setCheckable(True)
-                action.setChecked(current is not None and current.kind == kind)
-                action.setEnabled(kind in READABLE_KINDS)
-                action.triggered.connect(lambda _=False, k=kind, p=path: self.reload_as.emit(p, k))
+                action.setChecked(current is not None and current.kind == kind.name)
+                action.setEnabled(kind.readable)
+                if not kind.readable:
+                    action.setToolTip("evalgui cannot read this kind yet")
+                action.triggered.connect(lambda _=False, k=kind.name, p=path: self.reload_as.emit(p, k))
             menu.addAction("Remove", lambda p=path: self.remove_requested.emit(p))
             menu.addSeparator()
         menu.addAction("Open data…", self.open_requested.emit)

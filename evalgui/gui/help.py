@@ -1,12 +1,17 @@
-"""Help ▸ Measures reference: every measure's description and formula, searchable."""
+"""Help ▸ Measures reference: every family's records (family ▸ group ▸ record), searchable."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QLineEdit, QListWidget, QSplitter, QTextBrowser, QVBoxLayout
+import html
 
-from evalgui.core.ranked.measures import REGISTRY
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QDialog, QLineEdit, QSplitter, QTextBrowser, QTreeWidget, QTreeWidgetItem,
+                               QVBoxLayout)
+
+from evalgui.core.registry import Record, families
 from evalgui.gui.measurepicker import help_html
+
+_KEY_ROLE = Qt.ItemDataRole.UserRole     # on a record's item: "family key/record name"
 
 
 class MeasuresReference(QDialog):
@@ -17,27 +22,82 @@ class MeasuresReference(QDialog):
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search…")
         self.search.setClearButtonEnabled(True)
-        self.names = QListWidget(self)
+        self.tree = QTreeWidget(self)
+        self.tree.setHeaderHidden(True)
         self.text = QTextBrowser(self)
-        for measure in REGISTRY.values():
-            label = measure.name + (f"  ({measure.ir_name})" if measure.ir_name else "")
-            self.names.addItem(label)
-            self.names.item(self.names.count() - 1).setData(Qt.ItemDataRole.UserRole, measure.name)
-        self.names.currentItemChanged.connect(
-            lambda item, _: item and self.text.setHtml(help_html(REGISTRY[item.data(Qt.ItemDataRole.UserRole)])))
+        self._records: dict[str, Record] = {}
+        self._families = {}
+        for family in families():
+            self._families[family.key] = family
+            top = QTreeWidgetItem(self.tree, [family.title])
+            top.setData(0, _KEY_ROLE, family.key)
+            self._bold(top)
+            for group in family.groups():
+                heading = QTreeWidgetItem(top, [group])
+                for record in family.in_group(group):
+                    aliases = ", ".join(name for _, name in record.aliases)
+                    item = QTreeWidgetItem(heading, [record.name + (f"  ({aliases})" if aliases else "")])
+                    key = f"{family.key}/{record.name}"
+                    item.setData(0, _KEY_ROLE, key)
+                    self._records[key] = record
+        self.tree.expandAll()
+        self.tree.currentItemChanged.connect(self._show)
         self.search.textChanged.connect(self._filter)
         splitter = QSplitter(self)
-        splitter.addWidget(self.names)
+        splitter.addWidget(self.tree)
         splitter.addWidget(self.text)
-        splitter.setSizes([240, 580])
+        splitter.setSizes([260, 560])
         layout = QVBoxLayout(self)
         layout.addWidget(self.search)
         layout.addWidget(splitter)
-        self.names.setCurrentRow(0)
+        first = next(self.record_items(), None)
+        if first is not None:
+            self.tree.setCurrentItem(first)
+
+    @staticmethod
+    def _bold(item: QTreeWidgetItem) -> None:
+        font = item.font(0)
+        font.setBold(True)
+        item.setFont(0, font)
+
+    def record_items(self):
+        """The items of the records (not the family and group headings), in order."""
+        for f in range(self.tree.topLevelItemCount()):
+            family = self.tree.topLevelItem(f)
+            for g in range(family.childCount()):
+                group = family.child(g)
+                for r in range(group.childCount()):
+                    yield group.child(r)
+
+    def record_of(self, item: QTreeWidgetItem) -> Record | None:
+        return self._records.get(item.data(0, _KEY_ROLE) or "") if item.parent() is not None else None
+
+    def _show(self, item, _previous=None) -> None:
+        if item is None:
+            return
+        record = self.record_of(item)
+        if record is not None:
+            self.text.setHtml(help_html(record))
+        elif item.parent() is None:                   # a family heading
+            family = self._families[item.data(0, _KEY_ROLE)]
+            self.text.setHtml(f"<h3>{html.escape(family.title)}</h3><p>{html.escape(family.description)}</p>"
+                              f"<p style='color:gray'>{len(family)} entries.</p>")
 
     def _filter(self, text: str) -> None:
+        """Hide records whose name, other names and description miss the text; then empty headings."""
         needle = text.lower()
-        for i in range(self.names.count()):
-            item = self.names.item(i)
-            measure = REGISTRY[item.data(Qt.ItemDataRole.UserRole)]
-            item.setHidden(bool(needle) and needle not in (item.text() + " " + measure.description).lower())
+        for f in range(self.tree.topLevelItemCount()):
+            family = self.tree.topLevelItem(f)
+            family_visible = 0
+            for g in range(family.childCount()):
+                group = family.child(g)
+                group_visible = 0
+                for r in range(group.childCount()):
+                    item = group.child(r)
+                    haystack = item.text(0) + " " + self.record_of(item).description
+                    show = not needle or needle in haystack.lower()
+                    item.setHidden(not show)
+                    group_visible += show
+                group.setHidden(group_visible == 0)
+                family_visible += group_visible
+            family.setHidden(family_visible == 0)

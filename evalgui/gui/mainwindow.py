@@ -11,15 +11,14 @@ from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QM
                                QPushButton, QTabWidget, QVBoxLayout, QWidget)
 
 from evalgui.gui.datapanel import DataPanel
-from evalgui.gui.session import KINDS, DataItem, LoadFailure, Session, load_files_job
+from evalgui.core.inputs import LoadedInput, LoadFailure, kinds, load_files_job, open_dialog_filters
+from evalgui.gui.session import Session
 from evalgui.gui.settings import app_settings
 from evalgui.gui.worker import Worker
 from evalgui.gui.workspaces import workspace_classes
 
 MAX_RECENT = 10
 PROJECT_FILTER = "evalgui project (*.evalgui)"
-DATA_FILTER = ("Qrels and runs (*.txt *.qrels *.run *.res *.trec *.gz *.json *.csv *.tsv *.parquet);;"
-               "All files (*)")
 
 
 def demo_files() -> list[tuple[str, str]]:
@@ -223,7 +222,7 @@ class MainWindow(QMainWindow):
     def open_data_dialog(self) -> None:
         settings = app_settings()
         start = str(settings.value("last_folder", os.path.expanduser("~")))
-        paths, _ = QFileDialog.getOpenFileNames(self, "Open data", start, DATA_FILTER)
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open data", start, open_dialog_filters())
         if paths:
             settings.setValue("last_folder", os.path.dirname(paths[0]))
             self.load_files([(p, None) for p in paths])
@@ -242,7 +241,7 @@ class MainWindow(QMainWindow):
         def arrived(result):
             if generation != self._generation:       # a project was opened meanwhile: not for this session
                 return
-            if isinstance(result, DataItem):
+            if isinstance(result, LoadedInput):
                 self.session.add(result)
                 if remember:
                     self._add_recent(result.path)
@@ -371,7 +370,7 @@ class MainWindow(QMainWindow):
             return
         missing = [f["path"] for f in project["files"] if not os.path.exists(f["path"])]
         # A kind this evalgui does not know (a newer version's) is detected from the content instead.
-        present = [(f["path"], f["kind"] if f["kind"] in KINDS else None) for f in project["files"]
+        present = [(f["path"], f["kind"] if f["kind"] in kinds() else None) for f in project["files"]
                    if os.path.exists(f["path"])]
         # The project replaces the session: stop what is running, forget files and results.
         self._generation += 1

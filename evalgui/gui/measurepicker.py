@@ -1,7 +1,7 @@
-"""The measure picker: a searchable, checkable list grouped by family, with editable cutoffs and help.
+"""The measure picker: a searchable, checkable list under its groups, with editable cutoffs and help.
 
-Items come from the engine's measure registry, so every measure the engine
-knows is offered with its own description and formula. A checked item
+Items come from a family's registry (the ranked measures by default), so every
+measure the engine knows is offered with its own description and formula. A checked item
 becomes a trec_eval-style spec (``P.5,10``) or, for the custom ones typed in,
 the text as typed (``P(rel=2)@5``).
 """
@@ -14,7 +14,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QSplitter, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator, QVBoxLayout, QWidget)
 
-from evalgui.core.ranked.measures import REGISTRY, ParamKind
+from evalgui.core.ranked.measures import REGISTRY, Measure, ParamKind, params_text
+from evalgui.core.registry import Record, Registry
 
 # What a new user starts with: the usual suspects at the usual cutoffs.
 DEFAULT_CHECKED = {"map": "", "P": "10", "ndcg_cut": "10", "recall": "100", "recip_rank": ""}
@@ -23,30 +24,29 @@ _NAME_ROLE = Qt.ItemDataRole.UserRole
 _EDITABLE_KINDS = (ParamKind.LONG_CUTOFFS, ParamKind.DOUBLE_CUTOFFS, ParamKind.DOUBLE_PARAMS, ParamKind.PAIRS)
 
 
-def _default_params_text(measure) -> str:
-    if measure.kind == ParamKind.NONE or not measure.defaults:
-        return ""
-    return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in measure.defaults)
+def _default_params_text(measure: Measure) -> str:
+    return "" if measure.kind == ParamKind.NONE else params_text(measure.defaults)
 
 
-def help_html(measure) -> str:
-    name = html.escape(measure.name)
-    alias = f" &nbsp;<span style='color:gray'>(ir_measures: {html.escape(measure.ir_name)})</span>" \
-        if measure.ir_name else ""
-    params = ""
-    if measure.kind != ParamKind.NONE:
-        shown = _default_params_text(measure) or "none"
-        params = f"<p><b>Parameters</b> ({measure.kind.value.replace('_', ' ')}), default: {html.escape(shown)}</p>"
-    origin = "" if measure.trec_eval else "<p><i>Not in trec_eval; an evalgui / ir_measures extra.</i></p>"
-    return (f"<h3>{name}{alias}</h3><p>{html.escape(measure.description)}</p>"
-            f"<p><b>Formula</b><br><code>{html.escape(measure.formula)}</code></p>{params}{origin}")
+def help_html(record: Record) -> str:
+    """A record of any family as help: name, other spellings, description, formula, parameters, notes."""
+    aliases = ", ".join(f"{where}: {name}" for where, name in record.aliases)
+    alias = f" &nbsp;<span style='color:gray'>({html.escape(aliases)})</span>" if aliases else ""
+    params = "".join(f"<p><b>Parameters</b> ({html.escape(p.name)}): {html.escape(p.description)}; "
+                     f"default: {html.escape(p.default or 'none')}</p>" for p in record.parameters)
+    notes = "".join(f"<p><i>{html.escape(note)}</i></p>" for note in record.notes)
+    return (f"<h3>{html.escape(record.name)}{alias}</h3><p>{html.escape(record.description)}</p>"
+            f"<p><b>Formula</b><br><code>{html.escape(record.formula)}</code></p>{params}{notes}")
 
 
 class MeasurePicker(QWidget):
+    """Checkable measures of ``registry`` (the ranked family by default), under the registry's groups."""
+
     changed = Signal()
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, registry: Registry[Measure] = REGISTRY):
         super().__init__(parent)
+        self.registry = registry
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search measures (name, ir_measures name, description)…")
         self.search.setClearButtonEnabled(True)
@@ -70,7 +70,7 @@ class MeasurePicker(QWidget):
         self.custom.returnPressed.connect(self._add_custom_from_box)
         add = QPushButton("Add", self)
         add.clicked.connect(self._add_custom_from_box)
-        self._families: dict[str, QTreeWidgetItem] = {}
+        self._families: dict[str, QTreeWidgetItem] = {}     # group heading -> its tree item
         self._build()
         self.tree.setColumnWidth(0, 185)
 
@@ -93,23 +93,23 @@ class MeasurePicker(QWidget):
         layout.addWidget(splitter)
 
     # ------------------------------------------------------------ building
-    def _family(self, family: str) -> QTreeWidgetItem:
-        if family not in self._families:
-            group = QTreeWidgetItem(self.tree, [family])
+    def _group(self, title: str) -> QTreeWidgetItem:
+        if title not in self._families:
+            group = QTreeWidgetItem(self.tree, [title])
             group.setFlags(Qt.ItemFlag.ItemIsEnabled)
             font = group.font(0)
             font.setBold(True)
             group.setFont(0, font)
             group.setExpanded(True)
-            self._families[family] = group
-        return self._families[family]
+            self._families[title] = group
+        return self._families[title]
 
     def _build(self) -> None:
         self.tree.blockSignals(True)
-        for measure in REGISTRY.values():
+        for measure in self.registry.values():
             if measure.value_type == "text":     # runid, relstring: text, not numbers to compare
                 continue
-            item = QTreeWidgetItem(self._family(measure.family), [measure.name, "", measure.ir_name or ""])
+            item = QTreeWidgetItem(self._group(measure.group), [measure.name, "", measure.ir_name or ""])
             item.setData(0, _NAME_ROLE, measure.name)
             flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
             if measure.kind in _EDITABLE_KINDS:
@@ -117,11 +117,11 @@ class MeasurePicker(QWidget):
                 item.setText(1, _default_params_text(measure))
             item.setFlags(flags)
             item.setCheckState(0, Qt.CheckState.Unchecked)
-            item.setToolTip(0, f"{measure.description}\n\nFormula: {measure.formula}")
+            item.setToolTip(0, measure.help_text)
             if measure.kind in _EDITABLE_KINDS:
                 item.setToolTip(1, "Double-click to edit, e.g. 5,10,20 (empty: trec_eval's defaults)")
         self.tree.blockSignals(False)
-        self.set_checked(DEFAULT_CHECKED)
+        self.set_checked({name: cutoffs for name, cutoffs in DEFAULT_CHECKED.items() if name in self.registry})
 
     def _items(self):
         it = QTreeWidgetItemIterator(self.tree)
@@ -143,7 +143,7 @@ class MeasurePicker(QWidget):
                 out.append(item.text(0))
                 continue
             params = item.text(1).strip().replace(" ", "")
-            measure = REGISTRY[name]
+            measure = self.registry[name]
             out.append(f"{name}.{params}" if params and params != _default_params_text(measure) else name)
         return out
 
@@ -161,10 +161,11 @@ class MeasurePicker(QWidget):
             name = item.data(0, _NAME_ROLE)
             if name is None:
                 continue
-            on = name in checked and REGISTRY[name].value_type != "text"
+            measure = self.registry[name]
+            on = name in checked and measure.value_type != "text"
             item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
-            if REGISTRY[name].kind in _EDITABLE_KINDS:
-                item.setText(1, checked[name] if on and checked[name] else _default_params_text(REGISTRY[name]))
+            if measure.kind in _EDITABLE_KINDS:
+                item.setText(1, checked[name] if on and checked[name] else _default_params_text(measure))
         self.tree.blockSignals(False)
         self.changed.emit()
 
@@ -172,7 +173,7 @@ class MeasurePicker(QWidget):
         spec = spec.strip()
         if not spec:
             return
-        group = self._family(CUSTOM_FAMILY)
+        group = self._group(CUSTOM_FAMILY)
         for i in range(group.childCount()):
             if group.child(i).text(0) == spec:
                 group.child(i).setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
@@ -205,7 +206,7 @@ class MeasurePicker(QWidget):
     def restore(self, state: dict) -> None:
         checked = state.get("checked")
         if isinstance(checked, dict):
-            self.set_checked({k: str(v) for k, v in checked.items() if k in REGISTRY})
+            self.set_checked({k: str(v) for k, v in checked.items() if k in self.registry})
         for entry in state.get("custom", []):
             if isinstance(entry, (list, tuple)) and entry:
                 self.add_custom(str(entry[0]), bool(entry[1]) if len(entry) > 1 else True)
@@ -220,7 +221,7 @@ class MeasurePicker(QWidget):
                 name = item.data(0, _NAME_ROLE)
                 haystack = item.text(0) + " " + item.text(2)
                 if name is not None:
-                    haystack += " " + REGISTRY[name].description
+                    haystack += " " + self.registry[name].description
                 show = not needle or needle in haystack.lower()
                 item.setHidden(not show)
                 visible += show
@@ -231,7 +232,7 @@ class MeasurePicker(QWidget):
             return
         name = item.data(0, _NAME_ROLE)
         if name is not None:
-            self.help.setHtml(help_html(REGISTRY[name]))
+            self.help.setHtml(help_html(self.registry[name]))
         elif item.parent() is not None:
             self.help.setHtml(f"<h3>{html.escape(item.text(0))}</h3><p>A measure you added, in ir_measures or "
                               "trec_eval syntax.</p>")

@@ -6,13 +6,15 @@ axes are fixed to [0, 1] so a curve means the same thing after every update.
 
 from __future__ import annotations
 
+import errno
 import os
-import tempfile
+import re
 
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
 
 # Okabe-Ito: tells runs apart for colour-blind readers too.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -25,67 +27,270 @@ def run_colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def _write_svg(widget, path: str) -> None:
-    # pyqtgraph's SVGExporter rewrites Qt's SVG path data and fails on what Qt 6 writes
-    # (a lone "Z" token), so render the plot widget into Qt's SVG generator directly.
-    from PySide6.QtCore import QRect
-    from PySide6.QtGui import QPainter
+def _plot_view(plot) -> pg.GraphicsView:
+    """The widget showing ``plot``: a PlotWidget (or any pyqtgraph GraphicsView) or a PlotItem in one."""
+    return plot if isinstance(plot, pg.GraphicsView) else plot.scene().views()[0]
+
+
+def svg_bytes(widget: pg.GraphicsView) -> bytes:
+    """The widget drawn as SVG, as the screen shows it, for browsers, librsvg and Qt alike.
+
+    pyqtgraph 0.14's SVGExporter cannot parse the path data Qt 6 writes (a lone "Z"), so the widget
+    is drawn into Qt's SVG generator, with four corrections:
+    - the generator's resolution is that of QPicture: pyqtgraph draws axes, grids and bars as
+      QPictures, and Qt scales a picture by the ratio of the two resolutions (72 vs 96 dpi made
+      them 0.75 times too small while curves kept their size);
+    - SVG 1.1 output, which keeps the plot's clipping (SVG Tiny drops it; QSvgRenderer ignores
+      clip-path, so only a zoomed plot differs there);
+    - the items are drawn one by one (``_paint_items``), each setting its own clip: the generator
+      does not write the clip that QPainter.restore() brings back, so after QGraphicsView's
+      per-item save/restore later items were clipped to an earlier item's box (or not at all);
+    - cosmetic (constant-width) lines are written in page coordinates (``flatten_svg``).
+    """
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect
+    from PySide6.QtGui import QPainter, QPicture
     from PySide6.QtSvg import QSvgGenerator
 
-    generator = QSvgGenerator()
-    generator.setFileName(path)
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)
+    generator.setOutputDevice(buffer)
+    generator.setResolution(QPicture().logicalDpiX())
     generator.setSize(widget.size())
     generator.setViewBox(QRect(0, 0, widget.width(), widget.height()))
     generator.setTitle("evalgui plot")
+    generator.setDescription("Drawn by evalgui")
+    # In export mode scatter symbols are drawn as paths, not as fragments of a cached pixmap
+    # (which Qt's generator writes as the whole pixmap: two symbols per point).
+    items = [item for item in widget.scene().items() if hasattr(item, "setExportMode")]
     painter = QPainter(generator)
     try:
-        widget.render(painter)
+        for item in items:
+            item.setExportMode(True, {"antialias": True, "painter": painter})
+        _paint_items(widget, painter)
     finally:
         painter.end()
+        for item in items:
+            item.setExportMode(False)
+        buffer.close()
+    return flatten_svg(bytes(data))
+
+
+def _paint_items(view: pg.GraphicsView, painter) -> None:
+    """Paint the view's background and visible items bottom to top, as QGraphicsView would, but with
+    each item's clip set from scratch (ReplaceClip, or none) rather than restored."""
+    from PySide6.QtCore import QPoint, QRectF
+    from PySide6.QtGui import QPainterPath, QTransform
+    from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
+
+    flags = QGraphicsItem.GraphicsItemFlag
+    offset = view.viewport().mapTo(view, QPoint(0, 0))
+    to_device = view.viewportTransform() * QTransform.fromTranslate(offset.x(), offset.y())
+    background = view.backgroundBrush()
+    if background.style() != Qt.BrushStyle.NoBrush:
+        painter.fillRect(QRectF(0, 0, view.width(), view.height()), background)
+    for item in view.scene().items(Qt.SortOrder.AscendingOrder):
+        if not item.isVisible() or item.flags() & flags.ItemHasNoContents or item.effectiveOpacity() <= 0:
+            continue
+        clip: QPainterPath | None = None
+        owner = item if item.flags() & flags.ItemClipsToShape else None
+        for clipper in ([owner] if owner else []) + _clipping_ancestors(item):
+            shape = clipper.deviceTransform(to_device).map(clipper.shape())
+            clip = shape if clip is None else clip.intersected(shape)
+        painter.save()
+        painter.resetTransform()
+        if clip is not None:
+            painter.setClipPath(clip, Qt.ClipOperation.ReplaceClip)
+        else:
+            painter.setClipping(False)
+        painter.setTransform(item.deviceTransform(to_device))
+        painter.setOpacity(item.effectiveOpacity())
+        option = QStyleOptionGraphicsItem()
+        option.exposedRect = item.boundingRect()
+        item.paint(painter, option, None)
+        painter.restore()
+
+
+def _clipping_ancestors(item) -> list:
+    from PySide6.QtWidgets import QGraphicsItem
+
+    found, parent = [], item.parentItem()
+    while parent is not None:
+        if parent.flags() & QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape:
+            found.append(parent)
+        parent = parent.parentItem()
+    return found
+
+
+_SVG = "http://www.w3.org/2000/svg"
+_SHAPES = {f"{{{_SVG}}}{tag}" for tag in ("path", "polyline", "polygon", "rect", "line", "ellipse", "circle")}
+_PATH_TOKEN = re.compile(r"[A-Za-z]|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def flatten_svg(svg: bytes) -> bytes:
+    """Rewrite Qt's SVG so every viewer draws it alike.
+
+    Qt writes a line drawn in data coordinates as a path inside a group scaled by the view
+    (e.g. 524 × -311) with ``vector-effect="non-scaling-stroke"``. librsvg ignores that property
+    and strokes the line 311 pixels wide, covering the plot. Such shapes get their coordinates
+    mapped to the page and lose the transform; anything else in a transformed group (text,
+    images) keeps it in a group of its own. Text also loses Qt's clip to the label's box: another
+    viewer's font is a little wider and would be cut off. Empty groups are dropped.
+    """
+    import xml.etree.ElementTree as ET
+
+    ET.register_namespace("", _SVG)
+    ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
+    root = ET.fromstring(svg)
+    _flatten_children(root)
+    return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+
+
+def _flatten_children(parent) -> None:
+    import xml.etree.ElementTree as ET
+
+    group_tag = f"{{{_SVG}}}g"
+    for element in list(parent):
+        if element.tag != group_tag:
+            continue
+        _flatten_children(element)
+        matrix = _parse_matrix(element.get("transform", ""))
+        if matrix is not None:
+            del element.attrib["transform"]
+            for index, child in enumerate(list(element)):
+                if not _map_shape(child, matrix):
+                    wrapper = ET.Element(group_tag, {"transform": "matrix({})".format(",".join(map(_number, matrix)))})
+                    element.remove(child)
+                    wrapper.append(child)
+                    element.insert(index, wrapper)
+        if "clip-path" in element.attrib and _only_text(element):
+            del element.attrib["clip-path"]
+        if len(element) == 0 and not (element.text or "").strip():
+            parent.remove(element)
+
+
+def _only_text(element) -> bool:
+    leaves = [e for e in element.iter() if e is not element and e.tag != f"{{{_SVG}}}g"]
+    return bool(leaves) and all(e.tag in (f"{{{_SVG}}}text", f"{{{_SVG}}}tspan") for e in leaves)
+
+
+def _parse_matrix(text: str):
+    found = re.fullmatch(r"\s*matrix\(([^)]*)\)\s*", text)
+    if not found:
+        return None
+    values = [float(v) for v in re.split(r"[\s,]+", found.group(1).strip())]
+    return tuple(values) if len(values) == 6 else None
+
+
+def _number(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _map_shape(element, m) -> bool:
+    """Map a constant-width shape's coordinates through ``m`` in place; False if it cannot be."""
+    if element.tag not in _SHAPES or element.get("vector-effect") != "non-scaling-stroke":
+        return False
+    a, b, c, d, e, f = m
+
+    def point(x: float, y: float) -> tuple[float, float]:
+        return a * x + c * y + e, b * x + d * y + f
+
+    tag = element.tag.rsplit("}", 1)[1]
+    get = lambda name: float(element.get(name, "0"))   # noqa: E731
+    axis_aligned = b == 0 and c == 0
+    if tag == "path":
+        mapped = _map_path(element.get("d", ""), point)
+        if mapped is None:
+            return False
+        element.set("d", mapped)
+    elif tag in ("polyline", "polygon"):
+        numbers = [float(v) for v in re.split(r"[\s,]+", element.get("points", "").strip()) if v]
+        pairs = [point(x, y) for x, y in zip(numbers[::2], numbers[1::2])]
+        element.set("points", " ".join(f"{_number(x)},{_number(y)}" for x, y in pairs))
+    elif tag == "line":
+        x1, y1 = point(get("x1"), get("y1"))
+        x2, y2 = point(get("x2"), get("y2"))
+        for name, value in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2)):
+            element.set(name, _number(value))
+    elif tag == "rect":
+        if not axis_aligned or element.get("rx") or element.get("ry"):
+            return False
+        x1, y1 = point(get("x"), get("y"))
+        x2, y2 = point(get("x") + get("width"), get("y") + get("height"))
+        for name, value in (("x", min(x1, x2)), ("y", min(y1, y2)), ("width", abs(x2 - x1)),
+                            ("height", abs(y2 - y1))):
+            element.set(name, _number(value))
+    else:   # ellipse, circle
+        if not axis_aligned:
+            return False
+        cx, cy = point(get("cx"), get("cy"))
+        rx, ry = (get("r"), get("r")) if tag == "circle" else (get("rx"), get("ry"))
+        element.tag = f"{{{_SVG}}}ellipse"
+        element.attrib.pop("r", None)
+        for name, value in (("cx", cx), ("cy", cy), ("rx", rx * abs(a)), ("ry", ry * abs(d))):
+            element.set(name, _number(value))
+    # The width stays as given (in page units now), scaling with the figure like everything else.
+    del element.attrib["vector-effect"]
+    return True
+
+
+def _map_path(data: str, point) -> str | None:
+    """Absolute M/L/C/Q/S/T/Z path data (what Qt writes) mapped point by point; None for anything else."""
+    tokens = _PATH_TOKEN.findall(data)
+    out: list[str] = []
+    numbers: list[float] = []
+
+    def flush() -> bool:
+        if len(numbers) % 2:
+            return False
+        for x, y in zip(numbers[::2], numbers[1::2]):
+            px, py = point(x, y)
+            out.append(f"{_number(px)},{_number(py)}")
+        numbers.clear()
+        return True
+
+    for token in tokens:
+        if token.isalpha():
+            if not flush() or token not in "MLCQSTZz":
+                return None
+            out.append(token)
+        else:
+            numbers.append(float(token))
+    if not flush():
+        return None
+    return " ".join(out)
 
 
 def export_plot(plot, path: str) -> None:
-    """Write the plot (a PlotWidget or its PlotItem) as PNG or SVG, by extension, atomically."""
+    """Write the plot (a PlotWidget, any pyqtgraph GraphicsView, or a PlotItem) as PNG or SVG, by
+    extension, atomically."""
     import pyqtgraph.exporters as exporters
 
-    plot_widget = plot if isinstance(plot, pg.PlotWidget) else plot.scene().views()[0]
+    from evalgui.core.export import atomic_path
+
+    widget = _plot_view(plot)
     ext = os.path.splitext(path)[1].lower() or ".png"
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".evalgui-", suffix=ext, dir=folder)
-    os.close(fd)
-    try:
+    with atomic_path(path, suffix=ext) as tmp:     # the image writer picks the format by the suffix
         if ext == ".svg":
-            _write_svg(plot_widget, tmp)
+            with open(tmp, "wb") as fh:
+                fh.write(svg_bytes(widget))
         else:
-            plot_item = plot_widget.getPlotItem()
-            exporter = exporters.ImageExporter(plot_item)
-            exporter.parameters()["width"] = max(int(plot_item.sceneBoundingRect().width()) * 2, 800)
+            item = widget.getPlotItem() if isinstance(widget, pg.PlotWidget) else widget.scene()
+            exporter = exporters.ImageExporter(item)
+            width = (item.sceneBoundingRect() if isinstance(item, pg.PlotItem) else item.sceneRect()).width()
+            exporter.parameters()["width"] = max(int(width) * 2, 800)
             exporter.export(tmp)
         if os.path.getsize(tmp) == 0:
-            raise OSError(f"nothing was written to {path}")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+            raise OSError(errno.EIO, "nothing was written", path)
 
 
 def export_plot_dialog(parent: QWidget, plot_widget: pg.PlotWidget, default_name: str) -> None:
-    from evalgui.gui.settings import app_settings
-    from evalgui.gui.tables import with_extension
+    """Ask for a PNG or SVG file and write the plot there (a failure is shown, never raised)."""
+    from evalgui.gui.exporting import PLOT_FORMATS, export_dialog
 
-    settings = app_settings()
-    folder = str(settings.value("last_export_folder", "") or "")
-    path, chosen = QFileDialog.getSaveFileName(parent, "Export plot", os.path.join(folder, f"{default_name}.png"),
-                                               "PNG image (*.png);;SVG (*.svg)")
-    if not path:
-        return
-    path = with_extension(path, chosen)
-    settings.setValue("last_export_folder", os.path.dirname(os.path.abspath(path)))
-    try:
-        export_plot(plot_widget, path)
-    except Exception as exc:   # never let a failed export escape a button's slot
-        QMessageBox.critical(parent, "Export failed", f"{path}: {getattr(exc, 'strerror', None) or exc}")
+    export_dialog(parent, default_name, PLOT_FORMATS, lambda path: export_plot(plot_widget, path),
+                  title="Export plot")
 
 
 class PrecisionRecallPlot(pg.PlotWidget):

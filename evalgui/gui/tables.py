@@ -10,13 +10,12 @@ QSortFilterProxyModel reading the raw values (SORT_ROLE), so 0.10 sorts after
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QHeaderView, QMenu, QMessageBox, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -274,30 +273,18 @@ class FrameTableView(QTableView):
         menu.exec(self.viewport().mapToGlobal(pos))
 
     def export_dialog(self) -> None:
-        from evalgui.gui.settings import app_settings
+        """Ask for a file and write what the view shows (its order and filter) there."""
+        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
 
-        settings = app_settings()
-        folder = str(settings.value("last_export_folder", "") or "")
-        path, chosen = QFileDialog.getSaveFileName(
-            self, f"Export {self.name}", os.path.join(folder, f"{self.name}.csv"),
-            "CSV (*.csv);;TSV (*.tsv);;LaTeX (*.tex);;Markdown (*.md);;JSON (*.json)")
-        if path:
-            path = with_extension(path, chosen)
-            settings.setValue("last_export_folder", os.path.dirname(os.path.abspath(path)))
-            try:
-                export_frame(visible_frame(self), path)
-            except Exception as exc:   # never let a failed export escape the menu's slot
-                QMessageBox.critical(self, "Export failed", f"{path}: {getattr(exc, 'strerror', None) or exc}")
+        export_dialog(self, self.name, TABLE_FORMATS, lambda path: export_frame(visible_frame(self), path),
+                      title=f"Export {self.name}")
 
 
 def with_extension(path: str, chosen_filter: str) -> str:
     """Add the chosen filter's extension (e.g. "LaTeX (*.tex)") when the name typed has none."""
-    import re
+    from evalgui.gui.exporting import with_extension as add_extension
 
-    if os.path.splitext(path)[1]:
-        return path
-    found = re.search(r"\*(\.\w+)", chosen_filter or "")
-    return path + (found.group(1) if found else "")
+    return add_extension(path, chosen_filter)
 
 
 def export_frame(frame: pd.DataFrame, path: str) -> None:

@@ -139,5 +139,5 @@ def load_long_job(qtbot, window, big_collection, copies=40):
         session.add(dataclasses.replace(item, path=os.path.join(os.path.dirname(item.path), f"big_copy{i}.run")))
     ranked = window.workspaces["ranked"]
     ranked.set_qrels(str(qrels))
-    assert len(ranked.checked_run_paths()) == copies
+    assert len(ranked.form.checked_run_paths()) == copies
     return ranked

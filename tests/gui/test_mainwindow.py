@@ -26,10 +26,10 @@ def engine_results(specs, runs=SYNTHETIC_RUNS, options=None):
 def test_demo_summary_equals_the_engine_to_full_precision(qtbot, window):
     ranked = open_demo_and_wait(qtbot, window)
     assert window.tabs.currentWidget() is ranked
-    summary = ranked.summary_model.frame
+    summary = ranked.summary.model.frame
     assert list(summary["run"]) == list(SYNTHETIC_RUNS)
 
-    specs = ranked.picker.specs()
+    specs = ranked.form.picker.specs()
     assert specs                                   # the default measures
     expected = engine_results(specs)
     rows = expected[expected["query"] == "all"]
@@ -52,7 +52,7 @@ def test_welcome_page_open_demo_button(qtbot, window):
     ranked = window.workspaces["ranked"]
     with qtbot.waitSignal(ranked.busy_changed, check_params_cb=not_busy, timeout=30_000):
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    assert list(ranked.summary_model.frame["run"]) == list(SYNTHETIC_RUNS)
+    assert list(ranked.summary.model.frame["run"]) == list(SYNTHETIC_RUNS)
     # The tutorial's example is loaded too, but not evaluated against the synthetic qrels.
     names = {item.name for item in window.session.items}
     assert {"information_systems.qrels", "base.run", "enhanced.run"} <= names
@@ -72,8 +72,8 @@ def test_bad_file_dialog_names_file_line_reason_and_session_is_untouched(qtbot, 
     run_and_wait(qtbot, ranked)
     items_before = [(i.path, i.kind, id(i.data)) for i in window.session.items]
     results_before = ranked.results.copy()
-    summary_before = ranked.summary_model.frame.copy()
-    runs_before = ranked.checked_run_paths()
+    summary_before = ranked.summary.model.frame.copy()
+    runs_before = ranked.form.checked_run_paths()
 
     if case == "non-numeric score":
         path, expect = _bad_score_run(tmp_path), ["broken.run", "line 3", "'high' is not a number"]
@@ -96,8 +96,8 @@ def test_bad_file_dialog_names_file_line_reason_and_session_is_untouched(qtbot, 
 
     assert [(i.path, i.kind, id(i.data)) for i in window.session.items] == items_before
     pd.testing.assert_frame_equal(ranked.results, results_before)
-    pd.testing.assert_frame_equal(ranked.summary_model.frame, summary_before)
-    assert ranked.checked_run_paths() == runs_before
+    pd.testing.assert_frame_equal(ranked.summary.model.frame, summary_before)
+    assert ranked.form.checked_run_paths() == runs_before
     assert ranked.run_button.isEnabled()
 
 
@@ -142,7 +142,7 @@ def test_cancel_a_long_job_stops_within_half_a_second_and_keeps_finished_runs(qt
     runs_in_results = list(dict.fromkeys(ranked.results["run"]))
     assert runs_in_results == finished_runs         # every finished run's rows are kept, nothing else
     assert 1 <= len(finished_runs) < 40
-    assert list(ranked.summary_model.frame["run"]) == finished_runs
+    assert list(ranked.summary.model.frame["run"]) == finished_runs
     assert "Cancelled" in ranked.progress_label.text()
 
 
@@ -206,10 +206,10 @@ def test_closing_an_idle_window(qtbot, window):
 def test_form_parameters_persist_across_windows(qtbot, make_window):
     first = make_window()
     ranked = first.workspaces["ranked"]
-    ranked.picker.set_checked({"map": "", "P": "5,20", "ndcg_cut": "10"})
-    ranked.level_spin.setValue(2)
-    ranked.complete_check.setChecked(True)
-    ranked.max_docs_spin.setValue(50)
+    ranked.form.picker.set_checked({"map": "", "P": "5,20", "ndcg_cut": "10"})
+    ranked.form.level_spin.setValue(2)
+    ranked.form.complete_check.setChecked(True)
+    ranked.form.max_docs_spin.setValue(50)
     state = ranked.form_state()
     first.close()                                   # closeEvent saves the settings
 
@@ -217,10 +217,10 @@ def test_form_parameters_persist_across_windows(qtbot, make_window):
     assert os.path.exists(settings_file)
     second = make_window()
     restored = second.workspaces["ranked"]
-    assert restored.picker.specs() == ["map", "P.5,20", "ndcg_cut.10"]
-    assert restored.level_spin.value() == 2
-    assert restored.complete_check.isChecked()
-    assert restored.max_docs_spin.value() == 50
+    assert restored.form.picker.specs() == ["map", "P.5,20", "ndcg_cut.10"]
+    assert restored.form.level_spin.value() == 2
+    assert restored.form.complete_check.isChecked()
+    assert restored.form.max_docs_spin.value() == 50
     assert restored.form_state()["measures"] == state["measures"]
 
 
@@ -265,8 +265,9 @@ def test_data_panel_shows_kind_and_counts(qtbot, window):
     tree = window.data_panel.tree
     assert tree.topLevelItemCount() == 2
     qrels_row, run_row = tree.topLevelItem(0), tree.topLevelItem(1)
-    assert [qrels_row.text(c) for c in range(1, 6)] == ["qrels.txt", "qrels", "50", "2,994", "1,604"]
-    assert [run_row.text(c) for c in range(1, 5)] == ["bm25.run", "run", "50", "5,000"]
+    assert [qrels_row.text(c) for c in range(1, 4)] == ["qrels.txt", "qrels", "50 queries, 2,994 judged, 1,604 relevant"]
+    assert [run_row.text(c) for c in range(1, 4)] == ["bm25.run", "run", "50 queries, 5,000 documents"]
+    assert "max grade: 3" in qrels_row.toolTip(3)
     assert qrels_row.text(0) == "✔" and run_row.text(0) == "✔"
     assert not window.data_panel.hint.isVisible()
 
@@ -285,21 +286,21 @@ def test_read_as_changes_the_kind(qtbot, window, tmp_path):
     assert len(window.session.items) == 1                    # replaced, not added
     row = window.data_panel.tree.topLevelItem(0)
     assert row.text(2) == "run" and "kind chosen by you" in row.toolTip(1)
-    assert window.workspaces["ranked"].run_list.count() == 1
+    assert window.workspaces["ranked"].form.run_list.count() == 1
 
 
 def test_remove_from_data_panel(qtbot, window):
     load(qtbot, window, [SYNTHETIC / "qrels.txt", SYNTHETIC / "bm25.run"])
     window.data_panel.remove_requested.emit(str(SYNTHETIC / "bm25.run"))
     assert [i.name for i in window.session.items] == ["qrels.txt"]
-    assert window.workspaces["ranked"].run_list.count() == 0
+    assert window.workspaces["ranked"].form.run_list.count() == 0
 
 
 def test_run_with_no_query_in_common_is_unticked_by_default(qtbot, window):
     load(qtbot, window, [SYNTHETIC / "qrels.txt", SYNTHETIC / "bm25.run", MEIC / "base.run"])
     ranked = window.workspaces["ranked"]
-    assert ranked.checked_run_paths() == [str(SYNTHETIC / "bm25.run")]
-    row = ranked.run_list.item(1)
+    assert ranked.form.checked_run_paths() == [str(SYNTHETIC / "bm25.run")]
+    row = ranked.form.run_list.item(1)
     assert row.checkState() == Qt.CheckState.Unchecked and "no query in common" in row.text()
 
 
@@ -318,7 +319,7 @@ def test_run_without_qrels_or_runs_reports_it(qtbot, window):
 def test_no_measure_ticked_gives_a_dialog_not_a_crash(qtbot, window):
     load_synthetic(qtbot, window, runs=("bm25",))
     ranked = window.workspaces["ranked"]
-    ranked.picker.set_checked({})
+    ranked.form.picker.set_checked({})
     with qtbot.waitSignal(window.error_shown, timeout=10_000) as shown:
         ranked.run()
     assert shown.args[0] == "Evaluation failed" and "measure" in shown.args[1]
@@ -344,7 +345,7 @@ def test_main_demo_smoke_test_returns_zero(qtbot, monkeypatch, capsys):
     out = capsys.readouterr().out
     for run in SYNTHETIC_RUNS:
         assert run in out
-    assert list(windows[0].workspaces["ranked"].summary_model.frame["run"]) == list(SYNTHETIC_RUNS)
+    assert list(windows[0].workspaces["ranked"].summary.model.frame["run"]) == list(SYNTHETIC_RUNS)
 
 
 def test_main_with_a_bad_file_exits_one(qtbot, monkeypatch, tmp_path, capsys):
@@ -419,11 +420,11 @@ def test_measures_reference_shows_the_engines_help(qtbot, window):
 
     dialog = MeasuresReference(window)
     qtbot.addWidget(dialog)
-    assert dialog.names.count() == len(REGISTRY)
+    assert len(list(dialog.record_items())) == len(REGISTRY)
     dialog.search.setText("ndcg_cut")
-    visible = [dialog.names.item(i) for i in range(dialog.names.count()) if not dialog.names.item(i).isHidden()]
-    assert [i.data(Qt.ItemDataRole.UserRole) for i in visible] == ["ndcg_cut"]
-    dialog.names.setCurrentItem(visible[0])
+    visible = [i for i in dialog.record_items() if not i.isHidden()]
+    assert [dialog.record_of(i).name for i in visible] == ["ndcg_cut"]
+    dialog.tree.setCurrentItem(visible[0])
     text = dialog.text.toPlainText()
     assert REGISTRY["ndcg_cut"].formula in text and "nDCG@k" in text
 
@@ -433,7 +434,7 @@ def test_export_menu_lists_the_workspace_tables_and_plots(qtbot, window):
     window._fill_export_menu()
     labels = [a.text() for a in window.export_menu.actions()]
     assert labels == ["Summary table…", "Per-query table…", "Precision-recall plot…", "Difference chart…",
-                      "Drill-down, run A…", "Drill-down, run B…"]
+                      "Run × run table…", "Run × run heatmap…", "Drill-down, run A…", "Drill-down, run B…"]
 
 
 def test_the_demo_and_projects_do_not_crowd_recent_files(qtbot, window, tmp_path):

@@ -18,18 +18,18 @@ def _set_up_session(qtbot, window, data):
     load(qtbot, window, [MEIC / "information_systems.qrels"])
     load(qtbot, window, [data / "qrels.txt"] + [data / f"{r}.run" for r in ("bm25", "dense", "rerank", "random")])
     ranked = window.workspaces["ranked"]
-    ranked.qrels_combo.setCurrentIndex(ranked.qrels_combo.findData(str(data / "qrels.txt")))
-    for i in range(ranked.run_list.count()):
-        if ranked.run_list.item(i).data(Qt.ItemDataRole.UserRole) == str(data / "dense.run"):
-            ranked.run_list.item(i).setCheckState(Qt.CheckState.Unchecked)
-    ranked.picker.set_checked({"map": "", "P": "5,20", "ndcg_cut": "10"})
-    ranked.picker.add_custom("P(rel=2)@5")
-    ranked.picker.add_custom("RBP(p=0.8)", checked=False)
-    ranked.level_spin.setValue(2)
-    ranked.complete_check.setChecked(True)
-    ranked.max_docs_spin.setValue(50)
+    ranked.form.qrels_combo.setCurrentIndex(ranked.form.qrels_combo.findData(str(data / "qrels.txt")))
+    for i in range(ranked.form.run_list.count()):
+        if ranked.form.run_list.item(i).data(Qt.ItemDataRole.UserRole) == str(data / "dense.run"):
+            ranked.form.run_list.item(i).setCheckState(Qt.CheckState.Unchecked)
+    ranked.form.picker.set_checked({"map": "", "P": "5,20", "ndcg_cut": "10"})
+    ranked.form.picker.add_custom("P(rel=2)@5")
+    ranked.form.picker.add_custom("RBP(p=0.8)", checked=False)
+    ranked.form.level_spin.setValue(2)
+    ranked.form.complete_check.setChecked(True)
+    ranked.form.max_docs_spin.setValue(50)
     run_and_wait(qtbot, ranked)
-    assert list(ranked.summary_model.frame["run"]) == ["bm25", "rerank", "random"]
+    assert list(ranked.summary.model.frame["run"]) == ["bm25", "rerank", "random"]
     return ranked
 
 
@@ -61,20 +61,20 @@ def test_project_round_trip_in_a_fresh_window(qtbot, make_window, tmp_path):
     restored = second.workspaces["ranked"]
 
     assert [(i.path, i.kind) for i in second.session.items] == [(i.path, i.kind) for i in first.session.items]
-    assert restored.qrels_combo.currentData() == str(data / "qrels.txt")
-    assert restored.checked_run_paths() == [str(data / f"{r}.run") for r in ("bm25", "rerank", "random")]
-    assert restored.picker.specs() == ranked.picker.specs()
-    assert ("RBP(p=0.8)", False) in restored.picker.custom_specs()
-    assert restored.level_spin.value() == 2
-    assert restored.complete_check.isChecked()
-    assert restored.max_docs_spin.value() == 50
+    assert restored.form.qrels_combo.currentData() == str(data / "qrels.txt")
+    assert restored.form.checked_run_paths() == [str(data / f"{r}.run") for r in ("bm25", "rerank", "random")]
+    assert restored.form.picker.specs() == ranked.form.picker.specs()
+    assert ("RBP(p=0.8)", False) in restored.form.picker.custom_specs()
+    assert restored.form.level_spin.value() == 2
+    assert restored.form.complete_check.isChecked()
+    assert restored.form.max_docs_spin.value() == 50
     assert restored.form_state() == ranked.form_state()
 
     pd.testing.assert_frame_equal(restored.results.reset_index(drop=True), ranked.results.reset_index(drop=True),
                                   check_exact=True, check_dtype=False)
-    pd.testing.assert_frame_equal(restored.summary_model.frame, ranked.summary_model.frame, check_exact=True,
+    pd.testing.assert_frame_equal(restored.summary.model.frame, ranked.summary.model.frame, check_exact=True,
                                   check_dtype=False)
-    pd.testing.assert_frame_equal(restored.per_query_model.frame, ranked.per_query_model.frame, check_exact=True,
+    pd.testing.assert_frame_equal(restored.per_query.model.frame, ranked.per_query.model.frame, check_exact=True,
                                   check_dtype=False)
     assert second.project_path == str(project)
 
@@ -98,8 +98,8 @@ def test_project_folder_can_be_moved(qtbot, make_window, tmp_path):
     _wait_restored(qtbot, second)
     assert [i.path for i in second.session.items] == [str(tmp_path / "b" / "data" / "qrels.txt"),
                                                      str(tmp_path / "b" / "data" / "bm25.run")]
-    assert second.workspaces["ranked"].qrels_combo.currentData() == str(tmp_path / "b" / "data" / "qrels.txt")
-    assert list(second.workspaces["ranked"].summary_model.frame["run"]) == ["bm25"]
+    assert second.workspaces["ranked"].form.qrels_combo.currentData() == str(tmp_path / "b" / "data" / "qrels.txt")
+    assert list(second.workspaces["ranked"].summary.model.frame["run"]) == ["bm25"]
 
 
 def test_missing_file_is_reported_and_the_rest_loads(qtbot, make_window, tmp_path):
@@ -123,8 +123,8 @@ def test_missing_file_is_reported_and_the_rest_loads(qtbot, make_window, tmp_pat
     names = [i.name for i in second.session.items]
     assert names == ["information_systems.qrels", "qrels.txt", "bm25.run", "dense.run", "random.run"]
     restored = second.workspaces["ranked"]
-    assert restored.checked_run_paths() == [str(data / "bm25.run"), str(data / "random.run")]
-    assert restored.picker.specs() == ranked.picker.specs() and restored.level_spin.value() == 2
+    assert restored.form.checked_run_paths() == [str(data / "bm25.run"), str(data / "random.run")]
+    assert restored.form.picker.specs() == ranked.form.picker.specs() and restored.form.level_spin.value() == 2
     assert not restored.results.empty                         # saved results come back too
 
 

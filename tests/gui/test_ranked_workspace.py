@@ -124,15 +124,15 @@ def test_picker_help_shows_description_and_formula(qtbot):
 def test_form_options_reach_the_engine(qtbot, window):
     load_synthetic(qtbot, window, runs=("bm25", "random"))
     ranked = window.workspaces["ranked"]
-    ranked.picker.set_checked({"map": "", "P": "5,20", "num_ret": ""})
-    ranked.level_spin.setValue(2)
-    ranked.max_docs_spin.setValue(20)
-    ranked.complete_check.setChecked(True)
+    ranked.form.picker.set_checked({"map": "", "P": "5,20", "num_ret": ""})
+    ranked.form.level_spin.setValue(2)
+    ranked.form.max_docs_spin.setValue(20)
+    ranked.form.complete_check.setChecked(True)
     run_and_wait(qtbot, ranked)
-    expected = _engine(ranked.picker.specs(), runs=("bm25", "random"), relevance_level=2, max_docs=20, complete=True)
+    expected = _engine(ranked.form.picker.specs(), runs=("bm25", "random"), relevance_level=2, max_docs=20, complete=True)
     pd.testing.assert_frame_equal(ranked.results.reset_index(drop=True), expected.reset_index(drop=True),
                                   check_exact=True, check_dtype=False)
-    summary = ranked.summary_model.frame
+    summary = ranked.summary.model.frame
     assert sorted(summary.columns) == sorted(["run", "map", "P_5", "P_20", "num_ret"])
     assert (summary["num_ret"] == 20 * 50).all()
 
@@ -140,11 +140,11 @@ def test_form_options_reach_the_engine(qtbot, window):
 def test_unticked_run_is_not_evaluated(qtbot, window):
     load_synthetic(qtbot, window)
     ranked = window.workspaces["ranked"]
-    assert ranked.checked_run_paths() == [str(SYNTHETIC / f"{r}.run") for r in SYNTHETIC_RUNS]
-    row = ranked.run_list.item(1)
+    assert ranked.form.checked_run_paths() == [str(SYNTHETIC / f"{r}.run") for r in SYNTHETIC_RUNS]
+    row = ranked.form.run_list.item(1)
     row.setCheckState(Qt.CheckState.Unchecked)
     run_and_wait(qtbot, ranked)
-    assert list(ranked.summary_model.frame["run"]) == ["bm25", "rerank", "random"]
+    assert list(ranked.summary.model.frame["run"]) == ["bm25", "rerank", "random"]
 
 
 def test_qrels_choice_from_the_combo_is_used(qtbot, window, tmp_path):
@@ -155,13 +155,13 @@ def test_qrels_choice_from_the_combo_is_used(qtbot, window, tmp_path):
     load_synthetic(qtbot, window, runs=("bm25",))
     load(qtbot, window, [strict])
     ranked = window.workspaces["ranked"]
-    assert ranked.qrels_combo.count() == 2 and ranked.qrels_combo.currentData() == str(SYNTHETIC / "qrels.txt")
-    ranked.qrels_combo.setCurrentIndex(1)
+    assert ranked.form.qrels_combo.count() == 2 and ranked.form.qrels_combo.currentData() == str(SYNTHETIC / "qrels.txt")
+    ranked.form.qrels_combo.setCurrentIndex(1)
     run_and_wait(qtbot, ranked)
     from evalgui.core.formats import read_qrels, read_run
     from evalgui.core.ranked.evaluate import evaluate
 
-    expected = evaluate(read_qrels(strict), [read_run(SYNTHETIC / "bm25.run")], ranked.picker.specs())
+    expected = evaluate(read_qrels(strict), [read_run(SYNTHETIC / "bm25.run")], ranked.form.picker.specs())
     pd.testing.assert_frame_equal(ranked.results.reset_index(drop=True), expected.reset_index(drop=True),
                                   check_exact=True, check_dtype=False)
 
@@ -170,7 +170,7 @@ def test_results_stream_in_one_run_at_a_time(qtbot, window):
     load_synthetic(qtbot, window)
     ranked = window.workspaces["ranked"]
     seen = []
-    ranked.summary_model.modelReset.connect(lambda: seen.append(list(ranked.summary_model.frame.get("run", []))))
+    ranked.summary.model.modelReset.connect(lambda: seen.append(list(ranked.summary.model.frame.get("run", []))))
     run_and_wait(qtbot, ranked)
     growing = [s for s in seen if s]
     assert growing[-1] == list(SYNTHETIC_RUNS)
@@ -181,21 +181,21 @@ def test_results_stream_in_one_run_at_a_time(qtbot, window):
 def test_rerun_replaces_results(qtbot, window):
     ranked = open_demo_and_wait(qtbot, window)
     first = ranked.results.copy()
-    ranked.picker.set_checked({"map": ""})
+    ranked.form.picker.set_checked({"map": ""})
     run_and_wait(qtbot, ranked)
     assert set(ranked.results["measure"]) == {"map"}
-    assert list(ranked.summary_model.frame.columns) == ["run", "map"]
-    assert (ranked.summary_model.frame["map"].to_numpy() ==
+    assert list(ranked.summary.model.frame.columns) == ["run", "map"]
+    assert (ranked.summary.model.frame["map"].to_numpy() ==
             first[(first["measure"] == "map") & (first["query"] == "all")]["value"].to_numpy()).all()
 
 
 # ---------------------------------------------------------------------------- PR curves
 def test_interpolated_mean_curve_equals_engine_iprec(qtbot, window):
     ranked = open_demo_and_wait(qtbot, window)
-    assert ranked.pr_plot.runs() == list(SYNTHETIC_RUNS)
+    assert ranked.curves.plot.runs() == list(SYNTHETIC_RUNS)
     expected = _engine(["iprec_at_recall"])
     for run in SYNTHETIC_RUNS:
-        x, y = ranked.pr_plot.curve_points(run)
+        x, y = ranked.curves.plot.curve_points(run)
         rows = expected[(expected["run"] == run) & (expected["query"] == "all")]
         assert list(rows["measure"]) == [f"iprec_at_recall_{r:.2f}" for r in np.linspace(0, 1, 11)]
         np.testing.assert_array_equal(x, np.round(np.linspace(0, 1, 11), 1))
@@ -204,30 +204,30 @@ def test_interpolated_mean_curve_equals_engine_iprec(qtbot, window):
 
 def test_pr_curve_for_one_query_and_uninterpolated(qtbot, window):
     ranked = open_demo_and_wait(qtbot, window)
-    index = ranked.pr_query.findData("101")
+    index = ranked.curves.query.findData("101")
     assert index > 0
-    ranked.pr_query.setCurrentIndex(index)
+    ranked.curves.query.setCurrentIndex(index)
     expected = _engine(["iprec_at_recall"], runs=("bm25",))
     rows = expected[expected["query"] == "101"]
-    _, y = ranked.pr_plot.curve_points("bm25")
+    _, y = ranked.curves.plot.curve_points("bm25")
     np.testing.assert_array_equal(y, rows["value"].to_numpy())
 
-    ranked.pr_kind.setCurrentIndex(ranked.pr_kind.findData("uninterpolated"))
-    x, y = ranked.pr_plot.curve_points("bm25")
+    ranked.curves.kind.setCurrentIndex(ranked.curves.kind.findData("uninterpolated"))
+    x, y = ranked.curves.plot.curve_points("bm25")
     assert len(x) > 11 and np.all(np.diff(x) >= 0) and x[0] == 0
     # uninterpolated points never rise above the interpolated curve at the same recall level
-    ranked.pr_query.setCurrentIndex(0)
-    xm, ym = ranked.pr_plot.curve_points("bm25")
+    ranked.curves.query.setCurrentIndex(0)
+    xm, ym = ranked.curves.plot.curve_points("bm25")
     assert len(xm) == 101 and np.all((0 <= ym) & (ym <= 1))
 
 
 # ---------------------------------------------------------------------------- differences
 def test_difference_chart_sorted_descending_with_outcomes(qtbot, window):
     ranked = open_demo_and_wait(qtbot, window)
-    ranked.diff_measure.setCurrentIndex(ranked.diff_measure.findData("map"))
-    ranked.diff_baseline.setCurrentIndex(ranked.diff_baseline.findData("bm25"))
-    ranked.diff_run.setCurrentIndex(ranked.diff_run.findData("rerank"))
-    frame = ranked.diff_chart.frame
+    ranked.differences.measure.setCurrentIndex(ranked.differences.measure.findData("map"))
+    ranked.differences.baseline.setCurrentIndex(ranked.differences.baseline.findData("bm25"))
+    ranked.differences.run.setCurrentIndex(ranked.differences.run.findData("rerank"))
+    frame = ranked.differences.chart.frame
     assert len(frame) == 50
     d = frame["difference"].to_numpy()
     assert np.all(np.diff(d) <= 0)
@@ -239,32 +239,32 @@ def test_difference_chart_sorted_descending_with_outcomes(qtbot, window):
         assert row["difference"] == wide.loc[row["query"], "rerank"] - wide.loc[row["query"], "bm25"]
     if "run" in frame.columns:
         assert set(frame["run"]) == {"rerank"}
-    title = ranked.diff_chart.getPlotItem().titleLabel.text
+    title = ranked.differences.chart.getPlotItem().titleLabel.text
     helped = int((frame["outcome"] == "helped").sum())
     assert f"helped {helped}" in title
 
 
 def test_difference_baseline_is_not_offered_as_the_run(qtbot, window):
     ranked = open_demo_and_wait(qtbot, window)
-    baseline = ranked.diff_baseline.currentData()
-    runs = [ranked.diff_run.itemData(i) for i in range(ranked.diff_run.count())]
+    baseline = ranked.differences.baseline.currentData()
+    runs = [ranked.differences.run.itemData(i) for i in range(ranked.differences.run.count())]
     assert baseline not in runs and len(runs) == len(SYNTHETIC_RUNS) - 1
 
 
 # ---------------------------------------------------------------------------- drill-down
 def test_drill_down_shows_two_runs_with_consistent_ranks(qtbot, window):
     ranked = open_demo_and_wait(qtbot, window)
-    qtbot.waitUntil(lambda: ranked.drill_model_a.rowCount() > 0 and ranked.drill_model_b.rowCount() > 0,
+    qtbot.waitUntil(lambda: ranked.drill_down.model_a.rowCount() > 0 and ranked.drill_down.model_b.rowCount() > 0,
                     timeout=5000)
-    a, b = ranked.drill_a.currentData(), ranked.drill_b.currentData()
+    a, b = ranked.drill_down.run_a.currentData(), ranked.drill_down.run_b.currentData()
     assert a != b
     query = "107"
-    with qtbot.waitSignal(ranked.drill_model_b.modelReset, timeout=5000):
-        ranked.drill_query.setCurrentIndex(ranked.drill_query.findData(query))
-    qtbot.waitUntil(lambda: query in ranked.drill_label_a.text() and query in ranked.drill_label_b.text(),
+    with qtbot.waitSignal(ranked.drill_down.model_b.modelReset, timeout=5000):
+        ranked.drill_down.query.setCurrentIndex(ranked.drill_down.query.findData(query))
+    qtbot.waitUntil(lambda: query in ranked.drill_down.label_a.text() and query in ranked.drill_down.label_b.text(),
                     timeout=5000)
-    fa, fb = ranked.drill_model_a.frame, ranked.drill_model_b.frame
-    assert a in ranked.drill_label_a.text() and b in ranked.drill_label_b.text()
+    fa, fb = ranked.drill_down.model_a.frame, ranked.drill_down.model_b.frame
+    assert a in ranked.drill_down.label_a.text() and b in ranked.drill_down.label_b.text()
     assert list(fa["rank"]) == list(range(1, len(fa) + 1)) and list(fb["rank"]) == list(range(1, len(fb) + 1))
     rank_b = dict(zip(fb["doc"], fb["rank"]))
     rank_a = dict(zip(fa["doc"], fa["rank"]))
@@ -288,17 +288,17 @@ def test_drill_down_shows_two_runs_with_consistent_ranks(qtbot, window):
         g = grades.get(doc)
         assert judgment == ("unjudged" if g is None else "relevant" if g >= 1 else "non-relevant")
     column = list(fa.columns).index("judgment")
-    colour = ranked.drill_model_a.data(ranked.drill_model_a.index(0, column), Qt.ItemDataRole.BackgroundRole)
+    colour = ranked.drill_down.model_a.data(ranked.drill_down.model_a.index(0, column), Qt.ItemDataRole.BackgroundRole)
     assert colour is not None
 
 
 def test_drill_down_switching_run_b(qtbot, window):
     ranked = open_demo_and_wait(qtbot, window)
-    qtbot.waitUntil(lambda: ranked.drill_model_b.rowCount() > 0, timeout=5000)
-    with qtbot.waitSignal(ranked.drill_model_b.modelReset, timeout=5000):
-        ranked.drill_b.setCurrentIndex(ranked.drill_b.findData("random"))
-    qtbot.waitUntil(lambda: "random" in ranked.drill_label_b.text(), timeout=5000)
-    assert "random" in ranked.drill_label_b.text()
+    qtbot.waitUntil(lambda: ranked.drill_down.model_b.rowCount() > 0, timeout=5000)
+    with qtbot.waitSignal(ranked.drill_down.model_b.modelReset, timeout=5000):
+        ranked.drill_down.run_b.setCurrentIndex(ranked.drill_down.run_b.findData("random"))
+    qtbot.waitUntil(lambda: "random" in ranked.drill_down.label_b.text(), timeout=5000)
+    assert "random" in ranked.drill_down.label_b.text()
 
 
 # ---------------------------------------------------------------------------- a Qt binding bug that aborts the app

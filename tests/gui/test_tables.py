@@ -46,22 +46,22 @@ def _no_temp_files(folder):
 def test_export_summary_csv_through_the_dialog(qtbot, demo, tmp_path, monkeypatch):
     path = tmp_path / "summary.csv"
     calls = _save_as(monkeypatch, path)
-    demo.summary_view.export_dialog()
+    demo.summary.view.export_dialog()
     assert calls, "the save dialog was not asked"
     back = _read_csv(path)
-    pd.testing.assert_frame_equal(back, demo.summary_model.frame.reset_index(drop=True),
+    pd.testing.assert_frame_equal(back, demo.summary.model.frame.reset_index(drop=True),
                                   check_exact=True, check_dtype=False)
     assert list(back["run"]) == list(SYNTHETIC_RUNS)
     assert _no_temp_files(tmp_path) == []
 
 
 def test_export_per_query_csv_through_the_dialog_and_export_frame(qtbot, demo, tmp_path, monkeypatch):
-    frame = demo.per_query_model.frame
+    frame = demo.per_query.model.frame
     assert len(frame) == 50 and list(frame.columns) == ["query"] + list(SYNTHETIC_RUNS)
 
     path = tmp_path / "per_query.csv"
     _save_as(monkeypatch, path)
-    demo.per_query_view.export_dialog()
+    demo.per_query.view.export_dialog()
     back = _read_csv(path, dtype={"query": str})
     pd.testing.assert_frame_equal(back, frame.reset_index(drop=True), check_exact=True, check_dtype=False)
 
@@ -78,23 +78,23 @@ def test_export_csv_with_default_pandas_reader_is_within_a_ulp(qtbot, demo, tmp_
     from evalgui.gui.tables import export_frame
 
     path = tmp_path / "summary.csv"
-    export_frame(demo.summary_model.frame, str(path))
+    export_frame(demo.summary.model.frame, str(path))
     back = pd.read_csv(path)
-    numeric = demo.summary_model.frame.columns[1:]
-    np.testing.assert_allclose(back[numeric].to_numpy(), demo.summary_model.frame[numeric].to_numpy(),
+    numeric = demo.summary.model.frame.columns[1:]
+    np.testing.assert_allclose(back[numeric].to_numpy(), demo.summary.model.frame[numeric].to_numpy(),
                                rtol=1e-15, atol=0)
 
 
 def test_export_shows_what_the_view_shows(qtbot, demo, tmp_path, monkeypatch):
     """A filtered, sorted view exports its visible rows in its order."""
-    view = demo.per_query_view
-    demo.per_query_filter.setText("12")
+    view = demo.per_query.view
+    demo.per_query.filter.setText("12")
     view.sortByColumn(1, Qt.SortOrder.DescendingOrder)
     path = tmp_path / "visible.csv"
     _save_as(monkeypatch, path)
     view.export_dialog()
     back = _read_csv(path, dtype={"query": str})
-    frame = demo.per_query_model.frame
+    frame = demo.per_query.model.frame
     expected = frame[frame["query"].str.contains("12")].sort_values("bm25", ascending=False, kind="stable")
     assert list(back["query"]) == list(expected["query"])
     assert back["bm25"].tolist() == expected["bm25"].tolist()
@@ -105,16 +105,16 @@ def test_export_latex_and_markdown(qtbot, demo, tmp_path, monkeypatch):
 
     path = tmp_path / "summary.tex"
     _save_as(monkeypatch, path, "LaTeX (*.tex)")
-    demo.summary_view.export_dialog()
+    demo.summary.view.export_dialog()
     text = path.read_text()
     assert "\\begin{tabular}" in text and "\\end{tabular}" in text
     assert "P\\_10" in text                 # escaped measure names
-    bm25 = demo.summary_model.frame.iloc[0]
+    bm25 = demo.summary.model.frame.iloc[0]
     assert f"{bm25['map']:.4f}" in text
 
-    export_frame(demo.per_query_model.frame, str(tmp_path / "per_query.tex"))
+    export_frame(demo.per_query.model.frame, str(tmp_path / "per_query.tex"))
     assert "\\begin{tabular}{lrrrr}" in (tmp_path / "per_query.tex").read_text()
-    export_frame(demo.summary_model.frame, str(tmp_path / "summary.md"))
+    export_frame(demo.summary.model.frame, str(tmp_path / "summary.md"))
     assert (tmp_path / "summary.md").read_text().startswith("| run |")
     assert _no_temp_files(tmp_path) == []
 
@@ -125,7 +125,7 @@ def test_export_into_a_missing_folder_reports_it(qtbot, demo, tmp_path, monkeypa
     shown = []
     monkeypatch.setattr(QMessageBox, "critical", staticmethod(lambda *args: shown.append(args)))
     _save_as(monkeypatch, tmp_path / "no" / "such" / "summary.csv")
-    demo.summary_view.export_dialog()
+    demo.summary.view.export_dialog()
     assert shown and "summary.csv" in shown[0][2]
     assert not (tmp_path / "no").exists()
 
@@ -133,7 +133,7 @@ def test_export_into_a_missing_folder_reports_it(qtbot, demo, tmp_path, monkeypa
 def test_cancelled_export_dialog_writes_nothing(qtbot, demo, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _save_as(monkeypatch, "")
-    demo.summary_view.export_dialog()
+    demo.summary.view.export_dialog()
     assert os.listdir(tmp_path) == [] or all(not n.endswith(".csv") for n in os.listdir(tmp_path))
 
 
@@ -147,7 +147,7 @@ def test_export_pr_plot(qtbot, demo, tmp_path, ext):
     folder.mkdir()
     path = folder / f"pr{ext}"
     try:
-        export_plot(demo.pr_plot.getPlotItem(), str(path))
+        export_plot(demo.curves.plot.getPlotItem(), str(path))
     finally:
         assert _no_temp_files(folder) == []                 # not even when the export fails
     data = path.read_bytes()
@@ -175,7 +175,7 @@ def test_export_plots_through_the_dialog(qtbot, demo, tmp_path, monkeypatch, ext
     monkeypatch.setattr(QMessageBox, "critical", staticmethod(lambda *args: shown.append(args)))
     folder = tmp_path / "out"
     folder.mkdir()
-    for name, plot in (("pr", demo.pr_plot), ("diff", demo.diff_chart)):
+    for name, plot in (("pr", demo.curves.plot), ("diff", demo.differences.chart)):
         _save_as(monkeypatch, folder / f"{name}{ext}")
         export_plot_dialog(demo, plot, name)
         assert (folder / f"{name}{ext}").stat().st_size > 1000
@@ -191,7 +191,7 @@ def test_failed_plot_export_shows_a_message(qtbot, demo, tmp_path, monkeypatch):
     shown = []
     monkeypatch.setattr(QMessageBox, "critical", staticmethod(lambda *args: shown.append(args)))
     _save_as(monkeypatch, tmp_path / "missing" / "pr.svg")
-    export_plot_dialog(demo, demo.pr_plot, "precision_recall")
+    export_plot_dialog(demo, demo.curves.plot, "precision_recall")
     assert len(shown) == 1 and "pr.svg" in shown[0][2]
     assert not (tmp_path / "missing").exists()
 
@@ -204,7 +204,7 @@ def test_export_targets_cover_tables_and_plots(qtbot, demo):
 
 # ---------------------------------------------------------------------------- bold, alignment, precision
 def test_best_value_per_column_is_bold_in_the_summary(qtbot, demo):
-    model = demo.summary_model
+    model = demo.summary.model
     frame = model.frame
     for c, column in enumerate(frame.columns):
         for r in range(len(frame)):
@@ -220,7 +220,7 @@ def test_best_value_per_column_is_bold_in_the_summary(qtbot, demo):
 
 
 def test_numbers_are_right_aligned_with_fixed_precision(qtbot, demo):
-    model = demo.summary_model
+    model = demo.summary.model
     value = model.frame.iloc[0, 1]
     index = model.index(0, 1)
     assert model.data(index, Qt.ItemDataRole.DisplayRole) == f"{value:.4f}"
@@ -240,22 +240,22 @@ def test_best_value_ties_are_all_bold_and_nan_never(qtbot):
 
 # ---------------------------------------------------------------------------- filter and sort
 def test_per_query_filter_box_and_sort_by_raw_values(qtbot, demo):
-    view, proxy = demo.per_query_view, demo.per_query_view.proxy
+    view, proxy = demo.per_query.view, demo.per_query.view.proxy
     assert proxy.rowCount() == 50
-    qtbot.keyClicks(demo.per_query_filter, "13")
+    qtbot.keyClicks(demo.per_query.filter, "13")
     shown = [proxy.index(r, 0).data() for r in range(proxy.rowCount())]
     assert shown and all("13" in q for q in shown)
-    assert sorted(shown) == sorted(q for q in demo.per_query_model.frame["query"] if "13" in q)
-    demo.per_query_filter.clear()
+    assert sorted(shown) == sorted(q for q in demo.per_query.model.frame["query"] if "13" in q)
+    demo.per_query.filter.clear()
     assert proxy.rowCount() == 50
 
-    column = list(demo.per_query_model.frame.columns).index("dense")
+    column = list(demo.per_query.model.frame.columns).index("dense")
     qtbot.mouseClick(view.horizontalHeader().viewport(), Qt.MouseButton.LeftButton,
                      pos=view.horizontalHeader().rect().topLeft()
                      + _section_centre(view.horizontalHeader(), column))
     order = view.horizontalHeader().sortIndicatorOrder()
     values = [proxy.index(r, column).data(Qt.ItemDataRole.UserRole + 1) for r in range(proxy.rowCount())]
-    expected = sorted(demo.per_query_model.frame["dense"], reverse=order == Qt.SortOrder.DescendingOrder)
+    expected = sorted(demo.per_query.model.frame["dense"], reverse=order == Qt.SortOrder.DescendingOrder)
     assert values == expected
     assert view.horizontalHeader().sortIndicatorSection() == column
 
@@ -281,7 +281,7 @@ def test_sort_uses_raw_values_not_display_text(qtbot):
 def test_copy_selection_as_tsv_with_header_and_full_precision(qtbot, demo):
     from PySide6.QtGui import QGuiApplication
 
-    view = demo.summary_view
+    view = demo.summary.view
     model = view.model()
     selection = view.selectionModel()
     selection.clearSelection()
@@ -290,7 +290,7 @@ def test_copy_selection_as_tsv_with_header_and_full_precision(qtbot, demo):
             selection.select(model.index(r, c), QItemSelectionModel.SelectionFlag.Select)
     text = view.selection_tsv()
     lines = text.rstrip("\n").split("\n")
-    frame = demo.summary_model.frame
+    frame = demo.summary.model.frame
     columns = [frame.columns[c] for c in (0, 1, 3)]
     assert lines[0].split("\t") == columns
     for line, r in zip(lines[1:], (0, 2)):
@@ -306,14 +306,14 @@ def test_copy_selection_as_tsv_with_header_and_full_precision(qtbot, demo):
 
 
 def test_copy_of_a_sorted_view_follows_the_view(qtbot, demo):
-    view = demo.summary_view
+    view = demo.summary.view
     view.sortByColumn(1, Qt.SortOrder.DescendingOrder)
     view.selectAll()
     lines = view.selection_tsv().rstrip("\n").split("\n")
-    frame = demo.summary_model.frame.sort_values("map", ascending=False)
+    frame = demo.summary.model.frame.sort_values("map", ascending=False)
     assert [line.split("\t")[0] for line in lines[1:]] == list(frame["run"])
 
 
 def test_copy_with_nothing_selected_is_empty(qtbot, demo):
-    demo.summary_view.selectionModel().clearSelection()
-    assert demo.summary_view.selection_tsv() == ""
+    demo.summary.view.selectionModel().clearSelection()
+    assert demo.summary.view.selection_tsv() == ""

@@ -39,7 +39,9 @@ def _is_number(token: bytes) -> bool:
         return False
 
 
-def _first_content_tokens(source: str) -> list[bytes]:
+def first_content_tokens(source: str) -> list[bytes]:
+    """The first content line's fields (blank and comment lines skipped; an inline comment cut off,
+    except in a whole TREC line, whose iteration may be '#')."""
     for raw in _text.load_head(source, 1 << 16).split(b"\n"):
         tokens = raw.split()
         if not tokens or tokens[0].startswith(b"#"):      # blank or comment line
@@ -62,15 +64,15 @@ def _looks_like_header(tokens: list[bytes]) -> bool:
 
 def sniff_format(path: str | os.PathLike) -> str:
     """Best guess of a file's format: one of FORMATS other than "auto"."""
-    return _sniff(os.fspath(path))[0]
+    return sniff_format_and_tokens(os.fspath(path))[0]
 
 
-def _sniff(source: str) -> tuple[str, list[bytes] | None]:
+def sniff_format_and_tokens(source: str) -> tuple[str, list[bytes] | None]:
     """The format, and the first content line's fields when they were read for it."""
     by_ext = _extension_format(source)
     if by_ext:
         return by_ext, None
-    tokens = _first_content_tokens(source)
+    tokens = first_content_tokens(source)
     return _format_of(source, tokens), tokens
 
 
@@ -83,33 +85,29 @@ def _format_of(source: str, tokens: list[bytes]) -> str:
     return "trec"
 
 
-def detect_kind(path: str | os.PathLike) -> str:
-    """"qrels", "run" or "unknown", judged from the content (for the data panel)."""
-    source = os.fspath(path)
-    fmt, tokens = _sniff(source)
-    if fmt == "relevant_list":
-        return "qrels"
-    if fmt == "trec":
-        if len(tokens) == 4:
-            return "qrels"
-        if len(tokens) >= 6:
-            return "run"
-        return "unknown"
-    if fmt == "json":
-        return "unknown"  # both kinds share the layout; the caller decides
-    from evalgui.core.formats.other import REL_COLUMNS, SCORE_COLUMNS
-
-    if fmt in ("csv", "tsv"):
-        header = _text.load_head(source, 1 << 16).split(b"\n", 1)[0].decode("utf-8", "replace")
-        names = {t.strip().lower() for t in header.replace("\t", ",").split(",")}
-    else:
+def table_column_names(source: str, fmt: str) -> list[str]:
+    """The column names of a CSV, TSV or Parquet table, as written in its header."""
+    if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        names = {n.lower() for n in pq.read_schema(source).names}
-    if names & set(REL_COLUMNS):
-        return "qrels"
-    if names & set(SCORE_COLUMNS):
-        return "run"
+        try:
+            return list(pq.read_schema(source).names)
+        except Exception:           # not a readable Parquet file: the reader will say why
+            return []
+    header = _text.load_head(source, 1 << 16).split(b"\n", 1)[0].decode("utf-8", "replace").lstrip("\ufeff")
+    return [t.strip() for t in header.rstrip("\r").split("\t" if fmt == "tsv" else ",")]
+
+
+def detect_kind(path: str | os.PathLike) -> str:
+    """"qrels", "run" or "unknown": the input registry's guess when it is sure it is one of the two.
+
+    JSON judgments and JSON runs share one layout, so JSON is "unknown" here (the registry
+    reads it as judgments first)."""
+    from evalgui.core.inputs import MIN_CONFIDENCE, claims
+
+    found = [(k.name, c) for k, c in claims(path) if c >= MIN_CONFIDENCE]
+    if found and found[0][0] in ("qrels", "run") and found[0][1] >= 0.6:
+        return found[0][0]
     return "unknown"
 
 

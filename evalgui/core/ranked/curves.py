@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalgui.core.data import Qrels, Run, codes_of
+from evalgui.core.data import Qrels, Run, byte_sorted, codes_of
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.ranked.measures import RECALL_POINTS, interpolated_precision
 from evalgui.core.ranked.ranking import Ranking, prepare
@@ -193,7 +193,7 @@ def per_query_differences(per_query: pd.DataFrame, measure: str, baseline: str) 
 def _byte_order_codes(values: pd.Series) -> np.ndarray:
     """Each string's position among the distinct strings sorted by their UTF-8 bytes."""
     strings = values.astype(str).to_numpy(dtype=object)
-    distinct = sorted(set(strings), key=lambda s: s.encode())
+    distinct = byte_sorted(set(strings))
     code = {s: c for c, s in enumerate(distinct)}
     return np.fromiter((code[s] for s in strings), dtype=np.int64, count=len(strings))
 

@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 
 from evalgui.core.ranked.ranking import NONPOOL, UNJUDGED, Positions, Ranking
+from evalgui.core.registry import Parameter, Record, Registry
 
 MIN_GEO_MEAN = 0.00001
 NAN = float(np.copysign(np.nan, -1.0))  # the NaN of 0.0/0.0 on x86, which glibc prints as "-nan"
@@ -37,38 +38,72 @@ class ParamKind(enum.Enum):
     PAIRS = "pairs"                    # one value from name=value pairs, e.g. ndcg.1=3,2=9
 
 
-@dataclass(frozen=True)
-class Measure:
-    name: str
-    family: str
+# Each kind of parameter list as the help names and explains it (the engine parses them in specs.py).
+_PARAMETER_HELP = {
+    ParamKind.LONG_CUTOFFS: ("cutoffs", "whole numbers after the name, e.g. P.5,10"),
+    ParamKind.DOUBLE_CUTOFFS: ("cutoffs", "real numbers after the name, e.g. iprec_at_recall.0.1,0.5"),
+    ParamKind.DOUBLE_PARAMS: ("values", "real numbers after the name, e.g. utility.1,-1,0,0"),
+    ParamKind.PAIRS: ("pairs", "name=value pairs after the name, e.g. ndcg.1=3,2=9"),
+}
+
+
+def params_text(values: tuple) -> str:
+    """Parameters as typed after the measure's name: 5,10 or 0.1,0.5 or 1=3,2=9."""
+    def one(v):
+        if isinstance(v, tuple):
+            return "=".join(one(x) for x in v)
+        return f"{v:g}" if isinstance(v, float) else str(v)
+    return ",".join(one(v) for v in values)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Measure(Record):
+    """A ranked-retrieval measure: the family's record plus what the engine needs to compute it.
+
+    ``direction``, ``parameters``, ``aliases`` and ``notes`` are derived from the
+    fields below, so they cannot disagree with them.
+    """
     kind: ParamKind
     defaults: tuple
     kernel: Callable[[Ranking, tuple], np.ndarray] = field(repr=False)
-    description: str
-    formula: str
     aggregate: str = "mean"        # mean | sum | gmean | count | none
-    value_type: str = "float"      # float | int | text
     per_query: bool = True         # printed per query by trec_eval -q
     trec_eval: bool = True         # one of trec_eval's measures
     ir_name: str | None = None     # the ir_measures spelling, for the docs and the GUI
     better: str | None = "higher"  # which way is better: "higher", "lower", or None (counts, diagnostics)
+    direction: str | None = field(init=False, default=None)
+    parameters: tuple[Parameter, ...] = field(init=False, default=())
+    aliases: tuple[tuple[str, str], ...] = field(init=False, default=())
+    notes: tuple[str, ...] = field(init=False, default=())
+
+    def __post_init__(self):
+        derived = {
+            "direction": self.best_direction,
+            "parameters": () if self.kind is ParamKind.NONE else
+            (Parameter(*_PARAMETER_HELP[self.kind], default=params_text(self.defaults)),),
+            "aliases": (("ir_measures", self.ir_name),) if self.ir_name else (),
+            "notes": () if self.trec_eval else ("Not in trec_eval; an evalgui / ir_measures extra.",),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+        super().__post_init__()
 
     @property
     def best_direction(self) -> str | None:
         """"higher", "lower" or None; counts are never "better"."""
         return None if self.value_type != "float" else self.better
 
-    @property
-    def help_text(self) -> str:
-        return f"{self.description}\n\nFormula: {self.formula}"
+
+REGISTRY: Registry[Measure] = Registry(
+    "ranked", "Ranked retrieval measures",
+    "How good each query's ranked list of documents is, against graded relevance judgments (qrels): "
+    "trec_eval 10.0's measures, computed as it computes them, and a few ir_measures extras.")
 
 
-REGISTRY: dict[str, Measure] = {}
-
-
-def _register(name, family, kind=ParamKind.NONE, defaults=(), **kw):
+def _register(name, group, kind=ParamKind.NONE, defaults=(), **kw):
     def wrap(kernel):
-        REGISTRY[name] = Measure(name=name, family=family, kind=kind, defaults=tuple(defaults), kernel=kernel, **kw)
+        REGISTRY.add(Measure(name=name, family=REGISTRY.key, group=group, kind=kind, defaults=tuple(defaults),
+                             kernel=kernel, **kw))
         return kernel
     return wrap
 

@@ -1,13 +1,32 @@
-"""The workspaces: one module each, registered here (the only place to add one).
+"""The workspaces: one package or module each, registered here (the only place to add one).
 
-A workspace is a QWidget subclass of :class:`evalgui.gui.workspaces.base.Workspace`
-and appears as a tab of the main window, in this order.
+A workspace is a subclass of :class:`evalgui.gui.workspaces.base.Workspace` (a form
+plus result views; the base class runs its jobs) and appears as a tab of the main
+window, in the order of :data:`WORKSPACES`.
 """
 
 from __future__ import annotations
 
+import importlib
+
+# "module:Class" of every workspace, in tab order.
+WORKSPACES = ["evalgui.gui.workspaces.ranked:RankedWorkspace"]
+
 
 def workspace_classes() -> list[type]:
-    from evalgui.gui.workspaces.ranked import RankedWorkspace
+    classes = []
+    for entry in WORKSPACES:
+        module, _, name = entry.partition(":")
+        classes.append(getattr(importlib.import_module(module), name))
+    return classes
 
-    return [RankedWorkspace]
+
+def register(entry: str) -> None:
+    """Add a workspace ("module:Class") after the others."""
+    if entry not in WORKSPACES:
+        WORKSPACES.append(entry)
+
+
+def unregister(entry: str) -> None:
+    if entry in WORKSPACES:
+        WORKSPACES.remove(entry)

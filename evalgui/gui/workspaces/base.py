@@ -1,9 +1,20 @@
-"""What every workspace offers the main window."""
+"""What every workspace offers the main window, and the job plumbing they all share.
+
+A workspace is a form plus result views. The base class owns Run, Cancel, the
+progress bar and its label, and the worker: a subclass builds its form, calls
+:meth:`Workspace.run_controls` to place the buttons, and starts its engine job
+with :meth:`Workspace.start_job`. A job that was replaced or abandoned (another
+project opened) never reaches the views.
+"""
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+
+from evalgui.gui.worker import Worker
 
 
 class Workspace(QWidget):
@@ -11,6 +22,7 @@ class Workspace(QWidget):
 
     key = "workspace"
     title = "Workspace"
+    idle_message = "Fill in the form, then press Run."
 
     status_message = Signal(str)
     busy_changed = Signal(bool)
@@ -19,7 +31,147 @@ class Workspace(QWidget):
     def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
+        self._worker: Worker | None = None
+        self._side_workers: dict[str, Worker] = {}    # small jobs where the latest request wins
+        self._abandoned: set[Worker] = set()
+        self._last_job_succeeded = False
 
+    # ------------------------------------------------------------ Run, Cancel, progress
+    def run_controls(self) -> QWidget:
+        """Run and Cancel, the progress bar and the status line, to place below the form."""
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("runButton")
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("cancelButton")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("progressBar")
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(False)
+        self.progress_label = QLabel(self.idle_message)
+        self.progress_label.setWordWrap(True)
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        column.addLayout(buttons)
+        column.addWidget(self.progress)
+        column.addWidget(self.progress_label)
+        return box
+
+    def start_job(self, job: Callable, message: str, *, on_partial: Callable[[Any], None] | None = None,
+                  on_success: Callable[[Any], None] | None = None, on_cancelled: Callable[[], None] | None = None,
+                  failure_title: str = "The job failed") -> Worker | None:
+        """Run ``job(state)`` on the worker; at most one main job at a time (None if one is running)."""
+        if self._worker is not None:
+            return None
+        self._worker = worker = Worker(job)
+
+        def live(handler):
+            # A worker abandoned by clear_results() may still deliver: its results belong to no session.
+            return lambda *args: None if worker in self._abandoned or handler is None else handler(*args)
+
+        worker.progress.connect(live(self._report_progress))
+        worker.partial.connect(live(on_partial))
+        worker.succeeded.connect(live(lambda result: self._handle_success(on_success, result)))
+        worker.failed.connect(live(lambda text, details: self._handle_failure(failure_title, text, details)))
+        worker.cancelled.connect(live(lambda: self._handle_cancel(on_cancelled)))
+        worker.done.connect(lambda: self._handle_done(worker))
+        self._last_job_succeeded = False
+        self.progress.setValue(0)
+        self._set_busy(True)
+        self.progress_label.setText(message)
+        worker.start()
+        return worker
+
+    def start_side_job(self, key: str, job: Callable, on_success: Callable[[Any], None],
+                       failure_title: str) -> None:
+        """A small job (e.g. one drill-down): a newer request with the same key replaces it."""
+        old = self._side_workers.get(key)
+        if old is not None:
+            old.cancel()
+            self._abandoned.add(old)
+        worker = Worker(job)
+        self._side_workers[key] = worker
+        worker.succeeded.connect(lambda result: None if worker in self._abandoned else on_success(result))
+        worker.failed.connect(lambda text, details: None if worker in self._abandoned
+                              else self.error.emit(failure_title, text))
+        worker.done.connect(lambda: self._side_done(key, worker))
+        worker.start()
+
+    def _side_done(self, key: str, worker: Worker) -> None:
+        self._abandoned.discard(worker)
+        if self._side_workers.get(key) is worker:
+            del self._side_workers[key]
+
+    def is_busy(self) -> bool:
+        return self._worker is not None
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            self.progress_label.setText("Cancelling…")
+
+    def abandon_job(self) -> None:
+        """Stop the running jobs and ignore whatever they still deliver (the session is being replaced)."""
+        for worker in [self._worker, *self._side_workers.values()]:
+            if worker is not None:
+                self._abandoned.add(worker)
+                worker.cancel()
+        self.progress.setValue(0)
+        self.progress_label.setText(self.idle_message)
+
+    def wait(self, msecs: int = 5000) -> bool:
+        ok = True
+        for worker in [self._worker, *self._side_workers.values()]:
+            if worker is not None:
+                ok &= worker.wait(msecs)
+        return ok
+
+    def _set_busy(self, busy: bool) -> None:
+        self.run_button.setEnabled(not busy)
+        self.cancel_button.setEnabled(busy)
+        self.busy_changed.emit(busy)
+
+    def _report_progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(round(fraction * 1000)))
+        self.progress_label.setText(message)
+        self.status_message.emit(message)
+
+    def _handle_success(self, then: Callable[[Any], None] | None, result) -> None:
+        self._last_job_succeeded = True
+        if then is not None:
+            then(result)
+
+    def _handle_failure(self, title: str, message: str, details: str) -> None:
+        self.progress_label.setText("Failed: " + message)
+        self.error.emit(title, message + (f"\n\n{details}" if details else ""))
+
+    def _handle_cancel(self, then: Callable[[], None] | None) -> None:
+        self.progress.setValue(0)
+        self.status_message.emit("Cancelled")
+        if then is not None:
+            then()
+
+    def _handle_done(self, worker: Worker) -> None:
+        self._abandoned.discard(worker)
+        if self._worker is worker:
+            self._worker = None
+            # A full bar means "done"; after a cancel or a failure it empties.
+            self.progress.setValue(1000 if self._last_job_succeeded else 0)
+            self._set_busy(False)
+            self.job_finished()
+
+    def job_finished(self) -> None:
+        """Called on the GUI thread after the main job ended, whatever the outcome."""
+
+    # ------------------------------------------------------------ what the main window asks
     # The form's settings, as plain JSON-able values (projects and QSettings keep them).
     def form_state(self) -> dict:
         return {}
@@ -36,18 +188,10 @@ class Workspace(QWidget):
 
     def clear_results(self) -> None:
         """Stop any job and forget the results (another project replaces the session)."""
+        self.abandon_job()
 
     def run(self) -> None:
         pass
-
-    def cancel(self) -> None:
-        pass
-
-    def is_busy(self) -> bool:
-        return False
-
-    def wait(self, msecs: int = 5000) -> bool:
-        return True
 
     def export_targets(self) -> list[tuple[str, object]]:
         """(label, callable that shows an export dialog) for File ▸ Export…"""

@@ -1,0 +1,67 @@
+"""evalgui-cli: the engines, headless.
+
+    evalgui-cli trec_eval [-q] [-c] [-n] [-l N] [-M N] [-m MEASURE[.params]]... QRELS RUN
+    evalgui-cli evaluate QRELS RUN [RUN ...] -m MEASURE [-m ...] [--per-query] [--format F] [-o FILE]
+    evalgui-cli measures [--family F] [NAME]
+
+Each subcommand is one module of this package with ``NAME``, ``HELP``,
+``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> int``, listed
+once in :data:`SUBCOMMANDS`. Its heavy imports happen inside ``run``, so that
+start-up stays small.
+
+Bad usage or bad input: exit status 2 and one line on stderr, never a traceback.
+A bug: exit status 1 and one line (the traceback with EVALGUI_DEBUG=1).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import import_module
+
+from evalgui.cli.common import PROG, Parser, UsageProblem, fail
+
+# The subcommands, in the order --help lists them: modules of this package.
+SUBCOMMANDS = ("trec_eval", "evaluate", "measures")
+
+
+def _subcommands() -> dict:
+    return {module.NAME: module for module in (import_module(f"{__name__}.{name}") for name in SUBCOMMANDS)}
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog=PROG, description="Evaluate retrieval runs (trec_eval-exact measures) from the command line.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('evalgui').__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name, module in _subcommands().items():
+        module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    from evalgui.core.errors import EvalInputError, EvalUsageError
+
+    try:
+        return _subcommands()[args.command].run(args)
+    except (EvalInputError, EvalUsageError, UsageProblem) as exc:
+        return fail(str(exc))
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); that is not an error.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        return fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+    except Exception as exc:  # a bug, not bad input: still one line, with a way to see more
+        if os.environ.get("EVALGUI_DEBUG"):
+            raise
+        return fail(f"internal error: {type(exc).__name__}: {exc} (set EVALGUI_DEBUG=1 for details)", 1)

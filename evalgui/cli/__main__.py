@@ -1,0 +1,7 @@
+"""python -m evalgui.cli"""
+
+import sys
+
+from evalgui.cli import main
+
+sys.exit(main())

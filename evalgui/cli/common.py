@@ -1,0 +1,108 @@
+"""What the subcommands share: the parser class, messages, trec_eval's options and table output.
+
+Light on purpose: importing this must not import numpy or pandas.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+PROG = "evalgui-cli"
+# "csv" and "tsv" of plain columns are written without pandas: importing it alone costs 0.2 s.
+_DELIMITERS = {"csv": ",", "tsv": "\t"}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2."""
+
+    def error(self, message):
+        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        sys.exit(2)
+
+
+class UsageProblem(Exception):
+    """Bad usage found after parsing (a value out of range, an unknown name): exit status 2, one line."""
+
+
+def fail(message: str, status: int = 2) -> int:
+    sys.stderr.write(f"{PROG}: error: {message}\n")
+    return status
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"{PROG}: warning: {message}\n")
+
+
+def warn_absent(run_source: str, absent: list[str]) -> None:
+    """Judged queries a run has no results for, skipped (trec_eval's behaviour without -c)."""
+    if absent:
+        shown = ", ".join(absent[:5]) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
+        warn(f"{len(absent)} judged quer{'y has' if len(absent) == 1 else 'ies have'} no results in "
+             f"{run_source} and {'was' if len(absent) == 1 else 'were'} skipped ({shown}); use -c to score them 0")
+
+
+# ------------------------------------------------------------------ trec_eval's evaluation options
+
+def add_trec_options(p: argparse.ArgumentParser) -> None:
+    """trec_eval's -l -c -M -J -N, with its long names; read back with :func:`eval_options`."""
+    p.add_argument("-l", "--level_for_rel", dest="level", type=int, default=1, metavar="N",
+                   help="minimum grade that counts as relevant (default 1)")
+    p.add_argument("-c", "--complete_rel_info_wanted", dest="complete", action="store_true",
+                   help="average over every qrels query; queries without results score 0")
+    p.add_argument("-M", "--Max_retrieved_per_topic", dest="max_docs", type=int, default=None, metavar="N",
+                   help="evaluate only the first N ranked documents per query")
+    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
+                   help="drop unjudged documents before evaluating (use with care)")
+    p.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", type=int, default=0, metavar="N",
+                   help="number of documents in the collection (for utility)")
+
+
+def eval_options(args):
+    """The EvalOptions of :func:`add_trec_options`' arguments."""
+    from evalgui.core.ranked.evaluate import EvalOptions
+
+    if args.max_docs is not None and args.max_docs < 0:
+        raise UsageProblem("-M must be a non-negative number of documents")
+    return EvalOptions(relevance_level=args.level, complete=args.complete, max_docs=args.max_docs,
+                       judged_only=args.judged_only, num_docs_in_coll=args.num_docs)
+
+
+# ------------------------------------------------------------------ tables out
+
+def add_output_options(p: argparse.ArgumentParser) -> None:
+    """--format and -o for a command that writes a table; read back with :func:`output_format`."""
+    from evalgui.core.export import FORMATS
+
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: from -o's extension, else csv)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of standard output")
+
+
+def output_format(args) -> str:
+    from evalgui.core.export import format_from_path
+
+    return args.format or (format_from_path(args.output) if args.output else "csv")
+
+
+def write_table(table, fmt: str, output: str | None = None) -> None:
+    """Write a DataFrame, or a dict of equal-length numpy columns, in one of export.FORMATS.
+
+    To standard output, or to ``output`` atomically (the old file stays whole if anything fails).
+    """
+    from evalgui.core import export
+
+    if fmt not in export.FORMATS:
+        raise UsageProblem(f"unknown format '{fmt}' (choose from {', '.join(export.FORMATS)})")
+    if isinstance(table, dict) and fmt in _DELIMITERS:
+        text = export.columns_to_delimited(table, _DELIMITERS[fmt])
+    else:
+        if isinstance(table, dict):
+            import pandas as pd
+
+            table = pd.DataFrame(table)
+        text = export.to_text(table, fmt)
+    if output:
+        export.write_atomic(output, text)
+    else:
+        sys.stdout.write(text)

@@ -1,0 +1,276 @@
+"""Every kind of input file evalgui knows, in one registry: sniff, read, summarise.
+
+A kind is one :class:`InputKind` record in a module of this package; the
+module's name in :data:`KIND_MODULES` registers it. The session, the Data
+dock, the Open dialog's filters, project files and the command line all loop
+over :func:`kinds`, so adding a kind takes one module and one line here.
+
+A kind without a reader (``read=None``) is known but not offered: it may
+claim a file when sniffing (so that, say, a similarity table is not taken for
+a run), and reading it then says plainly that evalgui cannot read it yet.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable
+
+from evalgui.core.errors import EvalInputError
+from evalgui.core.jobs import JobState
+
+# The modules that define a kind (each has a module-level KIND), in the order the GUI lists them.
+KIND_MODULES = ["qrels", "run", "scores", "rank_file", "case_base", "similarity"]
+
+# A kind must be at least this sure to be chosen without asking.
+MIN_CONFIDENCE = 0.3
+
+_HEAD_BYTES = 1 << 16
+
+
+class FileHead:
+    """What sniffers look at, read once per file: the format guess, the first line's fields,
+    and (for tables) the lower-cased column names."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        self.name = os.path.basename(self.path).lower()
+
+    @cached_property
+    def _format_and_tokens(self) -> tuple[str, list[bytes] | None]:
+        from evalgui.core.formats import sniff_format_and_tokens
+
+        return sniff_format_and_tokens(self.path)
+
+    @property
+    def format(self) -> str:
+        """One of formats.FORMATS other than "auto"."""
+        return self._format_and_tokens[0]
+
+    @cached_property
+    def tokens(self) -> list[bytes]:
+        """The first content line's fields (text formats), comments left out."""
+        tokens = self._format_and_tokens[1]
+        if tokens is None:
+            from evalgui.core.formats import first_content_tokens
+
+            tokens = first_content_tokens(self.path)
+        return tokens
+
+    @cached_property
+    def columns(self) -> list[str]:
+        """Lower-cased column names of a CSV, TSV or Parquet table; [] for other formats."""
+        from evalgui.core.formats import table_column_names
+
+        if self.format not in ("csv", "tsv", "parquet"):
+            return []
+        return [c.strip().lower() for c in table_column_names(self.path, self.format)]
+
+    @cached_property
+    def header_names(self) -> list[str]:
+        """Lower-cased fields of the first line read as a header (comma- or tab-separated), whatever
+        the format guess: a table without a .csv extension still shows its column names here."""
+        if self.format in ("csv", "tsv", "parquet"):
+            return self.columns
+        if self.format == "json":
+            return []
+        from evalgui.core.formats import _text
+
+        line = _text.load_head(self.path, _HEAD_BYTES).split(b"\n", 1)[0].decode("utf-8", "replace")
+        line = line.lstrip("\ufeff").rstrip("\r")
+        return [t.strip().lower() for t in line.split("\t" if "\t" in line else ",")]
+
+    def has_column(self, *names: str) -> bool:
+        return any(n in self.columns for n in names)
+
+
+@dataclass(frozen=True)
+class InputKind:
+    """One kind of input file.
+
+    ``sniff(head) -> confidence`` in [0, 1]: how sure the kind is that the file is one of
+    its own (0: not mine). ``read(path, **options)`` returns the data; None while evalgui
+    has no reader. ``summary(data)`` gives an ordered dict of counts for the Data dock
+    and its tooltip; ``headline`` names the entries shown in the dock's summary column.
+    ``warnings(data, summary)`` lists things the user should look at (the file still loads).
+    """
+
+    name: str
+    label: str
+    patterns: tuple[str, ...]
+    expected: str                                    # what such a file looks like, for messages
+    sniff: Callable[[FileHead], float]
+    read: Callable[..., Any] | None = None
+    summary: Callable[[Any], dict] = field(default=lambda data: {})
+    headline: tuple[str, ...] = ()
+    warnings: Callable[[Any, dict], list[str]] = field(default=lambda data, summary: [])
+
+    @property
+    def readable(self) -> bool:
+        return self.read is not None
+
+    def describe(self, summary: dict) -> str:
+        """The dock's one-line summary, e.g. "50 queries, 2,994 judged, 1,604 relevant"."""
+        return ", ".join(f"{summary[k]:,} {k}" if isinstance(summary[k], int) else f"{summary[k]} {k}"
+                         for k in self.headline if k in summary)
+
+
+_KINDS: dict[str, InputKind] | None = None
+
+
+def kinds() -> dict[str, InputKind]:
+    """Every registered kind by name, in KIND_MODULES order."""
+    global _KINDS
+    if _KINDS is None:
+        found = {}
+        for module in KIND_MODULES:
+            kind = importlib.import_module(module if "." in module else f"{__name__}.{module}").KIND
+            found[kind.name] = kind
+        _KINDS = found
+    return _KINDS
+
+
+def register(module: str) -> None:
+    """Add a kind defined in ``module`` (a full dotted name, or a module of this package)."""
+    global _KINDS
+    if module not in KIND_MODULES:
+        KIND_MODULES.append(module)
+    _KINDS = None
+
+
+def unregister(module: str) -> None:
+    global _KINDS
+    if module in KIND_MODULES:
+        KIND_MODULES.remove(module)
+    _KINDS = None
+
+
+def kind(name: str) -> InputKind:
+    try:
+        return kinds()[name]
+    except KeyError:
+        raise EvalInputError(None, f"unknown kind of file '{name}' (known: {', '.join(kinds())})") from None
+
+
+def readable_kinds() -> list[InputKind]:
+    return [k for k in kinds().values() if k.readable]
+
+
+def open_dialog_filters() -> str:
+    """Qt file-dialog filters: every readable kind, then all files."""
+    readable = readable_kinds()
+    every = sorted({p for k in readable for p in k.patterns})
+    parts = [f"Data files ({' '.join(every)})"]
+    parts += [f"{k.label} ({' '.join(k.patterns)})" for k in readable]
+    return ";;".join(parts + ["All files (*)"])
+
+
+def matches_pattern(path: str, kind: InputKind) -> bool:
+    name = os.path.basename(path).lower()
+    return any(fnmatch.fnmatch(name, p.lower()) for p in kind.patterns)
+
+
+def claims(path: str | os.PathLike) -> list[tuple[InputKind, float]]:
+    """Every kind's confidence that ``path`` is one of its own, most confident first (zeros left out)."""
+    head = FileHead(path)
+    scored = [(k, float(k.sniff(head))) for k in kinds().values()]
+    order = list(kinds())
+    return sorted(((k, c) for k, c in scored if c > 0), key=lambda kc: (-kc[1], order.index(kc[0].name)))
+
+
+def detect_kind(path: str | os.PathLike) -> InputKind:
+    """The most confident kind. A file no kind claims is an input error naming what was expected."""
+    found = [(k, c) for k, c in claims(path) if c >= MIN_CONFIDENCE]
+    if not found:
+        expected = "; ".join(f"{k.label}: {k.expected}" for k in readable_kinds())
+        raise EvalInputError(os.fspath(path), f"evalgui cannot tell what kind of file this is. Expected one of — "
+                                              f"{expected}")
+    return found[0][0]
+
+
+@dataclass
+class LoadedInput:
+    """One file read: its kind, the data, the summary the dock shows, and any warnings."""
+
+    path: str
+    kind: str
+    data: Any
+    summary: dict
+    warnings: list[str] = field(default_factory=list)
+    kind_detected: bool = True       # False when the user chose the kind
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)
+
+    @property
+    def badge(self) -> str:
+        return "warning" if self.warnings else "ok"
+
+    @property
+    def record(self) -> InputKind:
+        return kind(self.kind)
+
+
+@dataclass
+class LoadFailure:
+    path: str
+    message: str
+
+
+def _read_as(record: InputKind, path: str, options: dict) -> LoadedInput:
+    if not record.readable:
+        raise EvalInputError(path, f"this looks like a {record.label.lower()} file, which evalgui cannot read yet "
+                                   f"(choose another kind with Read as, if this is wrong)")
+    data = record.read(path, **options)
+    summary = record.summary(data)
+    return LoadedInput(path, record.name, data, summary, list(record.warnings(data, summary)))
+
+
+def read_input(path: str | os.PathLike, kind_name: str | None = None, **options) -> LoadedInput:
+    """Read one file as ``kind_name``, or as the kind its content says. Raises EvalInputError.
+
+    When the kind was detected and another kind also claims the file (JSON judgments and
+    JSON runs share one layout), a failed read falls back to the next most confident kind.
+    """
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.exists(path):
+        raise EvalInputError(path, "no such file")
+    if os.path.isdir(path):
+        raise EvalInputError(path, "this is a folder, not a file")
+    if kind_name is not None:
+        loaded = _read_as(kind(kind_name), path, options)
+        loaded.kind_detected = False
+        return loaded
+    best = detect_kind(path)
+    fallbacks = [k for k, c in claims(path) if k is not best and k.readable and c >= MIN_CONFIDENCE]
+    try:
+        return _read_as(best, path, options)
+    except EvalInputError as first_error:
+        for other in fallbacks:
+            try:
+                return _read_as(other, path, options)
+            except EvalInputError:
+                continue
+        raise first_error
+
+
+def load_files_job(requests: list[tuple[str, str | None]]):
+    """An engine job reading files; each arrives as a partial result (LoadedInput or LoadFailure)."""
+    def job(state: JobState) -> int:
+        n = len(requests)
+        for i, (path, kind_name) in enumerate(requests):
+            state.check()
+            state.progress(i / max(n, 1), f"Reading {os.path.basename(path)} ({i + 1} of {n})")
+            try:
+                state.partial(read_input(path, kind_name))
+            except EvalInputError as exc:
+                state.partial(LoadFailure(path, str(exc)))
+            except (OSError, MemoryError) as exc:
+                state.partial(LoadFailure(path, f"{path}: {getattr(exc, 'strerror', None) or exc}"))
+        state.progress(1.0, "Loaded")
+        return n
+    return job

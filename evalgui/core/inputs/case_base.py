@@ -1,0 +1,10 @@
+"""Case bases for case-based retrieval: an id column and attribute columns. No reader yet."""
+
+from __future__ import annotations
+
+from evalgui.core.inputs import FileHead, InputKind
+
+KIND = InputKind(
+    name="case base", label="Case base", patterns=("*.csv", "*.tsv", "*.json", "*.jsonl", "*.parquet"),
+    expected="a table with an id column and attribute columns",
+    sniff=lambda head: 0.0)

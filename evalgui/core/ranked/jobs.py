@@ -1,0 +1,241 @@
+"""Ranked-retrieval jobs and their results, shaped for the views (no Qt here).
+
+:func:`evaluation_job` evaluates runs one at a time on the worker and hands
+each run's :class:`RunResult` over as a partial result; :func:`drill_down_job`
+lines up two runs' rankings of one query. :func:`results_from_tidy` rebuilds
+results saved in a project. The GUI thread only slices these arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from evalgui.core import tidy
+from evalgui.core.data import byte_sorted
+from evalgui.core.jobs import JobState
+
+
+@dataclass
+class MeasureInfo:
+    help: str
+    better: str | None          # "higher", "lower" or None: which value the tables mark in bold
+    integer: bool               # counts: shown without decimals
+
+
+@dataclass
+class RunResult:
+    """What the evaluation job hands over for one run (arrays, so the GUI thread only slices)."""
+
+    name: str
+    path: str
+    query_ids: list             # evaluated queries, in trec_eval's (byte) order
+    measures: list              # numeric output names, evaluation order, each once
+    per_query: dict             # measure -> values per query (measures that have per-query values)
+    summary: dict               # measure -> value over all queries
+    info: dict                  # measure -> MeasureInfo
+    frame: pd.DataFrame         # tidy: run, query, measure, value (query "all": summary)
+    curves: dict = None         # (kind, query) -> (recall, precision), see curve_index
+    ranking: object = None      # evalgui.core.ranked.ranking.Ranking (None when restored from a project)
+    run: object = None          # evalgui.core.data.Run
+    absent_topics: list = None
+
+
+def curve_index(curves: pd.DataFrame) -> dict[tuple[str, str], tuple]:
+    """(kind, query) -> (recall, precision) arrays; pr_curves keeps each curve's rows together."""
+    kind = curves["kind"].to_numpy(dtype=object)
+    query = curves["query"].to_numpy(dtype=object)
+    if not len(kind):
+        return {}
+    change = np.flatnonzero((kind[1:] != kind[:-1]) | (query[1:] != query[:-1])) + 1
+    starts = np.concatenate(([0], change))
+    ends = np.concatenate((change, [len(kind)]))
+    recall, precision = curves["recall"].to_numpy(float), curves["precision"].to_numpy(float)
+    return {(kind[a], query[a]): (recall[a:b], precision[a:b]) for a, b in zip(starts.tolist(), ends.tolist())}
+
+
+def run_result(name: str, path: str, evaluation) -> RunResult:
+    """Shape one RunEvaluation for the views (text measures left out, a repeated name kept once)."""
+    evaluation = replace(evaluation.unique_columns(), run_name=name)
+    numeric = [(i, c) for i, c in enumerate(evaluation.columns) if c.measure.value_type != "text"]
+    measures = [c.name for _, c in numeric]
+    info = {c.name: MeasureInfo(c.measure.help_text, c.measure.best_direction, c.measure.value_type == "int")
+            for _, c in numeric}
+    per_query = {c.name: evaluation.per_query[:, i] for i, c in numeric if c.measure.per_query}
+    summary = {c.name: float(evaluation.summary[i]) for i, c in numeric}
+    return RunResult(name, path, [str(q) for q in evaluation.query_ids], measures, per_query, summary, info,
+                     evaluation.to_frame(per_query=True), absent_topics=list(evaluation.absent_topics))
+
+
+def results_from_tidy(frame: pd.DataFrame, measure_order: list[str]) -> list[RunResult]:
+    """RunResults rebuilt from tidy rows (a project's saved results: no rankings, no curves)."""
+    out = []
+    for name in dict.fromkeys(frame[tidy.RUN]):
+        rows = frame[frame[tidy.RUN] == name]
+        summary_rows = rows[rows[tidy.QUERY] == tidy.ALL_QUERIES]
+        per_query_rows = rows[rows[tidy.QUERY] != tidy.ALL_QUERIES]
+        measures = [m for m in measure_order if m in set(summary_rows[tidy.MEASURE])]
+        measures += [m for m in dict.fromkeys(summary_rows[tidy.MEASURE]) if m not in measures]
+        queries = byte_sorted(set(per_query_rows[tidy.QUERY]))
+        wide = per_query_rows.pivot_table(index=tidy.QUERY, columns=tidy.MEASURE, values=tidy.VALUE,
+                                          aggfunc="first")
+        wide = wide.reindex(index=queries)
+        per_query = {m: wide[m].to_numpy(float) for m in measures if m in wide.columns}
+        summary = dict(zip(summary_rows[tidy.MEASURE], summary_rows[tidy.VALUE].astype(float)))
+        info = {m: _info_for(m) for m in measures}
+        out.append(RunResult(name, "", queries, measures, per_query, summary, info, rows, curves={},
+                             absent_topics=[]))
+    return out
+
+
+def _info_for(name: str) -> MeasureInfo:
+    """Help and direction of a measure known only by its output name (results restored from a project)."""
+    from evalgui.core.errors import EvalUsageError
+    from evalgui.core.ranked.measures import REGISTRY
+    from evalgui.core.ranked.specs import parse_measures
+
+    # trec_eval output names are the measure's name, or "<name>_<parameters>" (P_10, ndcg_cut_10).
+    known = [k for k in REGISTRY if name == k or name.startswith(k + "_")]
+    if known:
+        measure = REGISTRY[max(known, key=len)]
+    else:
+        try:
+            measure = parse_measures([name])[0].measure       # ir_measures names: nDCG@10, P(rel=2)@5
+        except (EvalUsageError, IndexError):
+            return MeasureInfo("", "higher", False)
+    return MeasureInfo(measure.help_text, measure.best_direction, measure.value_type == "int")
+
+
+def summary_frame(results: list[RunResult]) -> pd.DataFrame:
+    """Runs x measures, runs in evaluation order, measures in the first run's order."""
+    if not results:
+        return pd.DataFrame({tidy.RUN: []})
+    measures = list(dict.fromkeys(m for r in results for m in r.measures))
+    data = {tidy.RUN: [r.name for r in results]}
+    data.update({m: [r.summary.get(m, np.nan) for r in results] for m in measures})
+    return pd.DataFrame(data)
+
+
+def per_query_frame(results: list[RunResult], measure: str, queries: list[str]) -> pd.DataFrame:
+    """Queries x runs for one measure (NaN where a run has no value for a query)."""
+    columns = {tidy.QUERY: queries}
+    for r in results:
+        if measure in r.per_query:
+            columns[r.name] = pd.Series(r.per_query[measure], index=r.query_ids).reindex(queries).to_numpy(float)
+    return pd.DataFrame(columns)
+
+
+def evaluation_job(qrels, runs: list[tuple[str, str, object]], specs: list[str], options):
+    """Evaluate each (name, path, Run) in turn; a RunResult per run as a partial result."""
+    def job(state: JobState) -> int:
+        from evalgui.core.errors import EvalUsageError
+        from evalgui.core.ranked.curves import pr_curves
+        from evalgui.core.ranked.evaluate import evaluate_run
+        from evalgui.core.ranked.specs import parse_measures
+
+        if not specs:
+            raise EvalUsageError("no measure is ticked: choose at least one")
+        requests = parse_measures(specs)
+        n = len(runs)
+        for i, (name, path, run) in enumerate(runs):
+            state.check()
+            label = f"Evaluating {name} ({i + 1} of {n}): "
+            evaluation = evaluate_run(qrels, run, requests, options, state.scaled(i / n, (i + 0.9) / n, label))
+            state.check()
+            state.progress((i + 0.9) / n, f"{label}precision-recall curves")
+            result = run_result(name, path, evaluation)
+            result.curves = curve_index(pr_curves(evaluation.ranking, state=state))
+            result.ranking, result.run = evaluation.ranking, run
+            state.check()
+            state.partial(result)
+        state.progress(1.0, "Done")
+        return n
+    return job
+
+
+def drill_down_job(a: RunResult, b: RunResult, query: str):
+    def job(state: JobState):
+        from evalgui.core.ranked.curves import drill_down_rankings
+
+        pair = drill_down_rankings(a.ranking, a.run, b.ranking, b.run, query)
+        # Grades and ranks are whole numbers: show "2", not "2.0000" (missing stays empty).
+        sides = []
+        for side, other in ((pair.a, "B"), (pair.b, "A")):
+            side = side.astype({"relevance": "Int64", "rank_in_other": "Int64"})
+            side = side[["rank", "doc", "judgment", "relevance", "score", "rank_in_other"]]
+            sides.append(side.rename(columns={"relevance": "grade", "rank_in_other": f"rank in {other}"}))
+        return query, tuple(sides)
+    return job
+
+
+class ResultSet:
+    """The runs evaluated so far in one workspace, in evaluation order, and every query any of them has."""
+
+    def __init__(self):
+        self.runs: dict[str, RunResult] = {}
+        self.queries: list[str] = []          # byte order
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __contains__(self, name) -> bool:
+        return name in self.runs
+
+    def __getitem__(self, name: str) -> RunResult:
+        return self.runs[name]
+
+    def names(self) -> list[str]:
+        return list(self.runs)
+
+    def values(self) -> list[RunResult]:
+        return list(self.runs.values())
+
+    def add(self, result: RunResult) -> None:
+        self.runs[result.name] = result
+        if not set(result.query_ids) <= set(self.queries):
+            self.queries = byte_sorted(set(self.queries) | set(result.query_ids))
+
+    def clear(self) -> None:
+        self.runs.clear()
+        self.queries = []
+
+    def measure_info(self) -> dict[str, MeasureInfo]:
+        info: dict[str, MeasureInfo] = {}
+        for r in self.runs.values():
+            for m, i in r.info.items():
+                info.setdefault(m, i)
+        return info
+
+    def per_query_measures(self) -> list[str]:
+        return list(dict.fromkeys(m for r in self.runs.values() for m in r.per_query))
+
+    def tidy(self) -> pd.DataFrame:
+        """Every result so far, tidy: run, query, measure, value."""
+        frames = [r.frame for r in self.runs.values()]
+        if not frames:
+            return pd.DataFrame(columns=list(tidy.COLUMNS))
+        return pd.concat(frames, ignore_index=True)
+
+    def query_matrix(self, measure: str) -> pd.DataFrame:
+        """Queries x runs of one measure, the queries in byte order (NaN where a run lacks a query)."""
+        frame = per_query_frame(self.values(), measure, self.queries)
+        return frame.set_index(tidy.QUERY)
+
+
+def saved_results(state) -> list[RunResult] | None:
+    """RunResults from a project's saved state (``{"rows": {...}, "measure_order": [...]}``); None if it is not ours."""
+    rows = state.get("rows") if isinstance(state, dict) else None
+    if not isinstance(rows, dict):
+        return None
+    try:
+        frame = pd.DataFrame(rows)
+    except ValueError:                       # columns of different lengths: not ours
+        return None
+    if not set(tidy.COLUMNS) <= set(frame.columns):
+        return None
+    frame = frame[list(tidy.COLUMNS)].astype({tidy.RUN: str, tidy.QUERY: str, tidy.MEASURE: str})
+    frame[tidy.VALUE] = pd.to_numeric(frame[tidy.VALUE], errors="coerce")
+    order = [str(m) for m in state.get("measure_order", [])]
+    return results_from_tidy(frame, order)

@@ -1,0 +1,73 @@
+"""The one "Export…" dialog: every table, plot and matrix saves through ``export_dialog``.
+
+    export_dialog(parent, "summary", TABLE_FORMATS, lambda path: export_frame(frame, path))
+
+It asks for a file name in the folder of the last export, adds the chosen
+format's extension when the typed name has none, calls the writer, remembers
+the folder when it worked, and reports a failure in a message box naming the path (an
+exception never escapes the menu or button slot that called it). Writers
+should write atomically (``evalgui.core.export.atomic_path``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+LAST_FOLDER_KEY = "last_export_folder"
+
+TABLE_FORMATS = (("CSV", ".csv"), ("TSV", ".tsv"), ("LaTeX", ".tex"), ("Markdown", ".md"), ("JSON", ".json"))
+PLOT_FORMATS = (("PNG image", ".png"), ("SVG", ".svg"))
+
+
+def file_filter(formats: Sequence[tuple[str, str]]) -> str:
+    """Qt's filter string: "CSV (*.csv);;TSV (*.tsv)"."""
+    return ";;".join(f"{label} (*{ext})" for label, ext in formats)
+
+
+def with_extension(path: str, chosen_filter: str) -> str:
+    """Add the chosen filter's extension (e.g. "LaTeX (*.tex)") when the name typed has none."""
+    if not path or os.path.splitext(path)[1]:
+        return path
+    found = re.search(r"\*(\.\w+)", chosen_filter or "")
+    return path + (found.group(1) if found else "")
+
+
+def last_export_folder() -> str:
+    from evalgui.gui.settings import app_settings
+
+    return str(app_settings().value(LAST_FOLDER_KEY, "") or "")
+
+
+def remember_export_folder(path: str) -> None:
+    from evalgui.gui.settings import app_settings
+
+    app_settings().setValue(LAST_FOLDER_KEY, os.path.dirname(os.path.abspath(path)))
+
+
+def failure_text(path: str, exc: BaseException) -> str:
+    """"<path the user chose>: <reason>" (an OSError's own file name may be a temporary file)."""
+    return f"{path}: {getattr(exc, 'strerror', None) or exc}"
+
+
+def export_dialog(parent: QWidget | None, default_name: str, formats: Sequence[tuple[str, str]],
+                  write: Callable[[str], None], *, title: str = "Export") -> str | None:
+    """Ask where to save, then ``write(path)``. ``formats``: (label, ".ext") pairs, the first is the default.
+
+    Returns the path written, or None when the dialog was cancelled or writing failed."""
+    name = default_name if os.path.splitext(default_name)[1] else default_name + formats[0][1]
+    path, chosen = QFileDialog.getSaveFileName(parent, title, os.path.join(last_export_folder(), name),
+                                               file_filter(formats))
+    if not path:
+        return None
+    path = with_extension(path, chosen)
+    try:
+        write(path)
+    except Exception as exc:   # never let a failed export escape the slot that opened the dialog
+        QMessageBox.critical(parent, "Export failed", failure_text(path, exc))
+        return None
+    remember_export_folder(path)   # only a folder that worked: a failed one would be offered again
+    return path

@@ -1,0 +1,435 @@
+"""Matrices (e.g. run × run) as a coloured table and as a heatmap that agree on every colour.
+
+    model = MatrixModel(levels=(-0.1, 0.1), mask_diagonal=True, precision=3)
+    table = MatrixView(model, name="run_by_run")      # Ctrl+C, right-click Copy / Export table…
+    heatmap = HeatmapPlot(model)                      # follows the model; Export via export_plot
+    model.set_frame(differences, marks=stars, tooltips=p_values_text)
+
+``MatrixModel(frame=None, *, levels=None, diverging=None, mask_diagonal=False, precision=3)``
+    ``frame``: a DataFrame of numbers, index = row labels, columns = column labels.
+    ``levels``: (lo, hi) fixed colour levels, so a colour means the same value after every
+    update; None: from each frame (symmetric around 0 when diverging). Values outside clip.
+    ``diverging``: blue–white–red centred on 0 (True), sequential (False), or None: diverging
+    when the values (or the given levels) change sign.
+    ``mask_diagonal``: cell (i, i) shown empty and grey (a run against itself).
+  ``set_frame(frame, *, marks=None, tooltips=None)``: show a new matrix. ``marks``: DataFrame of
+    strings appended to the value text (e.g. "*" for significance); ``tooltips``: DataFrame of
+    strings shown on hover. Both are aligned to ``frame`` by label; missing cells are blank.
+  ``set_levels(levels)``, ``set_diverging(diverging)``: change the scale (None: automatic).
+  ``frame``, ``levels``, ``diverging``, ``colour_map``: what is shown, and how.
+  ``value(r, c)``, ``background(r, c)``, ``foreground(r, c)``, ``display_text(r, c)``, ``rgba()``.
+``MatrixView(model, parent=None, *, name="matrix")``: a QTableView with row labels as the vertical
+    header, square-ish cells, no sorting; ``selection_tsv()``, ``copy_selection()``,
+    ``export_frame()`` (row labels as first column), ``export_dialog()``.
+``HeatmapPlot(model=None, parent=None, *, show_values=None)``: pyqtgraph ImageItem + ColorBarItem
+    with the model's colours and levels; ``set_frame(...)`` forwards to the model; values are
+    written in the cells when ``show_values`` (None: up to 12 × 12 cells).
+``colour_map(diverging, levels)``: the pyqtgraph ColorMap both use.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt
+from PySide6.QtGui import QAction, QColor, QFontMetrics, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView
+
+# ColorBrewer RdBu (reversed: negative blue), colour-blind safe; its middle is near-white.
+DIVERGING = ("#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7", "#fddbc7", "#f4a582", "#d6604d", "#b2182b")
+# ColorBrewer Blues: light for low values, dark for high.
+SEQUENTIAL = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
+MASKED = QColor("#d9d9d9")
+DARK_TEXT, LIGHT_TEXT = QColor("#000000"), QColor("#ffffff")
+RAW_ROLE = Qt.ItemDataRole.UserRole + 1
+SHOW_VALUES_UP_TO = 144     # cells; beyond that the numbers would not fit in the heatmap
+
+
+def colour_map(diverging: bool, levels: tuple[float, float]) -> pg.ColorMap:
+    """The palette over ``levels``: for a diverging one, its white middle sits at 0 even when the
+    levels are not symmetric (the two halves are stretched differently)."""
+    colours = DIVERGING if diverging else SEQUENTIAL
+    lo, hi = levels
+    if not diverging or not lo < 0 < hi:
+        return pg.ColorMap(np.linspace(0, 1, len(colours)), list(colours))
+    zero = -lo / (hi - lo)
+    half = len(colours) // 2
+    positions = np.concatenate([np.linspace(0, zero, half + 1)[:-1], [zero], np.linspace(zero, 1, half + 1)[1:]])
+    return pg.ColorMap(positions, list(colours))
+
+
+def contrast_text(background: QColor) -> QColor:
+    """Black or white, whichever reads better on ``background`` (WCAG relative luminance)."""
+    def linear(channel: float) -> float:
+        return channel / 12.92 if channel <= 0.03928 else ((channel + 0.055) / 1.055) ** 2.4
+    luminance = (0.2126 * linear(background.redF()) + 0.7152 * linear(background.greenF())
+                 + 0.0722 * linear(background.blueF()))
+    # Contrast with black is (L + 0.05) / 0.05, with white 1.05 / (L + 0.05): equal at L ≈ 0.179.
+    return DARK_TEXT if luminance > 0.179 else LIGHT_TEXT
+
+
+def _aligned_strings(extra: pd.DataFrame | None, frame: pd.DataFrame) -> list[list[str]] | None:
+    if extra is None:
+        return None
+    extra = extra.reindex(index=frame.index, columns=frame.columns)
+    return [["" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in row]
+            for row in extra.astype(object).to_numpy().tolist()]
+
+
+class MatrixModel(QAbstractTableModel):
+    """A numeric DataFrame as a table of coloured cells; see the module docstring."""
+
+    def __init__(self, frame: pd.DataFrame | None = None, *, levels: tuple[float, float] | None = None,
+                 diverging: bool | None = None, mask_diagonal: bool = False, precision: int = 3, parent=None):
+        super().__init__(parent)
+        self._fixed_levels = None if levels is None else (float(levels[0]), float(levels[1]))
+        self._diverging_choice = diverging
+        self.mask_diagonal = mask_diagonal
+        self.precision = precision
+        self._frame = pd.DataFrame()
+        self._values = np.zeros((0, 0))
+        self._marks: list[list[str]] | None = None
+        self._tooltips: list[list[str]] | None = None
+        self.set_frame(frame if frame is not None else pd.DataFrame())
+
+    # ------------------------------------------------------------ content
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self._frame
+
+    @property
+    def levels(self) -> tuple[float, float]:
+        return self._levels
+
+    @property
+    def diverging(self) -> bool:
+        return self._diverging
+
+    @property
+    def colour_map(self) -> pg.ColorMap:
+        return self._colour_map
+
+    def set_frame(self, frame: pd.DataFrame, *, marks: pd.DataFrame | None = None,
+                  tooltips: pd.DataFrame | None = None) -> None:
+        self.beginResetModel()
+        self._frame = frame
+        self._values = frame.to_numpy(dtype=np.float64, na_value=np.nan)
+        self._row_labels = [str(v) for v in frame.index]
+        self._column_labels = [str(v) for v in frame.columns]
+        self._marks = _aligned_strings(marks, frame)
+        self._tooltips = _aligned_strings(tooltips, frame)
+        self._update_scale()
+        self.endResetModel()
+
+    def set_levels(self, levels: tuple[float, float] | None) -> None:
+        self.beginResetModel()
+        self._fixed_levels = None if levels is None else (float(levels[0]), float(levels[1]))
+        self._update_scale()
+        self.endResetModel()
+
+    def set_diverging(self, diverging: bool | None) -> None:
+        self.beginResetModel()
+        self._diverging_choice = diverging
+        self._update_scale()
+        self.endResetModel()
+
+    def masked(self, row: int, column: int) -> bool:
+        return self.mask_diagonal and row == column
+
+    def _shown_values(self) -> np.ndarray:
+        values = self._values.copy()
+        if self.mask_diagonal:
+            n = min(values.shape)
+            values[np.arange(n), np.arange(n)] = np.nan
+        return values
+
+    def _update_scale(self) -> None:
+        values = self._shown_values()
+        finite = values[np.isfinite(values)]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        if self._fixed_levels is not None:
+            levels = self._fixed_levels
+            changes_sign = levels[0] < 0 < levels[1]
+        else:
+            changes_sign = lo < 0 < hi
+            levels = (lo, hi)
+        diverging = changes_sign if self._diverging_choice is None else bool(self._diverging_choice)
+        if self._fixed_levels is None:
+            if diverging:
+                top = max(abs(lo), abs(hi)) or 1.0
+                levels = (-top, top)
+            elif hi <= lo:
+                levels = (lo - 0.5, lo + 0.5) if lo else (0.0, 1.0)
+        self._levels = levels
+        self._diverging = diverging
+        self._colour_map = colour_map(diverging, levels)
+        self._rgba = self._colours(values)
+
+    def _colours(self, values: np.ndarray) -> np.ndarray:
+        """RGBA bytes per cell; NaN cells transparent, masked cells grey."""
+        lo, hi = self._levels
+        span = hi - lo if hi > lo else 1.0
+        scaled = np.clip((values - lo) / span, 0.0, 1.0)
+        rgba = np.asarray(self._colour_map.map(np.nan_to_num(scaled).ravel(), mode="byte"),
+                          dtype=np.uint8).reshape(values.shape + (4,))
+        rgba[np.isnan(values)] = 0
+        if self.mask_diagonal:
+            n = min(values.shape)
+            rgba[np.arange(n), np.arange(n)] = MASKED.getRgb()
+        return rgba
+
+    def rgba(self) -> np.ndarray:
+        """(rows, columns, 4) bytes: every cell's background, as the table shows it (alpha 0: none)."""
+        return self._rgba
+
+    def value(self, row: int, column: int) -> float | None:
+        """The cell's number as a Python float, None when missing or masked."""
+        value = float(self._values[row, column])
+        return None if math.isnan(value) or self.masked(row, column) else value
+
+    def background(self, row: int, column: int) -> QColor | None:
+        r, g, b, a = (int(v) for v in self._rgba[row, column])
+        return QColor(r, g, b) if a else None
+
+    def foreground(self, row: int, column: int) -> QColor:
+        colour = self.background(row, column)
+        return DARK_TEXT if colour is None else contrast_text(colour)
+
+    def display_text(self, row: int, column: int) -> str:
+        value = self.value(row, column)
+        if value is None:
+            return ""
+        mark = self._marks[row][column] if self._marks is not None else ""
+        return f"{value:.{self.precision}f}{mark}"
+
+    def tooltip(self, row: int, column: int) -> str | None:
+        if self._tooltips is not None and self._tooltips[row][column]:
+            return self._tooltips[row][column]
+        value = self.value(row, column)
+        if value is None:
+            return None
+        return f"{self._row_labels[row]} · {self._column_labels[column]}: {value!r}"
+
+    def row_label(self, row: int) -> str:
+        return self._row_labels[row]
+
+    def column_label(self, column: int) -> str:
+        return self._column_labels[column]
+
+    def shown_frame(self) -> pd.DataFrame:
+        """The numbers as the table shows them: masked cells missing."""
+        return pd.DataFrame(self._shown_values(), index=self._frame.index, columns=self._frame.columns)
+
+    # ------------------------------------------------------------ Qt model API
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self._values.shape[0]
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self._values.shape[1]
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, column = index.row(), index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.display_text(row, column)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return self.background(row, column)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self.foreground(row, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tooltip(row, column)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == RAW_ROLE:
+            return self.value(row, column)
+        return None
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        labels = self._column_labels if orientation == Qt.Orientation.Horizontal else self._row_labels
+        if not 0 <= section < len(labels):
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return labels[section]
+        return None
+
+
+class MatrixView(QTableView):
+    """The matrix as a table: row labels on the left, no sorting, Copy (TSV) and Export in its menu."""
+
+    MAX_COLUMN_WIDTH = 160
+
+    def __init__(self, model: MatrixModel, parent=None, *, name: str = "matrix"):
+        super().__init__(parent)
+        self.name = name
+        self.matrix_model = model
+        self.setModel(model)
+        self.setSortingEnabled(False)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setShowGrid(True)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.horizontalHeader().setSectionsClickable(True)     # selects a column; never sorts
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._context_menu)
+        self.copy_action = QAction("Copy", self)
+        self.copy_action.setShortcut(QKeySequence.StandardKey.Copy)
+        self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.copy_action.triggered.connect(self.copy_selection)
+        self.addAction(self.copy_action)
+        model.modelReset.connect(self._fit_cells)
+        self._fit_cells()
+
+    def _fit_cells(self) -> None:
+        # One width for every column (cells stay square-ish): the widest text, label or number.
+        model = self.matrix_model
+        metrics = QFontMetrics(self.font())
+        texts = [model.display_text(r, c) for r in range(min(model.rowCount(), 50))
+                 for c in range(model.columnCount())]
+        texts += [model.column_label(c) for c in range(model.columnCount())]
+        width = max([metrics.horizontalAdvance(t) for t in texts] + [0]) + 16
+        height = metrics.height() + 10
+        self.horizontalHeader().setDefaultSectionSize(min(max(width, height, 48), self.MAX_COLUMN_WIDTH))
+        self.verticalHeader().setDefaultSectionSize(height)
+
+    def _selected_cells(self) -> tuple[list[int], list[int], set[tuple[int, int]]]:
+        indexes = self.selectionModel().selectedIndexes()
+        chosen = {(i.row(), i.column()) for i in indexes}
+        return sorted({r for r, _ in chosen}), sorted({c for _, c in chosen}), chosen
+
+    def selection_tsv(self) -> str:
+        """The selected cells as tab-separated text with their row and column labels, full precision."""
+        rows, columns, chosen = self._selected_cells()
+        if not chosen:
+            return ""
+        model = self.matrix_model
+        lines = ["\t".join([""] + [model.column_label(c) for c in columns])]
+        for r in rows:
+            cells = [model.row_label(r)]
+            for c in columns:
+                value = model.value(r, c) if (r, c) in chosen else None
+                cells.append("" if value is None else repr(value))
+            lines.append("\t".join(cells))
+        return "\n".join(lines) + "\n"
+
+    def copy_selection(self) -> None:
+        text = self.selection_tsv()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+
+    def keyPressEvent(self, event) -> None:
+        # QTableView's own Ctrl+C copies one cell's text; ours copies the selection with its labels.
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_selection()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def export_frame(self) -> pd.DataFrame:
+        """The table to export: row labels as the first column (named after the index, else "row")."""
+        shown = self.matrix_model.shown_frame()
+        label = shown.index.name if shown.index.name is not None else "row"
+        shown = shown.copy()
+        shown.columns = [str(c) for c in shown.columns]
+        shown.insert(0, str(label), [str(v) for v in shown.index])
+        return shown.reset_index(drop=True)
+
+    def _context_menu(self, pos) -> None:
+        menu = QMenu(self)
+        menu.addAction(self.copy_action)
+        menu.addAction("Select all", self.selectAll)
+        menu.addSeparator()
+        menu.addAction("Export table…", self.export_dialog)
+        menu.exec(self.viewport().mapToGlobal(pos))
+
+    def export_dialog(self) -> None:
+        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
+        from evalgui.gui.tables import export_frame
+
+        export_dialog(self, self.name, TABLE_FORMATS, lambda path: export_frame(self.export_frame(), path),
+                      title=f"Export {self.name}")
+
+
+class HeatmapPlot(pg.PlotWidget):
+    """The model's matrix as an image, row 0 at the top, with a colour bar over the model's levels."""
+
+    def __init__(self, model: MatrixModel | None = None, parent=None, *, show_values: bool | None = None):
+        super().__init__(parent)
+        self.setObjectName("heatmap")
+        self.model = model if model is not None else MatrixModel(parent=self)
+        self.show_values = show_values
+        item = self.getPlotItem()
+        item.setMouseEnabled(x=False, y=False)
+        item.hideButtons()
+        item.setMenuEnabled(False)
+        item.invertY(True)
+        # Not aspect-locked: in a tall or wide pane a locked image floats in empty space while the
+        # top axis stays at the pane's edge, far from the columns it names.
+        item.setAspectLocked(False)
+        item.showAxes(True, showValues=(True, True, False, False))   # labels left and top
+        for side in ("left", "top", "right", "bottom"):
+            # Names wider than their cell still show (pyqtgraph would drop the last one).
+            item.getAxis(side).setStyle(tickLength=0, hideOverlappingLabels=False)
+        for side in ("right", "bottom"):      # frame only: zero-length ticks would still show as dots
+            item.getAxis(side).setTicks([[]])
+        # The model's colours, ready-made (masked cells grey, missing ones blank), so the image
+        # and the table can never disagree; the colour bar shows the same map over the same levels.
+        self.image = pg.ImageItem(axisOrder="row-major")
+        item.addItem(self.image)
+        self.colour_bar = pg.ColorBarItem(values=self.model.levels, colorMap=self.model.colour_map,
+                                          interactive=False, width=14)
+        item.layout.addItem(self.colour_bar, 2, 5)
+        item.layout.setColumnFixedWidth(4, 5)
+        item.layout.setContentsMargins(4, 4, 4, 12)    # room for the colour bar's end labels
+        self.cell_pixels = 1
+        self._labels: list[pg.TextItem] = []
+        self.model.modelReset.connect(self._refresh)
+        self._refresh()
+
+    def set_frame(self, frame: pd.DataFrame, **kwargs) -> None:
+        """Show ``frame`` (forwards to the model: ``marks``, ``tooltips``)."""
+        self.model.set_frame(frame, **kwargs)
+
+    def _refresh(self) -> None:
+        model, item = self.model, self.getPlotItem()
+        rows, columns = model.rowCount(), model.columnCount()
+        for label in self._labels:
+            item.removeItem(label)
+        self._labels = []
+        self.colour_bar.setColorMap(model.colour_map)
+        self.colour_bar.setLevels(model.levels)
+        if not rows or not columns:
+            self.image.clear()
+            return
+        # Each cell k × k pixels: viewers that smooth images (librsvg ignores image-rendering)
+        # would otherwise blur a 5 × 5 picture into gradients.
+        k = self.cell_pixels = max(1, min(32, 256 // max(rows, columns)))
+        self.image.setImage(np.repeat(np.repeat(model.rgba(), k, axis=0), k, axis=1),
+                            autoLevels=False, levels=(0, 255))
+        self.image.setRect(QRectF(-0.5, -0.5, columns, rows))    # cell (r, c) centred on (c, r)
+        item.getAxis("top").setTicks([[(c, model.column_label(c)) for c in range(columns)]])
+        left = item.getAxis("left")
+        left.setTicks([[(r, model.row_label(r)) for r in range(rows)]])
+        # Wide enough for the longest label now: the axis would only widen itself after a paint,
+        # and an export made before that would leave the labels out.
+        metrics = QFontMetrics(left.style["tickFont"] or self.font())
+        left.setWidth(max(metrics.horizontalAdvance(model.row_label(r)) for r in range(rows)) + 12)
+        item.setRange(xRange=(-0.5, columns - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+        show = self.show_values if self.show_values is not None else rows * columns <= SHOW_VALUES_UP_TO
+        if show:
+            for r in range(rows):
+                for c in range(columns):
+                    text = model.display_text(r, c)
+                    if not text:
+                        continue
+                    label = pg.TextItem(text, color=model.foreground(r, c), anchor=(0.5, 0.5))
+                    label.setPos(c, r)
+                    item.addItem(label, ignoreBounds=True)
+                    self._labels.append(label)
+
+    def value_labels(self) -> list[str]:
+        return [label.toPlainText() for label in self._labels]

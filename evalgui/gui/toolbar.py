@@ -1,0 +1,53 @@
+"""Small pieces every result view uses: a toolbar above a view, and combo boxes that keep the user's choice."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QVBoxLayout, QWidget
+
+
+def with_toolbar(view: QWidget, controls: list[QWidget]) -> QWidget:
+    """A page: a row of controls above ``view``."""
+    page = QWidget()
+    layout = QVBoxLayout(page)
+    layout.setContentsMargins(4, 4, 4, 4)
+    if controls:
+        bar = QHBoxLayout()
+        for control in controls:
+            if isinstance(control, QComboBox):
+                # Long entries must not set the window's minimum width (small screens), but the
+                # box grows to show them when there is room.
+                control.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+                control.setMinimumContentsLength(max(control.minimumContentsLength(), 6))
+                control.setMaximumWidth(max(control.sizeHint().width(), 300))
+                bar.addWidget(control, 1)
+            else:
+                bar.addWidget(control)
+        bar.addStretch(1)
+        layout.addLayout(bar)
+    layout.addWidget(view)
+    return page
+
+
+class ChoiceBox(QComboBox):
+    """A combo box refilled after every run that keeps the user's choice, even across a run that
+    briefly offered nothing (call :meth:`remember` before clearing)."""
+
+    def __init__(self, object_name: str, parent=None):
+        super().__init__(parent)
+        self.setObjectName(object_name)
+        self.preferred = None
+
+    def remember(self) -> None:
+        if self.currentData() is not None:
+            self.preferred = self.currentData()
+
+    def set_items(self, items: list[tuple[str, object]], keep=None) -> None:
+        """Refill with (text, data) pairs; select ``keep``, else the remembered or current choice, else the first."""
+        wanted = [keep, self.preferred, self.currentData()]
+        self.blockSignals(True)
+        self.clear()
+        for text, data in items:
+            self.addItem(text, data)
+        index = next((i for i in (self.findData(w) for w in wanted if w is not None) if i >= 0), 0 if items else -1)
+        self.setCurrentIndex(index)
+        self.blockSignals(False)

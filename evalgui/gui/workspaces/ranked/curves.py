@@ -1,0 +1,55 @@
+"""Precision-recall tab: one curve per run, interpolated or not, the mean or one query."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
+
+from evalgui.core import tidy
+from evalgui.core.ranked.jobs import ResultSet
+from evalgui.gui.plots import PrecisionRecallPlot, export_plot_dialog
+from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+
+
+class CurvesView:
+    title = "Precision-recall"
+
+    def __init__(self):
+        self.plot = PrecisionRecallPlot()
+        self.kind = QComboBox()
+        self.kind.setObjectName("prKind")
+        self.kind.addItem("Interpolated, 11 levels", "interpolated")
+        self.kind.addItem("Uninterpolated", "uninterpolated")
+        self.kind.setToolTip("Interpolated: the highest precision at or after each of the recall levels 0, 0.1, "
+                             "..., 1 (trec_eval's iprec_at_recall). Uninterpolated: the precision after each "
+                             "relevant document retrieved.")
+        self.kind.currentIndexChanged.connect(lambda _: self.plot.show_curves(kind=self.kind.currentData()))
+        self.query = ChoiceBox("prQuery")
+        self.query.setMinimumContentsLength(6)
+        self.query.currentIndexChanged.connect(
+            lambda _: self.plot.show_curves(query=self.query.currentData() or tidy.ALL_QUERIES))
+        export = QPushButton("Export…")
+        export.clicked.connect(self.export_dialog)
+        self.plot.show_curves()
+        self.page = with_toolbar(self.plot, [self.kind, QLabel("Query"), self.query, export])
+        self._shown_queries: list[str] | None = None
+
+    def export_dialog(self) -> None:
+        export_plot_dialog(self.page, self.plot, "precision_recall")
+
+    def choices(self) -> list[ChoiceBox]:
+        return [self.query]
+
+    def clear(self) -> None:
+        self.plot.clear_runs()
+
+    def add_run(self, name: str, curves: dict) -> None:
+        self.plot.set_run(name, curves)
+
+    def refresh(self, results: ResultSet) -> None:
+        if results.queries != self._shown_queries:      # thousands of items: rebuild only on change
+            self._shown_queries = results.queries
+            self.query.set_items([("All queries (mean)", tidy.ALL_QUERIES)] + [(q, q) for q in results.queries])
+        self.plot.show_curves(query=self.query.currentData() or tidy.ALL_QUERIES)
+
+    def export_targets(self) -> list:
+        return [("Precision-recall plot…", self.export_dialog)]

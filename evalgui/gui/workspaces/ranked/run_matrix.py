@@ -1,0 +1,99 @@
+"""Run × run tab: for one measure, the mean per-query difference between every two runs.
+
+Row minus column, over the queries both runs have, as a coloured table and a heatmap
+that share one colour scale. No tests of significance here: that is the comparison
+workspace's job.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
+
+from evalgui.core.ranked.jobs import ResultSet
+from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
+from evalgui.gui.plots import export_plot_dialog
+from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+
+# Colour levels snap to these, so that re-running with similar numbers keeps every colour.
+_NICE_STEPS = (1, 2, 5)
+
+
+def nice_limit(value: float) -> float:
+    """The smallest of 1, 2, 5 × 10^k at or above ``value`` (at least 0.01)."""
+    value = max(abs(value), 0.01)
+    exponent = math.floor(math.log10(value))
+    for step in _NICE_STEPS + (10,):
+        limit = step * 10 ** exponent
+        if limit >= value * (1 - 1e-12):
+            return float(limit)
+    return float(10 ** (exponent + 1))
+
+
+class RunMatrixView:
+    title = "Run × run"
+
+    def __init__(self):
+        self.results = ResultSet()
+        self.measure = ChoiceBox("runMatrixMeasure")
+        self.measure.currentIndexChanged.connect(lambda _: self._show())
+        self.model = MatrixModel(mask_diagonal=True, diverging=True, precision=3)
+        self.table = MatrixView(self.model, name="run_by_run")
+        self.table.setObjectName("runMatrixTable")
+        self.heatmap = HeatmapPlot(self.model)
+        self.heatmap.setObjectName("runMatrixHeatmap")
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        export = QPushButton("Export plot…")
+        export.clicked.connect(self.export_plot_dialog)
+        sides = QSplitter(Qt.Orientation.Horizontal)
+        sides.addWidget(self.table)
+        sides.addWidget(self.heatmap)
+        sides.setSizes([5000, 6000])     # proportions: room for the table's numbers and a readable heatmap
+        self.page = with_toolbar(sides, [QLabel("Measure"), self.measure, export])
+        self.page.layout().addWidget(self.caption)
+
+    def export_plot_dialog(self) -> None:
+        export_plot_dialog(self.page, self.heatmap, "run_by_run")
+
+    def choices(self) -> list[ChoiceBox]:
+        return [self.measure]
+
+    def refresh(self, results: ResultSet) -> None:
+        self.results = results
+        self.measure.set_items([(m, m) for m in results.per_query_measures()])
+        self._show()
+
+    def frame(self) -> pd.DataFrame:
+        """Runs x runs: mean of (row run − column run) over the queries both have."""
+        from evalgui.core.stats.paired import mean_difference_matrix
+
+        measure = self.measure.currentData()
+        if not measure or len(self.results) < 1:
+            return pd.DataFrame()
+        return mean_difference_matrix(self.results.query_matrix(measure))
+
+    def _show(self) -> None:
+        from evalgui.core.stats.paired import shared_query_counts
+
+        measure = self.measure.currentData()
+        frame = self.frame()
+        if frame.empty:
+            self.model.set_frame(frame)
+            self.caption.setText("")
+            return
+        shared = shared_query_counts(self.results.query_matrix(measure))
+        tips = pd.DataFrame(
+            [[f"{a} − {b}: {frame.loc[a, b]:+.4f} ({measure}, mean over {shared.loc[a, b]} shared queries)"
+              for b in frame.columns] for a in frame.index], index=frame.index, columns=frame.columns)
+        largest = float(frame.abs().max().max()) if frame.notna().any().any() else 0.0
+        self.model.set_levels((-nice_limit(largest), nice_limit(largest)))
+        self.model.set_frame(frame, tooltips=tips)
+        self.caption.setText(f"Mean per-query difference in {measure}, row run minus column run, over the "
+                             f"queries both runs have. Red: the row run scores higher; blue: lower.")
+
+    def export_targets(self) -> list:
+        return [("Run × run table…", self.table.export_dialog), ("Run × run heatmap…", self.export_plot_dialog)]

@@ -1,0 +1,71 @@
+"""Help ▸ Measures reference and the measure picker read the registries (any family, any registry)."""
+
+from __future__ import annotations
+
+from evalgui.core.ranked.measures import REGISTRY, Measure
+from evalgui.core.registry import Registry
+from tests import fake_family
+
+
+def _visible_names(dialog):
+    return [dialog.record_of(i).name for i in dialog.record_items() if not i.isHidden()]
+
+
+def test_reference_shows_family_group_record(qtbot):
+    from evalgui.gui.help import MeasuresReference
+
+    dialog = MeasuresReference()
+    qtbot.addWidget(dialog)
+    ranked = dialog.tree.topLevelItem(0)
+    assert ranked.text(0) == REGISTRY.title
+    assert [ranked.child(i).text(0) for i in range(ranked.childCount())] == REGISTRY.groups()
+    assert [dialog.record_of(i).name for i in dialog.record_items()] == \
+        [m.name for g in REGISTRY.groups() for m in REGISTRY.in_group(g)]
+    assert dialog.record_of(dialog.tree.currentItem()) is not None      # something to read at once
+    dialog.tree.setCurrentItem(ranked)
+    assert REGISTRY.description[:40] in dialog.text.toPlainText()
+
+
+def test_a_registered_family_appears_in_the_reference_then_goes(qtbot):
+    from evalgui.gui.help import MeasuresReference
+
+    with fake_family.registered():
+        dialog = MeasuresReference()
+        qtbot.addWidget(dialog)
+        titles = [dialog.tree.topLevelItem(i).text(0) for i in range(dialog.tree.topLevelItemCount())]
+        assert titles == [REGISTRY.title, fake_family.FAKE.title]
+        fake = dialog.tree.topLevelItem(1)
+        assert [fake.child(i).text(0) for i in range(fake.childCount())] == ["Paired tests", "Counts"]
+        assert _visible_names(dialog)[-2:] == ["coin_flip", "tally"]
+
+        dialog.search.setText("zyzzyva")                   # the filter reads descriptions of every family
+        assert _visible_names(dialog) == ["coin_flip"]
+        assert dialog.tree.topLevelItem(0).isHidden() and not fake.isHidden()
+        assert fake.child(1).isHidden()                    # the group without a match hides too
+        item = next(i for i in dialog.record_items() if not i.isHidden())
+        dialog.tree.setCurrentItem(item)
+        text = dialog.text.toPlainText()
+        assert "Zyzzyva" in text and "p = 0.5" in text and "seed" in text
+        dialog.search.setText("tally_fn")                  # other spellings are searched
+        assert _visible_names(dialog) == ["tally"]
+        dialog.search.clear()
+        assert len(_visible_names(dialog)) == len(REGISTRY) + 2
+    dialog = MeasuresReference()
+    qtbot.addWidget(dialog)
+    assert dialog.tree.topLevelItemCount() == 1
+
+
+def test_picker_offers_the_registry_it_is_given(qtbot):
+    from evalgui.gui.measurepicker import MeasurePicker
+
+    small: Registry[Measure] = Registry("ranked", "Two ranked measures")
+    for name in ("map", "ndcg_cut", "num_q"):
+        small.add(REGISTRY[name])
+    picker = MeasurePicker(registry=small)
+    qtbot.addWidget(picker)
+    assert picker.registry is small
+    assert sorted(i.text(0) for i in picker._items()) == ["map", "ndcg_cut", "num_q"]
+    assert set(picker.specs()) == {"map", "ndcg_cut.10"}        # the defaults it knows
+    picker.set_checked({"num_q": "", "P": "5"})                   # P is not in this registry
+    assert picker.specs() == ["num_q"]
+    assert MeasurePicker().registry is REGISTRY
