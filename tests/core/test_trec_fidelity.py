@@ -111,12 +111,19 @@ def test_set_f_with_negative_parameter_is_nan_where_trec_eval_divides_zero_by_ze
     assert out.splitlines()[0] == "set_F_-1              \t1\t  -nan"
 
 
-def test_tied_scores_rank_the_larger_docno_first_in_a_shuffled_run():
-    # Point 13's sort: numeric keys first, docnos compared only inside tie groups.
+@pytest.mark.parametrize("batch", [None, 7])
+def test_tied_scores_rank_the_larger_docno_first_in_a_shuffled_run(monkeypatch, batch):
+    # Point 13's sort: numeric keys first, docnos compared only inside tie groups (a batch of groups at a time).
+    if batch:
+        from evalgui.core.ranked import ranking
+
+        monkeypatch.setattr(ranking, "_TIE_BATCH", batch)
     rng = np.random.default_rng(3)
     n_q, n_d = 7, 300
     q = np.repeat([f"q{i}" for i in range(n_q)], n_d)
-    d = np.array([f"d{rng.integers(0, 10**6)}x{i}" for i in range(n_q * n_d)])
+    # Long shared prefixes and lengths that differ: several 5-byte passes, shorter-first byte order.
+    d = np.array([("clueweb12-00" if i % 3 else "d") + f"{rng.integers(0, 10**rng.integers(1, 7))}x{i % 50}"
+                  for i in range(n_q * n_d)])
     s = np.round(rng.random(n_q * n_d) * 3, 1)
     perm = rng.permutation(len(q))
     run = Run(q[perm].tolist(), d[perm].tolist(), s[perm])
@@ -206,3 +213,18 @@ def test_evaluate_refuses_parameters_that_make_no_sense(spec, words):
 
     with pytest.raises(EvalUsageError, match=words):
         parse_measures([spec])
+
+
+@pytest.mark.skipif(_binary() is None, reason="no trec_eval binary (set EVALGUI_TREC_EVAL)")
+def test_tied_shuffled_run_matches_the_trec_eval_binary(tmp_path):
+    rng = np.random.default_rng(8)
+    qrels, run = [], []
+    for q in range(25):
+        docs = [f"{'LA' if d % 2 else 'FT9'}{rng.integers(0, 10**rng.integers(1, 8))}-{d}" for d in range(300)]
+        qrels += [f"{q} 0 {d} {rng.integers(-1, 4)}" for d in rng.choice(docs, 40, replace=False)]
+        run += [f"{q} Q0 {d} 0 {round(float(rng.random()), 2)} t" for d in rng.permutation(docs)]
+    args = ["-q", "-m", "all_trec", "-m", "relstring.50"]
+    ours = trec_eval(tmp_path, args, qrels="\n".join(qrels) + "\n", run="\n".join(run) + "\n")
+    theirs = subprocess.run([_binary()] + args + [str(tmp_path / "q"), str(tmp_path / "r")],
+                            capture_output=True, text=True, check=True).stdout
+    assert ours == theirs

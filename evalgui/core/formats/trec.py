@@ -163,10 +163,11 @@ def _stream_table(source: str, n_columns: int, types: dict[int, pa.DataType],
                 if table.num_rows:
                     tables.append(table)
                     last = piece
-            lines = piece.count(b"\n") + (not piece.endswith(b"\n") and bool(piece))
+            newlines = piece.count(b"\n")
             # The parser skips empty lines: as many rows as lines means none was skipped.
-            rows_are_lines = rows_are_lines and (table.num_rows if piece and not piece.isspace() else 0) == lines
-            line += piece.count(b"\n")
+            rows = table.num_rows if piece and not piece.isspace() else 0
+            rows_are_lines = rows_are_lines and rows == newlines + (bool(piece) and not piece.endswith(b"\n"))
+            line += newlines
             if not chunk:
                 break
     if not tables:

@@ -234,6 +234,9 @@ def _docno_descending(docs: pa.Array, group: np.ndarray) -> np.ndarray:
         level += 1
 
 
+_TIE_BATCH = 1 << 17   # tied rows whose docnos are compared together
+
+
 def _break_ties_by_docno(order: np.ndarray, run_q: np.ndarray, scores: np.ndarray, rows: np.ndarray,
                          run: Run) -> np.ndarray:
     """Within each run of equal (query, score), put the larger docno (byte order) first, as trec_eval does.
@@ -254,13 +257,22 @@ def _break_ties_by_docno(order: np.ndarray, run_q: np.ndarray, scores: np.ndarra
     at = np.flatnonzero(tied)                   # positions in ``order`` of tied rows
     del tied
     # A tie group starts where a tied row is not tied to the one before it; dense ids 0, 1, 2...
-    group = np.cumsum(np.r_[True, ~same[at[1:] - 1]]) - 1
+    starts = np.flatnonzero(np.r_[True, ~same[at[1:] - 1]])
     del same
-    run_rows = order[at] if rows is None else rows[order[at]]
-    by_row = np.argsort(run_rows)
-    docs = run.doc_codes.docnos(run_rows[by_row])   # fetched in ascending row order
-    within = at[by_row][_docno_descending(docs, group[by_row])]
-    order[at] = order[within]
+    # Whole groups a batch at a time: the docnos and sort keys of every tied row at once would add
+    # about 100 bytes per tied row to the peak memory.
+    first_after = np.searchsorted(starts, np.arange(0, len(at), _TIE_BATCH))   # a group start per batch
+    cuts = np.unique(np.r_[starts[first_after[first_after < len(starts)]], len(at)])
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        part = at[a:b]
+        first = np.zeros(b - a, dtype=bool)
+        first[starts[(starts >= a) & (starts < b)] - a] = True
+        group = np.cumsum(first) - 1
+        run_rows = order[part] if rows is None else rows[order[part]]
+        by_row = np.argsort(run_rows)
+        docs = run.doc_codes.docnos(run_rows[by_row])   # fetched in ascending row order
+        within = part[by_row][_docno_descending(docs, group[by_row])]
+        order[part] = order[within]
     return order
 
 
