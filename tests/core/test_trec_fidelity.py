@@ -127,9 +127,13 @@ def test_tied_scores_rank_the_larger_docno_first_in_a_shuffled_run(monkeypatch, 
     s = np.round(rng.random(n_q * n_d) * 3, 1)
     perm = rng.permutation(len(q))
     run = Run(q[perm].tolist(), d[perm].tolist(), s[perm])
-    qrels = Qrels.from_dict({f"q{i}": {"d0": 1} for i in range(n_q)})
-    ranking, _ = prepare(qrels, run)
+    judged = rng.random(len(q)) < 0.3
+    qrels = Qrels(q[judged].tolist(), d[judged].tolist(), rng.integers(-1, 3, int(judged.sum())))
+    # With -M every tie group is put in docno order (the order decides which documents are kept)...
+    ranking, _ = prepare(qrels, run, max_docs=10**9)
     got = np.asarray(run.doc.combine_chunks().to_pylist(), dtype=object)[ranking.run_rows]
+    # ... otherwise only groups with different judgments are: the judgments seen in rank order are the same.
+    assert prepare(qrels, run)[0].rel.tolist() == ranking.rel.tolist()
     want = []
     for qid in sorted(set(q.tolist())):
         pairs = [(sc, doc) for qq, doc, sc in zip(q, d, s) if qq == qid]
@@ -228,3 +232,28 @@ def test_tied_shuffled_run_matches_the_trec_eval_binary(tmp_path):
     theirs = subprocess.run([_binary()] + args + [str(tmp_path / "q"), str(tmp_path / "r")],
                             capture_output=True, text=True, check=True).stdout
     assert ours == theirs
+
+
+def test_drill_down_never_shows_the_placeholder_as_a_run_document():
+    from evalgui.core.ranked.curves import drill_down, drill_down_rankings
+
+    qrels = Qrels.from_dict({"1": {"a": 1}, "2": {"b": 1}})
+    run = Run.from_dict({"1": {"a": 2.0, "z": 1.0}})
+    result = evaluate_run(qrels, run, requests_for(["num_ret"]), EvalOptions(complete=True))
+    assert result.ranking.run_rows.tolist() == [0, 1, -1]
+    side = drill_down_rankings(result.ranking, run, result.ranking, run, "2").a
+    assert side.empty
+    # A query nobody judged is ranked on request, every document unjudged.
+    other = Run.from_dict({"9": {"x": 1.0, "y": 2.0}})
+    view = drill_down(qrels, other, other, "9").a
+    assert view["doc"].tolist() == ["y", "x"] and set(view["judgment"]) == {"unjudged"}
+
+
+def test_drill_down_shows_tied_documents_judged_alike_in_trec_eval_order():
+    from evalgui.core.ranked.curves import drill_down_rankings
+
+    qrels = Qrels.from_dict({"1": {"a": 1}})
+    run = Run.from_dict({"1": {"b": 1.0, "x": 1.0, "c": 1.0, "a": 2.0, "e": 1.0}})
+    result = evaluate_run(qrels, run, requests_for(["P.5"]))
+    side = drill_down_rankings(result.ranking, run, result.ranking, run, "1").a
+    assert side["doc"].tolist() == ["a", "x", "e", "c", "b"]

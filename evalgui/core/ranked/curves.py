@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from evalgui.core.data import Qrels, Run, byte_sorted, codes_of
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.ranked.measures import RECALL_POINTS, interpolated_precision
-from evalgui.core.ranked.ranking import Ranking, prepare
+from evalgui.core.ranked.ranking import Ranking, prepare, tie_order
 
 ALL = "all"                       # the query id of rows averaged over queries (as in evaluate())
 INTERPOLATED = "interpolated"
@@ -264,8 +264,11 @@ def _side(ranking: Ranking | None, run: Run, query: str):
         raise ValueError("the ranking has no run_rows: build it with prepare()")
     rows = ranking.run_rows[span]
     real = rows >= 0   # -1: trec_eval -c's placeholder for a query without results, not a run document
-    return (_docs_as_strings(run.doc, rows[real]), np.asarray(run.score)[rows[real]].astype(np.float64),
-            ranking.rel[span][real])
+    rows, codes = rows[real], ranking.rel[span][real]
+    docs, scores = _docs_as_strings(run.doc, rows), np.asarray(run.score)[rows].astype(np.float64)
+    # Tied documents judged alike may be in any order in the ranking: show trec_eval's.
+    exact = tie_order(scores, pa.array(docs.tolist(), pa.string()))
+    return docs[exact], scores[exact], codes[exact]
 
 
 def _side_frame(docs, scores, codes, other_docs, level: int, depth: int | None) -> pd.DataFrame:

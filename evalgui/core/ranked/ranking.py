@@ -96,7 +96,9 @@ class Ranking:
     missing: np.ndarray            # (n_q,) bool: query has no results (only with complete=True)
     relevance_level: int = 1
     num_docs_in_coll: int = 0
-    run_rows: np.ndarray | None = field(default=None, repr=False)  # (N,) row of each ranked doc in the run
+    # (N,) row of each ranked doc in the run (-1: -c's placeholder). Within a tie group whose documents
+    # are all judged alike the rows may be in any order (no measure can tell): see tie_order.
+    run_rows: np.ndarray | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------ shape
     @property
@@ -175,13 +177,41 @@ PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 def _score_order(run_q: np.ndarray, scores: np.ndarray, n_q: int) -> np.ndarray:
     """Rows by query (ascending), then score (descending); ties in any order.
 
-    Two numeric passes: an (unstable, vectorised) sort on the score, then a stable sort on
-    the query, a radix sort when the query codes fit in 16 bits. No string is compared.
+    One numeric sort on a uint64 per row: the query code in the top bits, then the score's bits
+    made to sort descending, less as many low bits as the query code took. Rows that lose their
+    order to those dropped bits (scores equal but for the last bits of the mantissa) are put back
+    in score order afterwards. No string is compared.
     """
-    by_score = np.argsort(scores)[::-1]   # descending (a view: no negated copy of the scores)
-    q = run_q[by_score]
-    q = q.astype(np.uint16) if n_q <= np.iinfo(np.uint16).max else q
-    return by_score[np.argsort(q, kind="stable")]
+    q_bits = max(int(n_q - 1).bit_length(), 1)
+    if q_bits > 32:   # (millions of queries) two passes instead
+        by_score = np.argsort(scores)[::-1]
+        return by_score[np.argsort(run_q[by_score], kind="stable")]
+    bits = np.ascontiguousarray(scores, dtype=np.float64).view(np.uint64)
+    # Descending order as unsigned integers: negative scores keep their bits, the others are flipped.
+    # Built in place, one temporary at a time: this runs on every row.
+    key = ~bits
+    key &= np.uint64(0x7FFF_FFFF_FFFF_FFFF)
+    np.copyto(key, bits, where=bits >= np.uint64(1 << 63))
+    key >>= np.uint64(q_bits)
+    query = run_q.astype(np.uint64)
+    query <<= np.uint64(64 - q_bits)
+    key |= query
+    del query
+    order = np.argsort(key)
+    key = key[order]
+    same_key = key[1:] == key[:-1]
+    del key
+    if same_key.any():
+        ordered = scores[order]
+        if ((ordered[1:] != ordered[:-1]) & same_key).any():
+            # Runs of equal keys, each sorted again by its exact scores (rare; -0.0 and 0.0 are equal).
+            member = np.zeros(len(order), dtype=bool)
+            member[1:] |= same_key
+            member[:-1] |= same_key
+            at = np.flatnonzero(member)
+            run_id = np.cumsum(np.r_[True, ~same_key[at[1:] - 1]])
+            order[at] = order[at][np.lexsort((-ordered[at], run_id))]
+    return order
 
 
 def _windows(data: np.ndarray, start: np.ndarray, length: np.ndarray, width: int, level: int) -> np.ndarray:
@@ -238,17 +268,29 @@ _TIE_BATCH = 1 << 17   # tied rows whose docnos are compared together
 
 
 def _break_ties_by_docno(order: np.ndarray, run_q: np.ndarray, scores: np.ndarray, rows: np.ndarray,
-                         run: Run) -> np.ndarray:
+                         run: Run, codes: np.ndarray | None = None) -> np.ndarray:
     """Within each run of equal (query, score), put the larger docno (byte order) first, as trec_eval does.
 
     Only the tied rows' docnos are fetched and compared; everything else keeps its place.
-    ``order`` is changed in place; ``rows`` maps its entries to run rows (None: the same)."""
+    ``order`` is changed in place; ``rows`` maps its entries to run rows (None: the same).
+    With ``codes`` (each row's judgment), a tie group whose rows are all judged alike is left
+    as it is: no measure can tell its orders apart (see :func:`tie_order`, which restores the
+    exact order of a few rows for display)."""
     ordered = scores[order]
     same = ordered[1:] == ordered[:-1]          # one array at a time: this runs on every row
     del ordered
     ordered = run_q[order]
     same &= ordered[1:] == ordered[:-1]
     del ordered
+    if codes is not None and same.any():
+        ordered = codes[order]
+        # Keep the groups with two different judgments: a group is cut into runs of equal judgment,
+        # so it is mixed exactly when one of its tied neighbours differs.
+        group = np.cumsum(np.r_[True, ~same])
+        mixed = np.zeros(int(group[-1]) + 1, dtype=bool)
+        mixed[group[1:][same & (ordered[1:] != ordered[:-1])]] = True
+        same &= mixed[group[1:]]
+        del ordered, group, mixed
     if not same.any():
         return order
     tied = np.zeros(len(order), dtype=bool)
@@ -274,6 +316,14 @@ def _break_ties_by_docno(order: np.ndarray, run_q: np.ndarray, scores: np.ndarra
         within = part[by_row][_docno_descending(docs, group[by_row])]
         order[part] = order[within]
     return order
+
+
+def tie_order(scores: np.ndarray, docnos: pa.Array) -> np.ndarray:
+    """The permutation putting some rows (one query's, say) in trec_eval's order: score descending,
+    then docno descending (byte order). For display: :func:`prepare` leaves tie groups whose
+    documents are all judged alike in any order."""
+    table = pa.table({"s": pa.array(np.asarray(scores, dtype=np.float64)), "d": docnos.cast(pa.string())})
+    return to_numpy(pc.sort_indices(table, sort_keys=[("s", "descending"), ("d", "descending")])).astype(np.int64)
 
 
 def prepare(
@@ -316,9 +366,42 @@ def prepare(
         run_q, scores = run_q[rows], run.score[rows]
     else:
         scores = run.score
+    # The qrels side of the join on (query index, qrels document index). Looking the run's docnos
+    # up among the qrels' (few) docnos is cheaper than the other way round. The qrels' own
+    # encodings are cached on the Qrels: only the small query-id map is made per run.
+    qr_q = index_in(string_array(qrels_topics), topic_set)[qrels.query_codes] if len(qrels) else \
+        np.empty(0, dtype=np.int64)
+    qr_doc = qrels.doc_dictionary
+    n_qdocs = max(len(qr_doc.dictionary), 1)
+    qr_d = codes_of(qr_doc)
+    joinable = qr_q >= 0
+    qr_keys = qr_q[joinable] * n_qdocs + qr_d[joinable]
+    key_order = np.argsort(qr_keys, kind="stable")
+    qr_keys, qr_rel = qr_keys[key_order], qrels.rel[joinable][key_order]
+    doc_codes = run.doc_codes
+    qdoc_of_code = index_in(doc_codes.vocabulary, qr_doc.dictionary, np.int32)
+
+    def judgment(keys: np.ndarray) -> np.ndarray:
+        """The code of each (query, qrels doc) key: its grade, UNJUDGED, or NONPOOL if not in the qrels."""
+        out = np.full(len(keys), NONPOOL, dtype=np.int64)
+        if len(keys) and len(qr_keys):
+            at = np.minimum(np.searchsorted(qr_keys, keys), len(qr_keys) - 1)
+            hit = qr_keys[at] == keys
+            out[hit] = np.where(qr_rel[at[hit]] < 0, UNJUDGED, qr_rel[at[hit]])
+        return out
+
+    row_rel = None   # each kept row's judgment, when found before the rows are ordered
     order = _file_order(run_q, scores)
     if order is None:
-        order = _break_ties_by_docno(_score_order(run_q, scores, n_q), run_q, scores, rows, run)
+        order = _score_order(run_q, scores, n_q)
+        # Judged before ordering (a judgment does not depend on the order), so that tie groups
+        # judged alike keep their order; with -M the order decides which documents are kept.
+        qdoc = qdoc_of_code[doc_codes.codes if rows is None else doc_codes.codes[rows]]
+        cand = np.flatnonzero(qdoc >= 0)
+        row_rel = np.full(len(run_q), NONPOOL, dtype=np.int16)   # grades fit: MAX_GRADE < 2**15
+        row_rel[cand] = judgment(run_q[cand].astype(np.int64) * n_qdocs + qdoc[cand])
+        del qdoc, cand
+        order = _break_ties_by_docno(order, run_q, scores, rows, run, row_rel if max_docs is None else None)
     q_sorted = run_q[order]
     counts = np.bincount(q_sorted, minlength=n_q)
     if max_docs is not None:
@@ -333,37 +416,17 @@ def prepare(
     else:
         run_rows = rows[order]
     in_file_order = isinstance(order, slice) and len(run_rows) == len(run.score)
-    del run_q, scores, order
+    del run_q, scores
 
-    # Join with the qrels on (query index, qrels document index). Looking the run's docnos up
-    # among the qrels' (few) docnos is cheaper than the other way round. The qrels' own
-    # encodings are cached on the Qrels: only the small query-id map is made per run.
-    qr_q = index_in(string_array(qrels_topics), topic_set)[qrels.query_codes] if len(qrels) else \
-        np.empty(0, dtype=np.int64)
-    qr_doc = qrels.doc_dictionary
-    n_qdocs = max(len(qr_doc.dictionary), 1)
-    qr_d = codes_of(qr_doc)
-    joinable = qr_q >= 0
-    qr_keys = qr_q[joinable] * n_qdocs + qr_d[joinable]
-    key_order = np.argsort(qr_keys, kind="stable")
-    qr_keys, qr_rel = qr_keys[key_order], qrels.rel[joinable][key_order]
-    rel = np.full(len(run_rows), NONPOOL, dtype=np.int64)
-    doc_codes = run.doc_codes
-    qdoc_of_code = index_in(doc_codes.vocabulary, qr_doc.dictionary, np.int32)
-    cand = np.flatnonzero(qdoc_of_code[doc_codes.codes if in_file_order else doc_codes.codes[run_rows]] >= 0)
-
-    def judgment(keys: np.ndarray) -> np.ndarray:
-        """The code of each (query, qrels doc) key: its grade, UNJUDGED, or NONPOOL if not in the qrels."""
-        out = np.full(len(keys), NONPOOL, dtype=np.int64)
-        if len(keys) and len(qr_keys):
-            at = np.minimum(np.searchsorted(qr_keys, keys), len(qr_keys) - 1)
-            hit = qr_keys[at] == keys
-            out[hit] = np.where(qr_rel[at[hit]] < 0, UNJUDGED, qr_rel[at[hit]])
-        return out
-
-    if len(cand):
-        rel[cand] = judgment(q_sorted[cand].astype(np.int64) * n_qdocs
-                             + qdoc_of_code[doc_codes.codes[run_rows[cand]]])
+    if row_rel is not None:
+        rel = row_rel[order].astype(np.int64)
+        del row_rel
+    else:   # rows already in rank order: judge them in that order
+        rel = np.full(len(run_rows), NONPOOL, dtype=np.int64)
+        cand = np.flatnonzero(qdoc_of_code[doc_codes.codes if in_file_order else doc_codes.codes[run_rows]] >= 0)
+        if len(cand):
+            rel[cand] = judgment(q_sorted[cand].astype(np.int64) * n_qdocs
+                                 + qdoc_of_code[doc_codes.codes[run_rows[cand]]])
 
     missing = np.array([q not in run_topics for q in topics], dtype=bool)
     if missing.any() and (max_docs is None or max_docs > 0):
