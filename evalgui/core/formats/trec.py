@@ -22,7 +22,7 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from evalgui.core.data import MAX_GRADE, Qrels, Run, duplicate_pair_rows, grade_problem, to_numpy
+from evalgui.core.data import MAX_GRADE, Qrels, Run, duplicate_pair_rows, from_numpy, grade_problem, to_numpy
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
 
@@ -242,7 +242,9 @@ def read_trec_run(path: str | os.PathLike, name: str | None = None) -> Run:
             if not len(dups):
                 return run
             if rows_are_lines:   # row i is line i + 1: no need to read the file again
-                raise _text.duplicates_error(source, run.query, run.doc, np.arange(1, len(run) + 1), dups, "run")
+                # Only the repeated rows' ids (a take across the file's many dictionaries would be slow).
+                raise _text.duplicates_error(source, run.query.take(from_numpy(dups)), run.doc_codes.docnos(dups),
+                                             dups + 1, np.arange(len(dups)), "run")
     if data is None:
         data = _text.load_bytes(source)
     queries, docs, scores, linenos, runid = _parse_run_slow(data, source)
