@@ -6,6 +6,13 @@ time (best and median of ``--repeat``), CPU time and peak resident memory,
 check that the tools agree on the five means, and time evalgui in-process
 (load run + qrels, then every trec_eval measure, ``all_trec``).
 
+Three runs are timed: the sorted run, the same lines shuffled, and a run with
+tied scores (rounded to 4 significant digits) and each query's lines shuffled,
+as BM25 systems write them. When a trec_eval 10.0 binary is given
+(``--trec-eval``, ``$EVALGUI_TREC_EVAL`` or ``trec_eval`` on PATH) it is timed
+on the sorted and the tied run too. Build it outside the repository, e.g.
+``git clone -b v10.0 https://github.com/usnistgov/trec_eval /tmp/trec_eval && make -C /tmp/trec_eval``.
+
 Set up a separate virtualenv (the project's own test environment stays clean)::
 
     python3 -m venv /tmp/benchvenv
@@ -49,6 +56,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 MEASURES = ("AP", "nDCG@10", "P@10", "R@100", "RR")
 TOLERANCE = 1e-4
+TIED_EVALGUI = "evalgui, tied scores, lines shuffled"
+TIED_PYTREC = "pytrec_eval, tied scores, lines shuffled"
+TIED_TREC_EVAL = "trec_eval 10.0 binary, tied scores, lines shuffled"
 OTHER_SECTIONS = [("<!-- bench_gui:begin -->", "<!-- bench_gui:end -->")]
 GENERATOR_VERSION = 1  # bump when the data generator changes, so cached data is regenerated
 
@@ -272,6 +282,37 @@ def ensure_shuffled(spec: DataSpec) -> Path:
     return path
 
 
+def ensure_tied(spec: DataSpec) -> Path:
+    """The run as BM25-like systems write it: scores rounded to 4 significant digits (so many tie)
+    and each query's lines in a random (seeded) order. Same documents and order of merit as run.txt."""
+    path = spec.folder / "run_tied_shuffled.txt"
+    stamp = spec.folder / "run_tied_shuffled.params"
+    if not (path.exists() and stamp.exists() and stamp.read_text() == json.dumps(spec.params())):
+        rng = np.random.default_rng(spec.seed + 2)
+        lines = spec.run_path.read_bytes().decode("ascii").splitlines()
+        out = []
+        for start in range(0, len(lines), spec.docs):      # one query's block (spec.docs lines)
+            block = [line.split() for line in lines[start:start + spec.docs]]
+            for i in rng.permutation(len(block)).tolist():
+                qid, q0, doc, rank, score, tag = block[i]
+                out.append(f"{qid} {q0} {doc} {rank} {float(score):.4g} {tag}\n")
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text("".join(out), encoding="ascii")
+        os.replace(tmp, path)
+        stamp.write_text(json.dumps(spec.params()))
+    return path
+
+
+def tie_share(path: Path) -> float:
+    """The fraction of lines whose (query, score) another line of the file shares."""
+    seen: dict[tuple[str, str], int] = {}
+    with open(path) as f:
+        for line in f:
+            qid, _, _, _, score, _ = line.split()
+            seen[(qid, score)] = seen.get((qid, score), 0) + 1
+    return sum(n for n in seen.values() if n > 1) / max(sum(seen.values()), 1)
+
+
 def ensure_data(spec: DataSpec) -> DataSummary:
     reused = (spec.params_path.exists() and spec.run_path.exists() and spec.qrels_path.exists()
               and json.loads(spec.params_path.read_text()) == spec.params())
@@ -379,6 +420,29 @@ def evalgui_tool(bin_dir: Path, qrels: Path, run: Path, out_csv: Path,
             return {row["measure"]: float(row["value"]) for row in csv.DictReader(f) if row["query"] == "all"}
 
     return Tool(name, "evalgui", cmd, parse)
+
+
+TREC_EVAL_MEASURES = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@10": "P_10", "R@100": "recall_100", "RR": "recip_rank"}
+
+
+def trec_eval_binary(given: str | None) -> str | None:
+    """The trec_eval binary to time: --trec-eval, else $EVALGUI_TREC_EVAL, else trec_eval on PATH."""
+    import shutil
+
+    found = given or os.environ.get("EVALGUI_TREC_EVAL") or shutil.which("trec_eval")
+    return found if found and os.access(found, os.X_OK) else None
+
+
+def trec_eval_tool(binary: str, qrels: Path, run: Path, name: str) -> Tool:
+    cmd = [binary, "-m", "map", "-m", "ndcg_cut.10", "-m", "P.10", "-m", "recall.100", "-m", "recip_rank",
+           str(qrels), str(run)]
+
+    def parse(m: Measurement) -> dict[str, float]:
+        values = {f[0].strip(): float(f[2]) for f in (line.split("\t") for line in m.stdout.splitlines())
+                  if len(f) == 3 and f[1] == "all"}
+        return {k: values[v] for k, v in TREC_EVAL_MEASURES.items() if v in values}
+
+    return Tool(name, "", cmd, parse)
 
 
 def python_tool(name: str, module: str, script: str, bin_dir: Path, qrels: Path, run: Path, **kw) -> Tool:
@@ -493,10 +557,16 @@ class Disagreement:
         return self.value - self.reference
 
 
-def cross_check(results: list[ToolResult], reference: dict[str, float]) -> list[Disagreement]:
-    return [Disagreement(r.name, m, r.means[m], reference[m])
-            for r in results if r.ok for m in MEASURES
-            if m in r.means and abs(r.means[m] - reference[m]) > TOLERANCE]
+def cross_check(results: list[ToolResult], reference: dict[str, float],
+                tied_reference: dict[str, float] | None = None) -> list[Disagreement]:
+    """Tools on the tied file are compared with evalgui on the tied file (ties change the ranking)."""
+    out = []
+    for r in results:
+        ref = tied_reference if "tied" in r.name else reference
+        if r.ok and ref:
+            out += [Disagreement(r.name, m, r.means[m], ref[m]) for m in MEASURES
+                    if m in r.means and abs(r.means[m] - ref[m]) > TOLERANCE]
+    return out
 
 
 # The conventions behind known, legitimate differences (shown next to a flagged measure).
@@ -602,10 +672,21 @@ class Targets:
     def inprocess_met(self) -> bool:
         return self.inprocess_best < 1.0
 
+    # The tied, shuffled run (issue 8, point 13): medians, as the issue measured them.
+    tied_ratio: float | None = None        # evalgui / pytrec_eval wall time; target <= 0.45
+    tied_vs_binary: float | None = None    # evalgui / trec_eval binary wall time; target < 1
+    tied_rss: tuple[float, float] | None = None  # (evalgui, pytrec_eval) peak MB; target evalgui <= pytrec_eval
 
-def compute_targets(ref: ToolResult, pytrec: ToolResult | None, inproc: InProcess) -> Targets:
+
+def compute_targets(ref: ToolResult, pytrec: ToolResult | None, inproc: InProcess,
+                    results: list[ToolResult] = ()) -> Targets:
     have = pytrec is not None and pytrec.ok and ref.ok
+    by_name = {r.name: r for r in results if r.ok}
+    ev, py, te = (by_name.get(n) for n in (TIED_EVALGUI, TIED_PYTREC, TIED_TREC_EVAL))
     return Targets(
+        tied_ratio=ev.median / py.median if ev and py else None,
+        tied_vs_binary=ev.median / te.median if ev and te else None,
+        tied_rss=(ev.rss_mb, py.rss_mb) if ev and py else None,
         speedup_best=pytrec.best / ref.best if have else None,
         speedup_median=pytrec.median / ref.median if have else None,
         rss_evalgui=ref.rss_mb if ref.ok else None,
@@ -613,6 +694,23 @@ def compute_targets(ref: ToolResult, pytrec: ToolResult | None, inproc: InProces
         inprocess_best=min(inproc.load_plus_all_trec),
         inprocess_median=statistics.median(inproc.load_plus_all_trec),
     )
+
+
+def tied_target_lines(t: Targets) -> list[str]:
+    lines = []
+    if t.tied_ratio is not None:
+        lines.append(f"- Tied, shuffled run: evalgui's whole process at most 0.45x pytrec_eval's (medians): "
+                     f"{_yes_no(t.tied_ratio <= 0.45)} - {t.tied_ratio:.2f}x.")
+    if t.tied_vs_binary is not None:
+        lines.append(f"- Tied, shuffled run: faster than the trec_eval 10.0 binary (medians): "
+                     f"{_yes_no(t.tied_vs_binary < 1)} - evalgui / trec_eval = {t.tied_vs_binary:.2f}.")
+    else:
+        lines.append("- Tied, shuffled run: faster than the trec_eval 10.0 binary: not measured (no binary; "
+                     "pass --trec-eval or set EVALGUI_TREC_EVAL).")
+    if t.tied_rss is not None:
+        lines.append(f"- Tied, shuffled run: no more peak memory than pytrec_eval: "
+                     f"{_yes_no(t.tied_rss[0] <= t.tied_rss[1])} - {t.tied_rss[0]:.0f} MB vs {t.tied_rss[1]:.0f} MB.")
+    return lines
 
 
 def _slower(speedup: float) -> str:
@@ -635,7 +733,7 @@ def _yes_no(met: bool | None) -> str:
     return "not measured" if met is None else ("**met**" if met else "**NOT met**")
 
 
-def render_markdown(*, command: str, spec: DataSpec, data: DataSummary, machine: dict, repeat: int,
+def render_markdown(*, command: str, spec: DataSpec, data: DataSummary, tied_path: Path, machine: dict, repeat: int,
                     results: list[ToolResult], ref: ToolResult, inproc: InProcess, reference: dict[str, float],
                     disagreements: list[Disagreement], targets: Targets, started: str, elapsed: float) -> str:
     v = machine["versions"]
@@ -703,6 +801,12 @@ def render_markdown(*, command: str, spec: DataSpec, data: DataSummary, machine:
         "TREC runs are normally sorted by query and rank, and evalgui takes fast paths for that; a shuffled "
         "run needs the full sort and the hashed duplicate check. Its ratio column is still against evalgui "
         "on the sorted file; compare the two shuffled rows with each other.",
+        f"- *tied scores, lines shuffled*: `run_tied_shuffled.txt` (seed + 2), the run as BM25-like systems "
+        f"write it: scores rounded to 4 significant digits ({100 * tie_share(tied_path):.0f}% of the lines share "
+        "their query's score with another line) and each query's lines in a random order. Ties are broken by "
+        "docno, as trec_eval does, so its means differ from the other rows'; its rows are cross-checked "
+        "against evalgui on the same file. The trec_eval 10.0 rows are the C binary built from its v10.0 tag "
+        "(not part of this repository), when one was given.",
         "",
         "## evalgui in-process",
         "",
@@ -737,6 +841,7 @@ def render_markdown(*, command: str, spec: DataSpec, data: DataSummary, machine:
                    f"by best time, {targets.speedup_median:.2f} by median" + _slower(targets.speedup_best) + ".")
         out.append(f"- ... with no more peak memory than {pytrec_name}: {_yes_no(targets.memory_met)} - "
                    f"{targets.rss_evalgui:.0f} MB for evalgui vs {targets.rss_pytrec:.0f} MB for pytrec_eval.")
+    out += tied_target_lines(targets)
     out.append(f"- In-process load + all_trec under 1 s on a 2-core machine: {_yes_no(targets.inprocess_met)} - "
                f"{targets.inprocess_best:.3f} s best, {targets.inprocess_median:.3f} s median "
                f"(this machine: {machine['usable_cores']} usable cores).")
@@ -786,6 +891,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--output", default=None, help="markdown report (default docs/benchmarks.md)")
     p.add_argument("--no-write", action="store_true", help="print only; do not write the markdown report")
     p.add_argument("--seed", type=int, default=42, help="numpy seed of the synthetic data (default 42)")
+    p.add_argument("--trec-eval", default=None,
+                   help="trec_eval binary to time too (default: $EVALGUI_TREC_EVAL, else trec_eval on PATH)")
     p.add_argument("--bin-dir", type=Path, default=Path(sys.executable).parent,
                    help="folder with python and evalgui-cli of the benchmark venv (default: this interpreter's)")
     args = p.parse_args(argv)
@@ -809,6 +916,8 @@ def main(argv: list[str] | None = None) -> int:
     spec = DataSpec(args.queries, args.docs, args.judged, args.seed)
     data = ensure_data(spec)
     shuffled = ensure_shuffled(spec)
+    tied = ensure_tied(spec)
+    binary = trec_eval_binary(args.trec_eval)
     print(f"data: {spec.folder.relative_to(REPO)} ({'reused' if data.reused else 'generated'}), "
           f"run {data.run_lines:,} lines, qrels {data.qrels_lines:,} lines")
     print(f"machine: {machine['cpu']}, {machine['usable_cores']} cores, Python {machine['python']}, "
@@ -831,7 +940,13 @@ def main(argv: list[str] | None = None) -> int:
             evalgui_tool(bin_dir, q, shuffled, tmp / "evalgui-shuffled.csv",
                          name="evalgui, run lines shuffled"),
             python_tool("pytrec_eval, run lines shuffled", "pytrec_eval", PYTREC_EVAL_SCRIPT, bin_dir, q, shuffled),
+            # Real runs (BM25) have tied scores and need not be in rank order: ties are broken by docno.
+            evalgui_tool(bin_dir, q, tied, tmp / "evalgui-tied.csv", name=TIED_EVALGUI),
+            python_tool(TIED_PYTREC, "pytrec_eval", PYTREC_EVAL_SCRIPT, bin_dir, q, tied),
         ]
+        if binary:
+            tools += [trec_eval_tool(binary, q, r, "trec_eval 10.0 binary (C)"),
+                      trec_eval_tool(binary, q, tied, TIED_TREC_EVAL)]
         print(f"\nwhole processes, {args.repeat} repetition(s) each:")
         results = run_tools(tools, args.repeat)
         print("\nevalgui in-process:")
@@ -844,9 +959,10 @@ def main(argv: list[str] | None = None) -> int:
     cli_vs_inprocess = max(abs(ref.means[m] - reference[m]) for m in MEASURES)
     if cli_vs_inprocess > 1e-12:
         print(f"warning: evalgui-cli's CSV differs from in-process by {cli_vs_inprocess:g}")
-    disagreements = cross_check(results, reference)
+    tied_ref = next((x.means for x in results if x.name == TIED_EVALGUI and x.ok), None)
+    disagreements = cross_check(results, reference, tied_ref)
     pytrec = next((x for x in results if x.name == "pytrec_eval"), None)
-    targets = compute_targets(ref, pytrec, inproc)
+    targets = compute_targets(ref, pytrec, inproc, results)
 
     print_table(results, ref, inproc)
     print_means(results, reference, disagreements)
@@ -856,13 +972,16 @@ def main(argv: list[str] | None = None) -> int:
               f"{'met' if targets.speed_met else 'NOT met'}")
         print(f"target: evalgui peak RSS <= pytrec_eval's: {targets.rss_evalgui:.0f} vs {targets.rss_pytrec:.0f} MB -> "
               f"{'met' if targets.memory_met else 'NOT met'}")
+    for line in tied_target_lines(targets):
+        print("target:", line[2:].replace("**", ""))
     print(f"target: in-process load + all_trec < 1 s: {targets.inprocess_best:.3f} s -> "
           f"{'met' if targets.inprocess_met else 'NOT met'}")
 
     if write_to is not None:
         shown_args = [a for a in (argv if argv is not None else sys.argv[1:])]
         command = " ".join([str(bin_dir / "python"), "benchmarks/bench_ranked.py", *map(shlex.quote, shown_args)])
-        text = render_markdown(command=command, spec=spec, data=data, machine=machine, repeat=args.repeat,
+        text = render_markdown(command=command, spec=spec, data=data, tied_path=tied, machine=machine,
+                               repeat=args.repeat,
                                results=results, ref=ref, inproc=inproc, reference=reference,
                                disagreements=disagreements, targets=targets, started=started,
                                elapsed=time.time() - started_wall)

@@ -243,9 +243,9 @@ def test_evaluate_json(capsys, files):
     assert records[-1]["value"] == pytest.approx(2 / 3, abs=1e-9)
 
 
-def test_evaluate_json_full_precision(capsys, files):
+def test_evaluate_json_fifteen_significant_digits(capsys, files):
     _, out, _ = run_cli(capsys, "evaluate", *files, "-m", "map", "--format", "json")
-    assert json.loads(out)[0]["value"] == 2 / 3
+    assert json.loads(out)[0]["value"] == 0.666666666666667
 
 
 def test_evaluate_markdown(capsys, files):

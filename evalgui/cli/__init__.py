@@ -39,6 +39,29 @@ def build_parser() -> Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line. Called without ``argv`` (as the program), the process then ends here."""
+    if argv is None:
+        _end_process(_main(None))
+    return _main(argv)
+
+
+def _end_process(status: int) -> None:
+    """Flush and leave without tearing the interpreter down.
+
+    At interpreter exit pyarrow's thread pools are destroyed while a worker may still be
+    running, and a loaded machine then sometimes aborts with "terminate called without an
+    active exception" (status 134, apache/arrow#34314) after all the output was written.
+    Every file we write is closed (and renamed) by now, so nothing is lost by skipping that.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):   # a closed pipe (`| head`): nothing more to say there
+            pass
+    os._exit(status)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from evalgui.cli.common import add_trec_options, eval_options, fail, warn_absent
+from evalgui.cli.common import add_trec_options, eval_options, fail, warn, warn_absent
 
 NAME = "trec_eval"
 HELP = "print exactly what trec_eval 10.0 prints"
@@ -27,7 +27,7 @@ def run(args) -> int:
     from evalgui.core.ranked.evaluate import evaluate_run
     from evalgui.core.ranked.trec_eval import format_lines, requests_for
 
-    requests = requests_for(args.measures)
+    requests = requests_for(args.measures, warn=warn)   # what trec_eval silently ignores: one line each
     options = eval_options(args)
     qrels = kind("qrels").read(args.qrels)
     run = kind("run").read(args.run)

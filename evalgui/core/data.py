@@ -279,6 +279,8 @@ class Qrels:
     rel: np.ndarray
     source: str = "<memory>"
     _query_ids: np.ndarray | None = field(default=None, init=False, repr=False)
+    _query_codes: np.ndarray | None = field(default=None, init=False, repr=False)
+    _doc_dictionary: pa.DictionaryArray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         self.query = _as_string_array(self.query, "query")
@@ -296,6 +298,20 @@ class Qrels:
         if self._query_ids is None:
             self._query_ids = np.array(byte_sorted(pc.unique(self.query).to_pylist()), dtype=object)
         return self._query_ids
+
+    @property
+    def query_codes(self) -> np.ndarray:
+        """Each row's query as an index into :attr:`query_ids` (cached: every run's ranking needs it)."""
+        if self._query_codes is None:
+            self._query_codes = index_in(self.query, string_array(self.query_ids.tolist()))
+        return self._query_codes
+
+    @property
+    def doc_dictionary(self) -> pa.DictionaryArray:
+        """The docnos dictionary-encoded (cached: every run's ranking looks its docnos up in it)."""
+        if self._doc_dictionary is None:
+            self._doc_dictionary = as_dictionary_array(self.doc, "document")
+        return self._doc_dictionary
 
     def summary(self, relevance_level: int = 1) -> dict:
         """Counts for the data panel: queries, judged pairs, relevant pairs, grade range."""

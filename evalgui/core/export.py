@@ -94,8 +94,23 @@ def _latex_escape(text: str) -> str:
     return text
 
 
+SIGNIFICANT_DIGITS = 15  # what a double holds exactly in decimal, and what spreadsheets show
+
+
+def clean_number(value: float) -> float:
+    """``value`` to 15 significant digits, so that its shortest repr carries no floating-point noise
+    (0.4546000000000011 -> 0.4546); infinities and NaN unchanged."""
+    return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+
+
+def _number_text(value: float) -> str:
+    return "" if value != value else repr(clean_number(value))
+
+
 def columns_to_delimited(columns: dict, sep: str = ",") -> str:
-    """CSV/TSV of named columns, as pandas' ``to_csv(index=False)`` writes it, without importing pandas."""
+    """CSV/TSV of named columns, as pandas' ``to_csv(index=False)`` writes it, without importing pandas.
+
+    Numbers have at most 15 significant digits; a missing value (NaN) is an empty cell."""
     import csv
     import io
 
@@ -104,14 +119,32 @@ def columns_to_delimited(columns: dict, sep: str = ",") -> str:
     out = io.StringIO()
     writer = csv.writer(out, delimiter=sep, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(list(columns))
-    cells = [[("" if v != v else repr(v)) if isinstance(v, float) else v for v in np.asarray(c).tolist()]
+    cells = [[_number_text(v) if isinstance(v, float) else v for v in np.asarray(c).tolist()]
              for c in columns.values()]
     writer.writerows(zip(*cells))
     return out.getvalue()
 
 
+def _clean_frame(frame):
+    """A copy whose float columns have at most 15 significant digits."""
+    import numpy as np
+
+    floats = [c for c in frame.columns if frame[c].dtype.kind == "f"]
+    if not floats:
+        return frame
+    frame = frame.copy()
+    for c in floats:
+        values = frame[c].to_numpy(dtype=np.float64, copy=True)
+        finite = np.isfinite(values)
+        values[finite] = [clean_number(v) for v in values[finite].tolist()]
+        frame[c] = values
+    return frame
+
+
 def to_text(frame, fmt: str) -> str:
-    """Render a DataFrame in one of FORMATS (CSV/TSV/JSON keep full precision)."""
+    """Render a DataFrame in one of FORMATS (CSV/TSV/JSON: 15 significant digits; the others 4 decimals)."""
+    if fmt in ("csv", "tsv", "json"):
+        frame = _clean_frame(frame)
     if fmt == "csv":
         return frame.to_csv(index=False, lineterminator="\n")
     if fmt == "tsv":

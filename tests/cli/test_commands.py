@@ -184,16 +184,16 @@ def test_write_table_columns_and_frame_agree(capsys, fmt):
     assert from_columns == capsys.readouterr().out
 
 
-def test_write_table_csv_keeps_full_precision(capsys):
-    write_table(COLUMNS, "csv")
-    assert pd.read_csv(io.StringIO(capsys.readouterr().out))["value"].tolist() == [0.5, 2 / 3]
+def test_write_table_csv_writes_15_significant_digits(capsys):
+    write_table(COLUMNS, "csv")   # issue 8, point 12: as spreadsheets show numbers, without float noise
+    assert pd.read_csv(io.StringIO(capsys.readouterr().out))["value"].tolist() == [0.5, 0.666666666666667]
 
 
 def test_write_table_to_a_file(tmp_path, capsys):
     target = tmp_path / "t.json"
     write_table(COLUMNS, "json", str(target))
     assert capsys.readouterr().out == ""
-    assert json.loads(target.read_text())[1]["value"] == 2 / 3
+    assert json.loads(target.read_text())[1]["value"] == 0.666666666666667
     assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
 
 

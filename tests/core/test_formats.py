@@ -72,8 +72,36 @@ def test_qrels_leading_and_trailing_blanks(tmp_path):
 
 
 def test_qrels_comment_lines(tmp_path):
-    text = "# judged by the assessors\n1 0 d1 1\n  # indented comment\n1 0 d2 0\n#2 0 dx 1\n2 0 d3 2\n"
+    text = "# judged by the assessors\n1 0 d1 1\n1 0 d2 0\n#2 0 dx 1\n2 0 d3 2\n"
     assert qrels_rows(read_qrels(write(tmp_path, "q.txt", text))) == [("1", "d1", 1), ("1", "d2", 0), ("2", "d3", 2)]
+
+
+def test_qrels_hash_after_a_blank_is_data_as_in_trec_eval(tmp_path):
+    # trec_eval's qrels reader takes '#' for a comment only in the first column (its run reader after blanks).
+    text = "1 0 d1 1\n #q 0 d2 1\n"
+    assert qrels_rows(read_qrels(write(tmp_path, "q.txt", text))) == [("1", "d1", 1), ("#q", "d2", 1)]
+    input_error(read_qrels, write(tmp_path, "q2.txt", "1 0 d1 1\n  # indented comment\n"), "found 3", line=2)
+    assert run_rows(read_run(write(tmp_path, "r.txt", "1 Q0 d1 1 2 t\n #q Q0 d2 1 1 t\n"))) == [("1", "d1", 2.0)]
+
+
+def test_qrels_with_hash_iteration_is_not_a_relevant_list(tmp_path):
+    path = write(tmp_path, "q.txt", "1 # d1 1\n1 # d2 0\n")
+    assert sniff_format(path) == "trec"
+    assert qrels_rows(read_qrels(path)) == [("1", "d1", 1), ("1", "d2", 0)]
+
+
+@pytest.mark.parametrize("pieces", [False, True])
+def test_lone_carriage_return_is_a_blank_inside_the_line(tmp_path, monkeypatch, pieces):
+    # trec_eval (C's isspace) reads "d\r2" as two fields; a CSV parser would break the line there.
+    if pieces:
+        monkeypatch.setattr(trec, "_PIECE", 16)
+    path = write(tmp_path, "r.txt", "1 Q0 d1 1 3.0 t\n1 Q0 d\r2 2 2.0 t\n1 Q0 d3\r3 1.0 t\r\n")
+    assert run_rows(read_run(path)) == [("1", "d1", 3.0), ("1", "d", 2.0), ("1", "d3", 1.0)]
+    assert qrels_rows(read_qrels(write(tmp_path, "q.txt", "1 0 d1\r1\n"))) == [("1", "d1", 1)]
+    # A lone CR between two whole lines: one line to trec_eval, its fields after the tag ignored.
+    path = write(tmp_path, "r2.txt", "1 Q0 d1 1 3.0 t\r1 Q0 d2 2 2.0 t\n1 Q0 d3 3 1.0 t\n")
+    assert run_rows(read_run(path)) == [("1", "d1", 3.0), ("1", "d3", 1.0)]
+    input_error(read_qrels, write(tmp_path, "q2.txt", "1 0 d1 1\r1 0 d2 1\n"), "8 columns", line=1)
 
 
 def test_qrels_blank_lines(tmp_path):
@@ -288,20 +316,20 @@ def test_qrels_non_integer_relevance(tmp_path, value):
 
 def test_run_duplicate_document_names_both_lines(tmp_path):
     path = write(tmp_path, "r.txt", "1 Q0 d1 1 3 t\n1 Q0 d2 2 2 t\n2 Q0 d1 1 1 t\n1 Q0 d1 3 1 t\n")
-    message = input_error(read_run, path, "twice", "'d1'", "query '1'", "lines 1, 4", line=4)
+    message = input_error(read_run, path, "twice", "'d1'", "query '1'", "lines 1 and 4", line=4)
     assert "more" not in message
 
 
 def test_run_many_duplicates_lists_first_few(tmp_path):
     lines = [f"1 Q0 d{i} {i} 1 t" for i in range(6)] * 2
     path = write(tmp_path, "r.txt", "\n".join(lines) + "\n")
-    message = input_error(read_run, path, "'d0'", "lines 1, 7", "'d1'", "lines 2, 8", "'d2'", "and 3 more", line=7)
+    message = input_error(read_run, path, "'d0'", "lines 1 and 7", "'d1'", "lines 2 and 8", "'d2'", "and 3 more", line=7)
     assert "'d3'" not in message
 
 
 def test_qrels_duplicate_document(tmp_path):
     path = write(tmp_path, "q.txt", "1 0 d1 1\n1 0 d2 0\n1 0 d1 0\n")
-    input_error(read_qrels, path, "twice", "'d1'", "lines 1, 3", line=3)
+    input_error(read_qrels, path, "twice", "'d1'", "lines 1 and 3", line=3)
 
 
 def test_same_document_for_two_queries_is_fine(tmp_path):
@@ -752,3 +780,64 @@ def test_a_hash_inside_an_id_is_not_a_comment(tmp_path):
     assert qrels_rows(read_qrels(path)) == [("q#1", "a", 1), ("q#1", "b", 0)]
     listed = write(tmp_path, "list.txt", "# relevant courses\ncourse-1   # an inline comment\ncourse-2\n")
     assert qrels_rows(read_qrels(listed, topic="t")) == [("t", "course-1", 1), ("t", "course-2", 1)]
+
+
+# ---------------------------------------------------------------- issue 8, points 8, 9, 11
+
+def test_parquet_null_query_id_is_an_input_error(tmp_path):
+    path = write_parquet(tmp_path, "r.parquet", {"qid": ["1", None], "docno": ["a", "b"], "score": [1.0, 2.0]})
+    message = input_error(read_run, path, "query id is missing", line=2)
+    assert "\n" not in message
+
+
+def test_parquet_binary_doc_id_not_utf8_is_an_input_error(tmp_path):
+    table = pa.table({"qid": ["1", "1"], "docno": pa.array([b"a", b"\xff"], pa.binary()), "score": [1.0, 2.0]})
+    pq.write_table(table, tmp_path / "r.parquet")
+    input_error(read_run, tmp_path / "r.parquet", "not UTF-8", line=2)
+    table = pa.table({"qid": ["1", "1"], "docno": pa.array([b"a", b"b"], pa.binary()), "score": [1.0, 2.0]})
+    pq.write_table(table, tmp_path / "ok.parquet")
+    assert run_rows(read_run(tmp_path / "ok.parquet")) == [("1", "a", 1.0), ("1", "b", 2.0)]
+
+
+def test_parquet_missing_score_is_named_plainly(tmp_path):
+    path = write_parquet(tmp_path, "r.parquet", {"qid": ["1", "1"], "docno": ["a", "b"], "score": [1.0, None]})
+    message = input_error(read_run, path, "score is missing", line=2)
+    assert "np." not in message and "nan" not in message
+
+
+@pytest.mark.parametrize("reader", [read_run, read_qrels])
+def test_a_file_too_big_for_memory_is_an_input_error(tmp_path, monkeypatch, reader):
+    path = write(tmp_path, "f.txt", RUN if reader is read_run else QRELS)
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(trec, "_stream_table", no_memory)
+    input_error(reader, path, "too big")
+
+
+def test_ragged_csv_message_is_one_line(tmp_path):
+    path = write(tmp_path, "r.csv", "query,doc,score\n1,a,1\n1,b,2,3\n")
+    message = input_error(read_run, path, "expected 3 fields", line=3)
+    assert "\n" not in message
+
+
+def test_many_duplicates_make_a_short_message(tmp_path):
+    path = write(tmp_path, "r.txt", "".join(f"1 Q0 d{i % 3} {i} 1 t\n" for i in range(3000)))
+    message = input_error(read_run, path, "lines 1, 4, 7 and 997 more", line=4)
+    assert len(message) < 400
+
+
+@pytest.mark.parametrize("name,text,kind", [
+    ("r.txt", "1 Q0 a 1 2 t\n1 Q0 a 2 1 t\n", "run"),
+    ("q.txt", "1 0 a 1\n1 0 a 0\n", "qrels file"),
+    ("t.txt", "a\na\n", "relevant-document list"),
+    ("r.csv", "query,doc,score\n1,a,1\n1,a,2\n", "table"),
+])
+def test_one_duplicate_message_for_every_reader(tmp_path, name, text, kind):
+    path = write(tmp_path, name, text)
+    reader = read_run if name.startswith("r") else read_qrels
+    line = 3 if name.endswith(".csv") else 2
+    first = line - 1
+    input_error(reader, path, f"the same document is given twice for one query in this {kind}: 'a'",
+                f"(lines {first} and {line})", line=line)

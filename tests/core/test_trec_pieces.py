@@ -55,7 +55,7 @@ def test_duplicate_across_pieces(tmp_path, monkeypatch, piece):
     with pytest.raises(EvalInputError) as info:
         read_run(path)
     assert info.value.line == len(lines)
-    assert f"lines 1, {len(lines)}" in str(info.value)
+    assert f"lines 1 and {len(lines)}" in str(info.value)
 
 
 def test_bad_line_in_a_later_piece(tmp_path, monkeypatch):
@@ -80,3 +80,36 @@ def test_qrels_pieces(tmp_path, monkeypatch):
     assert got.query.to_pylist() == expected.query.to_pylist()
     assert got.doc.to_pylist() == expected.doc.to_pylist()
     assert got.rel.tolist() == expected.rel.tolist()
+
+
+@pytest.mark.parametrize("reader,bad", [(read_run, "1 Q0 dX 5 x12 t"), (read_run, "1 Q0 dX 5"),
+                                        (read_qrels, "1 0 dX one")])
+def test_a_bad_line_near_the_end_is_found_without_reading_the_file_again(tmp_path, monkeypatch, reader, bad):
+    # Point 14: only a small part around the bad line is read line by line.
+    lines = _run_text(n_queries=20, per_query=200)
+    if reader is read_qrels:
+        lines = [f"{t.split()[0]} 0 {t.split()[2]} 1" for t in lines]
+    lines[-3] = bad
+    path = tmp_path / "f.txt"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(trec, "_PIECE", 20_000)
+    monkeypatch.setattr(trec, "_BISECT_BELOW", 1_000)
+    seen = []
+    for name in ("_parse_run_slow", "_parse_qrels_slow"):
+        original = getattr(trec, name)
+        monkeypatch.setattr(trec, name, lambda data, *a, _f=original: seen.append(len(data)) or _f(data, *a))
+    with pytest.raises(EvalInputError) as info:
+        reader(path)
+    assert info.value.line == len(lines) - 2
+    assert seen and max(seen) < 2_000
+
+
+def test_duplicate_and_nan_lines_come_from_row_numbers(tmp_path, monkeypatch):
+    lines = _run_text(n_queries=5, per_query=100)
+    lines[-1] = lines[-1].replace(lines[-1].split()[4], "nan")
+    path = tmp_path / "r.txt"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(trec, "_parse_run_slow", lambda *a: pytest.fail("read again line by line"))
+    with pytest.raises(EvalInputError, match="NaN") as info:
+        read_run(path)
+    assert info.value.line == len(lines)

@@ -8,6 +8,7 @@ more are a TREC run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from evalgui.core.data import Qrels, Run
@@ -30,13 +31,25 @@ def _extension_format(source: str) -> str | None:
     return None
 
 
+def _is_number(token: bytes) -> bool:
+    try:
+        float(token)
+        return True
+    except ValueError:
+        return False
+
+
 def first_content_tokens(source: str) -> list[bytes]:
-    """The first content line's fields (blank and comment lines skipped; an inline comment cut off)."""
+    """The first content line's fields (blank and comment lines skipped; an inline comment cut off,
+    except in a whole TREC line, whose iteration may be '#')."""
     for raw in _text.load_head(source, 1 << 16).split(b"\n"):
         tokens = raw.split()
         if not tokens or tokens[0].startswith(b"#"):      # blank or comment line
             continue
-        # An inline comment (a relevant list's "doc  # note") starts a field; "q#1" is an id.
+        # A whole TREC line is taken as it is, even with a '#' field ("q1 # d1 1": iteration '#').
+        if len(tokens) == 4 and tokens[3].lstrip(b"+-").isdigit() or len(tokens) >= 6 and _is_number(tokens[4]):
+            return tokens
+        # Otherwise an inline comment (a relevant list's "doc  # note") starts a field; "q#1" is an id.
         cut = next((i for i, t in enumerate(tokens) if t.startswith(b"#")), len(tokens))
         return tokens[:cut]
     return []
@@ -98,11 +111,30 @@ def detect_kind(path: str | os.PathLike) -> str:
     return "unknown"
 
 
+@contextlib.contextmanager
+def _memory_as_input_error(source: str):
+    """A file too big for memory is an input problem (exit 2, naming the file), not a crash."""
+    try:
+        yield
+    except MemoryError:
+        size = ""
+        try:
+            size = f" ({os.path.getsize(source) / 2**20:,.0f} MiB)"
+        except OSError:
+            pass
+        raise EvalInputError(source, f"the file is too big to read into this computer's memory{size}") from None
+
+
 def read_qrels(path: str | os.PathLike, *, format: str = "auto", topic: str | None = None) -> Qrels:
     """Read relevance judgments. ``topic`` names the query of a relevant-document list."""
+    source = os.fspath(path)
+    with _memory_as_input_error(source):
+        return _read_qrels(source, format, topic)
+
+
+def _read_qrels(source: str, format: str, topic: str | None) -> Qrels:
     from evalgui.core.formats import other, trec
 
-    source = os.fspath(path)
     fmt = sniff_format(source) if format == "auto" else format
     if fmt == "trec":
         return trec.read_trec_qrels(source)
@@ -117,9 +149,14 @@ def read_qrels(path: str | os.PathLike, *, format: str = "auto", topic: str | No
 
 def read_run(path: str | os.PathLike, *, format: str = "auto", name: str | None = None) -> Run:
     """Read a ranked run. ``name`` defaults to the file name without its extension."""
+    source = os.fspath(path)
+    with _memory_as_input_error(source):
+        return _read_run(source, format, name)
+
+
+def _read_run(source: str, format: str, name: str | None) -> Run:
     from evalgui.core.formats import other, trec
 
-    source = os.fspath(path)
     fmt = sniff_format(source) if format == "auto" else format
     if fmt in ("trec", "relevant_list"):
         return trec.read_trec_run(source, name)

@@ -89,11 +89,20 @@ def collapse_whitespace(data: bytes) -> bytes:
     return b.tobytes()
 
 
-def drop_comment_lines(data: bytes) -> bytes:
-    """Remove lines whose first non-blank character is '#'."""
+def drop_comment_lines(data: bytes, after_blanks: bool = True) -> bytes:
+    """Remove comment lines: lines whose first non-blank character is '#' (trec_eval's runs), or,
+    without ``after_blanks``, lines whose very first character is '#' (its qrels: " #q 0 d 1" is data)."""
     if b"#" not in data:
         return data
+    if not after_blanks:
+        return b"\n".join(line for line in data.split(b"\n") if not line.startswith(b"#"))
     return b"\n".join(line for line in data.split(b"\n") if not line.lstrip().startswith(b"#"))
+
+
+def has_lone_cr(data: bytes) -> bool:
+    """A carriage return not followed by a newline: a blank inside the line to trec_eval (C's isspace),
+    a line break to a CSV parser."""
+    return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
 
 
 def decode_line(raw: bytes, source: str, lineno: int) -> str:
@@ -103,14 +112,64 @@ def decode_line(raw: bytes, source: str, lineno: int) -> str:
         raise EvalInputError(source, "not UTF-8 text (is this a binary file?)", lineno) from None
 
 
-def iter_content_lines(data: bytes, source: str):
-    """Yield (line number, whitespace-split byte tokens) for non-blank, non-comment lines."""
-    for lineno, raw in enumerate(data.split(b"\n"), 1):
+def iter_content_lines(data: bytes, source: str, first_line: int = 1, comment_after_blanks: bool = True):
+    """Yield (line number, whitespace-split byte tokens) for non-blank, non-comment lines.
+
+    ``comment_after_blanks`` as ``after_blanks`` in :func:`drop_comment_lines`."""
+    for lineno, raw in enumerate(data.split(b"\n"), first_line):
         tokens = raw.split()
-        if not tokens or tokens[0].startswith(b"#"):
+        if not tokens or (tokens[0] if comment_after_blanks else raw).startswith(b"#"):
             continue
         decode_line(raw, source, lineno)
         yield lineno, tokens
+
+
+def _and_list(items: list[str], more: int = 0) -> str:
+    if more:
+        return f"{', '.join(items)} and {more:,} more"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def duplicates_error(source: str, queries, docs, lines: np.ndarray, rows: np.ndarray, kind: str,
+                     groups_shown: int = 3, lines_shown: int = 3) -> EvalInputError:
+    """The one message for (query, document) pairs given more than once, whatever the format.
+
+    ``rows`` (ascending) are every row of a repeated pair; ``queries``/``docs`` hold the ids of
+    all rows (lists or Arrow arrays), ``lines`` their line numbers. The first few pairs are named,
+    each with its first few lines, then counts: a file of 3,000 duplicates gives a short line.
+    The line reported is where the first repeat is met (the second line of its pair).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows = np.asarray(rows, dtype=np.int64)
+    def strings(ids) -> pa.Array:    # the rows' ids as one plain string array
+        ids = ids if isinstance(ids, (pa.Array, pa.ChunkedArray)) else pa.array(ids, pa.string())
+        taken = ids.take(pa.array(rows)).cast(pa.string())
+        return taken.combine_chunks() if isinstance(taken, pa.ChunkedArray) else taken
+
+    q, d = strings(queries), strings(docs)
+    qc, dc = (np.asarray(pc.dictionary_encode(x).indices, dtype=np.int64) for x in (q, d))
+    _, group = np.unique(qc * (int(dc.max()) + 1) + dc, return_inverse=True)
+    order = np.argsort(group, kind="stable")          # rows of each pair together, in row order
+    starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])
+    sizes = np.diff(np.r_[starts, len(order)])
+    repeat_at = order[starts + 1]                     # the second row of each pair
+    first = np.argsort(repeat_at, kind="stable")[:groups_shown]
+    lines = np.asarray(lines)
+    shown = []
+    for g in first.tolist():
+        members = lines[rows[order[starts[g]:starts[g] + min(sizes[g], lines_shown)]]].tolist()
+        where = _and_list([str(n) for n in members], int(sizes[g]) - len(members))
+        at = int(order[starts[g]])
+        shown.append(f"'{d[at].as_py()}' for query '{q[at].as_py()}' (lines {where})")
+    more = len(starts) - len(shown)
+    return EvalInputError(
+        source,
+        f"the same document is given twice for one query in this {kind}: {'; '.join(shown)}"
+        + (f"; and {more:,} more" if more else "") + (" (trec_eval rejects such runs)" if kind == "run" else ""),
+        int(lines[rows[repeat_at[first[0]]]]),
+    )
 
 
 def file_stem(source: str) -> str:

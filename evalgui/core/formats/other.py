@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -47,13 +48,11 @@ def read_relevant_list(path: str | os.PathLike, topic: str | None = None) -> Qre
         linenos.append(lineno)
     if not docs:
         raise EvalInputError(source, "no document ids (only comments or blank lines)")
-    seen: dict[str, int] = {}
-    for doc, lineno in zip(docs, linenos):
-        if doc in seen:
-            raise EvalInputError(source, f"document '{doc}' is listed twice (lines {seen[doc]} and {lineno})", lineno)
-        seen[doc] = lineno
-    return Qrels(pa.array([topic] * len(docs), pa.string()), pa.array(docs, pa.string()),
-                 np.ones(len(docs), dtype=np.int64), source=source)
+    queries, doc_ids = pa.array([topic] * len(docs), pa.string()), pa.array(docs, pa.string())
+    dups = duplicate_pair_rows(queries, doc_ids)
+    if len(dups):
+        raise _text.duplicates_error(source, queries, doc_ids, np.asarray(linenos), dups, "relevant-document list")
+    return Qrels(queries, doc_ids, np.ones(len(docs), dtype=np.int64), source=source)
 
 
 # ---------------------------------------------------------------- JSON
@@ -156,7 +155,11 @@ def _load_frame(path):
     except UnicodeDecodeError as exc:
         raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
     except pd.errors.ParserError as exc:
-        raise EvalInputError(source, f"not a well-formed {'TSV' if sep == chr(9) else 'CSV'} file ({exc})") from None
+        # pandas' text ends in a newline and starts with its tokenizer's name: keep one line, the reason.
+        reason = " ".join(str(exc).split()).replace("Error tokenizing data. C error: ", "")
+        line = re.search(r"in line (\d+)", reason)
+        raise EvalInputError(source, f"not a well-formed {'TSV' if sep == chr(9) else 'CSV'} file ({reason})",
+                             int(line.group(1)) if line else None) from None
     # Blank lines come through as empty rows: drop them but keep counting them.
     lines = np.arange(len(frame)) + 2  # the header is line 1
     blank = frame.isna().all(axis=1).to_numpy() | (frame.fillna("").astype(str).apply(lambda c: c.str.strip()) == "").all(axis=1).to_numpy()
@@ -175,7 +178,10 @@ def _numeric(frame, column: str, source: str, lines: np.ndarray, integer: bool) 
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         kind = "an integer" if integer else "a number"
-        raise EvalInputError(source, f"the {column} {frame[column].iloc[row]!r} is not {kind}", int(lines[row]))
+        value = frame[column].iloc[row]
+        if _is_missing(value):
+            raise EvalInputError(source, f"the {column} is missing (an empty cell)", int(lines[row]))
+        raise EvalInputError(source, f"the {column} '{_plain(value)}' is not {kind}", int(lines[row]))
     if integer:
         # Grades beyond the range would wrap around silently when made int64.
         out_of_range = (as_float > MAX_GRADE) | (as_float < MIN_GRADE)
@@ -185,16 +191,34 @@ def _numeric(frame, column: str, source: str, lines: np.ndarray, integer: bool) 
     return values.to_numpy(dtype=np.int64 if integer else np.float64)
 
 
-def _check_duplicates(source, queries, docs, lines):
-    q = pa.array(queries, pa.string())
-    d = pa.array(docs, pa.string())
-    dups = duplicate_pair_rows(q, d)
-    if len(dups):
-        first = int(dups[0])
-        second = next(int(r) for r in dups[1:] if queries[r] == queries[first] and docs[r] == docs[first])
-        raise EvalInputError(source, f"document '{docs[first]}' appears twice for query '{queries[first]}' "
-                                     f"(lines {lines[first]} and {lines[second]})", int(lines[second]))
-    return q, d
+def _is_missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _plain(value) -> str:
+    """A cell as a person reads it: 'x', 2.5 (not np.float64(2.5)), bytes decoded where possible."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value.item() if isinstance(value, np.generic) else value)
+
+
+def _ids(frame, column: str, what: str, source: str, lines: np.ndarray) -> pa.Array:
+    """An id column as strings; a missing id or one that is not UTF-8 text is an input error with its line."""
+    values = frame[column]
+    missing = values.isna().to_numpy()
+    if missing.any():
+        row = int(np.argmax(missing))
+        raise EvalInputError(source, f"the {what} id is missing (an empty cell in column {column})", int(lines[row]))
+    items = values.tolist()
+    if values.dtype == object and any(isinstance(v, bytes) for v in items):
+        for row, v in enumerate(items):   # binary ids (Parquet): each must be UTF-8 text
+            if isinstance(v, bytes):
+                try:
+                    items[row] = v.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise EvalInputError(source, f"the {what} id in column {column} is not UTF-8 text "
+                                                 f"({v[:20]!r})", int(lines[row])) from None
+    return pa.array([v if isinstance(v, str) else _plain(v) for v in items], pa.string())
 
 
 def _read_table(path, value_columns: tuple[str, ...], what: str, integer: bool):
@@ -207,8 +231,10 @@ def _read_table(path, value_columns: tuple[str, ...], what: str, integer: bool):
     if not len(frame):
         raise EvalInputError(source, "no rows under the header")
     values = _numeric(frame, vcol, source, lines, integer=integer)
-    queries, docs = frame[qcol].astype(str).tolist(), frame[dcol].astype(str).tolist()
-    q, d = _check_duplicates(source, queries, docs, lines)
+    q, d = _ids(frame, qcol, "query", source, lines), _ids(frame, dcol, "document", source, lines)
+    dups = duplicate_pair_rows(q, d)
+    if len(dups):
+        raise _text.duplicates_error(source, q, d, lines, dups, "table")
     return source, q, d, values
 
 

@@ -22,13 +22,12 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from evalgui.core.data import MAX_GRADE, Qrels, Run, duplicate_pair_rows, grade_problem, to_numpy
+from evalgui.core.data import MAX_GRADE, Qrels, Run, duplicate_pair_rows, from_numpy, grade_problem, to_numpy
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
 
 RUN_LAYOUT = "query Q0 doc rank score tag"
 QRELS_LAYOUT = "query iter doc relevance"
-_MAX_LISTED_DUPLICATES = 3
 
 
 # What C's atol/atof accept as a whole field (Python's int/float also take "1_0" and non-ASCII digits).
@@ -59,29 +58,32 @@ def _read_delimited(data: bytes, sep: str, n_columns: int, types: dict[int, pa.D
         return None
 
 
-def _fast_table(data: bytes, n_columns: int, types: dict[int, pa.DataType]) -> pa.Table | None:
+def _fast_table(data: bytes, n_columns: int, types: dict[int, pa.DataType],
+                comment_after_blanks: bool = True) -> pa.Table | None:
     """Parse whitespace-separated text with pyarrow; None if it does not fit.
 
     Single spaces or single tabs are read as they are: any other spacing
-    (padding, runs of blanks) gives lines the wrong number of fields, which
-    pyarrow rejects, and only then is the text rewritten with single spaces.
+    (padding, runs of blanks, a lone carriage return) gives lines the wrong
+    number of fields, or would break a line, and only then is the text
+    rewritten with single spaces. Comments go first (a qrels line " #q ..."
+    is data, see :func:`_text.drop_comment_lines`).
     """
     if not data.isascii():
         try:
             data.decode("utf-8")  # pyarrow checks only the columns it converts
         except UnicodeDecodeError:
             return None
-    data = _text.drop_comment_lines(data)
+    data = _text.drop_comment_lines(data, comment_after_blanks)
     if not data or data.isspace():
         return None
-    if b"\x0b" in data or b"\x0c" in data:  # blanks to C's isspace(), not to a CSV parser
+    if b"\x0b" in data or b"\x0c" in data or _text.has_lone_cr(data):  # blanks to C, not to a CSV parser
         return _read_delimited(_text.collapse_whitespace(data), " ", n_columns, types)
     for sep, other in ((" ", b"\t"), ("\t", b" ")):
         if other not in data:
             table = _read_delimited(data, sep, n_columns, types)
             if table is not None:
                 return table
-    return _read_delimited(_text.drop_comment_lines(_text.collapse_whitespace(data)), " ", n_columns, types)
+    return _read_delimited(_text.collapse_whitespace(data), " ", n_columns, types)
 
 
 _PIECE = 8 << 20
@@ -94,18 +96,42 @@ def _plain_separator(piece: bytes) -> str | None:
             piece.decode("utf-8")
         except UnicodeDecodeError:
             return None
-    if b"#" in piece or b"\x00" in piece or b"\x0b" in piece or b"\x0c" in piece:
+    if b"#" in piece or b"\x00" in piece or b"\x0b" in piece or b"\x0c" in piece or _text.has_lone_cr(piece):
         return None
     if b"\t" not in piece:
         return " "
     return "\t" if b" " not in piece else None
 
 
-def _stream_table(source: str, n_columns: int, types: dict[int, pa.DataType]) -> tuple[pa.Table, bytes] | None:
+_BISECT_BELOW = 64 << 10
+
+
+def _check_bad_piece(piece: bytes, first_line: int, n_columns: int, types, check_lines) -> None:
+    """A piece pyarrow refused: narrow it down by halves with pyarrow (fast), then read the small
+    part that still fails line by line, which raises the error with its line number. Returns if
+    that part is merely unusual (comments, mixed blanks...): the caller then reads the whole file."""
+    while len(piece) > _BISECT_BELOW:
+        half = piece.rfind(b"\n", 0, len(piece) // 2) + 1
+        if half <= 0:
+            break
+        left = piece[:half]
+        sep = _plain_separator(left)
+        if sep is None or _read_delimited(left, sep, n_columns, types) is None:
+            piece = left
+        else:
+            first_line += left.count(b"\n")
+            piece = piece[half:]
+    check_lines(piece, first_line)
+
+
+def _stream_table(source: str, n_columns: int, types: dict[int, pa.DataType],
+                  check_lines=None) -> tuple[pa.Table, bytes, bool] | None:
     """Parse a plain, well-formed file a few MB of whole lines at a time, so that its bytes are
-    never all in memory (they would add the file's size to the peak). Returns the table and the
-    last piece with rows (for the run tag); None if anything is unusual (the caller then loads
-    the whole file: gzip, comments, mixed spacing, bad lines...)."""
+    never all in memory (they would add the file's size to the peak). Returns the table, the
+    last piece with rows (for the run tag) and whether row i is line i + 1 (no empty lines);
+    None if anything is unusual (the caller then loads the whole file: gzip, comments, mixed
+    spacing...). A piece with a bad line is narrowed down and read by ``check_lines(piece,
+    first_line)``, which raises the error: the rest of the file is not read again."""
     if source.lower().endswith(".gz"):
         return None
     try:
@@ -113,6 +139,7 @@ def _stream_table(source: str, n_columns: int, types: dict[int, pa.DataType]) ->
     except OSError:
         return None
     tables, last, rest, first = [], b"", b"", True
+    line, rows_are_lines = 1, True
     with fh:
         while True:
             chunk = fh.read(_PIECE)
@@ -130,15 +157,22 @@ def _stream_table(source: str, n_columns: int, types: dict[int, pa.DataType]) ->
                 sep = _plain_separator(piece)
                 table = _read_delimited(piece, sep, n_columns, types) if sep else None
                 if table is None:
+                    if check_lines is not None and b"\x00" not in piece:
+                        _check_bad_piece(piece, line, n_columns, types, check_lines)
                     return None
                 if table.num_rows:
                     tables.append(table)
                     last = piece
+            newlines = piece.count(b"\n")
+            # The parser skips empty lines: as many rows as lines means none was skipped.
+            rows = table.num_rows if piece and not piece.isspace() else 0
+            rows_are_lines = rows_are_lines and rows == newlines + (bool(piece) and not piece.endswith(b"\n"))
+            line += newlines
             if not chunk:
                 break
     if not tables:
         return None
-    return pa.concat_tables(tables), last
+    return pa.concat_tables(tables), last, rows_are_lines
 
 
 def _column(table: pa.Table, i: int) -> pa.Array:
@@ -157,28 +191,12 @@ def _last_run_tag(data: bytes) -> str:
     return ""
 
 
-def _report_duplicates(source: str, queries, docs, linenos, rows: np.ndarray, kind: str):
-    groups: dict[tuple[str, str], list[int]] = {}
-    for r in rows.tolist():
-        groups.setdefault((queries[r], docs[r]), []).append(int(linenos[r]))
-    items = sorted(groups.items(), key=lambda kv: kv[1][0])
-    shown = [f"'{d}' for query '{q}' (lines {', '.join(map(str, lines))})" for (q, d), lines in items[:_MAX_LISTED_DUPLICATES]]
-    more = len(items) - len(shown)
-    tail = f"; and {more} more" if more else ""
-    raise EvalInputError(
-        source,
-        f"the same document appears twice for one query in this {kind}: {'; '.join(shown)}{tail}"
-        + (" (trec_eval rejects such runs)" if kind == "run" else ""),
-        items[0][1][1],
-    )
-
-
 # ---------------------------------------------------------------- runs
 
-def _parse_run_slow(data: bytes, source: str):
+def _parse_run_slow(data: bytes, source: str, first_line: int = 1):
     queries, docs, scores, linenos = [], [], [], []
     runid = ""
-    for lineno, tok in _text.iter_content_lines(data, source):
+    for lineno, tok in _text.iter_content_lines(data, source, first_line):
         if len(tok) < 6:
             if len(tok) == 4 and _looks_integer(tok[3]):
                 raise EvalInputError(source, f"this line has 4 columns, like a qrels file ({QRELS_LAYOUT}); "
@@ -206,15 +224,27 @@ def read_trec_run(path: str | os.PathLike, name: str | None = None) -> Run:
     ids = pa.dictionary(pa.int32(), pa.string())
     types = {0: ids, 2: ids, 4: pa.float64()}
     data = None
-    table, tail = _stream_table(source, 6, types) or (None, b"")
+    streamed = _stream_table(source, 6, types, lambda piece, line: _parse_run_slow(piece, source, line))
+    table, tail, rows_are_lines = streamed or (None, b"", False)
     if table is None:
         data = tail = _text.load_bytes(source)
         table = _fast_table(data, 6, types)
-    if table is not None and table.num_rows and not np.isnan(scores := to_numpy(table.column("c4"))).any():
-        run = Run(table.column("c0"), table.column("c2"), scores, runid=_last_run_tag(tail), name=name, source=source)
-        del table, tail
-        if not len(duplicate_pair_rows(run.query, run.doc_codes)):
-            return run
+    if table is not None and table.num_rows:
+        scores = to_numpy(table.column("c4"))
+        nan = np.isnan(scores)
+        if nan.any() and rows_are_lines:
+            raise EvalInputError(source, "the score is NaN (not a number)", int(np.argmax(nan)) + 1)
+        if not nan.any():
+            run = Run(table.column("c0"), table.column("c2"), scores, runid=_last_run_tag(tail), name=name,
+                      source=source)
+            del table, tail
+            dups = duplicate_pair_rows(run.query, run.doc_codes)
+            if not len(dups):
+                return run
+            if rows_are_lines:   # row i is line i + 1: no need to read the file again
+                # Only the repeated rows' ids (a take across the file's many dictionaries would be slow).
+                raise _text.duplicates_error(source, run.query.take(from_numpy(dups)), run.doc_codes.docnos(dups),
+                                             dups + 1, np.arange(len(dups)), "run")
     if data is None:
         data = _text.load_bytes(source)
     queries, docs, scores, linenos, runid = _parse_run_slow(data, source)
@@ -222,16 +252,17 @@ def read_trec_run(path: str | os.PathLike, name: str | None = None) -> Run:
         raise EvalInputError(source, "no run lines (only comments or blank lines)")
     dups = duplicate_pair_rows(pa.array(queries, pa.string()), pa.array(docs, pa.string()))
     if len(dups):
-        _report_duplicates(source, queries, docs, linenos, dups, "run")
+        raise _text.duplicates_error(source, queries, docs, linenos, dups, "run")
     return Run(pa.array(queries, pa.string()), pa.array(docs, pa.string()), scores,
                runid=runid, name=name, source=source)
 
 
 # ---------------------------------------------------------------- qrels
 
-def _parse_qrels_slow(data: bytes, source: str):
+def _parse_qrels_slow(data: bytes, source: str, first_line: int = 1):
     queries, docs, rels, linenos = [], [], [], []
-    for lineno, tok in _text.iter_content_lines(data, source):
+    # trec_eval's qrels reader takes '#' for a comment only in a line's first column.
+    for lineno, tok in _text.iter_content_lines(data, source, first_line, comment_after_blanks=False):
         if len(tok) != 4:
             if len(tok) >= 6:
                 raise EvalInputError(source, f"this line has {len(tok)} columns, like a run file ({RUN_LAYOUT}); "
@@ -256,15 +287,25 @@ def read_trec_qrels(path: str | os.PathLike) -> Qrels:
     source = os.fspath(path)
     types = {0: pa.string(), 2: pa.string(), 3: pa.int64()}
     data = None
-    table, _ = _stream_table(source, 4, types) or (None, b"")
+    streamed = _stream_table(source, 4, types, lambda piece, line: _parse_qrels_slow(piece, source, line))
+    table, _, rows_are_lines = streamed or (None, b"", False)
     if table is None:
         data = _text.load_bytes(source)
-        table = _fast_table(data, 4, types)
+        table = _fast_table(data, 4, types, comment_after_blanks=False)
     if table is not None and table.num_rows:
         qrels = Qrels(_column(table, 0), _column(table, 2), to_numpy(table.column("c3")), source=source)
-        # A grade out of range is reported by the line parser below, which knows its line.
-        if not (qrels.rel > MAX_GRADE).any() and not len(duplicate_pair_rows(qrels.query, qrels.doc)):
-            return qrels
+        too_high = qrels.rel > MAX_GRADE
+        if too_high.any() and rows_are_lines:
+            row = int(np.argmax(too_high))
+            raise EvalInputError(source, grade_problem(int(qrels.rel[row])), row + 1)
+        # Otherwise a grade out of range is reported by the line parser below, which knows its line.
+        if not too_high.any():
+            dups = duplicate_pair_rows(qrels.query, qrels.doc)
+            if not len(dups):
+                return qrels
+            if rows_are_lines:
+                raise _text.duplicates_error(source, qrels.query, qrels.doc, np.arange(1, len(qrels) + 1), dups,
+                                             "qrels file")
     if data is None:
         data = _text.load_bytes(source)
     queries, docs, rels, linenos = _parse_qrels_slow(data, source)
@@ -272,5 +313,5 @@ def read_trec_qrels(path: str | os.PathLike) -> Qrels:
         raise EvalInputError(source, "no qrels lines (only comments or blank lines)")
     dups = duplicate_pair_rows(pa.array(queries, pa.string()), pa.array(docs, pa.string()))
     if len(dups):
-        _report_duplicates(source, queries, docs, linenos, dups, "qrels file")
+        raise _text.duplicates_error(source, queries, docs, linenos, dups, "qrels file")
     return Qrels(pa.array(queries, pa.string()), pa.array(docs, pa.string()), rels, source=source)

@@ -13,6 +13,8 @@ evaluation already built (``RunEvaluation.ranking``), so nothing is ranked twice
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +25,7 @@ import pyarrow.compute as pc
 from evalgui.core.data import Qrels, Run, byte_sorted, codes_of
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.ranked.measures import RECALL_POINTS, interpolated_precision
-from evalgui.core.ranked.ranking import Ranking, prepare
+from evalgui.core.ranked.ranking import Ranking, prepare, tie_order
 
 ALL = "all"                       # the query id of rows averaged over queries (as in evaluate())
 INTERPOLATED = "interpolated"
@@ -41,10 +43,11 @@ SIDE_COLUMNS = ["rank", "doc", "score", "relevance", "judgment", "rank_in_other"
 # ---------------------------------------------------------------------------
 
 def _query_mean(values: np.ndarray, n_queries: int) -> np.ndarray:
-    """Mean over queries (axis 0) summed in query order, as evaluate() does, so the values agree bit for bit."""
+    """Mean over queries (axis 0) with exact sums, as evaluate() does, so the values agree bit for bit."""
     if n_queries == 0:
         return np.zeros(values.shape[1:])
-    return np.cumsum(values, axis=0)[-1] / n_queries
+    flat = values.reshape(len(values), -1)
+    return (np.array([math.fsum(c) for c in flat.T]) / n_queries).reshape(values.shape[1:])
 
 
 def pr_curves(ranking: Ranking, *, grid_points: int = 101, state: JobState | None = None) -> pd.DataFrame:
@@ -260,7 +263,12 @@ def _side(ranking: Ranking | None, run: Run, query: str):
     if ranking.run_rows is None:
         raise ValueError("the ranking has no run_rows: build it with prepare()")
     rows = ranking.run_rows[span]
-    return _docs_as_strings(run.doc, rows), np.asarray(run.score)[rows].astype(np.float64), ranking.rel[span]
+    real = rows >= 0   # -1: trec_eval -c's placeholder for a query without results, not a run document
+    rows, codes = rows[real], ranking.rel[span][real]
+    docs, scores = _docs_as_strings(run.doc, rows), np.asarray(run.score)[rows].astype(np.float64)
+    # Tied documents judged alike may be in any order in the ranking: show trec_eval's.
+    exact = tie_order(scores, pa.array(docs.tolist(), pa.string()))
+    return docs[exact], scores[exact], codes[exact]
 
 
 def _side_frame(docs, scores, codes, other_docs, level: int, depth: int | None) -> pd.DataFrame:
@@ -318,9 +326,6 @@ def drill_down_rankings(ranking_a: Ranking | None, run_a: Run, ranking_b: Rankin
     )
 
 
-_NO_JUDGMENT = "\n(evalgui: query not judged)"  # a doc id no TREC file can hold
-
-
 def _rows_of_query(run: Run, query: str) -> np.ndarray:
     """Run rows of one query, without touching the other queries' doc ids (Run.query is dictionary-encoded)."""
     code = pc.index(run.query.dictionary, query).as_py()
@@ -353,16 +358,11 @@ def drill_down(qrels: Qrels, run_a: Run, run_b: Run, query: str, *, relevance_le
     mask = pc.equal(qrels.query, query)
     sub_qrels = Qrels(qrels.query.filter(mask), qrels.doc.filter(mask), qrels.rel[mask.to_numpy(zero_copy_only=False)],
                       source=qrels.source)
-    if len(sub_qrels) == 0:
-        # prepare() ranks only judged queries; a single negative-grade row makes the query judged
-        # while leaving every real document unjudged (even if one matched the placeholder id).
-        sub_qrels = Qrels(pa.array([query], pa.string()), pa.array([_NO_JUDGMENT], pa.string()),
-                          np.array([-1]), source=qrels.source)
     rankings = []
     for run in (run_a, run_b):
         small = _one_query_run(run, query)
         ranking = prepare(sub_qrels, small, relevance_level=relevance_level, max_docs=max_docs,
-                          judged_only=judged_only)[0] if len(small) else None
+                          judged_only=judged_only, topics=[query])[0] if len(small) else None
         rankings.append((ranking, small))
     (ra, sa), (rb, sb) = rankings
     result = drill_down_rankings(ra, sa, rb, sb, query, depth=depth)

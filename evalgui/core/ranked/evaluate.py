@@ -9,6 +9,7 @@ same table as four numpy columns, without importing pandas (the CLI's CSV path).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -20,9 +21,20 @@ from evalgui.core.ranked import measures as M
 from evalgui.core.ranked.ranking import Ranking, prepare
 from evalgui.core.ranked.specs import MeasureRequest, parse_measures
 
-# trec_eval scores a missing query (with -c) on a one-document dummy ranking and
-# then zeroes these values, which the dummy would otherwise make non-zero.
-_ZEROED_FOR_MISSING = {"num_ret", "utility", "unj", "rbp_resid"}
+# trec_eval -c scores a query without results on a one-document placeholder ranking, then
+# zeroes the values whose *printed name* is one of these (unj: any name starting so); a
+# parameterised utility or rbp_resid keeps the placeholder's value.
+_ZEROED_FOR_MISSING = {"num_ret", "utility", "rbp_resid"}
+
+
+def _zeroed_for_missing(column_name: str, measure: M.Measure) -> bool:
+    if measure.name == "unj":
+        return True
+    if measure.name not in _ZEROED_FOR_MISSING:
+        return False
+    # trec_eval spellings start with the measure's name; an ir_measures one (NumRet) has no trec_eval
+    # counterpart to copy, so it gets the plain measure's zero.
+    return column_name == measure.name or not column_name.startswith(measure.name)
 
 
 @dataclass(frozen=True)
@@ -48,10 +60,15 @@ class RunEvaluation:
     query_ids: np.ndarray
     columns: list[Column]
     per_query: np.ndarray              # (n_queries, n_columns)
-    summary: np.ndarray                # (n_columns,)
+    summary: np.ndarray                # (n_columns,) exact sums (math.fsum), for tables and exports
     text: dict[str, list[str]] = field(default_factory=dict)  # relstring columns, per query
     absent_topics: list[str] = field(default_factory=list)    # qrels topics with no results (skipped)
     ranking: Ranking | None = field(default=None, repr=False)
+    trec_summary: np.ndarray | None = field(default=None, repr=False)  # summed in query order, as trec_eval
+
+    def __post_init__(self):
+        if self.trec_summary is None:
+            self.trec_summary = self.summary
 
     def unique_columns(self) -> "RunEvaluation":
         """The same evaluation with each output name once (P.10 asked for next to P.5,10 gives P_10 twice)."""
@@ -62,7 +79,7 @@ class RunEvaluation:
             return self
         keep = list(first.values())
         return replace(self, columns=[self.columns[i] for i in keep], per_query=self.per_query[:, keep],
-                       summary=self.summary[keep])
+                       summary=self.summary[keep], trec_summary=self.trec_summary[keep])
 
     def tidy_columns(self, per_query: bool = True) -> dict[str, np.ndarray]:
         """Tidy rows as four columns: run, query, measure, value. Summary rows have query 'all'.
@@ -91,14 +108,22 @@ class RunEvaluation:
         return pd.DataFrame(self.tidy_columns(per_query))
 
 
-def _aggregate(values: np.ndarray, how: str, n_queries: int) -> np.ndarray:
-    """Summaries as trec_eval computes them (sums accumulated in query order)."""
+def _column_sums(values: np.ndarray, exact: bool) -> np.ndarray:
+    # trec_eval adds query after query to 0.0 (so -0.0 values sum to 0.0); the exact sum is correctly
+    # rounded instead: 2,000 values of 0.4 sum to 800, not 800.0000000000023.
+    if exact:
+        return np.array([math.fsum(values[:, j]) for j in range(values.shape[1])]) + 0.0
+    return np.cumsum(values, axis=0)[-1] + 0.0
+
+
+def _aggregate(values: np.ndarray, how: str, n_queries: int, exact: bool = False) -> np.ndarray:
+    """Summaries: as trec_eval computes them (sums accumulated in query order), or with exact sums."""
     if values.shape[0] == 0:
         return np.zeros(values.shape[1])
     if how == "gmean":
         logs = np.log(np.maximum(values, M.MIN_GEO_MEAN))
-        return np.exp(np.cumsum(logs, axis=0)[-1] / n_queries)
-    total = np.cumsum(values, axis=0)[-1]
+        return np.exp(_column_sums(logs, exact) / n_queries)
+    total = _column_sums(values, exact)
     if how in ("sum", "count"):
         return total
     if how == "mean":
@@ -127,18 +152,29 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
         state.progress(0.3 + 0.7 * i / max(len(requests), 1), f"Computing {req.measure.name}")
         level = options.relevance_level if req.relevance_level is None else req.relevance_level
         r = by_level.setdefault(level, ranking.with_level(level))
-        values = np.asarray(req.measure.kernel(r, req.params), dtype=np.float64).reshape(n_q, len(req.names))
-        if req.measure.name in _ZEROED_FOR_MISSING and ranking.missing.any():
-            values[ranking.missing] = 0.0
+        with np.errstate(all="ignore"):  # a NaN or an infinity is a value here (printed as trec_eval does)
+            values = np.asarray(req.measure.kernel(r, req.params), dtype=np.float64).reshape(n_q, len(req.names))
+        if ranking.missing.any():
+            for j, name in enumerate(req.names):
+                if _zeroed_for_missing(name, req.measure):
+                    values[ranking.missing, j] = 0.0
         if req.measure.name == "relstring":
             strings = M.relstrings(r, req.text_length or 10)
-            text[req.names[0]] = [("" if miss else s) for s, miss in zip(strings, ranking.missing)]
+            # trec_eval clears the placeholder's string only under the plain name "relstring".
+            cleared = req.names[0] == "relstring"
+            text[req.names[0]] = [("" if miss and cleared else s) for s, miss in zip(strings, ranking.missing)]
         blocks.append(values)
-        summaries.append(_aggregate(values, req.measure.aggregate, n_q))
+        with np.errstate(all="ignore"):
+            summary = [_aggregate(values, req.measure.aggregate, n_q, exact) for exact in (True, False)]
+        if req.measure.name == "num_rel" and options.complete:
+            # trec_eval -c sums num_rel over the whole qrels, counting every grade above 0 whatever -l says.
+            summary = [np.array([float(np.count_nonzero(qrels.rel > 0))])] * 2
+        summaries.append(summary)
         columns.extend(Column(name, req.measure, req) for name in req.names)
     per_query = np.hstack(blocks) if blocks else np.zeros((n_q, 0))
-    summary = np.concatenate(summaries) if summaries else np.zeros(0)
-    return RunEvaluation(run.name, run.runid, ranking.query_ids, columns, per_query, summary, text, absent, ranking)
+    summary, trec_summary = (np.concatenate([s[i] for s in summaries]) if summaries else np.zeros(0) for i in (0, 1))
+    return RunEvaluation(run.name, run.runid, ranking.query_ids, columns, per_query, summary, text, absent, ranking,
+                         trec_summary)
 
 
 def shared_query_counts(qrels: Qrels, runs: list[Run]) -> list[int]:

@@ -24,6 +24,7 @@ from evalgui.core.ranked.ranking import NONPOOL, UNJUDGED, Positions, Ranking
 from evalgui.core.registry import Parameter, Record, Registry
 
 MIN_GEO_MEAN = 0.00001
+NAN = float(np.copysign(np.nan, -1.0))  # the NaN of 0.0/0.0 on x86, which glibc prints as "-nan"
 INFAP_EPSILON = 0.00001
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -192,6 +193,8 @@ def interpolated_precision(r: Ranking, recall_points) -> np.ndarray:
         ok = (nrr > 0) & (c <= nrr)
         idx = rp.starts[:-1] + np.maximum(c, 1) - 1
         out[ok, j] = best_after[idx[ok]]
+        # No document retrieved: trec_eval's precision is 0/0, kept at the points it reaches (cut <= 0).
+        out[(r.num_ret == 0) & (c <= 0), j] = NAN
     return out
 
 
@@ -643,7 +646,8 @@ def _set_f(r, params):
     x = params[0]
     P = safe_div(r.num_rel_ret, r.num_ret)
     R = safe_div(r.num_rel_ret, r.num_rel)
-    return col(np.where(r.num_rel_ret > 0, safe_div((x + 1.0) * P * R, x * P + R), 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):  # x < 0 can make x*P + R zero: trec_eval's nan
+        return col(np.where(r.num_rel_ret > 0, (x + 1.0) * P * R / (x * P + R), 0.0))
 
 
 @_register("num_nonrel_judged_ret", "Counts", aggregate="sum", value_type="int",
@@ -668,12 +672,16 @@ def _rbp(r, params):
     return col((1.0 - p) * g.docs.sum(g.gain * powers[g.docs.pos]))
 
 
-@_register("rbp_resid", "Incomplete judgments", better=None,
+@_register("rbp_resid", "Incomplete judgments", ParamKind.PAIRS, (), better=None,
            description="RBP residual: the most RBP could still rise if every unjudged retrieved document (and every "
-                       "document past the end of the ranking) were relevant; p = 0.9. Zero when all are judged.",
+                       "document past the end of the ranking) were relevant; p = 0.9 (set with p=...). Zero when all are "
+                       "judged.",
            formula="resid = p^|ranking| + (1-p) * sum_{i unjudged} p^(i-1)")
 def _rbp_resid(r, params):
     p = 0.9
+    for name, value in params:
+        if name == "p":
+            p = float(value)
     powers = _powers(p, int(r.num_ret.max(initial=0)))
     judged = r.judged
     # Unjudged mass = all ranks' mass - judged ranks' mass (prefix sums of p^i).

@@ -19,8 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalgui.core.data import (MAX_GRADE, Qrels, Run, as_dictionary_array, codes_of, from_numpy, grade_problem,
-                                index_in, string_array, to_numpy)
+from evalgui.core.data import MAX_GRADE, Qrels, Run, codes_of, grade_problem, index_in, string_array, to_numpy
 from evalgui.core.errors import EvalInputError
 
 NONPOOL = -1
@@ -97,7 +96,9 @@ class Ranking:
     missing: np.ndarray            # (n_q,) bool: query has no results (only with complete=True)
     relevance_level: int = 1
     num_docs_in_coll: int = 0
-    run_rows: np.ndarray | None = field(default=None, repr=False)  # (N,) row of each ranked doc in the run
+    # (N,) row of each ranked doc in the run (-1: -c's placeholder). Within a tie group whose documents
+    # are all judged alike the rows may be in any order (no measure can tell): see tie_order.
+    run_rows: np.ndarray | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------ shape
     @property
@@ -169,6 +170,162 @@ def _file_order(run_q: np.ndarray, scores: np.ndarray) -> np.ndarray | slice | N
     return np.arange(len(run_q)) + np.repeat(starts[perm] - new_starts, lengths)
 
 
+# The document trec_eval ranks alone for a judged query without results when -c is given.
+PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
+
+
+def _score_order(run_q: np.ndarray, scores: np.ndarray, n_q: int) -> np.ndarray:
+    """Rows by query (ascending), then score (descending); ties in any order.
+
+    One numeric sort on a uint64 per row: the query code in the top bits, then the score's bits
+    made to sort descending, less as many low bits as the query code took. Rows that lose their
+    order to those dropped bits (scores equal but for the last bits of the mantissa) are put back
+    in score order afterwards. No string is compared.
+    """
+    q_bits = max(int(n_q - 1).bit_length(), 1)
+    if q_bits > 32:   # (millions of queries) two passes instead
+        by_score = np.argsort(scores)[::-1]
+        return by_score[np.argsort(run_q[by_score], kind="stable")]
+    bits = np.ascontiguousarray(scores, dtype=np.float64).view(np.uint64)
+    # Descending order as unsigned integers: negative scores keep their bits, the others are flipped.
+    # Built in place, one temporary at a time: this runs on every row.
+    key = ~bits
+    key &= np.uint64(0x7FFF_FFFF_FFFF_FFFF)
+    np.copyto(key, bits, where=bits >= np.uint64(1 << 63))
+    key >>= np.uint64(q_bits)
+    query = run_q.astype(np.uint64)
+    query <<= np.uint64(64 - q_bits)
+    key |= query
+    del query
+    order = np.argsort(key)
+    key = key[order]
+    same_key = key[1:] == key[:-1]
+    del key
+    if same_key.any():
+        ordered = scores[order]
+        if ((ordered[1:] != ordered[:-1]) & same_key).any():
+            # Runs of equal keys, each sorted again by its exact scores (rare; -0.0 and 0.0 are equal).
+            member = np.zeros(len(order), dtype=bool)
+            member[1:] |= same_key
+            member[:-1] |= same_key
+            at = np.flatnonzero(member)
+            run_id = np.cumsum(np.r_[True, ~same_key[at[1:] - 1]])
+            order[at] = order[at][np.lexsort((-ordered[at], run_id))]
+    return order
+
+
+def _windows(data: np.ndarray, start: np.ndarray, length: np.ndarray, width: int, level: int) -> np.ndarray:
+    """Bytes width*level .. width*level+width-1 of each docno as a big-endian number, zero-padded.
+
+    Comparing these, window after window, is comparing the strings byte by byte (strcmp): a
+    docno holds no NUL byte, so a shorter docno sorts before the longer one it begins.
+    ``data`` is the docnos' bytes followed by 8 zero bytes, so every 8-byte read stays inside."""
+    every_byte = np.ndarray((len(data) - 7,), dtype=">u8", buffer=data, strides=(1,))   # a uint64 at each offset
+    at = np.minimum(start + width * level, len(data) - 8)
+    value = every_byte[at].astype(np.uint64) >> np.uint64(64 - 8 * width)
+    missing = (width - np.clip(length - width * level, 0, width)).astype(np.uint64) * np.uint64(8)
+    return value >> missing << missing     # bytes past the end of the docno read as 0
+
+
+def _docno_descending(docs: pa.Array, group: np.ndarray) -> np.ndarray:
+    """The permutation that sorts rows by ``group`` (dense ids from 0), then docno descending (byte order).
+
+    One numeric sort per pass on (group, the next few bytes) packed in a uint64: the first pass
+    settles nearly every group, and only rows still equal within their group read further."""
+    large = pa.types.is_large_string(docs.type)
+    offsets = np.frombuffer(docs.buffers()[1], dtype=np.int64 if large else np.int32, count=len(docs) + 1,
+                            offset=docs.offset * (8 if large else 4)).astype(np.int64)
+    raw = docs.buffers()[2]
+    data = np.concatenate((np.frombuffer(raw, dtype=np.uint8) if raw is not None else np.empty(0, np.uint8),
+                           np.zeros(8, dtype=np.uint8)))
+    start, length = offsets[:-1], np.diff(offsets)
+    n = len(docs)
+    width = max(1, (64 - max(int(n).bit_length(), 1)) // 8)   # bytes per pass, beside a group (or run) id
+    shift, full = np.uint64(8 * width), np.uint64((1 << 8 * width) - 1)
+    key = np.asarray(group, dtype=np.uint64)
+    idx = np.arange(n)                       # the rows being sorted, in their current order
+    slots = np.arange(n)                     # where in the result they go
+    perm = np.empty(n, dtype=np.int64)
+    level = 0
+    while True:
+        window = _windows(data, start[idx], length[idx], width, level)
+        inner = np.argsort((key << shift) | (full - window))
+        idx, key, window = idx[inner], key[inner], window[inner]
+        perm[slots] = idx
+        same = (key[1:] == key[:-1]) & (window[1:] == window[:-1])
+        if not same.any():
+            return perm
+        unresolved = np.zeros(len(key), dtype=bool)
+        unresolved[1:] |= same
+        unresolved[:-1] |= same
+        sub = np.flatnonzero(unresolved)
+        key = np.cumsum(np.r_[True, ~same]).astype(np.uint64)[sub]   # one id per run still tied
+        idx, slots = idx[sub], slots[sub]
+        level += 1
+
+
+_TIE_BATCH = 1 << 17   # tied rows whose docnos are compared together
+
+
+def _break_ties_by_docno(order: np.ndarray, run_q: np.ndarray, scores: np.ndarray, rows: np.ndarray,
+                         run: Run, codes: np.ndarray | None = None) -> np.ndarray:
+    """Within each run of equal (query, score), put the larger docno (byte order) first, as trec_eval does.
+
+    Only the tied rows' docnos are fetched and compared; everything else keeps its place.
+    ``order`` is changed in place; ``rows`` maps its entries to run rows (None: the same).
+    With ``codes`` (each row's judgment), a tie group whose rows are all judged alike is left
+    as it is: no measure can tell its orders apart (see :func:`tie_order`, which restores the
+    exact order of a few rows for display)."""
+    ordered = scores[order]
+    same = ordered[1:] == ordered[:-1]          # one array at a time: this runs on every row
+    del ordered
+    ordered = run_q[order]
+    same &= ordered[1:] == ordered[:-1]
+    del ordered
+    if codes is not None and same.any():
+        ordered = codes[order]
+        # Keep the groups with two different judgments: a group is cut into runs of equal judgment,
+        # so it is mixed exactly when one of its tied neighbours differs.
+        group = np.cumsum(np.r_[True, ~same])
+        mixed = np.zeros(int(group[-1]) + 1, dtype=bool)
+        mixed[group[1:][same & (ordered[1:] != ordered[:-1])]] = True
+        same &= mixed[group[1:]]
+        del ordered, group, mixed
+    if not same.any():
+        return order
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    at = np.flatnonzero(tied)                   # positions in ``order`` of tied rows
+    del tied
+    # A tie group starts where a tied row is not tied to the one before it; dense ids 0, 1, 2...
+    starts = np.flatnonzero(np.r_[True, ~same[at[1:] - 1]])
+    del same
+    # Whole groups a batch at a time: the docnos and sort keys of every tied row at once would add
+    # about 100 bytes per tied row to the peak memory.
+    first_after = np.searchsorted(starts, np.arange(0, len(at), _TIE_BATCH))   # a group start per batch
+    cuts = np.unique(np.r_[starts[first_after[first_after < len(starts)]], len(at)])
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        part = at[a:b]
+        first = np.zeros(b - a, dtype=bool)
+        first[starts[(starts >= a) & (starts < b)] - a] = True
+        group = np.cumsum(first) - 1
+        run_rows = order[part] if rows is None else rows[order[part]]
+        by_row = np.argsort(run_rows)
+        docs = run.doc_codes.docnos(run_rows[by_row])   # fetched in ascending row order
+        within = part[by_row][_docno_descending(docs, group[by_row])]
+        order[part] = order[within]
+    return order
+
+
+def tie_order(scores: np.ndarray, docnos: pa.Array) -> np.ndarray:
+    """The permutation putting some rows (one query's, say) in trec_eval's order: score descending,
+    then docno descending (byte order). For display: :func:`prepare` leaves tie groups whose
+    documents are all judged alike in any order."""
+    table = pa.table({"s": pa.array(np.asarray(scores, dtype=np.float64)), "d": docnos.cast(pa.string())})
+    return to_numpy(pc.sort_indices(table, sort_keys=[("s", "descending"), ("d", "descending")])).astype(np.int64)
+
+
 def prepare(
     qrels: Qrels,
     run: Run,
@@ -178,39 +335,73 @@ def prepare(
     max_docs: int | None = None,
     judged_only: bool = False,
     num_docs_in_coll: int = 0,
+    topics: list[str] | None = None,
 ) -> tuple[Ranking, list[str]]:
     """Rank ``run`` per query (score desc, docno desc) and look up each document's judgment.
 
-    Returns the ranking and the qrels topics that have no results (ignored
-    unless ``complete``, in which case they are kept with no documents).
+    The queries ranked are the qrels topics that have results (all qrels topics
+    if ``complete``), or ``topics`` when given (judged or not, e.g. one query
+    for a drill-down). Returns the ranking and the qrels topics that have no
+    results (ignored unless ``complete``).
+
+    With ``complete``, a topic without results is ranked, as trec_eval -c does,
+    as one placeholder document (:data:`PLACEHOLDER_DOCNO`, not in the run);
+    ``Ranking.missing`` marks those topics and ``Ranking.run_rows`` is -1 there.
     """
     qrels_topics = list(qrels.query_ids)
     run_topics = set(run.query_ids)
     absent = [q for q in qrels_topics if q not in run_topics]
-    topics = qrels_topics if complete else [q for q in qrels_topics if q in run_topics]
+    if topics is None:
+        topics = qrels_topics if complete else [q for q in qrels_topics if q in run_topics]
+    else:
+        topics, absent = list(topics), []
     topic_set = string_array(topics)
     n_q = len(topics)
 
     # Query of each run row as an index into the evaluated topics (-1: no judgments, ignored).
     run_q = index_in(run.query.dictionary, topic_set, np.int32)[to_numpy(run.query.indices)]
-    rows = np.flatnonzero(run_q >= 0)
-    if len(rows) < len(run_q):
+    rows = None   # run row of each kept row; None while every row is kept (saves an index per row)
+    if (run_q < 0).any():
+        rows = np.flatnonzero(run_q >= 0)
         run_q, scores = run_q[rows], run.score[rows]
     else:
         scores = run.score
+    # The qrels side of the join on (query index, qrels document index). Looking the run's docnos
+    # up among the qrels' (few) docnos is cheaper than the other way round. The qrels' own
+    # encodings are cached on the Qrels: only the small query-id map is made per run.
+    qr_q = index_in(string_array(qrels_topics), topic_set)[qrels.query_codes] if len(qrels) else \
+        np.empty(0, dtype=np.int64)
+    qr_doc = qrels.doc_dictionary
+    n_qdocs = max(len(qr_doc.dictionary), 1)
+    qr_d = codes_of(qr_doc)
+    joinable = qr_q >= 0
+    qr_keys = qr_q[joinable] * n_qdocs + qr_d[joinable]
+    key_order = np.argsort(qr_keys, kind="stable")
+    qr_keys, qr_rel = qr_keys[key_order], qrels.rel[joinable][key_order]
+    doc_codes = run.doc_codes
+    qdoc_of_code = index_in(doc_codes.vocabulary, qr_doc.dictionary, np.int32)
+
+    def judgment(keys: np.ndarray) -> np.ndarray:
+        """The code of each (query, qrels doc) key: its grade, UNJUDGED, or NONPOOL if not in the qrels."""
+        out = np.full(len(keys), NONPOOL, dtype=np.int64)
+        if len(keys) and len(qr_keys):
+            at = np.minimum(np.searchsorted(qr_keys, keys), len(qr_keys) - 1)
+            hit = qr_keys[at] == keys
+            out[hit] = np.where(qr_rel[at[hit]] < 0, UNJUDGED, qr_rel[at[hit]])
+        return out
+
+    row_rel = None   # each kept row's judgment, when found before the rows are ordered
     order = _file_order(run_q, scores)
     if order is None:
-        order = pc.sort_indices(pa.Table.from_arrays([from_numpy(run_q), from_numpy(scores)], ["q", "s"]),
-                                sort_keys=[("q", "ascending"), ("s", "descending")])
-        order = to_numpy(order)
-        q_o, s_o = run_q[order], scores[order]
-        if ((q_o[1:] == q_o[:-1]) & (s_o[1:] == s_o[:-1])).any():
-            # Tied scores: trec_eval ranks the larger docno first (byte order).
-            docs = run.doc_codes.docnos(rows)
-            keys = pa.Table.from_arrays([from_numpy(run_q), from_numpy(scores), docs], ["q", "s", "d"])
-            order = to_numpy(pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
-                                                              ("d", "descending")]))
-        del q_o, s_o
+        order = _score_order(run_q, scores, n_q)
+        # Judged before ordering (a judgment does not depend on the order), so that tie groups
+        # judged alike keep their order; with -M the order decides which documents are kept.
+        qdoc = qdoc_of_code[doc_codes.codes if rows is None else doc_codes.codes[rows]]
+        cand = np.flatnonzero(qdoc >= 0)
+        row_rel = np.full(len(run_q), NONPOOL, dtype=np.int16)   # grades fit: MAX_GRADE < 2**15
+        row_rel[cand] = judgment(run_q[cand].astype(np.int64) * n_qdocs + qdoc[cand])
+        del qdoc, cand
+        order = _break_ties_by_docno(order, run_q, scores, rows, run, row_rel if max_docs is None else None)
     q_sorted = run_q[order]
     counts = np.bincount(q_sorted, minlength=n_q)
     if max_docs is not None:
@@ -220,30 +411,34 @@ def prepare(
         within = np.arange(len(q_sorted)) - np.repeat(starts, counts) < max_docs
         order, q_sorted = order[within], q_sorted[within]
         counts = np.bincount(q_sorted, minlength=n_q)
-    run_rows = rows[order]
+    if rows is None:
+        run_rows = np.arange(len(run.score)) if isinstance(order, slice) else order
+    else:
+        run_rows = rows[order]
     in_file_order = isinstance(order, slice) and len(run_rows) == len(run.score)
-    del run_q, scores, order
+    del run_q, scores
 
-    # Join with the qrels on (query index, qrels document index). Looking the run's docnos up
-    # among the qrels' (few) docnos is cheaper than the other way round.
-    qr_q = index_in(qrels.query, topic_set)
-    qr_doc = as_dictionary_array(qrels.doc, "document")
-    n_qdocs = max(len(qr_doc.dictionary), 1)
-    qr_d = codes_of(qr_doc)
-    joinable = qr_q >= 0
-    qr_keys = qr_q[joinable] * n_qdocs + qr_d[joinable]
-    key_order = np.argsort(qr_keys, kind="stable")
-    qr_keys, qr_rel = qr_keys[key_order], qrels.rel[joinable][key_order]
-    rel = np.full(len(run_rows), NONPOOL, dtype=np.int64)
-    doc_codes = run.doc_codes
-    qdoc_of_code = index_in(doc_codes.vocabulary, qr_doc.dictionary, np.int32)
-    cand = np.flatnonzero(qdoc_of_code[doc_codes.codes if in_file_order else doc_codes.codes[run_rows]] >= 0)
-    if len(cand) and len(qr_keys):
-        cand_keys = q_sorted[cand].astype(np.int64) * n_qdocs + qdoc_of_code[doc_codes.codes[run_rows[cand]]]
-        at = np.minimum(np.searchsorted(qr_keys, cand_keys), len(qr_keys) - 1)
-        hit = qr_keys[at] == cand_keys
-        found = qr_rel[at[hit]]
-        rel[cand[hit]] = np.where(found < 0, UNJUDGED, found)
+    if row_rel is not None:
+        rel = row_rel[order].astype(np.int64)
+        del row_rel
+    else:   # rows already in rank order: judge them in that order
+        rel = np.full(len(run_rows), NONPOOL, dtype=np.int64)
+        cand = np.flatnonzero(qdoc_of_code[doc_codes.codes if in_file_order else doc_codes.codes[run_rows]] >= 0)
+        if len(cand):
+            rel[cand] = judgment(q_sorted[cand].astype(np.int64) * n_qdocs
+                                 + qdoc_of_code[doc_codes.codes[run_rows[cand]]])
+
+    missing = np.array([q not in run_topics for q in topics], dtype=bool)
+    if missing.any() and (max_docs is None or max_docs > 0):
+        # trec_eval -c ranks the placeholder document alone for each topic without results.
+        miss = np.flatnonzero(missing)
+        place = index_in(pa.array([PLACEHOLDER_DOCNO], pa.string()), qr_doc.dictionary)[0]
+        codes = judgment(miss * n_qdocs + place) if place >= 0 else np.full(len(miss), NONPOOL, np.int64)
+        at = np.searchsorted(q_sorted, miss)
+        rel = np.insert(rel, at, codes)
+        run_rows = np.insert(run_rows, at, -1)
+        q_sorted = np.insert(q_sorted, at, miss.astype(q_sorted.dtype))
+        counts = np.bincount(q_sorted, minlength=n_q)
 
     # Judged documents per grade, over the whole qrels of each evaluated query.
     graded = (qr_q >= 0) & (qrels.rel >= 0)
@@ -260,7 +455,6 @@ def prepare(
         counts = np.bincount(q_sorted, minlength=n_q)
 
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    missing = np.array([q not in run_topics for q in topics], dtype=bool)
     ranking = Ranking(
         query_ids=np.array(topics, dtype=object),
         offsets=offsets,

@@ -14,8 +14,10 @@ Two spellings are accepted:
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked.measures import NICKNAMES, REGISTRY, Measure, ParamKind
@@ -51,8 +53,27 @@ def _c_double(text: str, spec: str) -> float:
         raise EvalUsageError(f"'{spec}': '{text}' is not a number") from None
 
 
-def parse_params(measure: Measure, param_text: str | None, spec: str) -> tuple:
-    """Parse a trec_eval parameter string for ``measure`` (None: the defaults)."""
+def _finite(values, spec: str):
+    for v in values:
+        if not math.isfinite(v):
+            raise EvalUsageError(f"'{spec}': parameter {v} is not a finite number")
+    return values
+
+
+def _is_c_integer(text: str) -> bool:
+    """trec_eval's valid_int: an optional sign, then ASCII digits only."""
+    digits = text[1:] if text[:1] in "+-" else text
+    return digits.isascii() and digits.isdigit()
+
+
+def parse_params(measure: Measure, param_text: str | None, spec: str, *, lenient: bool = False,
+                 warn: Callable[[str], None] | None = None) -> tuple:
+    """Parse a trec_eval parameter string for ``measure`` (None: the defaults).
+
+    ``lenient`` (the trec_eval subcommand) accepts what trec_eval 10.0 accepts,
+    and reports through ``warn`` whatever it silently ignores; otherwise (evaluate)
+    a parameter that cannot mean anything is a usage error.
+    """
     if param_text is None:
         return measure.defaults
     if param_text == "":
@@ -60,7 +81,11 @@ def parse_params(measure: Measure, param_text: str | None, spec: str) -> tuple:
     parts = param_text.split(",")
     kind = measure.kind
     if kind is ParamKind.NONE:
-        raise EvalUsageError(f"'{spec}': {measure.name} takes no parameters")
+        if not lenient:
+            raise EvalUsageError(f"'{spec}': {measure.name} takes no parameters")
+        if warn:
+            warn(f"'{spec}': {measure.name} takes no parameters; '{param_text}' is ignored (as trec_eval does)")
+        return measure.defaults
     if kind is ParamKind.LONG_CUTOFFS:
         values = sorted(_c_long(p, spec) for p in parts)
         if values[0] <= 0:
@@ -72,18 +97,37 @@ def parse_params(measure: Measure, param_text: str | None, spec: str) -> tuple:
         values = sorted(_c_double(p, spec) for p in parts)
         if len(set(values)) != len(values):
             raise EvalUsageError(f"'{spec}': duplicate cutoffs")
-        return tuple(values)
+        return tuple(values if lenient else _finite(values, spec))
     if kind is ParamKind.DOUBLE_PARAMS:
         values = tuple(_c_double(p, spec) for p in parts)
         if measure.name == "utility" and len(values) != 4:
             raise EvalUsageError(f"'{spec}': utility takes exactly 4 coefficients a,b,c,d")
+        if not lenient:
+            _finite(values, spec)
+            if measure.name == "set_F" and values[0] < 0:
+                raise EvalUsageError(f"'{spec}': set_F's weight of recall must be 0 or more, not {parts[0]}")
         return values
     pairs = []
+    takes_p = measure.name in ("rbp", "rbp_resid")
     for p in parts:
         name, eq, value = p.partition("=")
         if not eq or not name:
             raise EvalUsageError(f"'{spec}': parameters must be name=value pairs, e.g. {measure.name}.1=3,2=9")
-        pairs.append((name, _c_double(value, spec)))
+        number = _c_double(value, spec)
+        # trec_eval reads a pair as rel_level=gain when the name is an integer, rbp's p by name;
+        # it skips any other name without a word.
+        if not (_is_c_integer(name) or takes_p and name == "p"):
+            what = "a relevance grade" + (" or p" if takes_p else "")
+            if not lenient:
+                raise EvalUsageError(f"'{spec}': '{name}' is not {what}")
+            if warn:
+                warn(f"'{spec}': '{name}={value}' is ignored ({name} is not {what}), as trec_eval does")
+            continue
+        if not lenient:
+            _finite([number], spec)
+            if name == "p" and not 0.0 <= number < 1.0:
+                raise EvalUsageError(f"'{spec}': p must be from 0 to 1 (excluded), not {value}")
+        pairs.append((name, number))
     return tuple(pairs)
 
 
@@ -98,12 +142,14 @@ def output_names(measure: Measure, params: tuple, param_text: str | None) -> tup
     return (measure.name,)
 
 
-def trec_request(name: str, param_text: str | None, spec: str | None = None) -> MeasureRequest:
+def trec_request(name: str, param_text: str | None, spec: str | None = None, *, lenient: bool = False,
+                 warn: Callable[[str], None] | None = None) -> MeasureRequest:
+    """A request in trec_eval's syntax; ``lenient`` and ``warn`` as in :func:`parse_params`."""
     spec = spec or (name if param_text is None else f"{name}.{param_text}")
     measure = REGISTRY.get(name)
     if measure is None:
         raise EvalUsageError(_unknown(name))
-    params = parse_params(measure, param_text, spec)
+    params = parse_params(measure, param_text, spec, lenient=lenient, warn=warn)
     text_length = int(params[0]) if measure.name == "relstring" else None
     return MeasureRequest(measure, params, output_names(measure, params, param_text), text_length=text_length)
 
