@@ -96,6 +96,14 @@ def test_no_retrieved_document_prints_nan_for_interpolated_precision(tmp_path, a
     assert "11pt_avg              \tall\t  -nan" in lines
 
 
+def test_rndcg_with_no_positive_ideal_gain_is_nan(tmp_path):
+    # Found by comparing with the binary: -l 0 counts grade-0 documents as relevant, none with a gain.
+    out = trec_eval(tmp_path, ["-q", "-l", "0", "-m", "Rndcg"], qrels="1 0 a 0\n2 0 b 1\n",
+                    run="1 Q0 a 1 1 t\n2 Q0 b 1 1 t\n")
+    assert out.splitlines() == ["Rndcg                 \t1\t  -nan", "Rndcg                 \t2\t1.0000",
+                                "Rndcg                 \tall\t  -nan"]
+
+
 def test_missing_value_is_nan_in_tidy_columns_not_zero():
     # Point 3, evaluate's side: such a value is missing (NaN: empty in CSV, null in JSON), never 0.
     qrels = Qrels.from_dict({"1": {"a": 1}, "2": {"b": 1}})

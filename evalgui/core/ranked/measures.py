@@ -569,7 +569,9 @@ def _rndcg(r, params):
     extra = (r.num_ret > n_ideal + 1) & (idcg_total > 0)
     sums = sums + np.where(extra, safe_div(g.docs.sum(g.dcg_terms()), idcg_total), 0.0)
     counts = counts + extra
-    return col(np.where(r.num_rel > 0, safe_div(sums, counts), 0.0))
+    # No point counted (no positive ideal gain, e.g. -l 0 with only grade-0 judgments): trec_eval's 0/0.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return col(np.where(r.num_rel > 0, np.where(counts > 0, sums / counts, NAN), 0.0))
 
 
 @_register("ndcg_cut", "Gain", ParamKind.LONG_CUTOFFS, DEFAULT_CUTOFFS, ir_name="nDCG@k",
