@@ -13,7 +13,6 @@ evaluation already built (``RunEvaluation.ranking``), so nothing is ranked twice
 
 from __future__ import annotations
 
-import math
 
 from dataclasses import dataclass
 
@@ -26,6 +25,7 @@ from evalgui.core.data import Qrels, Run, byte_sorted, codes_of
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.ranked.measures import RECALL_POINTS, interpolated_precision
 from evalgui.core.ranked.ranking import Ranking, prepare, tie_order
+from evalgui.core.ranked.evaluate import query_mean
 
 ALL = "all"                       # the query id of rows averaged over queries (as in evaluate())
 INTERPOLATED = "interpolated"
@@ -41,14 +41,6 @@ SIDE_COLUMNS = ["rank", "doc", "score", "relevance", "judgment", "rank_in_other"
 # ---------------------------------------------------------------------------
 # Precision-recall curves
 # ---------------------------------------------------------------------------
-
-def _query_mean(values: np.ndarray, n_queries: int) -> np.ndarray:
-    """Mean over queries (axis 0) with exact sums, as evaluate() does, so the values agree bit for bit."""
-    if n_queries == 0:
-        return np.zeros(values.shape[1:])
-    flat = values.reshape(len(values), -1)
-    return (np.array([math.fsum(c) for c in flat.T]) / n_queries).reshape(values.shape[1:])
-
 
 def pr_curves(ranking: Ranking, *, grid_points: int = 101, state: JobState | None = None) -> pd.DataFrame:
     """Precision-recall curves of every query of one evaluated run, and their means.
@@ -103,7 +95,7 @@ def pr_curves(ranking: Ranking, *, grid_points: int = 101, state: JobState | Non
         "query": np.concatenate([np.repeat(qids, len(levels)), np.full(len(levels), ALL, dtype=object)]),
         "kind": INTERPOLATED,
         "recall": np.tile(levels, n_q + 1),
-        "precision": np.concatenate([iprec.ravel(), _query_mean(iprec, n_q)]),
+        "precision": np.concatenate([iprec.ravel(), query_mean(iprec, n_q)]),
         "rank": np.nan,
     })
 
@@ -139,7 +131,7 @@ def pr_curves(ranking: Ranking, *, grid_points: int = 101, state: JobState | Non
     ok = cut <= n[:, None]                                            # also false when n = 0
     flat = np.where(ok, first[:, None] + cut - 1, 0)
     step = np.where(ok, prec[flat] if len(prec) else 0.0, 0.0)
-    mean_step = _query_mean(step, n_q)
+    mean_step = query_mean(step, n_q)
 
     uninterp = pd.DataFrame({
         "query": np.concatenate([qids[out_query], np.full(grid_points, ALL, dtype=object)]),

@@ -108,12 +108,21 @@ class RunEvaluation:
         return pd.DataFrame(self.tidy_columns(per_query))
 
 
-def _column_sums(values: np.ndarray, exact: bool) -> np.ndarray:
+def column_sums(values: np.ndarray, exact: bool) -> np.ndarray:
     # trec_eval adds query after query to 0.0 (so -0.0 values sum to 0.0); the exact sum is correctly
     # rounded instead: 2,000 values of 0.4 sum to 800, not 800.0000000000023.
     if exact:
         return np.array([math.fsum(values[:, j]) for j in range(values.shape[1])]) + 0.0
     return np.cumsum(values, axis=0)[-1] + 0.0
+
+
+def query_mean(values: np.ndarray, n_queries: int, exact: bool = True) -> np.ndarray:
+    """Mean over queries (axis 0; any trailing shape). Summary tables and curves both use it, so
+    their means agree bit for bit."""
+    if n_queries == 0 or values.shape[0] == 0:
+        return np.zeros(values.shape[1:])
+    flat = values.reshape(len(values), -1)
+    return (column_sums(flat, exact) / n_queries).reshape(values.shape[1:])
 
 
 def _aggregate(values: np.ndarray, how: str, n_queries: int, exact: bool = False) -> np.ndarray:
@@ -122,12 +131,11 @@ def _aggregate(values: np.ndarray, how: str, n_queries: int, exact: bool = False
         return np.zeros(values.shape[1])
     if how == "gmean":
         logs = np.log(np.maximum(values, M.MIN_GEO_MEAN))
-        return np.exp(_column_sums(logs, exact) / n_queries)
-    total = _column_sums(values, exact)
-    if how in ("sum", "count"):
-        return total
+        return np.exp(column_sums(logs, exact) / n_queries)
     if how == "mean":
-        return total / n_queries
+        return query_mean(values, n_queries, exact)
+    if how in ("sum", "count"):
+        return column_sums(values, exact)
     return np.zeros(values.shape[1])
 
 
