@@ -9,6 +9,7 @@ The GUI thread only ever receives queued signals, so it never blocks.
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import traceback
@@ -27,19 +28,9 @@ _SWITCH_INTERVAL = 0.001
 
 # Python's cycle collector runs in whichever thread happens to allocate. If it frees a Qt
 # object on a worker thread (a closed window's widgets, a finished worker), Qt's destructor
-# there can deadlock with the GUI thread. So automatic collection is switched off once
-# workers exist, and a timer collects in the GUI thread instead (pyqtgraph's helper).
-_GUI_THREAD_COLLECTOR = None
-
-
-def _collect_garbage_in_the_gui_thread() -> None:
-    global _GUI_THREAD_COLLECTOR
-    if _GUI_THREAD_COLLECTOR is None:
-        from pyqtgraph.util.garbage_collector import GarbageCollector
-
-        _GUI_THREAD_COLLECTOR = GarbageCollector(interval=0.5)
-
-Job = Callable[[JobState], Any]
+# there can deadlock with the GUI thread. So automatic collection is off while any worker
+# runs, and switched back on from the GUI thread when the last one has finished.
+_GC_WAS_ENABLED = False
 
 
 def cancel_all() -> None:
@@ -113,7 +104,10 @@ class Worker(QObject):
         self._thread.finished.connect(self._finished)
 
     def start(self) -> None:
-        _collect_garbage_in_the_gui_thread()
+        global _GC_WAS_ENABLED
+        if not _RUNNING:
+            _GC_WAS_ENABLED = gc.isenabled()
+            gc.disable()
         # Hand the GIL over every millisecond (Python's default: 5 ms) so the GUI thread,
         # which gives it up on every call into Qt, is not kept waiting behind the job.
         if sys.getswitchinterval() > _SWITCH_INTERVAL:
@@ -124,6 +118,8 @@ class Worker(QObject):
     @Slot()
     def _finished(self) -> None:
         _RUNNING.discard(self)
+        if not _RUNNING and _GC_WAS_ENABLED:
+            gc.enable()
         self.done.emit()
 
     def cancel(self) -> None:

@@ -28,7 +28,7 @@ def test_the_registry_lists_every_kind_and_says_which_are_readable():
                                     "similarity results"]
     assert [k.name for k in inputs.readable_kinds()] == ["qrels", "run", "per-query scores"]
     filters = inputs.open_dialog_filters()
-    assert "Per-query scores (*.csv *.tsv *.parquet)" in filters and "Similarity" not in filters
+    assert "Per-query scores (*.csv *.tsv *.tab *.parquet *.pq)" in filters and "Similarity" not in filters
     assert filters.endswith("All files (*)")
 
 

@@ -10,6 +10,8 @@ def test_run_by_run_matrix_matches_the_per_query_values(qtbot, window):
     ranked = open_demo_and_wait(qtbot, window)
     view = ranked.run_matrix
     assert ranked.results_tabs.tabText(ranked.results_tabs.indexOf(view.page)) == "Run × run"
+    assert view.measure.count() == 0                    # not computed while out of sight
+    ranked.results_tabs.setCurrentWidget(view.page)
     index = view.measure.findData("P_10")
     view.measure.setCurrentIndex(index)
     frame = view.model.frame
@@ -36,6 +38,7 @@ def test_run_by_run_export(qtbot, window, tmp_path):
 
     ranked = open_demo_and_wait(qtbot, window)
     view = ranked.run_matrix
+    view.shown()                                        # what exporting from the menu does first
     table = view.table.export_frame()
     path = tmp_path / "m.csv"
     table.to_csv(path, index=False)

@@ -84,16 +84,17 @@ def test_a_dropped_worker_finishes_without_crashing(qtbot):
 
 
 def test_cycles_are_collected_in_the_gui_thread_only(qtbot):
-    """A worker thread must never free Qt objects: the cycle collector runs on a GUI-thread timer."""
+    """A worker thread must never free Qt objects: no automatic collection while workers run."""
     import gc
     import threading
 
     from PySide6.QtCore import QObject
 
-    worker = Worker(lambda state: [[] for _ in range(200_000)])   # allocates: would trigger a collection
+    enabled = []
+    worker = Worker(lambda state: enabled.append(gc.isenabled()))
     with qtbot.waitSignal(worker.done, timeout=10_000):
         worker.start()
-    assert not gc.isenabled()
+    assert enabled == [False] and gc.isenabled()          # off while it ran, on again after
 
     freed_in = []
 
@@ -104,9 +105,9 @@ def test_cycles_are_collected_in_the_gui_thread_only(qtbot):
     holder = Holder()
     holder.cycle = holder                 # only the cycle collector can free it
     del holder
-    worker = Worker(lambda state: [[] for _ in range(200_000)])
+    worker = Worker(lambda state: [[] for _ in range(200_000)])   # allocates: would trigger a collection
     with qtbot.waitSignal(worker.done, timeout=10_000):
         worker.start()
     assert freed_in == []                 # the worker's allocations did not collect it
-    gc.collect()                          # what the GUI thread's timer does
+    gc.collect()                          # the GUI thread's next automatic collection
     assert freed_in == [True]

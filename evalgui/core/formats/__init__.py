@@ -18,17 +18,27 @@ from evalgui.core.formats import _text
 FORMATS = ("auto", "trec", "relevant_list", "json", "csv", "tsv", "parquet")
 
 
-def _extension_format(source: str) -> str | None:
-    lower = source.lower()
+# The extensions of each table format, in one place: readers, sniffing and the Open dialog's patterns.
+EXTENSIONS = {"json": (".json", ".jsonl"), "parquet": (".parquet", ".pq"), "csv": (".csv",), "tsv": (".tsv", ".tab")}
+
+
+def extension_of(source: str) -> str | None:
+    """The table format a file's extension names (a trailing .gz ignored), or None."""
+    lower = os.fspath(source).lower()
     if lower.endswith(".gz"):
         lower = lower[:-3]
-    if lower.endswith((".json", ".jsonl")):
-        return "json"
-    if lower.endswith((".parquet", ".pq")):
-        return "parquet"
-    if lower.endswith(".csv"):
-        return "csv"
-    return None
+    return next((fmt for fmt, extensions in EXTENSIONS.items() if lower.endswith(extensions)), None)
+
+
+def patterns(*formats: str) -> tuple[str, ...]:
+    """File-dialog patterns for these table formats, e.g. ("*.csv", "*.tsv", "*.tab")."""
+    return tuple(f"*{ext}" for fmt in formats for ext in EXTENSIONS[fmt])
+
+
+def _extension_format(source: str) -> str | None:
+    """Formats decided by the extension alone (a .tsv needs its header to be one)."""
+    fmt = extension_of(source)
+    return None if fmt == "tsv" else fmt
 
 
 def _is_number(token: bytes) -> bool:
@@ -77,7 +87,7 @@ def sniff_format_and_tokens(source: str) -> tuple[str, list[bytes] | None]:
 
 
 def _format_of(source: str, tokens: list[bytes]) -> str:
-    if source.lower().endswith((".tsv", ".tsv.gz", ".tab")) and _looks_like_header(tokens):
+    if extension_of(source) == "tsv" and _looks_like_header(tokens):
         return "tsv"
     if len(tokens) == 1:
         first = tokens[0].decode("utf-8", "replace")

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from evalgui.core.data import MAX_GRADE, MIN_GRADE, Qrels, Run, duplicate_pair_rows, grade_problem
 from evalgui.core.errors import EvalInputError
-from evalgui.core.formats import _text
+from evalgui.core.formats import _text, extension_of
 
 QUERY_COLUMNS = ("query", "qid", "query_id", "topic", "topic_id")
 DOC_COLUMNS = ("doc", "docno", "doc_id", "docid", "document")
@@ -134,8 +134,7 @@ def _load_frame(path):
     import pandas as pd
 
     source = os.fspath(path)
-    lower = source.lower()
-    if lower.endswith((".parquet", ".pq")):
+    if extension_of(source) == "parquet":
         import pyarrow.parquet as pq
 
         try:
@@ -146,7 +145,7 @@ def _load_frame(path):
             raise EvalInputError(source, f"not a readable Parquet file ({exc})") from None
         return source, frame, np.arange(1, len(frame) + 1)
     data = _text.load_bytes(source)
-    sep = "\t" if lower.endswith((".tsv", ".tsv.gz", ".tab")) else ","
+    sep = "\t" if extension_of(source) == "tsv" else ","
     import io
 
     try:

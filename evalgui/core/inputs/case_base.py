@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from evalgui.core.inputs import FileHead, InputKind
+from evalgui.core.formats import patterns
+from evalgui.core.inputs import InputKind
 
 KIND = InputKind(
-    name="case base", label="Case base", patterns=("*.csv", "*.tsv", "*.json", "*.jsonl", "*.parquet"),
+    name="case base", label="Case base", patterns=patterns("csv", "tsv", "json", "parquet"),
     expected="a table with an id column and attribute columns",
     sniff=lambda head: 0.0)

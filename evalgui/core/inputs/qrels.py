@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalgui.core.formats import patterns
 from evalgui.core.inputs import FileHead, InputKind
 
 
@@ -35,7 +36,7 @@ def warnings(qrels, counts: dict) -> list[str]:
 
 
 KIND = InputKind(
-    name="qrels", label="Qrels", patterns=("*.qrels", "*.txt", "*.gz", "*.json", "*.csv", "*.tsv", "*.parquet"),
+    name="qrels", label="Qrels", patterns=("*.qrels", "*.txt", "*.gz") + patterns("json", "csv", "tsv", "parquet"),
     expected="TREC qrels 'query iter doc relevance', a list of relevant documents, or a table with query, doc "
              "and relevance columns",
     sniff=sniff, read=read, summary=summary, headline=("queries", "judged", "relevant"), warnings=warnings)

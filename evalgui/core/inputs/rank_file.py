@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalgui.core.inputs import FileHead, InputKind
+from evalgui.core.inputs import InputKind
 
 KIND = InputKind(
     name="rank file", label="Rank file", patterns=("*.txt", "*.tsv"),

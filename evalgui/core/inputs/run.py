@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalgui.core.formats import patterns
 from evalgui.core.inputs import FileHead, InputKind
 
 
@@ -29,7 +30,7 @@ def summary(run) -> dict:
 
 
 KIND = InputKind(
-    name="run", label="Run", patterns=("*.run", "*.res", "*.trec", "*.txt", "*.gz", "*.json", "*.csv", "*.tsv",
-                                       "*.parquet"),
+    name="run", label="Run", patterns=("*.run", "*.res", "*.trec", "*.txt", "*.gz")
+    + patterns("json", "csv", "tsv", "parquet"),
     expected="TREC run 'query Q0 doc rank score tag', or a table with query, doc and score columns",
     sniff=sniff, read=read, summary=summary, headline=("queries", "documents"))

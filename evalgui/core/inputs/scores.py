@@ -14,6 +14,7 @@ import numpy as np
 
 from evalgui.core import tidy
 from evalgui.core.errors import EvalInputError
+from evalgui.core.formats import patterns
 from evalgui.core.inputs import FileHead, InputKind
 
 
@@ -114,6 +115,6 @@ def warnings(scores: PerQueryScores, counts: dict) -> list[str]:
 
 
 KIND = InputKind(
-    name="per-query scores", label="Per-query scores", patterns=("*.csv", "*.tsv", "*.parquet"),
+    name="per-query scores", label="Per-query scores", patterns=patterns("csv", "tsv", "parquet"),
     expected="a table with run, query, measure and value columns (what evalgui-cli evaluate --per-query writes)",
     sniff=sniff, read=read, summary=summary, headline=("runs", "measures", "queries"), warnings=warnings)

@@ -5,6 +5,7 @@ Sniffed already, so that such a table is never taken for a ranked run.
 
 from __future__ import annotations
 
+from evalgui.core.formats import patterns
 from evalgui.core.inputs import FileHead, InputKind
 
 QUERY_COLUMNS = ("query_id", "query", "qid")
@@ -21,5 +22,5 @@ def sniff(head: FileHead) -> float:
 
 
 KIND = InputKind(
-    name="similarity results", label="Similarity results", patterns=("*.csv", "*.tsv", "*.parquet"),
+    name="similarity results", label="Similarity results", patterns=patterns("csv", "tsv", "parquet"),
     expected="a table with query_id, case_id and similarity columns", sniff=sniff)

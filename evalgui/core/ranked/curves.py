@@ -13,7 +13,6 @@ evaluation already built (``RunEvaluation.ranking``), so nothing is ranked twice
 
 from __future__ import annotations
 
-
 from dataclasses import dataclass
 
 import numpy as np

@@ -60,6 +60,8 @@ class RankedWorkspace(Workspace):
         self.results_tabs.setObjectName("resultsTabs")
         for view in self.views:
             self.results_tabs.addTab(view.page, view.title)
+        # Views that only keep up while in sight (see RunMatrixView.refresh) catch up when shown.
+        self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
 
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.form_column)

@@ -55,17 +55,33 @@ class RunMatrixView:
         sides.setSizes([5000, 6000])     # proportions: room for the table's numbers and a readable heatmap
         self.page = with_toolbar(sides, [QLabel("Measure"), self.measure, export])
         self.page.layout().addWidget(self.caption)
+        self._stale = False
 
     def export_plot_dialog(self) -> None:
+        self.shown()
         export_plot_dialog(self.page, self.heatmap, "run_by_run")
+
+    def export_table_dialog(self) -> None:
+        self.shown()
+        self.table.export_dialog()
 
     def choices(self) -> list[ChoiceBox]:
         return [self.measure]
 
     def refresh(self, results: ResultSet) -> None:
+        # Every pair of runs over every query: brought up to date only while the tab is in sight,
+        # so that runs arriving one by one do not stall the window for a tab nobody looks at.
         self.results = results
-        self.measure.set_items([(m, m) for m in results.per_query_measures()])
-        self._show()
+        self._stale = True
+        if self.page.isVisible():
+            self.shown()
+
+    def shown(self) -> None:
+        """The tab came into sight (or is about to be exported): catch up with the results."""
+        if self._stale:
+            self._stale = False
+            self.measure.set_items([(m, m) for m in self.results.per_query_measures()])
+            self._show()
 
     def frame(self) -> pd.DataFrame:
         """Runs x runs: mean of (row run − column run) over the queries both have."""
@@ -77,15 +93,15 @@ class RunMatrixView:
         return mean_difference_matrix(self.results.query_matrix(measure))
 
     def _show(self) -> None:
-        from evalgui.core.stats.paired import shared_query_counts
+        from evalgui.core.stats.paired import mean_difference_matrix, shared_query_counts
 
         measure = self.measure.currentData()
-        frame = self.frame()
-        if frame.empty:
-            self.model.set_frame(frame)
+        if not measure or len(self.results) < 1:
+            self.model.set_frame(pd.DataFrame())
             self.caption.setText("")
             return
-        shared = shared_query_counts(self.results.query_matrix(measure))
+        scores = self.results.query_matrix(measure)
+        frame, shared = mean_difference_matrix(scores), shared_query_counts(scores)
         tips = pd.DataFrame(
             [[f"{a} − {b}: {frame.loc[a, b]:+.4f} ({measure}, mean over {shared.loc[a, b]} shared queries)"
               for b in frame.columns] for a in frame.index], index=frame.index, columns=frame.columns)
@@ -96,4 +112,4 @@ class RunMatrixView:
                              f"queries both runs have. Red: the row run scores higher; blue: lower.")
 
     def export_targets(self) -> list:
-        return [("Run × run table…", self.table.export_dialog), ("Run × run heatmap…", self.export_plot_dialog)]
+        return [("Run × run table…", self.export_table_dialog), ("Run × run heatmap…", self.export_plot_dialog)]
