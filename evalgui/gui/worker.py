@@ -32,6 +32,8 @@ _SWITCH_INTERVAL = 0.001
 # runs, and switched back on from the GUI thread when the last one has finished.
 _GC_WAS_ENABLED = False
 
+Job = Callable[[JobState], Any]
+
 
 def cancel_all() -> None:
     """Ask every running job to stop."""

@@ -7,7 +7,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from evalgui.core.data import Run, duplicate_pair_rows, from_numpy, index_in, string_array, to_numpy
+from evalgui.core.data import Run
+from evalgui.core.arrow import duplicate_pair_rows, from_numpy, index_in, string_array, to_numpy
 
 
 def _brute_force(queries, docs):
@@ -52,7 +53,7 @@ def test_arrow_numpy_helpers():
 
 
 def test_string_hashes():
-    from evalgui.core.data import string_hashes
+    from evalgui.core.arrow import string_hashes
 
     words = ["", "a", "b", "ab", "ba", "日本", "a" * 300, "doc-1", "doc-10", "", "ab"]
     h = string_hashes(pa.array(words, pa.string()))
@@ -68,10 +69,10 @@ def test_string_hashes():
 
 @pytest.mark.parametrize("collide", [False, True])
 def test_duplicates_in_a_shuffled_run_by_hash_are_exact(monkeypatch, collide):
-    import evalgui.core.data as data
+    import evalgui.core.arrow as arrow
 
     if collide:   # every hash equal: the exact comparison alone must tell duplicates apart
-        monkeypatch.setattr(data, "string_hashes", lambda strings: np.zeros(len(strings), dtype=np.uint64))
+        monkeypatch.setattr(arrow, "string_hashes", lambda strings: np.zeros(len(strings), dtype=np.uint64))
     rng = np.random.default_rng(5)
     n = 3000
     queries = [f"q{x}" for x in rng.integers(0, 30, n)]

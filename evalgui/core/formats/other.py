@@ -16,7 +16,8 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from evalgui.core.data import MAX_GRADE, MIN_GRADE, Qrels, Run, duplicate_pair_rows, grade_problem
+from evalgui.core.data import MAX_GRADE, MIN_GRADE, Qrels, Run, grade_problem
+from evalgui.core.arrow import duplicate_pair_rows
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text, extension_of
 

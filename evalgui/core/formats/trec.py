@@ -22,7 +22,8 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from evalgui.core.data import MAX_GRADE, Qrels, Run, duplicate_pair_rows, from_numpy, grade_problem, to_numpy
+from evalgui.core.data import MAX_GRADE, Qrels, Run, grade_problem
+from evalgui.core.arrow import duplicate_pair_rows, from_numpy, to_numpy
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
 
@@ -220,7 +221,7 @@ def read_trec_run(path: str | os.PathLike, name: str | None = None) -> Run:
     """Read a TREC run file. Raises EvalInputError naming file, line and reason."""
     source = os.fspath(path)
     name = name or _text.file_stem(source)
-    # Ids as dictionaries: the parser builds one per block, in parallel (see data.DocCodes).
+    # Ids as dictionaries: the parser builds one per block, in parallel (see arrow.DocCodes).
     ids = pa.dictionary(pa.int32(), pa.string())
     types = {0: ids, 2: ids, 4: pa.float64()}
     data = None

@@ -20,13 +20,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalgui.core.data import Qrels, Run, byte_sorted, codes_of
+from evalgui.core import tidy
+from evalgui.core.arrow import codes_of
+from evalgui.core.data import Qrels, Run, byte_sorted
 from evalgui.core.jobs import JobState, state_or_default
+from evalgui.core.ranked.evaluate import query_mean
 from evalgui.core.ranked.measures import RECALL_POINTS, interpolated_precision
 from evalgui.core.ranked.ranking import Ranking, prepare, tie_order
-from evalgui.core.ranked.evaluate import query_mean
 
-ALL = "all"                       # the query id of rows averaged over queries (as in evaluate())
+ALL = tidy.ALL_QUERIES              # the query id of rows averaged over queries (as in evaluate())
 INTERPOLATED = "interpolated"
 UNINTERPOLATED = "uninterpolated"
 RELEVANT, NON_RELEVANT, UNJUDGED_TEXT = "relevant", "non-relevant", "unjudged"

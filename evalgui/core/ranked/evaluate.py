@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from evalgui.core import tidy
 from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.ranked import measures as M
@@ -93,7 +94,7 @@ class RunEvaluation:
         shown_names = np.array([self.columns[i].name for i in shown], dtype=object)
         n_rows = len(self.query_ids) * len(shown)
         query = np.concatenate((np.repeat(self.query_ids, len(shown)).astype(object),
-                                np.full(len(numeric), "all", dtype=object)))
+                                np.full(len(numeric), tidy.ALL_QUERIES, dtype=object)))
         return {
             "run": np.full(n_rows + len(numeric), self.run_name, dtype=object),
             "query": query,

@@ -19,7 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evalgui.core.data import MAX_GRADE, Qrels, Run, codes_of, grade_problem, index_in, string_array, to_numpy
+from evalgui.core.data import MAX_GRADE, Qrels, Run, grade_problem
+from evalgui.core.arrow import codes_of, index_in, string_array, to_numpy
 from evalgui.core.errors import EvalInputError
 
 NONPOOL = -1
