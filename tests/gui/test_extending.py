@@ -9,18 +9,10 @@ import textwrap
 
 import pytest
 
+from tests.core.test_inputs import FAKE_KIND
 from tests.gui.conftest import load, run_and_wait
 
-WORD_KIND = '''
-from evalgui.core.inputs import InputKind
-
-def read(path, **_):
-    return open(path).read().split()
-
-KIND = InputKind(name="word list", label="Word list", patterns=("*.words",), expected="one word per line",
-                 sniff=lambda head: 0.99 if head.name.endswith(".words") else 0.0, read=read,
-                 summary=lambda words: {"words": len(words)}, headline=("words",))
-'''
+WORD_KIND = FAKE_KIND     # the fake kind the registry's own tests use
 
 WORD_WORKSPACE = '''
 import pandas as pd
