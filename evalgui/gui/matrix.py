@@ -38,6 +38,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt
 from PySide6.QtGui import QAction, QColor, QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView
 
+from evalgui.gui.tables import tsv_text
+
 # ColorBrewer RdBu (reversed: negative blue), colour-blind safe; its middle is near-white.
 DIVERGING = ("#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7", "#fddbc7", "#f4a582", "#d6604d", "#b2182b")
 # ColorBrewer Blues: light for low values, dark for high.
@@ -307,14 +309,9 @@ class MatrixView(QTableView):
         if not chosen:
             return ""
         model = self.matrix_model
-        lines = ["\t".join([""] + [model.column_label(c) for c in columns])]
-        for r in rows:
-            cells = [model.row_label(r)]
-            for c in columns:
-                value = model.value(r, c) if (r, c) in chosen else None
-                cells.append("" if value is None else repr(value))
-            lines.append("\t".join(cells))
-        return "\n".join(lines) + "\n"
+        return tsv_text([""] + [model.column_label(c) for c in columns],
+                        [[model.row_label(r)] + [model.value(r, c) if (r, c) in chosen else None for c in columns]
+                         for r in rows])
 
     def copy_selection(self) -> None:
         text = self.selection_tsv()

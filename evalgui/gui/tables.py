@@ -164,6 +164,14 @@ class DataFrameModel(QAbstractTableModel):
         return None
 
 
+def tsv_text(header: list[str], rows: list[list]) -> str:
+    """Tab-separated text with a header line, numbers at full precision (what a spreadsheet pastes)."""
+    def cell(value) -> str:
+        return "" if _is_missing(value) else repr(value) if isinstance(value, float) else str(value)
+
+    return "\n".join("\t".join(cell(v) for v in line) for line in [header, *rows]) + "\n"
+
+
 class FilterProxy(QSortFilterProxyModel):
     """Sorts by raw values; filters rows whose text in ``filter_columns`` contains the filter text."""
 
@@ -246,18 +254,12 @@ class FrameTableView(QTableView):
         cols = sorted({i.column() for i in indexes})
         chosen = {(i.row(), i.column()) for i in indexes}
         header = [str(self.model().headerData(c, Qt.Orientation.Horizontal)) for c in cols]
-        lines = ["\t".join(header)]
-        for r in rows:
-            cells = []
-            for c in cols:
-                if (r, c) not in chosen:
-                    cells.append("")
-                    continue
-                src = self.proxy.mapToSource(self.proxy.index(r, c))
-                value = self.source_model.raw(src.row(), src.column())
-                cells.append("" if _is_missing(value) else repr(value) if isinstance(value, float) else str(value))
-            lines.append("\t".join(cells))
-        return "\n".join(lines) + "\n"
+
+        def value(r, c):
+            src = self.proxy.mapToSource(self.proxy.index(r, c))
+            return self.source_model.raw(src.row(), src.column())
+
+        return tsv_text(header, [[value(r, c) if (r, c) in chosen else None for c in cols] for r in rows])
 
     def copy_selection(self) -> None:
         text = self.selection_tsv()

@@ -181,14 +181,19 @@ def claims(path: str | os.PathLike) -> list[tuple[InputKind, float]]:
     return sorted(((k, c) for k, c in scored if c > 0), key=lambda kc: (-kc[1], order.index(kc[0].name)))
 
 
-def detect_kind(path: str | os.PathLike) -> InputKind:
-    """The most confident kind. A file no kind claims is an input error naming what was expected."""
-    found = [(k, c) for k, c in claims(path) if c >= MIN_CONFIDENCE]
+def _confident_kinds(path: str | os.PathLike) -> list[InputKind]:
+    """The kinds sure enough of ``path``, most confident first; none is an input error naming what was expected."""
+    found = [k for k, c in claims(path) if c >= MIN_CONFIDENCE]
     if not found:
         expected = "; ".join(f"{k.label}: {k.expected}" for k in readable_kinds())
         raise EvalInputError(os.fspath(path), f"evalgui cannot tell what kind of file this is. Expected one of — "
                                               f"{expected}")
-    return found[0][0]
+    return found
+
+
+def detect_kind(path: str | os.PathLike) -> InputKind:
+    """The most confident kind. A file no kind claims is an input error naming what was expected."""
+    return _confident_kinds(path)[0]
 
 
 @dataclass
@@ -245,8 +250,8 @@ def read_input(path: str | os.PathLike, kind_name: str | None = None, **options)
         loaded = _read_as(kind(kind_name), path, options)
         loaded.kind_detected = False
         return loaded
-    best = detect_kind(path)
-    fallbacks = [k for k, c in claims(path) if k is not best and k.readable and c >= MIN_CONFIDENCE]
+    best, *others = _confident_kinds(path)          # sniffed once
+    fallbacks = [k for k in others if k.readable]
     try:
         return _read_as(best, path, options)
     except EvalInputError as first_error:

@@ -83,15 +83,6 @@ class RunMatrixView:
             self.measure.set_items([(m, m) for m in self.results.per_query_measures()])
             self._show()
 
-    def frame(self) -> pd.DataFrame:
-        """Runs x runs: mean of (row run − column run) over the queries both have."""
-        from evalgui.core.stats.paired import mean_difference_matrix
-
-        measure = self.measure.currentData()
-        if not measure or len(self.results) < 1:
-            return pd.DataFrame()
-        return mean_difference_matrix(self.results.query_matrix(measure))
-
     def _show(self) -> None:
         from evalgui.core.stats.paired import mean_difference_matrix, shared_query_counts
 
