@@ -103,6 +103,8 @@ class Registry(Mapping[str, R], Generic[R]):
 
 _FAMILIES: dict[str, str | Registry] = {
     "ranked": "evalgui.core.ranked.measures:REGISTRY",
+    "tests": "evalgui.core.stats.significance:TESTS",
+    "corrections": "evalgui.core.stats.significance:CORRECTIONS",
 }
 
 

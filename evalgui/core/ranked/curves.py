@@ -24,7 +24,7 @@ from evalgui.core import tidy
 from evalgui.core.arrow import codes_of
 from evalgui.core.data import Qrels, Run, byte_sorted
 from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.ranked.evaluate import query_mean
+from evalgui.core.sums import query_mean
 from evalgui.core.ranked.measures import RECALL_POINTS, interpolated_precision
 from evalgui.core.ranked.ranking import Ranking, prepare, tie_order
 

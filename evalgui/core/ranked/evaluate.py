@@ -9,7 +9,6 @@ same table as four numpy columns, without importing pandas (the CLI's CSV path).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -18,6 +17,7 @@ import numpy as np
 from evalgui.core import tidy
 from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import JobState, state_or_default
+from evalgui.core.sums import column_sums, query_mean
 from evalgui.core.ranked import measures as M
 from evalgui.core.ranked.ranking import Ranking, prepare
 from evalgui.core.ranked.specs import MeasureRequest, parse_measures
@@ -107,23 +107,6 @@ class RunEvaluation:
         import pandas as pd
 
         return pd.DataFrame(self.tidy_columns(per_query))
-
-
-def column_sums(values: np.ndarray, exact: bool) -> np.ndarray:
-    # trec_eval adds query after query to 0.0 (so -0.0 values sum to 0.0); the exact sum is correctly
-    # rounded instead: 2,000 values of 0.4 sum to 800, not 800.0000000000023.
-    if exact:
-        return np.array([math.fsum(values[:, j]) for j in range(values.shape[1])]) + 0.0
-    return np.cumsum(values, axis=0)[-1] + 0.0
-
-
-def query_mean(values: np.ndarray, n_queries: int, exact: bool = True) -> np.ndarray:
-    """Mean over queries (axis 0; any trailing shape). Summary tables and curves both use it, so
-    their means agree bit for bit."""
-    if n_queries == 0 or values.shape[0] == 0:
-        return np.zeros(values.shape[1:])
-    flat = values.reshape(len(values), -1)
-    return (column_sums(flat, exact) / n_queries).reshape(values.shape[1:])
 
 
 def _aggregate(values: np.ndarray, how: str, n_queries: int, exact: bool = False) -> np.ndarray:

@@ -1,0 +1,276 @@
+"""Compare systems: per measure, every pair (or every system against baselines) with a
+significance test, a multiple-comparison correction and effect sizes.
+
+The input is tidy per-query scores (run, query, measure, value), whether the
+ranked engine just computed them or a file holds them. Which queries a test is
+paired over is decided once per measure by :func:`align` and reported:
+
+* ``shared`` (default): the queries of the universe (the qrels' topics, or every
+  query in the scores table) that *every* compared run has; the others are
+  dropped, and the report says which run lacked them.
+* ``zero-filled`` (trec_eval's ``-c``): every query of the universe; a run that
+  lacks one scores 0 there.
+
+Every row of the result records how it was made (test, samples, seed,
+correction, α, query policy, number of queries), so a CSV on its own says what
+it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalgui.core import tidy
+from evalgui.core.jobs import JobState, state_or_default
+from evalgui.core.stats import significance as sig
+from evalgui.core.sums import query_mean
+
+RUN_A, RUN_B = "run_a", "run_b"
+COLUMNS = ("measure", RUN_A, RUN_B, "mean_a", "mean_b", "diff", "ci_low", "ci_high", "effect_size",
+           "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "n_queries")
+PROVENANCE = ("test", "samples", "seed", "correction", "alpha", "queries")
+CI_SAMPLES = 1_000       # bootstrap samples of the mean difference's CI (the bootstrap test's B when it runs)
+SHARED, ZERO_FILLED = "shared", "zero-filled"
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    test: str = "t"
+    correction: str = "holm"
+    alpha: float = 0.05
+    samples: int | None = None          # None: the test's default (randomization 10,000, bootstrap 1,000, ...)
+    seed: int = 42
+    baselines: tuple[str, ...] = ()     # empty: all pairs
+    fill_missing: bool = False          # trec_eval's -c: a run's missing query scores 0
+    tie_tolerance: float = 0.0          # |difference| within this is a tie in wins/ties/losses
+    confidence: float = 0.95
+
+    def __post_init__(self):
+        sig.check_test(self.test)
+        sig.check_correction(self.correction)
+        if not 0.0 < self.alpha < 1.0:
+            raise ValueError(f"alpha must be between 0 and 1, not {self.alpha}")
+        if self.samples is not None and self.samples < 1:
+            raise ValueError(f"the number of samples must be at least 1, not {self.samples}")
+        if self.tie_tolerance < 0:
+            raise ValueError("the tie tolerance cannot be negative")
+
+    @property
+    def resamples(self) -> int | None:
+        """B of a resampling test (None for the others)."""
+        if self.test not in sig.RESAMPLING:
+            return None
+        return self.samples if self.samples is not None else sig.DEFAULT_SAMPLES[self.test]
+
+    @property
+    def effective_correction(self) -> str:
+        # Tukey's HSD already controls the family-wise error over all pairs.
+        return "none" if self.test == "tukey" else self.correction
+
+    @property
+    def policy(self) -> str:
+        return ZERO_FILLED if self.fill_missing else SHARED
+
+
+@dataclass
+class QuerySet:
+    """The queries one measure's tests are paired over, and why others are not."""
+
+    measure: str
+    queries: list[str]
+    policy: str
+    universe: int                                  # queries that could have been compared
+    missing: dict[str, list[str]] = field(default_factory=dict)   # run -> universe queries it has no value for
+
+    @property
+    def dropped(self) -> int:
+        return 0 if self.policy == ZERO_FILLED else self.universe - len(self.queries)
+
+    def describe(self) -> str:
+        n = len(self.queries)
+        if not self.missing:
+            return f"{self.measure}: {n} queries, every run has all of them."
+        lacking = "; ".join(f"{run} lacks {len(qs)}" for run, qs in self.missing.items())
+        if self.policy == ZERO_FILLED:
+            return f"{self.measure}: {n} queries; missing ones score 0 ({lacking})."
+        return (f"{self.measure}: {n} of {self.universe} queries, those every run has; {self.dropped} dropped "
+                f"({lacking}).")
+
+
+def pairs_of(runs: list[str], baselines: tuple[str, ...] | list[str] = ()) -> list[tuple[int, int]]:
+    """Indices (a, b) of the pairs to compare, in the order the runs were given.
+
+    All pairs a < b; with baselines, each baseline (in the order given) against every
+    other run, a baseline pair once."""
+    index = {name: i for i, name in enumerate(runs)}
+    unknown = [b for b in baselines if b not in index]
+    if unknown:
+        raise ValueError(f"baseline '{unknown[0]}' is not one of the compared runs ({', '.join(runs)})")
+    if not baselines:
+        return [(i, j) for i in range(len(runs)) for j in range(i + 1, len(runs))]
+    out: list[tuple[int, int]] = []
+    seen: set[frozenset] = set()
+    for name in dict.fromkeys(baselines):
+        a = index[name]
+        for b in range(len(runs)):
+            if b != a and frozenset((a, b)) not in seen:
+                seen.add(frozenset((a, b)))
+                out.append((a, b))
+    return out
+
+
+def align(scores: pd.DataFrame, runs: list[str], measure: str, universe: list[str] | None = None,
+          fill_missing: bool = False) -> tuple[np.ndarray, QuerySet]:
+    """Queries x runs matrix of one measure over the query set the policy gives."""
+    rows = scores[scores[tidy.MEASURE] == measure]
+    rows = rows[rows[tidy.QUERY] != tidy.ALL_QUERIES]
+    wide = rows.pivot_table(index=tidy.QUERY, columns=tidy.RUN, values=tidy.VALUE, aggfunc="first")
+    wide = wide.reindex(columns=runs)
+    if universe is None:
+        from evalgui.core.data import byte_sorted
+
+        universe = byte_sorted(set(wide.index))
+    wide = wide.reindex(index=universe)
+    present = wide.notna()
+    missing = {run: [q for q, ok in zip(universe, present[run].to_numpy()) if not ok]
+               for run in runs if not present[run].all()}
+    if fill_missing:
+        kept = wide.fillna(0.0)
+        policy = ZERO_FILLED
+    else:
+        kept = wide[present.all(axis=1)]
+        policy = SHARED
+    return kept.to_numpy(dtype=np.float64), QuerySet(measure, [str(q) for q in kept.index], policy,
+                                                      len(universe), missing)
+
+
+@dataclass
+class Comparison:
+    """What :func:`compare` returns: the tidy table, its query sets, and per-measure extras."""
+
+    table: pd.DataFrame
+    runs: list[str]
+    measures: list[str]
+    options: CompareOptions
+    query_sets: dict[str, QuerySet]
+    difference_required: dict[str, float] = field(default_factory=dict)   # bootstrap only: Sakai's estimate
+    per_query: dict[str, pd.DataFrame] = field(default_factory=dict)      # measure -> queries x runs
+
+    def rows(self, measure: str) -> pd.DataFrame:
+        return self.table[self.table["measure"] == measure]
+
+    def matrix(self, measure: str, value: str = "diff") -> pd.DataFrame:
+        """Runs x runs for one measure: ``diff`` (row − column), a p-value column (symmetric),
+        ``wins`` (queries where the row beats the column) or any other column of the table."""
+        out = pd.DataFrame(np.nan, index=self.runs, columns=self.runs)
+        for row in self.rows(measure).itertuples(index=False):
+            a, b = getattr(row, RUN_A), getattr(row, RUN_B)
+            if value == "diff":
+                out.loc[a, b], out.loc[b, a] = row.diff, -row.diff
+            elif value in ("wins", "losses"):
+                out.loc[a, b], out.loc[b, a] = (row.wins, row.losses) if value == "wins" else (row.losses, row.wins)
+            elif value == "effect_size":
+                out.loc[a, b], out.loc[b, a] = row.effect_size, -row.effect_size
+            else:
+                out.loc[a, b] = out.loc[b, a] = getattr(row, value)
+        if value in ("diff", "effect_size", "wins", "losses"):
+            for run in self.runs:
+                out.loc[run, run] = 0.0
+        return out
+
+    def provenance(self) -> dict:
+        o = self.options
+        return {"test": o.test, "samples": o.resamples, "seed": o.seed if o.resamples else None,
+                "correction": o.effective_correction, "alpha": o.alpha, "queries": o.policy}
+
+
+def compare(scores: pd.DataFrame, runs: list[str], measures: list[str], options: CompareOptions = CompareOptions(),
+            universe: list[str] | None = None, state: JobState | None = None) -> Comparison:
+    """Compare ``runs`` on each of ``measures`` from tidy per-query ``scores``.
+
+    ``universe``: the queries that could be compared (the qrels' topics); default, every
+    query the scores have for that measure."""
+    state = state_or_default(state)
+    runs = list(dict.fromkeys(runs))
+    if len(runs) < 2:
+        raise ValueError("comparing needs at least two runs")
+    known_runs = set(scores[tidy.RUN].unique())
+    absent = [r for r in runs if r not in known_runs]
+    if absent:
+        raise ValueError(f"no scores for run '{absent[0]}'")
+    known_measures = set(scores[tidy.MEASURE].unique())
+    absent = [m for m in measures if m not in known_measures]
+    if absent:
+        raise ValueError(f"no scores for measure '{absent[0]}'")
+    pairs = pairs_of(runs, options.baselines)
+    first = np.array([a for a, _ in pairs], dtype=np.int64)
+    second = np.array([b for _, b in pairs], dtype=np.int64)
+    parts, query_sets, required, per_query = [], {}, {}, {}
+    for m_index, measure in enumerate(measures):
+        step = state.scaled(m_index / len(measures), (m_index + 1) / len(measures), f"{measure}: ")
+        step.progress(0.0, f"testing {len(pairs)} pair(s)")
+        matrix, query_set = align(scores, runs, measure, universe, options.fill_missing)
+        query_sets[measure] = query_set
+        per_query[measure] = pd.DataFrame(matrix, index=query_set.queries, columns=runs)
+        part, estimate = _compare_measure(measure, matrix, first, second, runs, options, step)
+        if estimate is not None:
+            required[measure] = estimate
+        parts.append(part)
+        step.progress(1.0, "done")
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+    result = Comparison(table, runs, list(measures), options, query_sets, required, per_query)
+    for column, value in result.provenance().items():
+        table[column] = value
+    return result
+
+
+def _compare_measure(measure: str, matrix: np.ndarray, first: np.ndarray, second: np.ndarray, runs: list[str],
+                     options: CompareOptions, state: JobState) -> tuple[pd.DataFrame, float | None]:
+    n = matrix.shape[0]
+    diffs = (matrix[:, first] - matrix[:, second]).T          # pairs x queries
+    means = query_mean(matrix, n) if n else np.full(len(runs), np.nan)
+    test, samples = options.test, options.resamples
+    estimate = None
+    if test == "t":
+        p = sig.t_test(diffs)
+    elif test == "wilcoxon":
+        p = sig.wilcoxon_test(diffs)
+    elif test == "sign":
+        p = sig.sign_test(diffs)
+    elif test == "randomization":
+        p = sig.randomization_test(diffs, samples, options.seed, state=state)
+    elif test == "bootstrap":
+        boot = sig.bootstrap_test(diffs, samples, options.seed, options.alpha, state=state)
+        p = boot.asl
+        estimate = float(np.nanmax(boot.difference_required)) if len(diffs) and n >= 2 else None
+    else:
+        p = sig.tukey_hsd(matrix, list(zip(first.tolist(), second.tolist())), samples, options.seed, state=state)
+    ci_low, ci_high = sig.mean_ci(diffs, samples if test == "bootstrap" else CI_SAMPLES, options.seed,
+                                  options.confidence, state=state)
+    if n == 0:
+        p = np.full(len(diffs), np.nan)
+    adjusted = sig.correct(p, options.effective_correction)
+    wins, ties, losses = sig.wins_ties_losses(diffs, options.tie_tolerance)
+    frame = pd.DataFrame({
+        "measure": measure,
+        RUN_A: [runs[i] for i in first], RUN_B: [runs[j] for j in second],
+        "mean_a": means[first], "mean_b": means[second],
+        "diff": query_mean(diffs.T, n) if n else np.nan,
+        "ci_low": ci_low, "ci_high": ci_high,
+        "effect_size": sig.cohens_dz(diffs),
+        "p_value": p, "p_adjusted": adjusted,
+        "significant": adjusted < options.alpha,
+        "wins": wins, "ties": ties, "losses": losses, "n_queries": n,
+    }, columns=list(COLUMNS))
+    return frame, estimate
+
+
+def compare_job(scores: pd.DataFrame, runs: list[str], measures: list[str], options: CompareOptions,
+                universe: list[str] | None = None):
+    """:func:`compare` as a job(state) for the worker."""
+    def job(state: JobState):
+        return compare(scores, runs, measures, options, universe, state)
+    return job
