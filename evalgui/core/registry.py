@@ -103,8 +103,8 @@ class Registry(Mapping[str, R], Generic[R]):
 
 _FAMILIES: dict[str, str | Registry] = {
     "ranked": "evalgui.core.ranked.measures:REGISTRY",
-    "tests": "evalgui.core.stats.significance:TESTS",
-    "corrections": "evalgui.core.stats.significance:CORRECTIONS",
+    "tests": "evalgui.core.stats.catalogue:TESTS",
+    "corrections": "evalgui.core.stats.catalogue:CORRECTIONS",
 }
 
 

@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from evalgui.core.stats import significance as sig
+from evalgui.core.stats.catalogue import CORRECTIONS, TESTS
 
 
 @pytest.fixture
@@ -190,7 +191,7 @@ def test_cohens_dz_and_wins_ties_losses():
 
 
 def test_registries_describe_every_test_and_correction():
-    assert list(sig.TESTS) == ["t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey"]
-    assert list(sig.CORRECTIONS) == ["none", "bonferroni", "holm", "holm-sidak", "bh"]
-    for record in [*sig.TESTS.values(), *sig.CORRECTIONS.values()]:
+    assert list(TESTS) == ["t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey"]
+    assert list(CORRECTIONS) == ["none", "bonferroni", "holm", "holm-sidak", "bh"]
+    for record in [*TESTS.values(), *CORRECTIONS.values()]:
         assert record.description and record.formula

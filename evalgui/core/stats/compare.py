@@ -26,6 +26,7 @@ import pandas as pd
 from evalgui.core import tidy
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.stats import significance as sig
+from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, RESAMPLING
 from evalgui.core.sums import query_mean
 
 RUN_A, RUN_B = "run_a", "run_b"
@@ -61,9 +62,9 @@ class CompareOptions:
     @property
     def resamples(self) -> int | None:
         """B of a resampling test (None for the others)."""
-        if self.test not in sig.RESAMPLING:
+        if self.test not in RESAMPLING:
             return None
-        return self.samples if self.samples is not None else sig.DEFAULT_SAMPLES[self.test]
+        return self.samples if self.samples is not None else DEFAULT_SAMPLES[self.test]
 
     @property
     def effective_correction(self) -> str:
@@ -274,3 +275,83 @@ def compare_job(scores: pd.DataFrame, runs: list[str], measures: list[str], opti
     def job(state: JobState):
         return compare(scores, runs, measures, options, universe, state)
     return job
+
+
+# ---------------------------------------------------------------------------
+# The compact table for a paper: runs x measures, means with superscripts
+# ---------------------------------------------------------------------------
+
+PAPER_FORMATS = ("latex", "markdown")
+
+
+def paper_table(comparison: Comparison, fmt: str = "latex", digits: int = 4) -> str:
+    """Runs x measures; each cell the mean, with the letters of the runs it beats significantly.
+
+    Runs are lettered a, b, c... in the order given; the best mean of a measure is bold. A note
+    under the table says how significance was decided, so the table can be quoted on its own."""
+    from evalgui.core.export import _latex_escape
+
+    if fmt not in PAPER_FORMATS:
+        raise ValueError(f"the paper table is written as {' or '.join(PAPER_FORMATS)}, not '{fmt}'")
+    runs, measures = comparison.runs, comparison.measures
+    letters = [_letter(i) for i in range(len(runs))]
+    means = {m: _means(comparison, m) for m in measures}
+    beats: dict[tuple[str, str], list[str]] = {(r, m): [] for r in runs for m in measures}
+    for row in comparison.table[comparison.table["significant"]].itertuples(index=False):
+        winner, loser = (row.run_a, row.run_b) if row.diff > 0 else (row.run_b, row.run_a)
+        beats[(winner, row.measure)].append(letters[runs.index(loser)])
+    latex = fmt == "latex"
+
+    def cell(run: str, measure: str) -> str:
+        value = means[measure].get(run)
+        if value is None or value != value:
+            return "–"
+        text = f"{value:.{digits}f}"
+        shown = {r: f"{v:.{digits}f}" for r, v in means[measure].items() if v == v}
+        best = max(shown.values(), key=float) if shown else None
+        if text == best and list(shown.values()).count(best) == 1:
+            text = f"\\textbf{{{text}}}" if latex else f"**{text}**"
+        marks = "".join(sorted(beats[(run, measure)], key=letters.index))
+        if marks:
+            text += f"$^{{{marks}}}$" if latex else f"<sup>{marks}</sup>"
+        return text
+
+    note = _provenance_note(comparison)
+    if latex:
+        lines = ["\\begin{tabular}{l" + "r" * len(measures) + "}", "\\toprule",
+                 "Run & " + " & ".join(_latex_escape(m) for m in measures) + " \\\\", "\\midrule"]
+        lines += [f"({letters[i]}) {_latex_escape(run)} & " + " & ".join(cell(run, m) for m in measures) + " \\\\"
+                  for i, run in enumerate(runs)]
+        lines += ["\\bottomrule", "\\end{tabular}", f"% {note}"]
+    else:
+        lines = ["| Run | " + " | ".join(measures) + " |", "|:---|" + "---:|" * len(measures)]
+        lines += [f"| ({letters[i]}) {run} | " + " | ".join(cell(run, m) for m in measures) + " |"
+                  for i, run in enumerate(runs)]
+        lines += ["", note]
+    return "\n".join(lines) + "\n"
+
+
+def _letter(i: int) -> str:
+    text = ""
+    i += 1
+    while i:
+        i, rest = divmod(i - 1, 26)
+        text = chr(ord("a") + rest) + text
+    return text
+
+
+def _means(comparison: Comparison, measure: str) -> dict[str, float]:
+    frame = comparison.per_query[measure]
+    if not len(frame):
+        return {}
+    return dict(zip(comparison.runs, query_mean(frame.to_numpy(), len(frame)).tolist()))
+
+
+def _provenance_note(comparison: Comparison) -> str:
+    p = comparison.provenance()
+    test = p["test"] + (f" (B = {p['samples']:,}, seed {p['seed']})" if p["samples"] else "")
+    counts = sorted({len(qs.queries) for qs in comparison.query_sets.values()})
+    queries = "/".join(str(c) for c in counts)
+    policy = "missing queries scored 0" if p["queries"] == ZERO_FILLED else "queries every run has"
+    return (f"Superscripts: runs this one beats significantly; {test}, correction {p['correction']}, "
+            f"alpha = {p['alpha']}, {queries} queries ({policy}).")
