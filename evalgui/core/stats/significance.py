@@ -150,18 +150,24 @@ def _resampled_t(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np
 
 @dataclass
 class BootstrapResult:
-    asl: np.ndarray                   # per row
-    difference_required: np.ndarray   # per row: |mean(w*_b)| of the sample with the Bα-th largest |t(w*_b)|
+    asl: np.ndarray                          # per row
+    required: dict[float, np.ndarray]        # α -> per row: |mean(w*_b)| of the sample with the Bα-th largest |t|
+
+    @property
+    def difference_required(self) -> np.ndarray:
+        """The estimate at the (first) α asked for."""
+        return next(iter(self.required.values()))
 
 
-def bootstrap_test(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, alpha: float = 0.05,
+def bootstrap_test(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, alpha: float | list[float] = 0.05,
                    state: JobState | None = None) -> BootstrapResult:
-    """Sakai's paired bootstrap test (ASL per row) and his estimated difference required at α."""
+    """Sakai's paired bootstrap test (ASL per row) and his estimated difference required at each α."""
     state = state_or_default(state)
     diffs = np.atleast_2d(np.asarray(diffs, dtype=np.float64))
+    alphas = [float(a) for a in (alpha if np.ndim(alpha) else [alpha])]
     rows, n = diffs.shape
     if n < 2:
-        return BootstrapResult(np.ones(rows), np.full(rows, np.nan))
+        return BootstrapResult(np.ones(rows), {a: np.full(rows, np.nan) for a in alphas})
     counts = resample_counts(n, samples, seed)
     observed_mean = diffs.mean(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -169,15 +175,18 @@ def bootstrap_test(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, alph
         observed_t = np.abs(np.where(sd > 0, observed_mean / (sd / np.sqrt(n)),
                                      np.where(np.abs(observed_mean) > NOISE, np.inf, 0.0)))
     asl = np.empty(rows)
-    required = np.empty(rows)
-    kth = samples - max(int(np.floor(samples * alpha)), 1)     # the Bα-th largest, as an ascending index
+    required = {a: np.empty(rows) for a in alphas}
+    # the Bα-th largest |t|, as an index into the ascending order
+    kth = {a: samples - min(max(int(np.floor(samples * a)), 1), samples) for a in alphas}
     for block, where in _row_blocks(diffs, samples, state):
         w_means, w_t = _resampled_t(block - observed_mean[where, None], counts)
         magnitude = np.abs(w_t)
         threshold = observed_t[where, None] * (1.0 - 1e-9)     # equal t values count as "at least"
         asl[where] = (magnitude >= threshold).mean(axis=1)
-        at = np.argpartition(magnitude, kth, axis=1)[:, kth]
-        required[where] = np.abs(w_means[np.arange(len(block)), at])
+        rows_here = np.arange(len(block))
+        for a, k in kth.items():
+            at = np.argpartition(magnitude, k, axis=1)[:, k]
+            required[a][where] = np.abs(w_means[rows_here, at])
     asl[_all_zero(diffs)] = 1.0
     return BootstrapResult(asl, required)
 
