@@ -241,7 +241,7 @@ class MainWindow(QMainWindow):
         runs after the batch, whatever happened. ``remember``: add the files to File > Recent.
         """
         failures: list[LoadFailure] = []
-        worker = Worker(load_files_job(requests))
+        worker = Worker(load_files_job(requests, [item.kind for item in self.session.items]))
         self._loaders.append(worker)
         generation = self._generation
 
