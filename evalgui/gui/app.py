@@ -34,6 +34,13 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(sys.argv[1:] if argv is None else argv)
+    from evalgui.gui.platform_check import platform_problem
+
+    # Qt would abort (status 134) with a message naming one library; say what to do instead.
+    problem = platform_problem()
+    if problem:
+        print(f"evalgui: {problem}", file=sys.stderr)
+        return 1
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 

@@ -17,7 +17,12 @@ _BADGES = {"ok": ("✔", QColor("#2e7d32")), "warning": ("⚠", QColor("#b26a00"
 
 
 def _tooltip(item: LoadedInput) -> str:
-    lines = [item.path, f"{item.record.label}" + ("" if item.kind_detected else " (kind chosen by you)")]
+    label = item.record.label
+    if item.kind_detected:
+        kind = f"{label}, detected: {item.kind_reason}" if item.kind_reason else label
+    else:
+        kind = f"{label} ({item.kind_reason or 'kind chosen by you'})"
+    lines = [item.path, kind]
     lines += [f"{key.replace('_', ' ')}: {value:,}" if isinstance(value, int) else f"{key.replace('_', ' ')}: {value}"
               for key, value in item.summary.items() if value not in ("", None)]
     lines += [f"⚠ {w}" for w in item.warnings]

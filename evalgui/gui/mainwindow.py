@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QM
                                QPushButton, QTabWidget, QVBoxLayout, QWidget)
 
 from evalgui.gui.datapanel import DataPanel
+from evalgui.gui.docking import DockWidthKeeper
 from evalgui.core.inputs import LoadedInput, LoadFailure, kinds, load_files_job, open_dialog_filters
 from evalgui.gui.session import Session
 from evalgui.gui.settings import app_settings
@@ -19,6 +20,10 @@ from evalgui.gui.workspaces import workspace_classes
 
 MAX_RECENT = 10
 PROJECT_FILTER = "evalgui project (*.evalgui)"
+# The smallest window in which the form, Run and the results all fit side by side (parts scroll inside).
+MIN_WINDOW_SIZE = (800, 560)
+DATA_DOCK_WIDTH = 300          # until the user drags it wider or narrower
+DATA_DOCK_MIN_WIDTH = 180      # file names and kinds stay readable
 
 
 def demo_files() -> list[tuple[str, str]]:
@@ -69,6 +74,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setWindowTitle("evalgui")
         self.setObjectName("mainWindow")
+        self.setMinimumSize(*MIN_WINDOW_SIZE)
         self.setAcceptDrops(True)
         self.session = Session(self)
         self.project_path: str | None = None
@@ -97,8 +103,9 @@ class MainWindow(QMainWindow):
         self.data_dock = QDockWidget("Data", self)
         self.data_dock.setObjectName("dataDock")
         self.data_dock.setWidget(self.data_panel)
+        self.data_panel.setMinimumWidth(DATA_DOCK_MIN_WIDTH)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.data_dock)
-        self.resizeDocks([self.data_dock], [360], Qt.Orientation.Horizontal)
+        self.data_dock_width = DockWidthKeeper(self, self.data_dock, DATA_DOCK_WIDTH, "window/data_dock_width")
 
         self.load_progress = QProgressBar()
         self.load_progress.setMaximumWidth(180)
@@ -234,7 +241,7 @@ class MainWindow(QMainWindow):
         runs after the batch, whatever happened. ``remember``: add the files to File > Recent.
         """
         failures: list[LoadFailure] = []
-        worker = Worker(load_files_job(requests))
+        worker = Worker(load_files_job(requests, [item.kind for item in self.session.items]))
         self._loaders.append(worker)
         generation = self._generation
 

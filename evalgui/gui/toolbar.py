@@ -2,7 +2,40 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
+
+
+class ControlRow(QScrollArea):
+    """A row of controls that scrolls sideways when the page is narrower than the row, so that
+    a long row does not set the minimum width of the page (and of the window)."""
+
+    def __init__(self, row: QWidget):
+        super().__init__()
+        self.setWidget(row)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setSizePolicy(self.sizePolicy().horizontalPolicy(), self.sizePolicy().Policy.Fixed)
+
+    def _height(self) -> int:
+        # Room for the scroll bar only while it is needed, so it never covers the controls.
+        height = self.widget().sizeHint().height()
+        if self.widget().minimumSizeHint().width() > self.width():
+            height += self.horizontalScrollBar().sizeHint().height()
+        return height
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.widget().sizeHint().width(), self._height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, self._height())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()          # the scroll bar may have come or gone
 
 
 def with_toolbar(view: QWidget, controls: list[QWidget]) -> QWidget:
@@ -11,7 +44,9 @@ def with_toolbar(view: QWidget, controls: list[QWidget]) -> QWidget:
     layout = QVBoxLayout(page)
     layout.setContentsMargins(4, 4, 4, 4)
     if controls:
-        bar = QHBoxLayout()
+        row = QWidget()
+        bar = QHBoxLayout(row)
+        bar.setContentsMargins(0, 0, 0, 0)
         for control in controls:
             if isinstance(control, QComboBox):
                 # Long entries must not set the window's minimum width (small screens), but the
@@ -23,7 +58,7 @@ def with_toolbar(view: QWidget, controls: list[QWidget]) -> QWidget:
             else:
                 bar.addWidget(control)
         bar.addStretch(1)
-        layout.addLayout(bar)
+        layout.addWidget(ControlRow(row))
     layout.addWidget(view)
     return page
 

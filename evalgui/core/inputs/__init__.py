@@ -17,16 +17,21 @@ import importlib
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 from evalgui.core.errors import EvalInputError
 from evalgui.core.jobs import JobState
+
+if TYPE_CHECKING:
+    from evalgui.core.inputs.evidence import Lean
 
 # The modules that define a kind (each has a module-level KIND), in the order the GUI lists them.
 KIND_MODULES = ["qrels", "run", "scores", "rank_file", "case_base", "similarity"]
 
 # A kind must be at least this sure to be chosen without asking.
 MIN_CONFIDENCE = 0.3
+# Claims this close are a toss-up, which the files already loaded decide.
+TOSS_UP = 0.1
 
 _HEAD_BYTES = 1 << 16
 
@@ -86,13 +91,30 @@ class FileHead:
     def has_column(self, *names: str) -> bool:
         return any(n in self.columns for n in names)
 
+    @cached_property
+    def json_lean(self) -> Lean:
+        """Whether the values of a JSON file look like a run's scores or relevance grades."""
+        from evalgui.core.inputs import evidence
+
+        return evidence.weigh(*evidence.json_values_by_query(self.path))
+
+
+class Claim(NamedTuple):
+    """A kind's answer to a file: how sure it is that the file is one of its own, and why."""
+
+    confidence: float
+    reason: str = ""
+
 
 @dataclass(frozen=True)
 class InputKind:
     """One kind of input file.
 
     ``sniff(head) -> confidence`` in [0, 1]: how sure the kind is that the file is one of
-    its own (0: not mine). ``read(path, **options)`` returns the data; None while evalgui
+    its own (0: not mine), a float or a :class:`Claim` that also says why (the Data dock shows it).
+    ``usually_one_per_session``: with one loaded, a file this kind and another claim about
+    equally is taken for the other (a qrels comes first, then runs).
+    ``read(path, **options)`` returns the data; None while evalgui
     has no reader. ``summary(data)`` gives an ordered dict of counts for the Data dock
     and its tooltip; ``headline`` names the entries shown in the dock's summary column.
     ``warnings(data, summary)`` lists things the user should look at (the file still loads).
@@ -107,6 +129,7 @@ class InputKind:
     summary: Callable[[Any], dict] = field(default=lambda data: {})
     headline: tuple[str, ...] = ()
     warnings: Callable[[Any, dict], list[str]] = field(default=lambda data, summary: [])
+    usually_one_per_session: bool = False
 
     @property
     def readable(self) -> bool:
@@ -173,27 +196,49 @@ def matches_pattern(path: str, kind: InputKind) -> bool:
     return any(fnmatch.fnmatch(name, p.lower()) for p in kind.patterns)
 
 
+def _claims(path: str | os.PathLike) -> list[tuple[InputKind, Claim]]:
+    """Every kind's claim on ``path``, most confident first (zeros left out)."""
+    head = FileHead(path)
+    found = []
+    for k in kinds().values():
+        claim = k.sniff(head)
+        claim = claim if isinstance(claim, Claim) else Claim(float(claim))
+        if claim.confidence > 0:
+            found.append((k, Claim(float(claim.confidence), claim.reason or f"it looks like {k.label.lower()}")))
+    order = list(kinds())
+    return sorted(found, key=lambda kc: (-kc[1].confidence, order.index(kc[0].name)))
+
+
 def claims(path: str | os.PathLike) -> list[tuple[InputKind, float]]:
     """Every kind's confidence that ``path`` is one of its own, most confident first (zeros left out)."""
-    head = FileHead(path)
-    scored = [(k, float(k.sniff(head))) for k in kinds().values()]
-    order = list(kinds())
-    return sorted(((k, c) for k, c in scored if c > 0), key=lambda kc: (-kc[1], order.index(kc[0].name)))
+    return [(k, claim.confidence) for k, claim in _claims(path)]
 
 
-def _confident_kinds(path: str | os.PathLike) -> list[InputKind]:
-    """The kinds sure enough of ``path``, most confident first; none is an input error naming what was expected."""
-    found = [k for k, c in claims(path) if c >= MIN_CONFIDENCE]
+def _confident_kinds(path: str | os.PathLike, loaded_kinds: Iterable[str] = ()) -> tuple[list[InputKind], str]:
+    """The kinds sure enough of ``path``, the likeliest first, and why it is the likeliest. None is an
+    input error naming what was expected. ``loaded_kinds``: the kinds of the files already loaded."""
+    found = [(k, claim) for k, claim in _claims(path) if claim.confidence >= MIN_CONFIDENCE]
     if not found:
         expected = "; ".join(f"{k.label}: {k.expected}" for k in readable_kinds())
         raise EvalInputError(os.fspath(path), f"evalgui cannot tell what kind of file this is. Expected one of — "
                                               f"{expected}")
-    return found
+    (best, claim), *others = found
+    reason = claim.reason
+    toss_up = others and claim.confidence - others[0][1].confidence <= TOSS_UP
+    if toss_up and best.usually_one_per_session:
+        other = others[0][0]
+        if best.name in set(loaded_kinds):
+            found[0], found[1] = found[1], found[0]
+            reason += f"; a {best.label.lower()} file is loaded already, so read as {other.label.lower()}"
+        else:
+            reason += f"; no {best.label.lower()} file is loaded yet, so read as {best.label.lower()}"
+    return [k for k, _ in found], reason
 
 
-def detect_kind(path: str | os.PathLike) -> InputKind:
-    """The most confident kind. A file no kind claims is an input error naming what was expected."""
-    return _confident_kinds(path)[0]
+def detect_kind(path: str | os.PathLike, loaded_kinds: Iterable[str] = ()) -> InputKind:
+    """The likeliest kind, given the kinds of the files already loaded. A file no kind claims is an
+    input error naming what was expected."""
+    return _confident_kinds(path, loaded_kinds)[0][0]
 
 
 @dataclass
@@ -205,6 +250,7 @@ class LoadedInput:
     data: Any
     summary: dict
     warnings: list[str] = field(default_factory=list)
+    kind_reason: str = ""            # why this kind: what the content showed, or "kind chosen by you"
     kind_detected: bool = True       # False when the user chose the kind
 
     @property
@@ -235,11 +281,13 @@ def _read_as(record: InputKind, path: str, options: dict) -> LoadedInput:
     return LoadedInput(path, record.name, data, summary, list(record.warnings(data, summary)))
 
 
-def read_input(path: str | os.PathLike, kind_name: str | None = None, **options) -> LoadedInput:
-    """Read one file as ``kind_name``, or as the kind its content says. Raises EvalInputError.
+def read_input(path: str | os.PathLike, kind_name: str | None = None, loaded_kinds: Iterable[str] = (),
+               **options) -> LoadedInput:
+    """Read one file as ``kind_name``, or as the kind its content (and ``loaded_kinds``, the kinds of
+    the files already loaded) says. Raises EvalInputError.
 
     When the kind was detected and another kind also claims the file (JSON judgments and
-    JSON runs share one layout), a failed read falls back to the next most confident kind.
+    JSON runs share one layout), a failed read falls back to the next most likely kind.
     """
     path = os.path.abspath(os.fspath(path))
     if not os.path.exists(path):
@@ -249,29 +297,39 @@ def read_input(path: str | os.PathLike, kind_name: str | None = None, **options)
     if kind_name is not None:
         loaded = _read_as(kind(kind_name), path, options)
         loaded.kind_detected = False
+        loaded.kind_reason = "kind chosen by you"
         return loaded
-    best, *others = _confident_kinds(path)          # sniffed once
+    (best, *others), reason = _confident_kinds(path, loaded_kinds)          # sniffed once
     fallbacks = [k for k in others if k.readable]
     try:
-        return _read_as(best, path, options)
+        loaded = _read_as(best, path, options)
+        loaded.kind_reason = reason
+        return loaded
     except EvalInputError as first_error:
         for other in fallbacks:
             try:
-                return _read_as(other, path, options)
+                loaded = _read_as(other, path, options)
             except EvalInputError:
                 continue
+            loaded.kind_reason = f"it cannot be read as {best.label.lower()} ({first_error.reason})"
+            return loaded
         raise first_error
 
 
-def load_files_job(requests: list[tuple[str, str | None]]):
-    """An engine job reading files; each arrives as a partial result (LoadedInput or LoadFailure)."""
+def load_files_job(requests: list[tuple[str, str | None]], loaded_kinds: Iterable[str] = ()):
+    """An engine job reading files; each arrives as a partial result (LoadedInput or LoadFailure).
+    ``loaded_kinds``: the kinds of the files loaded before; each file read joins them."""
+    loaded_kinds = list(loaded_kinds)
+
     def job(state: JobState) -> int:
         n = len(requests)
         for i, (path, kind_name) in enumerate(requests):
             state.check()
             state.progress(i / max(n, 1), f"Reading {os.path.basename(path)} ({i + 1} of {n})")
             try:
-                state.partial(read_input(path, kind_name))
+                loaded = read_input(path, kind_name, loaded_kinds)
+                loaded_kinds.append(loaded.kind)
+                state.partial(loaded)
             except EvalInputError as exc:
                 state.partial(LoadFailure(path, str(exc)))
             except (OSError, MemoryError) as exc:

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 from evalgui.core.formats import patterns
-from evalgui.core.inputs import FileHead, InputKind
+from evalgui.core.inputs import Claim, FileHead, InputKind
 
 
-def sniff(head: FileHead) -> float:
+def sniff(head: FileHead) -> Claim:
     from evalgui.core.formats.other import DOC_COLUMNS, QUERY_COLUMNS, REL_COLUMNS
 
     fmt = head.format
     if fmt == "trec":
-        return 0.9 if len(head.tokens) == 4 else 0.0
+        return Claim(0.9, "four fields a line: query, iteration, document, grade") if len(head.tokens) == 4 \
+            else Claim(0.0)
     if fmt == "relevant_list":
-        return 0.6                       # one id per line: could be anything, but that is what it looks like
+        # One id per line: could be anything, but that is what it looks like.
+        return Claim(0.6, "one document a line: a list of relevant documents")
     if fmt == "json":
-        return 0.5                       # judgments and runs share the layout: judgments are read first
+        # Judgments and runs share the layout: the values decide, and a toss-up goes to judgments.
+        lean = head.json_lean
+        if not lean.whole_numbers:
+            return Claim(0.0)
+        return Claim(0.5 if lean.balanced else 0.5 - 0.4 * lean.toward_run, lean.reason)
     if head.has_column(*QUERY_COLUMNS) and head.has_column(*DOC_COLUMNS) and head.has_column(*REL_COLUMNS):
-        return 0.9
-    return 0.0
+        return Claim(0.9, "query, document and relevance columns")
+    return Claim(0.0)
 
 
 def read(path, *, topic: str | None = None, **_):
@@ -39,4 +45,5 @@ KIND = InputKind(
     name="qrels", label="Qrels", patterns=("*.qrels", "*.txt", "*.gz") + patterns("json", "csv", "tsv", "parquet"),
     expected="TREC qrels 'query iter doc relevance', a list of relevant documents, or a table with query, doc "
              "and relevance columns",
-    sniff=sniff, read=read, summary=summary, headline=("queries", "judged", "relevant"), warnings=warnings)
+    sniff=sniff, read=read, summary=summary, headline=("queries", "judged", "relevant"), warnings=warnings,
+    usually_one_per_session=True)

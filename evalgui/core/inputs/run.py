@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 from evalgui.core.formats import patterns
-from evalgui.core.inputs import FileHead, InputKind
+from evalgui.core.inputs import Claim, FileHead, InputKind
 
 
-def sniff(head: FileHead) -> float:
+def sniff(head: FileHead) -> Claim:
     from evalgui.core.formats.other import DOC_COLUMNS, QUERY_COLUMNS, SCORE_COLUMNS
 
     fmt = head.format
     if fmt == "trec":
-        return 0.9 if len(head.tokens) >= 6 else 0.0
+        return Claim(0.9, "six fields a line: query, Q0, document, rank, score, tag") if len(head.tokens) >= 6 \
+            else Claim(0.0)
     if fmt == "json":
-        return 0.4
+        # Judgments and runs share the layout: the values decide.
+        lean = head.json_lean
+        if lean.balanced:
+            return Claim(0.45, lean.reason)
+        # Never below MIN_CONFIDENCE: a file that is not judgments after all (a grade out of range) is read as a run.
+        return Claim(max(0.4, 0.5 + 0.4 * lean.toward_run), lean.reason)
     if head.has_column(*QUERY_COLUMNS) and head.has_column(*DOC_COLUMNS) and head.has_column(*SCORE_COLUMNS):
-        return 0.9
-    return 0.0
+        return Claim(0.9, "query, document and score columns")
+    return Claim(0.0)
 
 
 def read(path, *, name: str | None = None, **_):

@@ -43,7 +43,7 @@ class RankedWorkspace(Workspace):
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         # Run, Cancel and the progress stay in sight below the (scrollable) form.
         self.form_column = QWidget()
-        self.form_column.setMinimumWidth(300)
+        self.form_column.setMinimumWidth(290)       # the form's widest row and a scroll bar
         column = QVBoxLayout(self.form_column)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(scroll, 1)
@@ -63,10 +63,12 @@ class RankedWorkspace(Workspace):
         # Views that only keep up while in sight (see RunMatrixView.refresh) catch up when shown.
         self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
 
+        self.results_tabs.setMinimumWidth(300)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.form_column)
         splitter.addWidget(self.results_tabs)
-        splitter.setStretchFactor(0, 0)
+        splitter.setChildrenCollapsible(False)     # dragging the handle must not hide the form or Run
+        splitter.setStretchFactor(0, 0)            # a wider window widens the results, not the form
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([420, 900])
         layout = QVBoxLayout(self)
