@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -141,3 +142,44 @@ def load_long_job(qtbot, window, big_collection, copies=40):
     ranked.set_qrels(str(qrels))
     assert len(ranked.form.checked_run_paths()) == copies
     return ranked
+
+
+class Heartbeat:
+    """A 10 ms timer on the GUI thread that notes, at each beat, the wall clock and the GUI
+    thread's own CPU time.
+
+    A stall our code causes shows as GUI-thread CPU time between two beats; a machine busy with
+    other processes only stretches the wall-clock gaps. So :meth:`check` always bounds the
+    former, and bounds the wall-clock gaps only when the machine had a core to spare (tests must
+    not fail because the machine is slow)."""
+
+    def __init__(self):
+        from PySide6.QtCore import Qt, QTimer
+
+        self.beats: list[tuple[float, float]] = []
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.timeout.connect(lambda: self.beats.append((time.perf_counter(), time.thread_time())))
+
+    def __enter__(self):
+        self.timer.start(10)
+        return self
+
+    def __exit__(self, *exc):
+        self.timer.stop()
+
+    def check(self, start: float, end: float, cpu_limit: float = 0.1, wall_limit: float = 0.25) -> str:
+        import os
+
+        import numpy as np
+
+        during = np.array([b for b in self.beats if start <= b[0] <= end]).reshape(-1, 2)
+        wall_gaps = np.diff(np.concatenate([[start], during[:, 0], [end]]))
+        cpu_gaps = np.diff(during[:, 1]) if len(during) > 1 else np.zeros(1)
+        report = (f"{len(during)} beats in {1000 * (end - start):.0f} ms; longest gap {1000 * wall_gaps.max():.1f} ms "
+                  f"wall, {1000 * cpu_gaps.max():.1f} ms of GUI-thread CPU")
+        assert cpu_gaps.max() < cpu_limit, f"the GUI thread was busy {cpu_gaps.max():.3f} s between beats ({report})"
+        spare_core = os.getloadavg()[0] < (os.cpu_count() or 1) - 0.5
+        if spare_core:
+            assert wall_gaps.max() < wall_limit, f"the GUI thread stalled {wall_gaps.max():.3f} s ({report})"
+        return report + ("" if spare_core else "; machine loaded: wall-clock gaps not checked")
