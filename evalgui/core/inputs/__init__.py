@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any, Callable
 
 from evalgui.core.errors import EvalInputError
+from evalgui.core.inputs.names import distinguishing_names  # noqa: F401  (part of this package's interface)
 from evalgui.core.jobs import JobState
 
 # The modules that define a kind (each has a module-level KIND), in the order the GUI lists them.
@@ -206,10 +207,12 @@ class LoadedInput:
     summary: dict
     warnings: list[str] = field(default_factory=list)
     kind_detected: bool = True       # False when the user chose the kind
+    shown_name: str = ""             # set by the session when another file has the same name
 
     @property
     def name(self) -> str:
-        return os.path.basename(self.path)
+        """The file name, with the folders that tell it apart from the session's other files of its kind."""
+        return self.shown_name or os.path.basename(self.path)
 
     @property
     def badge(self) -> str:
