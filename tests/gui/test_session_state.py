@@ -282,7 +282,7 @@ def test_a_file_read_again_or_removed_makes_results_stale(qtbot, window):
     run_and_wait(qtbot, ranked)
     assert ranked.stale_banner.isHidden()
     window.data_panel.remove_requested.emit(str(SYNTHETIC / "qrels.txt"))
-    assert "qrels.txt has been removed" in ranked.stale_banner.text() and ranked.stale_banner.isVisible()
+    assert "qrels.txt is no longer loaded" in ranked.stale_banner.text() and ranked.stale_banner.isVisible()
 
 
 def test_removing_a_run_drops_it_from_every_view(qtbot, window):
@@ -342,8 +342,8 @@ def test_a_run_file_changed_since_saving_keeps_the_saved_numbers_and_says_so(qtb
     pd.testing.assert_frame_equal(ranked.summary.model.frame, saved.summary.model.frame, check_exact=True,
                                   check_dtype=False)
     assert ranked.stale_banner.isVisible()
-    assert "dense has changed since the project was saved" in ranked.stale_banner.text()
-    assert "bm25 has" not in ranked.stale_banner.text()
+    assert "dense.run has changed since the project was saved" in ranked.stale_banner.text()
+    assert "bm25.run has" not in ranked.stale_banner.text()
 
 
 def test_a_project_saved_before_results_named_their_inputs_still_gets_its_curves(qtbot, make_window, tmp_path):
@@ -361,7 +361,7 @@ def test_a_project_whose_files_are_gone_keeps_its_numbers(qtbot, make_window, tm
     ranked = _open_project_and_wait(qtbot, make_window(), project)
     assert list(ranked.summary.model.frame["run"]) == ["bm25"] and ranked.curves.plot.runs() == []
     assert "stay empty until you press Run" in ranked.progress_label.text()
-    assert "qrels.txt has been removed" in ranked.stale_banner.text()
+    assert "qrels.txt is no longer loaded" in ranked.stale_banner.text()
 
 
 def test_command_line_files_are_shown_and_evaluated_in_the_ranked_workspace(qtbot, monkeypatch):

@@ -88,7 +88,8 @@ class RankedWorkspace(Workspace):
         self._evaluated_level: int | None = None
         self._evaluated: EvaluationInputs | None = None    # what the shown results were computed with
         self._restoring = False             # re-deriving a project's rankings and curves (not the user's job)
-        self._changed_on_disk: list[str] = []   # runs whose file no longer gives the project's numbers
+        self._rederive_when_idle: EvaluationInputs | None = None
+        self._changed_on_disk: list[str] = []   # run files that no longer give the project's numbers
 
         self.form = RankedForm(session)
         scroll = QScrollArea()
@@ -245,6 +246,9 @@ class RankedWorkspace(Workspace):
         self._restoring = False
         self._deferred_refresh()
         self._update_stale_banner()
+        pending, self._rederive_when_idle = self._rederive_when_idle, None
+        if pending is not None:
+            self._rederive(pending)
 
     def work_in_progress(self) -> bool:
         return self.is_busy() and not self._restoring     # re-deriving a project's curves loses nothing
@@ -296,7 +300,7 @@ class RankedWorkspace(Workspace):
             item = self.session.find(path)
             if item is None:
                 if path == inputs.qrels:
-                    reasons.append(f"{inputs.qrels_name} has been removed")
+                    reasons.append(f"{inputs.qrels_name} is no longer loaded")
             elif version is not None and self.session.version(path) != version:
                 reasons.append(f"{item.name} has been read again")
         reasons += [f"{name} has changed since the project was saved" for name in self._changed_on_disk]
@@ -312,6 +316,7 @@ class RankedWorkspace(Workspace):
     def clear_results(self) -> None:
         """Forget the results (a new project is opened); a running evaluation is stopped and ignored."""
         self.abandon_job()
+        self._rederive_when_idle = None
         self._clear_results()
 
     def _refresh_views(self) -> None:
@@ -344,7 +349,8 @@ class RankedWorkspace(Workspace):
         inputs = EvaluationInputs.from_json(state.get("inputs"), self.session) if "inputs" in state \
             else self._inputs_of_older_project([r.name for r in restored])
         self._clear_results()
-        paths = dict(inputs.runs) if inputs is not None else {}
+        # A run whose file is not loaded keeps its saved rows until the next Run (nothing to remove it by).
+        paths = {name: path for name, path in inputs.runs if self.session.find(path)} if inputs is not None else {}
         for result in restored:
             result.path = paths.get(result.name, "")
             self.results_set.add(result)
@@ -365,19 +371,26 @@ class RankedWorkspace(Workspace):
     def _rederive(self, inputs: EvaluationInputs | None) -> None:
         qrels_item = self.session.find(inputs.qrels) if inputs is not None else None
         runs = []
-        for name, path in inputs.runs if qrels_item is not None and qrels_item.kind == "qrels" else ():
-            item = self.session.find(path)
-            if item is not None and item.kind == "run" and name in self.results_set:
-                runs.append((name, path, item.data))
+        if qrels_item is not None and qrels_item.kind == "qrels":
+            for name, path in inputs.runs:
+                item = self.session.find(path)
+                if item is not None and item.kind == "run" and name in self.results_set:
+                    runs.append((name, path, item.data))
         if not runs:
             self.progress_label.setText("Results restored from the project. Their files are not loaded, so the "
                                         "curves and the drill-down stay empty until you press Run.")
+            return
+        if self.is_busy():          # the replaced session's job is still stopping
+            self._rederive_when_idle = inputs
             return
         self._restoring = True
         job = evaluation_job(qrels_item.data, runs, list(inputs.specs), inputs.options)
         self.start_job(job, "Results restored from the project; reading the rankings for the curves and the "
                             "drill-down…", on_partial=self._on_rederived,
                        on_success=lambda _: self.progress_label.setText("Results restored from the project."),
+                       on_cancelled=lambda: self.progress_label.setText(
+                           "Results restored from the project. Press Run for the curves and the drill-down of "
+                           "every run."),
                        failure_title="Could not restore the curves and the drill-down")
 
     def _on_rederived(self, computed: RunResult) -> None:
@@ -387,7 +400,7 @@ class RankedWorkspace(Workspace):
         if saved is None:
             return
         if not _same_numbers(saved, computed):
-            self._changed_on_disk.append(computed.name)
+            self._changed_on_disk.append(self.session.find(computed.path).name)
         saved.curves, saved.ranking, saved.run = computed.curves, computed.ranking, computed.run
         saved.absent_topics = computed.absent_topics
         self.curves.add_run(saved.name, saved.curves)
