@@ -424,3 +424,29 @@ def test_runs_with_the_same_file_name_are_named_by_their_folders_everywhere(qtbo
     window.data_panel.remove_requested.emit(str(tmp_path / "a" / "bm25.run"))
     assert [tree.topLevelItem(i).text(1) for i in range(tree.topLevelItemCount())] == ["qrels.txt", "bm25.run"]
     assert list(ranked.summary.model.frame["run"]) == ["b/bm25"]
+
+
+
+def test_a_project_opened_while_another_restores_gets_its_own_curves(qtbot, make_window, tmp_path, monkeypatch):
+    import threading
+
+    from evalgui.gui.workspaces import ranked as ranked_module
+
+    first, _, _, project_a = _saved_session(qtbot, make_window, tmp_path / "a", runs=("bm25", "dense"))
+    _saved_session(qtbot, make_window, tmp_path / "b", runs=("random",))
+    # The first project's job stays in flight (held at its start) until the second project has loaded.
+    gate, real_job = threading.Event(), ranked_module.evaluation_job
+    monkeypatch.setattr(ranked_module, "evaluation_job",
+                        lambda *args: (lambda job: lambda state: gate.wait(10) and job(state))(real_job(*args)))
+
+    window = make_window()
+    ranked = window.workspaces["ranked"]
+    with qtbot.waitSignal(window.files_loaded, timeout=20_000):
+        window.open_project(str(project_a))
+    assert ranked.is_busy()
+    with qtbot.waitSignal(window.files_loaded, timeout=20_000):
+        window.open_project(str(tmp_path / "b" / "study.evalgui"))
+    assert ranked.is_busy() and ranked.curves.plot.runs() == []     # the first job has not stopped yet
+    gate.set()
+    qtbot.waitUntil(lambda: ranked.curves.plot.runs() == ["random"] and not ranked.is_busy(), timeout=20_000)
+    assert list(ranked.summary.model.frame["run"]) == ["random"] and ranked.stale_banner.isHidden()
