@@ -8,13 +8,12 @@ import shutil
 
 import numpy as np
 import pandas as pd
-import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from evalgui.gui.mainwindow import MainWindow
-from tests.gui.conftest import (MEIC, SYNTHETIC, SYNTHETIC_RUNS, copy_synthetic, load, load_long_job, load_synthetic,
-                                not_busy, open_demo_and_wait, run_and_wait)
+from tests.gui.conftest import (MEIC, SYNTHETIC, copy_synthetic, load, load_long_job, load_synthetic,
+                                open_demo_and_wait, run_and_wait)
 
 # The real questions (the suite answers them without asking, see conftest._questions_answered).
 REAL_ASK_SAVE_CHANGES = MainWindow.ask_save_changes
