@@ -545,14 +545,17 @@ class MainWindow(QMainWindow):
         return box.standardButton(box.clickedButton()) == QMessageBox.StandardButton.Yes
 
     def save_changes_box(self) -> QMessageBox:
-        name = os.path.basename(self.project_path) if self.project_path else "untitled session"
-        box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes", f"Save the changes to {name}?",
+        if self.project_path:
+            text = f"Save the changes to {os.path.basename(self.project_path)}?"
+            detail = "The files, the form or the results have changed since the project was saved."
+        else:
+            text = "Save this session in a project?"
+            detail = "The files, the form and the results are not saved yet."
+        box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes", text,
                           QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                           | QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("saveChangesQuestion")
-        box.setInformativeText("The files, the form or the results have changed since the project was "
-                               "saved." if self.project_path else "The files, the form and the results are "
-                               "not saved in a project yet.")
+        box.setInformativeText(detail)
         box.setDefaultButton(QMessageBox.StandardButton.Save)
         box.setEscapeButton(QMessageBox.StandardButton.Cancel)
         return box

@@ -198,7 +198,7 @@ def test_the_questions_are_message_boxes_with_the_standard_buttons(qtbot, window
     answer_with(Button.Cancel)
     assert window.ask_save_changes() == Button.Cancel
     name, text, buttons = seen[-1]
-    assert name == "saveChangesQuestion" and "untitled" in text
+    assert name == "saveChangesQuestion" and text == "Save this session in a project?"
     assert buttons == Button.Save | Button.Discard | Button.Cancel
     box = window.save_changes_box()
     assert box.defaultButton() is box.button(Button.Save) and box.escapeButton() is box.button(Button.Cancel)
