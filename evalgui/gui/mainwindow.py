@@ -32,6 +32,13 @@ def demo_files() -> list[tuple[str, str]]:
     return files
 
 
+def _answer(box: QMessageBox) -> QMessageBox.StandardButton:
+    """Show a question and wait; closing it without a button counts as its escape button (No, Cancel)."""
+    box.exec()
+    clicked = box.clickedButton() or box.escapeButton()
+    return box.standardButton(clicked) if clicked is not None else QMessageBox.StandardButton.Cancel
+
+
 class WelcomePage(QWidget):
     def __init__(self, window: "MainWindow"):
         super().__init__(window)
@@ -541,8 +548,7 @@ class MainWindow(QMainWindow):
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setObjectName("stopJobQuestion")
         box.setDefaultButton(QMessageBox.StandardButton.No)
-        box.exec()
-        return box.standardButton(box.clickedButton()) == QMessageBox.StandardButton.Yes
+        return _answer(box) == QMessageBox.StandardButton.Yes
 
     def save_changes_box(self) -> QMessageBox:
         if self.project_path:
@@ -562,9 +568,7 @@ class MainWindow(QMainWindow):
 
     def ask_save_changes(self) -> QMessageBox.StandardButton:
         """Save, Discard or Cancel (tests replace this method: a modal question would wait for a click)."""
-        box = self.save_changes_box()
-        box.exec()
-        return box.standardButton(box.clickedButton())
+        return _answer(self.save_changes_box())
 
     # ================================================================ dialogs
     def show_error(self, title: str, message: str) -> None:
