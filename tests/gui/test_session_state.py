@@ -88,6 +88,7 @@ def test_the_title_marks_unsaved_changes_and_saving_or_opening_clears_the_mark(q
     assert not window.isWindowModified() and window.windowTitle() == "evalgui — p.evalgui[*]"
 
     ranked = window.workspaces["ranked"]
+    window.tabs.setCurrentWidget(ranked)                                              # the form in sight
     ranked.form.level_spin.setValue(2)                                                # any form change
     assert window.isWindowModified()
     assert window.write_project(str(project))
@@ -96,6 +97,9 @@ def test_the_title_marks_unsaved_changes_and_saving_or_opening_clears_the_mark(q
     assert window.write_project(str(project))
     ranked.form.picker.set_checked({"map": ""})
     assert window.isWindowModified()
+    assert window.write_project(str(project))
+    qtbot.mouseClick(ranked.form.complete_check, Qt.MouseButton.LeftButton)
+    assert ranked.form.complete_check.isChecked() and window.isWindowModified()
     assert window.write_project(str(project))
     window.data_panel.remove_requested.emit(str(data / "bm25.run"))                   # removing a file
     assert window.isWindowModified()
@@ -111,8 +115,9 @@ def test_the_title_marks_unsaved_changes_and_saving_or_opening_clears_the_mark(q
 def test_closing_with_unsaved_changes_asks_and_cancel_keeps_everything(qtbot, window, monkeypatch, tmp_path):
     load_synthetic(qtbot, window, runs=("bm25",))
     answers = Answers(window, monkeypatch, save=Button.Cancel)
-    assert not window.close()
-    assert answers.asked == ["save"] and window.isVisible() and len(window.session.items) == 2
+    window.quit_action.trigger()                                   # File ▸ Quit
+    assert not window.close()                                      # the window's close button
+    assert answers.asked == ["save", "save"] and window.isVisible() and len(window.session.items) == 2
     assert window.isWindowModified()
 
     # Save: the project dialog, then the window closes.
