@@ -316,7 +316,7 @@ def test_evaluate_same_file_name_in_two_folders(capsys, tmp_path):
     a, b = write(tmp_path, "a/run.txt", RUN), write(tmp_path, "b/run.txt", RUN)
     status, out, _ = run_cli(capsys, "evaluate", qrels, a, b, "-m", "map")
     assert status == 0
-    assert read_table(out)["run"].tolist() == ["run", "run-2"]
+    assert read_table(out)["run"].tolist() == ["a/run", "b/run"]           # as the window names them
 
 
 def test_evaluate_missing_topic_warns(capsys, tmp_path):

@@ -2,7 +2,9 @@
 
 File paths are stored relative to the project file when they sit below its
 folder or near it (so a project folder can be moved or shared), absolute
-otherwise. Reading resolves them against the project file's folder.
+otherwise. Reading resolves them against the project file's folder. Forms name
+files (the chosen qrels, the ticked runs), and so do results, under the key
+``inputs`` (what they were computed with); both are resolved the same way.
 """
 
 from __future__ import annotations
@@ -28,15 +30,24 @@ def _relative(path: str, folder: str) -> str:
 def make_project(project_path: str, files: list[tuple[str, str]], forms: dict, results: dict | None = None) -> dict:
     """The JSON-able project for ``files`` [(path, kind)] as seen from ``project_path``."""
     folder = os.path.dirname(os.path.abspath(project_path))
-    forms = relative_form_paths(forms, project_path, {os.path.abspath(p) for p, _ in files})
+    paths = {os.path.abspath(p) for p, _ in files}
     return {
         "format": FORMAT,
         "version": VERSION,
         "files": [{"path": _relative(os.path.abspath(p), folder).replace(os.sep, "/"), "kind": kind}
                   for p, kind in files],
-        "forms": forms,
-        "results": {k: v for k, v in (results or {}).items() if v is not None},
+        "forms": relative_form_paths(forms, project_path, paths),
+        # Only the inputs: the result rows can be large and name no file.
+        "results": {k: _with_inputs(v, lambda inputs: relative_form_paths(inputs, project_path, paths))
+                    for k, v in (results or {}).items() if v is not None},
     }
+
+
+def _with_inputs(results, change):
+    """``results`` with ``change`` applied to its ``inputs`` (the files the results were computed with)."""
+    if isinstance(results, dict) and isinstance(results.get("inputs"), dict):
+        return {**results, "inputs": change(results["inputs"])}
+    return results
 
 
 def read_project(path: str) -> dict:
@@ -67,6 +78,7 @@ def read_project(path: str) -> dict:
         files.append({"path": file_path, "kind": entry.get("kind") if isinstance(entry.get("kind"), str) else None})
     forms = data.get("forms") if isinstance(data.get("forms"), dict) else {}
     results = data.get("results") if isinstance(data.get("results"), dict) else {}
+    results = {k: _with_inputs(v, lambda inputs: _absolute_form_paths(inputs, folder)) for k, v in results.items()}
     return {"files": files, "forms": _absolute_form_paths(forms, folder), "results": results}
 
 

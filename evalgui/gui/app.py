@@ -1,7 +1,7 @@
 """The `evalgui` entry point: the desktop application.
 
     evalgui                     an empty session
-    evalgui FILE...             load qrels / runs (kind from the content) or a .evalgui project
+    evalgui FILE...             load qrels / runs (kind from the content) and evaluate them, or open a .evalgui project
     evalgui --demo              load the bundled sample data and evaluate it
 
 ``EVALGUI_SMOKE_TEST=1`` makes the window quit by itself once start-up work
@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     smoke = os.environ.get("EVALGUI_SMOKE_TEST") == "1"
     errors: list[str] = []
     if smoke:
+        window.ask_before_discarding = False       # nobody is there to answer
         window.error_shown.connect(lambda title, message: errors.append(f"{title}: {message}"))
 
     def finish_smoke_test():
@@ -70,14 +71,11 @@ def main(argv: list[str] | None = None) -> int:
             app.exit(1 if errors else 0)
         QTimer.singleShot(0, quit_when_idle)
 
-    projects = [f for f in args.files if f.endswith(".evalgui")]
-    data = [(f, None) for f in args.files if not f.endswith(".evalgui")]
     if args.demo:
         window.open_demo()
-    elif projects:
-        window.open_project(projects[0])
-    if data:
-        window.load_files(data)
+    # Data files land in the ranked workspace, evaluated when they hold qrels and runs.
+    window.open_command_line([f for f in args.files if not (args.demo and f.endswith(".evalgui"))],
+                             evaluate=not args.demo)
     QTimer.singleShot(0, finish_smoke_test)
     status = app.exec()
     from evalgui.gui.worker import cancel_all, wait_all

@@ -37,6 +37,13 @@ def demo_files() -> list[tuple[str, str]]:
     return files
 
 
+def _answer(box: QMessageBox) -> QMessageBox.StandardButton:
+    """Show a question and wait; closing it without a button counts as its escape button (No, Cancel)."""
+    box.exec()
+    clicked = box.clickedButton() or box.escapeButton()
+    return box.standardButton(clicked) if clicked is not None else QMessageBox.StandardButton.Cancel
+
+
 class WelcomePage(QWidget):
     def __init__(self, window: "MainWindow"):
         super().__init__(window)
@@ -78,6 +85,8 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.session = Session(self)
         self.project_path: str | None = None
+        # Ask before unsaved changes or a running evaluation are thrown away (the smoke test never waits).
+        self.ask_before_discarding = True
         self._loaders: list[Worker] = []
         self._generation = 0          # bumped when a project replaces the session
 
@@ -92,6 +101,7 @@ class MainWindow(QMainWindow):
             ws.status_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
             ws.error.connect(self.show_error)
             ws.busy_changed.connect(self._busy_changed)
+            ws.modified.connect(self._mark_modified)
             self.workspaces[cls.key] = ws
             self.tabs.addTab(ws, cls.title)
         self.setCentralWidget(self.tabs)
@@ -116,6 +126,8 @@ class MainWindow(QMainWindow):
 
         self._build_actions()
         self._restore_settings()
+        self.session.changed.connect(self._mark_modified)
+        self._set_modified(False)      # restoring the last-used parameters changes nothing to save
 
     # ================================================================ menus and toolbar
     def _build_actions(self) -> None:
@@ -232,7 +244,7 @@ class MainWindow(QMainWindow):
         paths, _ = QFileDialog.getOpenFileNames(self, "Open data", start, open_dialog_filters())
         if paths:
             settings.setValue("last_folder", os.path.dirname(paths[0]))
-            self.load_files([(p, None) for p in paths])
+            self.load_files([(p, None) for p in paths], then=self.show_loaded_data)
 
     def load_files(self, requests: list[tuple[str, str | None]], then=None, remember: bool = True) -> Worker:
         """Read files on the worker; each appears in the Data dock as soon as it is read.
@@ -312,8 +324,32 @@ class MainWindow(QMainWindow):
             self.open_project(projects[0])
         data = [(p, None) for p in paths if not p.endswith(".evalgui")]
         if data:
-            self.load_files(data)
+            self.load_files(data, then=self.show_loaded_data)
         event.acceptProposedAction()
+
+    # ------------------------------------------------------------ the command line
+    def open_command_line(self, paths: list[str], evaluate: bool = True) -> None:
+        """Open what ``evalgui FILE...`` names: a project, data files, or both.
+
+        Data files are shown in the ranked workspace with the first qrels chosen and the runs
+        ticked, and evaluated when ``evaluate`` and the form then has a qrels and a ticked run.
+        """
+        projects = [p for p in paths if p.endswith(".evalgui")]
+        data = [(p, None) for p in paths if not p.endswith(".evalgui")]
+        if projects:
+            self.open_project(projects[0])
+        if data:
+            self.load_files(data, then=lambda: self.show_loaded_data(evaluate=evaluate and not projects))
+
+    def show_loaded_data(self, evaluate: bool = False) -> None:
+        """After files were loaded from the Welcome page (or the command line): show the ranked workspace."""
+        ranked = self.workspaces["ranked"]
+        if not self.session.items:
+            return
+        if self.tabs.currentWidget() is self.welcome or evaluate:
+            self.tabs.setCurrentWidget(ranked)
+        if evaluate and ranked.form.qrels_item() is not None and ranked.form.checked_run_paths():
+            ranked.run()
 
     # ================================================================ projects
     def open_project_dialog(self) -> None:
@@ -360,7 +396,7 @@ class MainWindow(QMainWindow):
             return False
         self.project_path = path
         self._add_recent(path)
-        self.setWindowTitle(f"evalgui — {os.path.basename(path)}")
+        self._set_modified(False)
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
@@ -375,6 +411,8 @@ class MainWindow(QMainWindow):
         except EvalInputError as exc:
             self.show_error("Could not open the project", str(exc))
             return
+        if not self.may_discard_session("open the project"):
+            return
         missing = [f["path"] for f in project["files"] if not os.path.exists(f["path"])]
         # A kind this evalgui does not know (a newer version's) is detected from the content instead.
         present = [(f["path"], f["kind"] if f["kind"] in kinds() else None) for f in project["files"]
@@ -388,7 +426,7 @@ class MainWindow(QMainWindow):
         self.session.clear()
         self.project_path = path
         self._add_recent(path)
-        self.setWindowTitle(f"evalgui — {os.path.basename(path)}")
+        self._set_modified(False)
 
         def restore():
             for key, state in project["forms"].items():
@@ -397,6 +435,11 @@ class MainWindow(QMainWindow):
             for key, state in project["results"].items():
                 if key in self.workspaces and state:
                     self.workspaces[key].restore_results_state(state)
+            # The workspace holding the results (else the first) is what the user opened the project for.
+            shown = [ws for ws in self.workspaces.values() if ws.has_results()] or list(self.workspaces.values())
+            if shown:
+                self.tabs.setCurrentWidget(shown[0])
+            self._set_modified(False)      # as saved
             self.statusBar().showMessage(f"Opened {path}", 5000)
 
         if missing:
@@ -467,6 +510,9 @@ class MainWindow(QMainWindow):
         settings.sync()
 
     def closeEvent(self, event) -> None:
+        if not self.may_discard_session("quit"):
+            event.ignore()
+            return
         # Stop running jobs and wait for their threads, so the process exits cleanly.
         from evalgui.gui.worker import cancel_all, wait_all
 
@@ -475,6 +521,61 @@ class MainWindow(QMainWindow):
         wait_all(5000)
         self.save_settings()
         super().closeEvent(event)
+
+    # ================================================================ unsaved changes
+    def _mark_modified(self) -> None:
+        self._set_modified(True)
+
+    def _set_modified(self, modified: bool) -> None:
+        """The title names the project (or "untitled" once there is something to save), with * when modified."""
+        name = os.path.basename(self.project_path) if self.project_path else "untitled" if modified else None
+        if name is not None:
+            self.setWindowTitle(f"evalgui — {name}[*]")     # Qt shows [*] as * while modified
+        self.setWindowModified(modified)
+        if name is None:
+            self.setWindowTitle("evalgui")
+
+    def may_discard_session(self, then: str) -> bool:
+        """Before the session is closed or replaced (``then``: "quit", "open the project"): stop a
+        running evaluation? save the changes? False: the user cancelled, keep everything."""
+        if not self.ask_before_discarding:
+            return True
+        if any(ws.work_in_progress() for ws in self.workspaces.values()) and not self.ask_stop_job(then):
+            return False
+        if self.isWindowModified():
+            answer = self.ask_save_changes()
+            if answer == QMessageBox.StandardButton.Save:
+                return self.save_project()
+            return answer == QMessageBox.StandardButton.Discard
+        return True
+
+    def ask_stop_job(self, then: str) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Question, "An evaluation is running",
+                          f"An evaluation is running. Stop it and {then}?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.setObjectName("stopJobQuestion")
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return _answer(box) == QMessageBox.StandardButton.Yes
+
+    def save_changes_box(self) -> QMessageBox:
+        if self.project_path:
+            text = f"Save the changes to {os.path.basename(self.project_path)}?"
+            detail = "The files, the form or the results have changed since the project was saved."
+        else:
+            text = "Save this session in a project?"
+            detail = "The files, the form and the results are not saved yet."
+        box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes", text,
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("saveChangesQuestion")
+        box.setInformativeText(detail)
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        box.setEscapeButton(QMessageBox.StandardButton.Cancel)
+        return box
+
+    def ask_save_changes(self) -> QMessageBox.StandardButton:
+        """Save, Discard or Cancel (tests replace this method: a modal question would wait for a click)."""
+        return _answer(self.save_changes_box())
 
     # ================================================================ dialogs
     def show_error(self, title: str, message: str) -> None:

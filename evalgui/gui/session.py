@@ -7,19 +7,29 @@ the views when it changes.
 
 from __future__ import annotations
 
+import itertools
+
 from PySide6.QtCore import QObject, Signal
 
-from evalgui.core.inputs import LoadedInput
+from evalgui.core.inputs import LoadedInput, distinguishing_names
+
+_loads = itertools.count(1)
 
 
 class Session(QObject):
-    """The files loaded in this window. Paths are absolute and unique."""
+    """The files loaded in this window. Paths are absolute and unique.
+
+    Files of one kind that share a name are shown with the folders that tell them apart
+    (``a/bm25.run``, ``b/bm25.run``: :attr:`LoadedInput.name`); :meth:`run_names` names runs
+    in results the same way, without the extension.
+    """
 
     changed = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._items: list[LoadedInput] = []
+        self._versions: dict[str, int] = {}     # path -> which load; a reload gives a new number
 
     @property
     def items(self) -> list[LoadedInput]:
@@ -33,18 +43,38 @@ class Session(QObject):
                 break
         else:
             self._items.append(item)
-        self.changed.emit()
+        self._versions[item.path] = next(_loads)
+        self._changed()
 
     def remove(self, path: str) -> None:
         self._items = [i for i in self._items if i.path != path]
-        self.changed.emit()
+        self._versions.pop(path, None)
+        self._changed()
 
     def clear(self) -> None:
         self._items = []
-        self.changed.emit()
+        self._versions.clear()
+        self._changed()
 
     def find(self, path: str) -> LoadedInput | None:
         return next((i for i in self._items if i.path == path), None)
 
     def of_kind(self, kind: str) -> list[LoadedInput]:
         return [i for i in self._items if i.kind == kind]
+
+    def version(self, path: str) -> int | None:
+        """Which load of ``path`` the session holds (None: not loaded); reading the file again changes it."""
+        return self._versions.get(path)
+
+    def run_names(self, paths: list[str]) -> list[str]:
+        """How results name these runs: file stems, with the folders that tell same-named runs apart."""
+        runs = [i.path for i in self.of_kind("run")]
+        names = dict(zip(runs, distinguishing_names(runs)))
+        return [names[p] for p in paths]
+
+    def _changed(self) -> None:
+        for kind in {i.kind for i in self._items}:
+            items = self.of_kind(kind)
+            for item, name in zip(items, distinguishing_names([i.path for i in items], keep_extension=True)):
+                item.shown_name = name
+        self.changed.emit()

@@ -55,3 +55,20 @@ def test_missing_and_binary_project_files(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00\x81")
     with pytest.raises(EvalInputError, match="not a text file"):
         read_project(str(binary))
+
+
+def test_what_results_were_computed_with_is_stored_relative_too(tmp_path):
+    data = tmp_path / "study" / "data"
+    data.mkdir(parents=True)
+    qrels, run = str(data / "q.txt"), str(data / "a.run")
+    rows = {"run": ["a"], "query": [qrels], "measure": ["map"], "value": [0.5]}     # rows are left as they are
+    inputs = {"qrels": qrels, "runs": [["a", run]], "measures": ["map"]}
+    project = tmp_path / "study" / "p.evalgui"
+    state = make_project(str(project), [(qrels, "qrels"), (run, "run")], {}, {"ranked": {"rows": rows,
+                                                                                         "inputs": inputs}})
+    assert state["results"]["ranked"]["inputs"] == {"qrels": "file:data/q.txt", "runs": [["a", "file:data/a.run"]],
+                                                    "measures": ["map"]}
+    assert state["results"]["ranked"]["rows"] == rows
+    project.write_text(json.dumps(state))
+    opened = read_project(str(project))
+    assert opened["results"]["ranked"] == {"rows": rows, "inputs": inputs}

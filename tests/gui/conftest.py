@@ -43,6 +43,18 @@ def _no_worker_left_running(qtbot):
     qtbot.waitUntil(lambda: not getattr(worker_module, "_RUNNING", ()), timeout=10_000)
 
 
+@pytest.fixture(autouse=True)
+def _questions_answered(monkeypatch):
+    """A modal question would wait for a click: windows discard unsaved changes and stop a running
+    evaluation without asking. Tests of the questions replace these answers on their window."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from evalgui.gui.mainwindow import MainWindow
+
+    monkeypatch.setattr(MainWindow, "ask_save_changes", lambda self: QMessageBox.StandardButton.Discard)
+    monkeypatch.setattr(MainWindow, "ask_stop_job", lambda self, then: True)
+
+
 @pytest.fixture
 def make_window(qtbot):
     """Factory: a shown MainWindow that qtbot closes at the end of the test."""

@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 from evalgui.core.errors import EvalInputError
+from evalgui.core.inputs.names import distinguishing_names  # noqa: F401  (part of this package's interface)
 from evalgui.core.jobs import JobState
 
 if TYPE_CHECKING:
@@ -252,10 +253,12 @@ class LoadedInput:
     warnings: list[str] = field(default_factory=list)
     kind_reason: str = ""            # why this kind: what the content showed, or "kind chosen by you"
     kind_detected: bool = True       # False when the user chose the kind
+    shown_name: str = ""             # set by the session when another file has the same name
 
     @property
     def name(self) -> str:
-        return os.path.basename(self.path)
+        """The file name, with the folders that tell it apart from the session's other files of its kind."""
+        return self.shown_name or os.path.basename(self.path)
 
     @property
     def badge(self) -> str:

@@ -181,14 +181,32 @@ def runs_sharing_no_query(qrels: Qrels, runs: list[Run]) -> list[Run]:
 
 
 def unique_run_names(runs: list[Run]) -> list[str]:
-    """Run names, made unique by appending -2, -3... to repeats."""
+    """Run names, each once. Runs named after their files that share a name are told apart by
+    their folders (a/bm25, b/bm25: :func:`evalgui.core.inputs.distinguishing_names`, as in the
+    window); a name still repeated (the same file twice, runs in memory) gets -2, -3..."""
+    import os
+    from collections import defaultdict
+
+    from evalgui.core.formats._text import file_stem
+    from evalgui.core.inputs import distinguishing_names
+
+    names = [run.name for run in runs]
+    by_name: dict[str, list[int]] = defaultdict(list)
+    for i, name in enumerate(names):
+        by_name[name].append(i)
+    for name, group in by_name.items():
+        sources = [runs[i].source for i in group]
+        if (len(group) > 1 and all(name == file_stem(s) for s in sources)
+                and len({os.path.abspath(s) for s in sources}) == len(sources)):
+            for i, distinct in zip(group, distinguishing_names(sources)):
+                names[i] = distinct
     used: set[str] = set()
     out = []
-    for run in runs:
-        name, n = run.name, 1
+    for base in names:
+        name, n = base, 1
         while name in used:
             n += 1
-            name = f"{run.name}-{n}"
+            name = f"{base}-{n}"
         used.add(name)
         out.append(name)
     return out

@@ -27,6 +27,7 @@ class Workspace(QWidget):
     status_message = Signal(str)
     busy_changed = Signal(bool)
     error = Signal(str, str)        # title, message: the window shows the dialog
+    modified = Signal()             # the user changed the form, or new results came: the session needs saving
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -113,6 +114,10 @@ class Workspace(QWidget):
     def is_busy(self) -> bool:
         return self._worker is not None
 
+    def work_in_progress(self) -> bool:
+        """A job the user started is running: closing the window would lose it (the window asks first)."""
+        return self.is_busy()
+
     def cancel(self) -> None:
         if self._worker is not None:
             self._worker.cancel()
@@ -185,6 +190,9 @@ class Workspace(QWidget):
 
     def restore_results_state(self, state: dict) -> None:
         pass
+
+    def has_results(self) -> bool:
+        return False
 
     def clear_results(self) -> None:
         """Stop any job and forget the results (another project replaces the session)."""

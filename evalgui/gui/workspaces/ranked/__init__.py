@@ -10,10 +10,14 @@ survives a new run) and ``export_targets()``.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
+
+import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.core.ranked.jobs import ResultSet, RunResult, evaluation_job, saved_results
 from evalgui.gui.workspaces.base import Workspace
 from evalgui.gui.workspaces.ranked.curves import CurvesView
@@ -23,6 +27,53 @@ from evalgui.gui.workspaces.ranked.form import RankedForm
 from evalgui.gui.workspaces.ranked.per_query import PerQueryView
 from evalgui.gui.workspaces.ranked.run_matrix import RunMatrixView
 from evalgui.gui.workspaces.ranked.summary import SummaryView
+
+STALE_STYLE = ("QLabel#staleBanner { background: #fff4ce; color: #4d3800; border: 1px solid #e0c060; "
+               "border-radius: 3px; padding: 5px 8px; }")
+
+
+@dataclass(frozen=True)
+class EvaluationInputs:
+    """What the shown results were computed with: the form's settings, and which load of each file."""
+
+    qrels: str
+    qrels_name: str
+    runs: tuple[tuple[str, str], ...]        # (name in the results, path)
+    specs: tuple[str, ...]
+    options: EvalOptions
+    versions: tuple[tuple[str, int | None], ...] = ()   # (path, Session.version) when evaluated
+
+    def to_json(self) -> dict:
+        """For a project (paths become relative there; versions mean nothing in another session)."""
+        return {"qrels": self.qrels, "qrels_name": self.qrels_name, "runs": [list(r) for r in self.runs],
+                "measures": list(self.specs), "options": asdict(self.options)}
+
+    @classmethod
+    def from_json(cls, data, session) -> "EvaluationInputs | None":
+        try:
+            runs = tuple((str(name), str(path)) for name, path in data["runs"])
+            options = EvalOptions(**data["options"])
+            inputs = cls(str(data["qrels"]), str(data.get("qrels_name", "")), runs,
+                         tuple(str(s) for s in data["measures"]), options)
+        except (KeyError, TypeError, ValueError):
+            return None
+        return inputs.loaded_in(session)
+
+    def loaded_in(self, session) -> "EvaluationInputs":
+        """The same inputs, as the files are loaded in ``session`` now."""
+        paths = [self.qrels] + [path for _, path in self.runs]
+        return EvaluationInputs(self.qrels, self.qrels_name, self.runs, self.specs, self.options,
+                                tuple((p, session.version(p)) for p in paths))
+
+
+def _same_numbers(saved: RunResult, computed: RunResult) -> bool:
+    """Whether a project's saved result and the one computed again from the files agree."""
+    if saved.summary.keys() != computed.summary.keys() or saved.query_ids != computed.query_ids:
+        return False
+    summaries = np.array(list(saved.summary.values()), float), np.array(list(computed.summary.values()), float)
+    return np.array_equal(*summaries, equal_nan=True) and all(
+        m in saved.per_query and np.array_equal(saved.per_query[m], values, equal_nan=True)
+        for m, values in computed.per_query.items())
 
 
 class RankedWorkspace(Workspace):
@@ -35,6 +86,10 @@ class RankedWorkspace(Workspace):
         self.results_set = ResultSet()
         self._refresh_pending = False
         self._evaluated_level: int | None = None
+        self._evaluated: EvaluationInputs | None = None    # what the shown results were computed with
+        self._restoring = False             # re-deriving a project's rankings and curves (not the user's job)
+        self._rederive_when_idle: EvaluationInputs | None = None
+        self._changed_on_disk: list[str] = []   # run files that no longer give the project's numbers
 
         self.form = RankedForm(session)
         scroll = QScrollArea()
@@ -62,11 +117,23 @@ class RankedWorkspace(Workspace):
             self.results_tabs.addTab(view.page, view.title)
         # Views that only keep up while in sight (see RunMatrixView.refresh) catch up when shown.
         self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
+        # Results the form no longer describes say so above the tabs.
+        self.stale_banner = QLabel()
+        self.stale_banner.setObjectName("staleBanner")
+        self.stale_banner.setStyleSheet(STALE_STYLE)
+        self.stale_banner.setWordWrap(True)
+        self.stale_banner.hide()
+        results_column = QWidget()
+        results_layout = QVBoxLayout(results_column)
+        results_layout.setContentsMargins(0, 0, 0, 0)
+        results_layout.setSpacing(4)
+        results_layout.addWidget(self.stale_banner)
+        results_layout.addWidget(self.results_tabs, 1)
 
         self.results_tabs.setMinimumWidth(300)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.form_column)
-        splitter.addWidget(self.results_tabs)
+        splitter.addWidget(results_column)
         splitter.setChildrenCollapsible(False)     # dragging the handle must not hide the form or Run
         splitter.setStretchFactor(0, 0)            # a wider window widens the results, not the form
         splitter.setStretchFactor(1, 1)
@@ -74,12 +141,25 @@ class RankedWorkspace(Workspace):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
-        session.changed.connect(self.refresh_inputs)
+        session.changed.connect(self._session_changed)
+        form = self.form
+        for edited in (form.qrels_combo.currentIndexChanged, form.run_list.itemChanged, form.picker.changed,
+                       form.level_spin.valueChanged, form.complete_check.toggled, form.max_docs_spin.valueChanged):
+            edited.connect(self._form_edited)
         self.refresh_inputs()
 
     # ------------------------------------------------------------ the form
     def refresh_inputs(self) -> None:
         self.form.refresh_inputs()
+
+    def _session_changed(self) -> None:
+        self.refresh_inputs()
+        self._drop_removed_runs()
+        self._update_stale_banner()
+
+    def _form_edited(self, *_) -> None:
+        self.modified.emit()
+        self._update_stale_banner()
 
     def set_qrels(self, path: str) -> None:
         self.form.set_qrels(path)
@@ -105,24 +185,36 @@ class RankedWorkspace(Workspace):
         if not run_items:
             self.error.emit("Nothing to evaluate", "Tick at least one run.")
             return
-        from evalgui.core.ranked.evaluate import unique_run_names
-
-        names = unique_run_names([r.data for r in run_items])
-        names = [f"{n} (run)" if n == "query" else n for n in names]   # "query" names the per-query table's first column
-        runs = [(name, item.path, item.data) for name, item in zip(names, run_items)]
+        inputs = self._form_inputs(qrels_item, run_items)
         for view in self.views:
             for combo in view.choices():
                 combo.remember()
         self._clear_results()
         self._evaluated_level = self.form.level_spin.value()
-        job = evaluation_job(qrels_item.data, runs, self.form.picker.specs(), self.form.options())
+        self._evaluated = inputs
+        runs = [(name, item.path, item.data) for (name, _), item in zip(inputs.runs, run_items)]
+        job = evaluation_job(qrels_item.data, runs, list(inputs.specs), inputs.options)
         self.start_job(job, f"Evaluating {len(runs)} run(s)…", on_partial=self._on_run_result,
                        on_success=self._show_finished, on_cancelled=self._show_cancelled,
                        failure_title="Evaluation failed")
 
+    def _form_inputs(self, qrels_item, run_items) -> EvaluationInputs:
+        """The form's settings for these files, with each run's name in the results."""
+        names = self.session.run_names([r.path for r in run_items])
+        names = [f"{n} (run)" if n == "query" else n for n in names]   # "query" names the per-query table's first column
+        inputs = EvaluationInputs(qrels_item.path, qrels_item.name, tuple(zip(names, (r.path for r in run_items))),
+                                  tuple(self.form.picker.specs()), self.form.options())
+        return inputs.loaded_in(self.session)
+
     def _on_run_result(self, result: RunResult) -> None:
+        if self.session.find(result.path) is None:      # removed from the Data dock while evaluating
+            return
         self.results_set.add(result)
         self.curves.add_run(result.name, result.curves)
+        self.modified.emit()
+        self._refresh_soon()
+
+    def _refresh_soon(self) -> None:
         # Runs finishing close together are shown in one refresh, so the GUI thread never queues up work.
         if not self._refresh_pending:
             self._refresh_pending = True
@@ -153,17 +245,80 @@ class RankedWorkspace(Workspace):
         self.progress_label.setText(f"Cancelled. {len(self.results_set)} run(s) had finished; their results are shown.")
 
     def job_finished(self) -> None:
+        self._restoring = False
         self._deferred_refresh()
+        self._update_stale_banner()
+        pending, self._rederive_when_idle = self._rederive_when_idle, None
+        if pending is not None:
+            self._rederive(pending)
+
+    def work_in_progress(self) -> bool:
+        return self.is_busy() and not self._restoring     # re-deriving a project's curves loses nothing
 
     # ------------------------------------------------------------ results
     def _clear_results(self) -> None:
         self.results_set.clear()
         self.curves.clear()
+        self._evaluated = None
+        self._changed_on_disk = []
         self._refresh_views()
+        self._update_stale_banner()
+
+    def _drop_removed_runs(self) -> None:
+        """Results of runs no longer in the session (removed, or read as another kind) leave every view."""
+        loaded = {item.path for item in self.session.of_kind("run")}
+        kept = [r for r in self.results_set.values() if not r.path or r.path in loaded]
+        if len(kept) == len(self.results_set):
+            return
+        self.results_set.clear()
+        self.curves.clear()
+        for result in kept:
+            self.results_set.add(result)
+            if result.curves:
+                self.curves.add_run(result.name, result.curves)
+        self._refresh_views()
+
+    def has_results(self) -> bool:
+        return len(self.results_set) > 0
+
+    # ------------------------------------------------------------ are the results current?
+    def stale_reasons(self) -> list[str]:
+        """What changed since the shown results were computed (empty: they are current)."""
+        inputs = self._evaluated
+        if inputs is None or not len(self.results_set):
+            return []
+        loaded_runs = {item.path for item in self.session.of_kind("run")}
+        form = []
+        if self.form.qrels_path != inputs.qrels:
+            form.append("the qrels")
+        if [p for _, p in inputs.runs if p in loaded_runs] != self.form.checked_run_paths():
+            form.append("the runs ticked")
+        if list(inputs.specs) != self.form.picker.specs():
+            form.append("the measures")
+        if inputs.options != self.form.options():
+            form.append("the options")
+        reasons = [f"the form has changed since ({', '.join(form)})"] if form else []
+        for path, version in inputs.versions:
+            item = self.session.find(path)
+            if item is None:
+                if path == inputs.qrels:
+                    reasons.append(f"{inputs.qrels_name} is no longer loaded")
+            elif version is not None and self.session.version(path) != version:
+                reasons.append(f"{item.name} has been read again")
+        reasons += [f"{name} has changed since the project was saved" for name in self._changed_on_disk]
+        return reasons
+
+    def _update_stale_banner(self) -> None:
+        reasons = self.stale_reasons()
+        if reasons:
+            self.stale_banner.setText(f"⚠ Computed with {self._evaluated.qrels_name}; {'; '.join(reasons)} — "
+                                      f"press Run to update.")
+        self.stale_banner.setVisible(bool(reasons))
 
     def clear_results(self) -> None:
         """Forget the results (a new project is opened); a running evaluation is stopped and ignored."""
         self.abandon_job()
+        self._rederive_when_idle = None
         self._clear_results()
 
     def _refresh_views(self) -> None:
@@ -182,17 +337,76 @@ class RankedWorkspace(Workspace):
     def results_state(self) -> dict | None:
         if not len(self.results_set):
             return None
-        return {"measure_order": list(self.results_set.measure_info()), "rows": self.results.to_dict(orient="list")}
+        state = {"measure_order": list(self.results_set.measure_info()), "rows": self.results.to_dict(orient="list")}
+        if self._evaluated is not None:
+            state["inputs"] = self._evaluated.to_json()
+        return state
 
     def restore_results_state(self, state: dict) -> None:
+        """Show a project's saved results, then re-derive their rankings and curves (projects do not
+        keep them) from the files on the worker: the curves and the drill-down fill in without Run."""
         restored = saved_results(state)
         if restored is None:
             return
+        inputs = EvaluationInputs.from_json(state.get("inputs"), self.session) if "inputs" in state \
+            else self._inputs_of_older_project([r.name for r in restored])
         self._clear_results()
+        # A run whose file is not loaded keeps its saved rows until the next Run (nothing to remove it by).
+        paths = {name: path for name, path in inputs.runs if self.session.find(path)} if inputs is not None else {}
         for result in restored:
+            result.path = paths.get(result.name, "")
             self.results_set.add(result)
+        self._evaluated = inputs
         self._refresh_views()
-        self.progress_label.setText("Results restored from the project. Press Run for the curves and the drill-down.")
+        self._update_stale_banner()
+        self._rederive(inputs)
+
+    def _inputs_of_older_project(self, names: list[str]) -> EvaluationInputs | None:
+        """Projects saved before results named their inputs: the form, if it names the same runs."""
+        qrels_item = self.form.qrels_item()
+        run_items = [self.session.find(p) for p in self.form.checked_run_paths()]
+        if qrels_item is None or not run_items:
+            return None
+        inputs = self._form_inputs(qrels_item, run_items)
+        return inputs if sorted(n for n, _ in inputs.runs) == sorted(names) else None
+
+    def _rederive(self, inputs: EvaluationInputs | None) -> None:
+        qrels_item = self.session.find(inputs.qrels) if inputs is not None else None
+        runs = []
+        if qrels_item is not None and qrels_item.kind == "qrels":
+            for name, path in inputs.runs:
+                item = self.session.find(path)
+                if item is not None and item.kind == "run" and name in self.results_set:
+                    runs.append((name, path, item.data))
+        if not runs:
+            self.progress_label.setText("Results restored from the project. Their files are not loaded, so the "
+                                        "curves and the drill-down stay empty until you press Run.")
+            return
+        if self.is_busy():          # the replaced session's job is still stopping
+            self._rederive_when_idle = inputs
+            return
+        self._restoring = True
+        job = evaluation_job(qrels_item.data, runs, list(inputs.specs), inputs.options)
+        self.start_job(job, "Results restored from the project; reading the rankings for the curves and the "
+                            "drill-down…", on_partial=self._on_rederived,
+                       on_success=lambda _: self.progress_label.setText("Results restored from the project."),
+                       on_cancelled=lambda: self.progress_label.setText(
+                           "Results restored from the project. Press Run for the curves and the drill-down of "
+                           "every run."),
+                       failure_title="Could not restore the curves and the drill-down")
+
+    def _on_rederived(self, computed: RunResult) -> None:
+        """The project's numbers stay; the rankings and curves come from the files (a file that no longer
+        gives the same numbers marks the results out of date)."""
+        saved = self.results_set.runs.get(computed.name)
+        if saved is None:
+            return
+        if not _same_numbers(saved, computed):
+            self._changed_on_disk.append(self.session.find(computed.path).name)
+        saved.curves, saved.ranking, saved.run = computed.curves, computed.ranking, computed.run
+        saved.absent_topics = computed.absent_topics
+        self.curves.add_run(saved.name, saved.curves)
+        self._refresh_soon()
 
     def export_targets(self):
         return [target for view in self.views for target in view.export_targets()]

@@ -1,0 +1,62 @@
+"""Names that tell files apart: ``a/bm25`` and ``b/bm25`` rather than ``bm25`` and ``bm25-2``.
+
+The window (Data dock, forms, result tables, plots) and ``evalgui-cli evaluate``
+name runs with the same rule, :func:`distinguishing_names`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import PurePath
+
+
+def _stem(file_name: str) -> str:
+    from evalgui.core.formats._text import file_stem
+
+    return file_stem(file_name)          # the same stem a run read from the file is named by
+
+
+def distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
+    """For each path, its file name with the fewest parent folders that tell it apart from the others.
+
+    Names are file stems (``bm25`` for ``bm25.run`` or ``bm25.run.gz``, as runs are named) unless
+    ``keep_extension``; files whose stems collide within one folder (``bm25.run``, ``bm25.txt``)
+    keep their extension either way. Folders are joined with ``/``; a path that needs every
+    folder to be told apart is shown whole. The same path twice cannot be told apart: ValueError.
+    """
+    full = [os.path.abspath(os.fspath(p)) for p in paths]
+    repeated = [p for p, n in Counter(full).items() if n > 1]
+    if repeated:
+        raise ValueError(f"{repeated[0]} is given twice: one file cannot have two names")
+    parts = [PurePath(p).parts for p in full]
+    # Folders are compared on stems, so bm25.run in one folder and bm25.txt in another show their folders.
+    keys = [folders[:-1] + (_stem(folders[-1]),) for folders in parts]
+    same_stem_in_folder = Counter(keys)
+    distinct = set(keys)
+
+    depth = [0] * len(full)               # trailing components of the key each name needs
+    unresolved = list(range(len(full)))
+    k = 1
+    while unresolved:
+        counts = Counter(key[-k:] for key in distinct)
+        still = []
+        for i in unresolved:
+            if counts[keys[i][-k:]] == 1 or k >= len(keys[i]):
+                depth[i] = k
+            else:
+                still.append(i)
+        unresolved, k = still, k + 1
+
+    names = []
+    for path_parts, key, k in zip(parts, keys, depth):
+        last = path_parts[-1] if keep_extension or same_stem_in_folder[key] > 1 else key[-1]
+        if k >= len(key):                 # every folder, from the root (or drive)
+            anchor = path_parts[0].replace("\\", "/")
+            names.append(anchor + "/".join(path_parts[1:-1] + (last,)))
+        else:
+            names.append("/".join(key[len(key) - k:-1] + (last,)))
+    # Contrived names (a file "bm25.run.txt" next to another folder's bm25.run and bm25.txt) can
+    # still meet: those show their whole path.
+    clashes = {n for n, c in Counter(names).items() if c > 1}
+    return [p.replace("\\", "/") if n in clashes else n for p, n in zip(full, names)]
