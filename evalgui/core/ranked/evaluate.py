@@ -123,6 +123,29 @@ def _aggregate(values: np.ndarray, how: str, n_queries: int, exact: bool = False
     return np.zeros(values.shape[1])
 
 
+def _level(request: MeasureRequest, options: EvalOptions) -> int:
+    return options.relevance_level if request.relevance_level is None else request.relevance_level
+
+
+def request_values(ranking: Ranking, request: MeasureRequest, options: EvalOptions = EvalOptions(),
+                   by_level: dict[int, Ranking] | None = None) -> np.ndarray:
+    """One request's per-query values on a prepared ranking: (n_queries, len(request.names)).
+
+    ``by_level`` keeps the ranking at each relevance level between requests, so that their
+    shared arrays (judged, relevant documents) are found once."""
+    level = _level(request, options)
+    by_level = {} if by_level is None else by_level
+    r = by_level.setdefault(level, ranking.with_level(level))
+    with np.errstate(all="ignore"):  # a NaN or an infinity is a value here (printed as trec_eval does)
+        values = np.asarray(request.measure.kernel(r, request.params), dtype=np.float64)
+    values = values.reshape(ranking.n_queries, len(request.names))
+    if ranking.missing.any():
+        for j, name in enumerate(request.names):
+            if _zeroed_for_missing(name, request.measure):
+                values[ranking.missing, j] = 0.0
+    return values
+
+
 def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options: EvalOptions = EvalOptions(),
                  state: JobState | None = None) -> RunEvaluation:
     """Evaluate one run. ``state`` hears of each step (ranking, then each measure) and may cancel."""
@@ -142,16 +165,9 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
     for i, req in enumerate(requests):
         state.check()
         state.progress(0.3 + 0.7 * i / max(len(requests), 1), f"Computing {req.measure.name}")
-        level = options.relevance_level if req.relevance_level is None else req.relevance_level
-        r = by_level.setdefault(level, ranking.with_level(level))
-        with np.errstate(all="ignore"):  # a NaN or an infinity is a value here (printed as trec_eval does)
-            values = np.asarray(req.measure.kernel(r, req.params), dtype=np.float64).reshape(n_q, len(req.names))
-        if ranking.missing.any():
-            for j, name in enumerate(req.names):
-                if _zeroed_for_missing(name, req.measure):
-                    values[ranking.missing, j] = 0.0
+        values = request_values(ranking, req, options, by_level)
         if req.measure.name == "relstring":
-            strings = M.relstrings(r, req.text_length or 10)
+            strings = M.relstrings(by_level[_level(req, options)], req.text_length or 10)
             # trec_eval clears the placeholder's string only under the plain name "relstring".
             cleared = req.names[0] == "relstring"
             text[req.names[0]] = [("" if miss and cleared else s) for s, miss in zip(strings, ranking.missing)]

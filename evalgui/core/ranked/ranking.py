@@ -337,6 +337,7 @@ def prepare(
     judged_only: bool = False,
     num_docs_in_coll: int = 0,
     topics: list[str] | None = None,
+    judgments_may_change: bool = False,
 ) -> tuple[Ranking, list[str]]:
     """Rank ``run`` per query (score desc, docno desc) and look up each document's judgment.
 
@@ -348,6 +349,9 @@ def prepare(
     With ``complete``, a topic without results is ranked, as trec_eval -c does,
     as one placeholder document (:data:`PLACEHOLDER_DOCNO`, not in the run);
     ``Ranking.missing`` marks those topics and ``Ranking.run_rows`` is -1 there.
+
+    ``judgments_may_change``: tied documents judged alike are put in trec_eval's order too, so
+    that the ranking stays exact when some of their judgments are removed afterwards.
     """
     qrels_topics = list(qrels.query_ids)
     run_topics = set(run.query_ids)
@@ -402,7 +406,11 @@ def prepare(
         row_rel = np.full(len(run_q), NONPOOL, dtype=np.int16)   # grades fit: MAX_GRADE < 2**15
         row_rel[cand] = judgment(run_q[cand].astype(np.int64) * n_qdocs + qdoc[cand])
         del qdoc, cand
-        order = _break_ties_by_docno(order, run_q, scores, rows, run, row_rel if max_docs is None else None)
+        codes = row_rel if max_docs is None else None
+        if codes is not None and judgments_may_change:
+            # every judged row a code of its own: a tie group holding two judged documents is ordered
+            codes = np.where(row_rel >= 0, np.arange(len(row_rel)), row_rel.astype(np.int64))
+        order = _break_ties_by_docno(order, run_q, scores, rows, run, codes)
     q_sorted = run_q[order]
     counts = np.bincount(q_sorted, minlength=n_q)
     if max_docs is not None:

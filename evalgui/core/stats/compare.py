@@ -228,11 +228,25 @@ def compare(scores: pd.DataFrame, runs: list[str], measures: list[str], options:
     return result
 
 
-def _compare_measure(measure: str, matrix: np.ndarray, first: np.ndarray, second: np.ndarray, runs: list[str],
-                     options: CompareOptions, state: JobState) -> tuple[pd.DataFrame, float | None]:
-    n = matrix.shape[0]
-    diffs = (matrix[:, first] - matrix[:, second]).T          # pairs x queries
-    means = query_mean(matrix, n) if n else np.full(len(runs), np.nan)
+@dataclass
+class PairTests:
+    """The test of each compared pair: p-value, corrected p-value, significant at α."""
+
+    p_value: np.ndarray
+    p_adjusted: np.ndarray
+    significant: np.ndarray
+    difference_required: float | None = None    # bootstrap only: Sakai's estimate (largest over the pairs)
+
+
+def pair_tests(diffs: np.ndarray, options: CompareOptions, state: JobState | None = None,
+               matrix: np.ndarray | None = None, first: np.ndarray | None = None,
+               second: np.ndarray | None = None) -> PairTests:
+    """Test each row of a pairs x queries differences matrix under ``options`` and correct over the rows.
+
+    Tukey's HSD tests the systems together, so it needs the queries x systems ``matrix`` and each
+    row's columns (``first``, ``second``)."""
+    state = state_or_default(state)
+    n = diffs.shape[1]
     test, samples = options.test, options.resamples
     estimate = None
     if test == "t":
@@ -247,13 +261,24 @@ def _compare_measure(measure: str, matrix: np.ndarray, first: np.ndarray, second
         boot = sig.bootstrap_test(diffs, samples, options.seed, options.alpha, state=state)
         p = boot.asl
         estimate = float(np.nanmax(boot.difference_required)) if len(diffs) and n >= 2 else None
+    elif matrix is None:
+        raise ValueError("Tukey's HSD tests systems together: it needs each system's per-query scores")
     else:
         p = sig.tukey_hsd(matrix, list(zip(first.tolist(), second.tolist())), samples, options.seed, state=state)
-    ci_low, ci_high = sig.mean_ci(diffs, samples if test == "bootstrap" else CI_SAMPLES, options.seed,
-                                  options.confidence, state=state)
     if n == 0:
         p = np.full(len(diffs), np.nan)
     adjusted = sig.correct(p, options.effective_correction)
+    return PairTests(p, adjusted, adjusted < options.alpha, estimate)
+
+
+def _compare_measure(measure: str, matrix: np.ndarray, first: np.ndarray, second: np.ndarray, runs: list[str],
+                     options: CompareOptions, state: JobState) -> tuple[pd.DataFrame, float | None]:
+    n = matrix.shape[0]
+    diffs = (matrix[:, first] - matrix[:, second]).T          # pairs x queries
+    means = query_mean(matrix, n) if n else np.full(len(runs), np.nan)
+    tests = pair_tests(diffs, options, state, matrix, first, second)
+    ci_low, ci_high = sig.mean_ci(diffs, options.resamples if options.test == "bootstrap" else CI_SAMPLES,
+                                  options.seed, options.confidence, state=state)
     wins, ties, losses = sig.wins_ties_losses(diffs, options.tie_tolerance)
     frame = pd.DataFrame({
         "measure": measure,
@@ -262,11 +287,11 @@ def _compare_measure(measure: str, matrix: np.ndarray, first: np.ndarray, second
         "diff": query_mean(diffs.T, n) if n else np.nan,
         "ci_low": ci_low, "ci_high": ci_high,
         "effect_size": sig.cohens_dz(diffs),
-        "p_value": p, "p_adjusted": adjusted,
-        "significant": adjusted < options.alpha,
+        "p_value": tests.p_value, "p_adjusted": tests.p_adjusted,
+        "significant": tests.significant,
         "wins": wins, "ties": ties, "losses": losses, "n_queries": n,
     }, columns=list(COLUMNS))
-    return frame, estimate
+    return frame, tests.difference_required
 
 
 def compare_job(scores: pd.DataFrame, runs: list[str], measures: list[str], options: CompareOptions,
