@@ -105,6 +105,7 @@ _FAMILIES: dict[str, str | Registry] = {
     "ranked": "evalgui.core.ranked.measures:REGISTRY",
     "tests": "evalgui.core.stats.catalogue:TESTS",
     "corrections": "evalgui.core.stats.catalogue:CORRECTIONS",
+    "metaeval": "evalgui.core.metaeval.catalogue:EXPERIMENTS",
 }
 
 

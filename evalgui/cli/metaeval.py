@@ -1,0 +1,140 @@
+"""evalgui-cli metaeval: how good is each measure? Stability, discriminative power, robustness, agreement."""
+
+from __future__ import annotations
+
+from evalgui.cli.common import UsageProblem, add_output_options, add_trec_options, eval_options, output_format, warn
+
+NAME = "metaeval"
+HELP = "meta-evaluate measures: stability, discriminative power, robustness, agreement"
+DESCRIPTION = ("Evaluates the runs against the qrels on each measure and runs one experiment on the per-query "
+               "scores. stability (Buckley & Voorhees 2000): error and tie rates over random query sets, per "
+               "set size; power (Sakai 2006): the share of run pairs significant at alpha; robustness: Kendall's "
+               "tau and flipped pairs when a fraction of the judged documents is removed (re-evaluating the "
+               "ranked runs, never re-reading them); agreement: Pearson and sign agreement of the per-query "
+               "differences and Kendall's tau between the run rankings, for every two measures. Rates are in "
+               "percent; every experiment is seeded. Measures are compared over the qrels queries every run has "
+               "(with -c: every qrels query, 0 where a run has none).")
+
+
+def _fractions(text: str) -> list[float]:
+    import argparse
+
+    try:
+        return [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"numbers separated by commas (e.g. 0.1,0.5,0.9), not '{text}'") from None
+
+
+def add_arguments(p) -> None:
+    from evalgui.core.metaeval.catalogue import EXPERIMENTS
+    from evalgui.core.stats.catalogue import CORRECTIONS, TESTS
+
+    p.add_argument("qrels", metavar="QRELS", help="qrels")
+    p.add_argument("runs", metavar="RUN", nargs="+", help="runs (at least two)")
+    p.add_argument("-m", "--measure", dest="measures", action="append", default=[], metavar="MEASURE",
+                   help="measure to meta-evaluate; repeatable (e.g. -m AP -m nDCG@10)")
+    p.add_argument("--experiment", required=True, choices=list(EXPERIMENTS), help="the experiment to run")
+    g = p.add_argument_group("stability")
+    g.add_argument("--fuzziness", type=float, default=None,
+                   help="relative difference under which two means are equal (default 0.05)")
+    g.add_argument("--set-size", dest="set_sizes", type=int, action="append", default=None, metavar="N",
+                   help="queries per set; repeatable: the error rate against the size (default 5, 10, ... n/2)")
+    g.add_argument("--sets", type=int, default=None, help="query sets per repetition (default 1000)")
+    g.add_argument("--replacement", action="store_true", default=None, help="draw a set's queries with replacement")
+    g.add_argument("--matrix", metavar="MEASURE",
+                   help="write the better/worse/equal counts of every pair of runs for this measure (at the "
+                        "largest set size) instead of the rates")
+    g = p.add_argument_group("power")
+    g.add_argument("--test", choices=list(TESTS), default=None, help="significance test (default bootstrap)")
+    g.add_argument("--correction", choices=list(CORRECTIONS), default=None,
+                   help="multiple-comparison correction over the run pairs (default none, as Sakai)")
+    g.add_argument("--alpha", type=float, default=None, help="significance level (default 0.05)")
+    g.add_argument("--samples", type=int, default=None, metavar="B",
+                   help="resamples of bootstrap (default 1000), randomization (10000) or tukey (5000)")
+    g.add_argument("--curves", action="store_true", default=None,
+                   help="write every pair's p-value (ASL), sorted, per measure (Sakai's curves) instead of the shares")
+    g = p.add_argument_group("robustness")
+    g.add_argument("--fractions", type=_fractions, default=None, metavar="F,F,...",
+                   help="shares of the judged documents to remove (default 0.1,0.2,...,0.9)")
+    g.add_argument("--per-repetition", action="store_true", default=None,
+                   help="write tau and flipped pairs of every repetition instead of their mean and spread")
+    g = p.add_argument_group("stability and robustness")
+    g.add_argument("--repetitions", type=int, default=None, metavar="R",
+                   help="independent repetitions (default: stability 5, robustness 10)")
+    p.add_argument("--seed", type=int, default=42, help="random seed (default 42)")
+    add_output_options(p)
+    add_trec_options(p)
+
+
+# The options of one experiment (or two): (dest, flag, experiments). Their defaults are None, so
+# that giving one to another experiment is an error rather than silently ignored.
+_OWN_OPTIONS = (("fuzziness", "--fuzziness", ("stability",)), ("set_sizes", "--set-size", ("stability",)),
+                ("sets", "--sets", ("stability",)), ("replacement", "--replacement", ("stability",)),
+                ("matrix", "--matrix", ("stability",)), ("test", "--test", ("power",)),
+                ("correction", "--correction", ("power",)), ("alpha", "--alpha", ("power",)),
+                ("samples", "--samples", ("power",)), ("curves", "--curves", ("power",)),
+                ("fractions", "--fractions", ("robustness",)), ("per_repetition", "--per-repetition", ("robustness",)),
+                ("repetitions", "--repetitions", ("stability", "robustness")))
+
+
+def _settings(args):
+    """The experiment's settings from the options given (the others keep the engine's defaults)."""
+    from evalgui.core.metaeval import experiments as ex
+
+    for dest, flag, experiments in _OWN_OPTIONS:
+        if getattr(args, dest) is not None and args.experiment not in experiments:
+            raise UsageProblem(f"{flag} is an option of --experiment {' or '.join(experiments)}, not {args.experiment}")
+    given = {dest: getattr(args, dest) for dest, _, experiments in _OWN_OPTIONS
+             if args.experiment in experiments and getattr(args, dest) is not None}
+    for flag in ("matrix", "curves", "per_repetition"):     # what to write, not how to compute
+        given.pop(flag, None)
+    if "set_sizes" in given:
+        given["set_sizes"] = tuple(given["set_sizes"])
+    if "fractions" in given:
+        given["fractions"] = tuple(given["fractions"])
+    try:
+        return ex.SETTINGS[args.experiment](seed=args.seed, **given) if args.experiment != "agreement" else \
+            ex.AgreementSettings()
+    except ValueError as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+def run(args) -> int:
+    from evalgui.cli.common import warn_absent, write_table
+    from evalgui.core.inputs import kind
+    from evalgui.core.metaeval.experiments import run_experiment
+    from evalgui.core.metaeval.scores import RankedSource
+
+    settings = _settings(args)
+    if len(args.runs) < 2:
+        raise UsageProblem("meta-evaluation compares runs: give at least two RUNs")
+    if not args.measures:
+        raise UsageProblem("choose the measures with -m (e.g. -m AP -m nDCG@10)")
+    fmt = output_format(args)
+    options = eval_options(args)
+    qrels = kind("qrels").read(args.qrels)
+    runs = [kind("run").read(path) for path in args.runs]
+    source = RankedSource(qrels, runs, args.measures, options)
+    if args.matrix is not None and args.matrix not in source.measures:
+        raise UsageProblem(f"--matrix {args.matrix}: not one of the measures ({', '.join(source.measures)})")
+    if not options.complete:
+        for run, name in zip(runs, source.systems):
+            warn_absent(run.source, source.absent.get(name, []))
+    full = source.measure_scores()
+    for scores in full.values():
+        if scores.query_set.missing:
+            warn(scores.query_set.describe())
+    try:
+        result = run_experiment(source, settings, full=full)
+    except ValueError as exc:
+        raise UsageProblem(str(exc)) from None
+    if args.matrix is not None:
+        table = result.matrix_frame(args.matrix)
+    elif args.curves:
+        table = result.pairs
+    elif args.per_repetition:
+        table = result.repetitions
+    else:
+        table = result.table
+    write_table(table, fmt, args.output)
+    return 0

@@ -1,0 +1,420 @@
+"""The four meta-evaluation experiments, on :class:`~evalgui.core.metaeval.scores.MeasureScores`.
+
+Each takes its settings and a :class:`~evalgui.core.jobs.JobState` (progress per step, Cancel),
+and returns a result whose ``table`` is tidy, with the columns of
+:data:`~evalgui.core.metaeval.catalogue.COLUMNS` first (rates in percent) and how it was made
+after them, plus what the experiment's plot needs. Loops run over measures, set sizes and
+fractions only; pairs, query sets, repetitions and bootstrap samples are numpy axes.
+
+:func:`metaeval_job` is the whole thing from qrels and runs, as a job(state) for the worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import ClassVar, Protocol
+
+import numpy as np
+import pandas as pd
+
+from evalgui.core.data import Qrels, Run
+from evalgui.core.jobs import JobState, state_or_default
+from evalgui.core.metaeval.catalogue import COLUMNS
+from evalgui.core.metaeval.scores import (Judgments, MeasureScores, RankedSource, kendall_tau, ordering_values,
+                                          pair_signs, signs)
+from evalgui.core.ranked.evaluate import EvalOptions
+from evalgui.core.stats import stability as st
+from evalgui.core.stats.compare import CompareOptions, pair_tests
+from evalgui.core.stats.significance import check_correction, check_test
+
+DEFAULT_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def default_set_sizes(n: int) -> tuple[int, ...]:
+    """The query-set sizes of the error-rate curve: 5, 10, 15, ... up to n/2 (Buckley & Voorhees'
+    largest), in steps of 5 for up to 100 queries and about ten steps beyond."""
+    half = n // 2
+    if half < 5:
+        return (max(half, 1),)
+    step = 5 * max(1, -(-n // 100))
+    sizes = list(range(step if step > 5 else 5, half + 1, step))
+    if sizes[-1] != half:
+        sizes.append(half)
+    return tuple(sizes)
+
+
+def _scores_list(scores) -> list[MeasureScores]:
+    items = list(scores.values()) if isinstance(scores, dict) else list(scores)
+    if not items:
+        raise ValueError("choose at least one measure")
+    systems = items[0].systems
+    if len(systems) < 2:
+        raise ValueError("meta-evaluation compares systems: it needs two or more")
+    empty = [m.measure for m in items if m.n_queries == 0]
+    if empty:
+        raise ValueError(f"{empty[0]}: no query is shared by every run, nothing to compare "
+                         "(trec_eval's -c scores a run's missing queries 0)")
+    if any(m.systems != systems for m in items):
+        raise ValueError("every measure must score the same systems, in the same order")
+    return items
+
+
+def _provenance(table: pd.DataFrame, **columns) -> pd.DataFrame:
+    for name, value in columns.items():
+        table[name] = value
+    return table
+
+
+# ---------------------------------------------------------------------------
+# 1. Stability (Buckley & Voorhees 2000)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StabilitySettings:
+    set_sizes: tuple[int, ...] = ()      # empty: default_set_sizes(number of queries)
+    sets: int = 1000
+    fuzziness: float = 0.05
+    replacement: bool = False
+    repetitions: int = 5
+    seed: int = 42
+    experiment: ClassVar[str] = "stability"
+
+    def __post_init__(self):
+        object.__setattr__(self, "set_sizes", tuple(int(s) for s in self.set_sizes))
+        if any(s < 1 for s in self.set_sizes):
+            raise ValueError("a query set needs at least one query")
+        if self.sets < 1 or self.repetitions < 1:
+            raise ValueError("the numbers of sets and of repetitions must be at least 1")
+        if not 0.0 <= self.fuzziness < 1.0:
+            raise ValueError(f"the fuzziness is a relative difference between 0 and 1, not {self.fuzziness}")
+
+
+@dataclass
+class StabilityResult:
+    table: pd.DataFrame
+    settings: StabilitySettings
+    systems: list[str]
+    matrix_set_size: int                                   # the set size of the decision matrices
+    counts: dict[str, np.ndarray] = field(repr=False)      # measure -> systems x systems x (better, worse, equal)
+
+    def matrix_frame(self, measure: str) -> pd.DataFrame:
+        """The better/worse/equal counts of every ordered pair of systems (Buckley & Voorhees' table)."""
+        counts = self.counts[measure]
+        a, b = np.nonzero(~np.eye(len(self.systems), dtype=bool))
+        return pd.DataFrame({"measure": measure, "system_a": [self.systems[i] for i in a],
+                             "system_b": [self.systems[j] for j in b], "better": counts[a, b, st.BETTER],
+                             "worse": counts[a, b, st.WORSE], "equal": counts[a, b, st.EQUAL],
+                             "set_size": self.matrix_set_size})
+
+
+def stability_experiment(scores, settings: StabilitySettings = StabilitySettings(),
+                         state: JobState | None = None) -> StabilityResult:
+    """Error and tie rates of each measure at each query-set size; the decision matrices at the largest."""
+    state = state_or_default(state)
+    items = _scores_list(scores)
+    for m in items:
+        if m.is_preference:
+            raise ValueError(f"{m.measure}: the stability experiment needs each system's scores (the fuzziness is "
+                             "relative to the systems' means), not a preference between two")
+    n = min(m.n_queries for m in items)
+    sizes = settings.set_sizes or default_set_sizes(n)
+    if not settings.replacement and max(sizes) > n:
+        short = min(items, key=lambda m: m.n_queries)
+        raise ValueError(f"a query set of {max(sizes)} cannot be drawn from the {n} queries of {short.measure} "
+                         "without replacement; choose a smaller set size or draw with replacement")
+    rows, counts = [], {}
+    steps = len(items) * len(sizes)
+    largest = max(sizes)
+    for k, m in enumerate(items):
+        for i, size in enumerate(sizes):
+            step = k * len(sizes) + i
+            state.check()
+            state.progress(step / steps, f"{m.measure}: {settings.sets:,} query sets of {size}")
+            result = st.stability(m.scores, size, settings.sets, settings.fuzziness, settings.replacement,
+                                  settings.repetitions, settings.seed, m.higher_better, state=state)
+            rows.append((m.measure, size, settings.fuzziness, result.error_rate, result.tie_rate,
+                         result.error_rate_sd, result.tie_rate_sd, m.n_queries))
+            if size == largest:
+                counts[m.measure] = st.decision_matrix(result.counts, len(m.systems))
+    state.progress(1.0, "Done")
+    table = pd.DataFrame(rows, columns=[*COLUMNS["stability"], "queries"])
+    _provenance(table, sets=settings.sets, repetitions=settings.repetitions, replacement=settings.replacement,
+                seed=settings.seed)
+    return StabilityResult(table, settings, list(items[0].systems), largest, counts)
+
+
+# ---------------------------------------------------------------------------
+# 2. Discriminative power (Sakai 2006)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PowerSettings:
+    test: str = "bootstrap"
+    correction: str = "none"
+    alpha: float = 0.05
+    samples: int | None = None           # None: the test's default B
+    seed: int = 42
+    experiment: ClassVar[str] = "power"
+
+    def __post_init__(self):
+        check_test(self.test)
+        check_correction(self.correction)
+        self.compare_options()             # the comparison engine checks alpha and samples
+
+    def compare_options(self) -> CompareOptions:
+        return CompareOptions(test=self.test, correction=self.correction, alpha=self.alpha, samples=self.samples,
+                              seed=self.seed)
+
+
+@dataclass
+class PowerResult:
+    table: pd.DataFrame
+    settings: PowerSettings
+    pairs: pd.DataFrame        # measure, system_a, system_b, p_value, p_adjusted, significant, rank
+                               # (rank: 1 for the pair with the smallest p-value: Sakai's curve is p against rank)
+
+    def curve(self, measure: str) -> pd.DataFrame:
+        return self.pairs[self.pairs["measure"] == measure]
+
+
+def power_experiment(scores, settings: PowerSettings = PowerSettings(),
+                     state: JobState | None = None) -> PowerResult:
+    """Per measure, every pair of systems tested as the comparison engine tests it; the share significant."""
+    state = state_or_default(state)
+    items = _scores_list(scores)
+    options = settings.compare_options()
+    systems = items[0].systems
+    first, second = st.pair_indices(len(systems))
+    rows, parts = [], []
+    for k, m in enumerate(items):
+        state.check()
+        step = state.scaled(k / len(items), (k + 1) / len(items), f"{m.measure}: ")
+        step.progress(0.0, f"testing {len(first)} pairs")
+        if options.test == "tukey" and m.is_preference:
+            raise ValueError(f"{m.measure}: Tukey's HSD needs each system's scores, not a preference between two")
+        tests = pair_tests(m.differences, options, step, m.scores, first, second)
+        significant = int(np.count_nonzero(tests.significant))
+        rows.append((m.measure, options.test, options.effective_correction, options.alpha, len(first), significant,
+                     100.0 * significant / len(first), m.n_queries,
+                     np.nan if tests.difference_required is None else tests.difference_required))
+        order = np.argsort(tests.p_value, kind="stable")
+        parts.append(pd.DataFrame({
+            "measure": m.measure, "system_a": [systems[i] for i in first[order]],
+            "system_b": [systems[j] for j in second[order]], "p_value": tests.p_value[order],
+            "p_adjusted": tests.p_adjusted[order], "significant": tests.significant[order],
+            "rank": np.arange(1, len(order) + 1)}))
+    state.progress(1.0, "Done")
+    table = pd.DataFrame(rows, columns=[*COLUMNS["power"], "queries", "difference_required"])
+    _provenance(table, samples=options.resamples, seed=settings.seed if options.resamples else None)
+    return PowerResult(table, settings, pd.concat(parts, ignore_index=True))
+
+
+# ---------------------------------------------------------------------------
+# 3. Robustness to incomplete judgments (Buckley & Voorhees 2004; Sakai 2007)
+# ---------------------------------------------------------------------------
+
+class JudgedSource(Protocol):
+    """What the robustness experiment needs: the judgments it may remove, and the measures evaluated
+    with some removed. :class:`RankedSource` is one (ranked measures, from prepared rankings); a
+    preference engine can be another, over the same Judgments."""
+
+    systems: list[str]
+    judgments: Judgments
+    relevant: np.ndarray
+
+    def measure_scores(self, state: JobState | None = None) -> dict[str, MeasureScores]: ...
+
+    def reduced_scores(self, removed: np.ndarray, queries: dict[str, list[str]],
+                       state: JobState | None = None) -> dict[str, np.ndarray]: ...
+
+
+@dataclass(frozen=True)
+class RobustnessSettings:
+    fractions: tuple[float, ...] = DEFAULT_FRACTIONS
+    repetitions: int = 10
+    seed: int = 42
+    keep_relevant: bool = True           # a query's last relevant judgment is removed last
+    experiment: ClassVar[str] = "robustness"
+
+    def __post_init__(self):
+        object.__setattr__(self, "fractions", tuple(float(f) for f in self.fractions))
+        if not self.fractions:
+            raise ValueError("choose at least one fraction of judgments to remove")
+        bad = [f for f in self.fractions if not 0.0 <= f < 1.0]
+        if bad:
+            raise ValueError(f"a fraction of judgments to remove is between 0 and 1 (1 excluded), not {bad[0]:g}")
+        if self.repetitions < 1:
+            raise ValueError("the number of repetitions must be at least 1")
+
+
+@dataclass
+class RobustnessResult:
+    table: pd.DataFrame
+    settings: RobustnessSettings
+    repetitions: pd.DataFrame      # measure, fraction, repetition, kendall_tau, flipped_pairs (the spread bands)
+
+
+def robustness_experiment(source: JudgedSource, settings: RobustnessSettings = RobustnessSettings(),
+                          state: JobState | None = None,
+                          full: dict[str, MeasureScores] | None = None) -> RobustnessResult:
+    """Per fraction: R reduced qrels (nested, seeded), every measure re-evaluated on them; Kendall's τ
+    and the flipped pairs against the full judgments."""
+    state = state_or_default(state)
+    full = full if full is not None else source.measure_scores(state.scaled(0.0, 0.05, "Full judgments: "))
+    items = _scores_list(full)
+    judgments = source.judgments
+    reps = range(settings.repetitions)
+    ranks = judgments.removal_ranks(settings.seed, reps, source.relevant if settings.keep_relevant else None)
+    reference = {m.measure: pair_signs(m.system_values) for m in items}
+    queries = {m.measure: m.queries for m in items}
+    judged = max(len(judgments), 1)
+    rows = {m.measure: [] for m in items}
+    samples = {m.measure: [] for m in items}
+    for k, fraction in enumerate(settings.fractions):
+        step = state.scaled(0.05 + 0.95 * k / len(settings.fractions), 0.05 + 0.95 * (k + 1) / len(settings.fractions),
+                            f"{fraction:.0%} removed: ")
+        removed = judgments.removed(ranks, fraction)
+        kept = 100.0 * (1.0 - removed.sum(axis=1).mean() / judged)
+        reduced = source.reduced_scores(removed, queries, step)
+        for m in items:
+            values = ordering_values(reduced[m.measure], None, m.higher_better, len(m.systems)) \
+                if not m.is_preference else ordering_values(None, reduced[m.measure], True, len(m.systems))
+            now = pair_signs(values)                                       # R x pairs
+            tau = kendall_tau(reference[m.measure][None, :], now)
+            flipped = 100.0 * (reference[m.measure][None, :] * now < 0).mean(axis=1)
+            rows[m.measure].append((m.measure, fraction, float(np.mean(tau)), _sd(tau), float(flipped.mean()), _sd(flipped),
+                         float(np.min(tau)), float(np.max(tau)), kept, m.n_queries))
+            samples[m.measure].append(pd.DataFrame({"measure": m.measure, "fraction": fraction,
+                                         "repetition": np.arange(len(tau)), "kendall_tau": tau,
+                                         "flipped_pairs": flipped}))
+    state.progress(1.0, "Done")
+    table = pd.DataFrame([row for m in items for row in rows[m.measure]],
+                         columns=[*COLUMNS["robustness"], "flipped_pairs_sd", "kendall_tau_min", "kendall_tau_max",
+                                  "judgments_kept", "queries"])
+    _provenance(table, repetitions=settings.repetitions, seed=settings.seed)
+    return RobustnessResult(table, settings, pd.concat([f for m in items for f in samples[m.measure]],
+                                                       ignore_index=True))
+
+
+def _sd(values: np.ndarray) -> float:
+    """Standard deviation over repetitions (n − 1; 0 with one repetition; NaN values left out)."""
+    values = values[~np.isnan(values)]
+    return float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+
+
+# ---------------------------------------------------------------------------
+# 4. Agreement between measures (Diaz & Ferraro 2022)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AgreementSettings:
+    experiment: ClassVar[str] = "agreement"
+
+
+@dataclass
+class AgreementResult:
+    table: pd.DataFrame
+    settings: AgreementSettings
+    measures: list[str]
+
+    def matrix(self, value: str = "pearson") -> pd.DataFrame:
+        """measures x measures of one column (pearson, sign_agreement, kendall_tau)."""
+        return self.table.pivot(index="measure_a", columns="measure_b", values=value).reindex(
+            index=self.measures, columns=self.measures)
+
+
+def agreement_experiment(scores, settings: AgreementSettings = AgreementSettings(),
+                         state: JobState | None = None) -> AgreementResult:
+    """Every two measures: Pearson and sign agreement of their per-query differences over every
+    (system pair, query) cell, and Kendall's τ between their system rankings, on the queries both have."""
+    state = state_or_default(state)
+    items = _scores_list(scores)
+    names = [m.measure for m in items]
+    same_queries = all(m.queries == items[0].queries for m in items)
+    cells = {}
+    if same_queries:
+        cells.update(_agreement_block(items))
+    else:
+        for a in range(len(items)):
+            for b in range(a, len(items)):
+                state.check()
+                state.progress((a * len(items) + b) / len(items) ** 2, f"{names[a]} against {names[b]}")
+                common = [q for q in items[a].queries if q in set(items[b].queries)]
+                block = _agreement_block([items[a].restricted(common), items[b].restricted(common)])
+                cells.update(block)
+    rows = [(a, b, *cells[(a, b)]) for a in names for b in names]
+    state.progress(1.0, "Done")
+    table = pd.DataFrame(rows, columns=[*COLUMNS["agreement"], "cells", "queries"])
+    return AgreementResult(table, settings, names)
+
+
+def _agreement_block(items: list[MeasureScores]) -> dict[tuple[str, str], tuple]:
+    """Agreement of every two measures that share their queries, as matrix products over the cells."""
+    diffs = np.stack([m.differences.ravel() for m in items])                  # measures x cells
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # every pair in both orders: the mean is 0, so Pearson is the uncentred correlation
+        products = diffs @ diffs.T
+        norms = np.sqrt(np.diag(products))
+        pearson = products / np.outer(norms, norms)
+        cell_signs = signs(diffs)
+        same = sum((cell_signs == v).astype(np.float64) @ (cell_signs == v).astype(np.float64).T for v in (-1, 0, 1))
+        agreement = 100.0 * same / diffs.shape[1] if diffs.shape[1] else np.full(same.shape, np.nan)
+        orderings = np.stack([pair_signs(m.system_values) for m in items])     # measures x pairs
+        tau = kendall_tau(orderings[:, None, :], orderings[None, :, :])
+    out = {}
+    for i, a in enumerate(items):
+        for j, b in enumerate(items):
+            out[(a.measure, b.measure)] = (float(pearson[i, j]), float(agreement[i, j]), float(tau[i, j]),
+                                           diffs.shape[1], a.n_queries)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# From qrels and runs to a result: the job the worker runs
+# ---------------------------------------------------------------------------
+
+Settings = StabilitySettings | PowerSettings | RobustnessSettings | AgreementSettings
+EXPERIMENTS = {"stability": stability_experiment, "power": power_experiment,
+               "robustness": robustness_experiment, "agreement": agreement_experiment}
+SETTINGS = {"stability": StabilitySettings, "power": PowerSettings, "robustness": RobustnessSettings,
+            "agreement": AgreementSettings}
+
+
+def run_experiment(source: RankedSource, settings: Settings, state: JobState | None = None,
+                   full: dict[str, MeasureScores] | None = None):
+    """One experiment on a ranked source: the scores with the full judgments (unless given), then
+    the experiment."""
+    state = state_or_default(state)
+    if full is None:
+        full = source.measure_scores(state.scaled(0.0, 0.1, "Full judgments: "))
+    rest = state.scaled(0.1, 1.0)
+    if isinstance(settings, RobustnessSettings):
+        return robustness_experiment(source, settings, rest, full)
+    return EXPERIMENTS[settings.experiment](full, settings, rest)
+
+
+def metaeval_job(qrels: Qrels, runs: list[Run], measures: list[str], settings: Settings,
+                 options: EvalOptions = EvalOptions(), names: list[str] | None = None):
+    """The experiment from qrels and runs as a job(state) for the worker: the runs are ranked once
+    (the first fifth of the progress), then the experiment runs on them."""
+    def job(state: JobState):
+        source = RankedSource(qrels, runs, measures, options, names, state.scaled(0.0, 0.2, "Preparing: "))
+        return run_experiment(source, settings, state.scaled(0.2, 1.0))
+    return job
+
+
+def settings_dict(settings: Settings) -> dict:
+    """The settings as plain values (for a project file), with the experiment's name."""
+    return {"experiment": settings.experiment, **asdict(settings)}
+
+
+def settings_from_dict(values: dict) -> Settings:
+    """:func:`settings_dict`'s inverse; ValueError for an unknown experiment or a bad value."""
+    values = dict(values)
+    name = values.pop("experiment", None)
+    if name not in SETTINGS:
+        raise ValueError(f"unknown experiment '{name}' (one of {', '.join(SETTINGS)})")
+    try:
+        return SETTINGS[name](**values)
+    except TypeError as exc:
+        raise ValueError(f"{name}: {exc}") from None

@@ -1,0 +1,434 @@
+"""What the experiments read: each measure's per-query evidence about the systems.
+
+A :class:`MeasureScores` holds one measure, in one of two shapes:
+
+* a queries x systems matrix, for a measure that scores each system (AP, nDCG@10...);
+* a pairs x queries matrix, for a preference between two systems (RPP...): row k is the pair
+  ``pair_indices(systems)[k]`` (i < j) and a value > 0 prefers system i. This is the layout of
+  the preference engine's per-query results.
+
+Stability needs the first shape (Buckley & Voorhees' fuzziness is relative to each system's
+mean); power, robustness and agreement read only the pairs' differences and an ordering of the
+systems, which both shapes give.
+
+:class:`RankedSource` ranks the runs once against the qrels (:func:`~evalgui.core.ranked.ranking.prepare`)
+and gives ranked measures' scores with the full judgments, or with some judgments removed: then
+only the prepared rankings' judgment codes change, and the measures' kernels run again on them,
+for several repetitions at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import numpy as np
+
+from evalgui.core.arrow import codes_of, from_numpy, index_in, string_array
+from evalgui.core.data import Qrels, Run
+from evalgui.core.errors import EvalUsageError
+from evalgui.core.jobs import JobState, state_or_default
+from evalgui.core.ranked.evaluate import EvalOptions, request_values, unique_run_names
+from evalgui.core.ranked.ranking import NONPOOL, PLACEHOLDER_DOCNO, Ranking, prepare
+from evalgui.core.ranked.specs import MeasureRequest, parse_measures
+from evalgui.core.stats.compare import SHARED, ZERO_FILLED, QuerySet
+from evalgui.core.stats.significance import NOISE
+from evalgui.core.stats.stability import pair_differences, pair_indices
+
+# Rankings stacked for one re-evaluation hold about this many documents (R copies of a run).
+_STACK_DOCUMENTS = 4_000_000
+
+
+def signs(values: np.ndarray) -> np.ndarray:
+    """-1, 0 or 1 per value; within NOISE of 0 is 0 (equal means computed in another order)."""
+    return np.where(values > NOISE, 1, np.where(values < -NOISE, -1, 0)).astype(np.int8)
+
+
+def pair_signs(values: np.ndarray) -> np.ndarray:
+    """(..., pairs): sgn(v_i − v_j) for every pair i < j of the last axis (systems)."""
+    first, second = pair_indices(values.shape[-1])
+    return signs(values[..., first] - values[..., second])
+
+
+def kendall_tau(x_signs: np.ndarray, y_signs: np.ndarray) -> np.ndarray:
+    """Kendall's τ_b from pair signs (..., pairs), as scipy.stats.kendalltau computes it:
+    (concordant − discordant) / √(pairs untied in x · pairs untied in y); NaN when either has no order."""
+    x = x_signs.astype(np.float64)
+    y = y_signs.astype(np.float64)
+    agreement = (x * y).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return agreement / np.sqrt(np.abs(x).sum(axis=-1) * np.abs(y).sum(axis=-1))
+
+
+@dataclass(eq=False)
+class MeasureScores:
+    """One measure's per-query values: ``scores`` (queries x systems) or ``pair_values`` (pairs x queries)."""
+
+    measure: str
+    systems: list[str]
+    queries: list[str]
+    scores: np.ndarray | None = None
+    pair_values: np.ndarray | None = None
+    higher_better: bool = True
+    query_set: QuerySet | None = field(default=None, repr=False)   # how the queries were chosen
+
+    def __post_init__(self):
+        if (self.scores is None) == (self.pair_values is None):
+            raise ValueError(f"{self.measure}: give per-query scores or per-pair values, one of the two")
+        n, s = len(self.queries), len(self.systems)
+        if self.scores is not None:
+            self.scores = np.asarray(self.scores, dtype=np.float64)
+            if self.scores.shape != (n, s):
+                raise ValueError(f"{self.measure}: scores are {self.scores.shape}, not queries x systems ({n}, {s})")
+        else:
+            self.pair_values = np.asarray(self.pair_values, dtype=np.float64)
+            if self.pair_values.shape != (s * (s - 1) // 2, n):
+                raise ValueError(f"{self.measure}: pair values are {self.pair_values.shape}, not pairs x queries "
+                                 f"({s * (s - 1) // 2}, {n})")
+
+    @classmethod
+    def of_matrix(cls, measure: str, matrix, systems, queries=None, higher_better: bool = True) -> "MeasureScores":
+        """From a queries x systems matrix (a DataFrame gives its own labels)."""
+        if hasattr(matrix, "columns"):
+            systems = [str(c) for c in matrix.columns] if systems is None else systems
+            queries = [str(q) for q in matrix.index] if queries is None else queries
+        matrix = np.asarray(matrix, dtype=np.float64)
+        queries = [str(q) for q in range(matrix.shape[0])] if queries is None else list(queries)
+        return cls(measure, list(systems), queries, scores=matrix, higher_better=higher_better)
+
+    @property
+    def is_preference(self) -> bool:
+        return self.scores is None
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    @cached_property
+    def differences(self) -> np.ndarray:
+        """pairs x queries: > 0 where the pair's first system is the better one."""
+        if self.pair_values is not None:
+            return self.pair_values
+        return pair_differences(self.scores, self.higher_better)
+
+    @cached_property
+    def system_values(self) -> np.ndarray:
+        """One value per system, higher = better: the mean score (negated when lower is better), or for
+        a preference the mean preference of the system over the others."""
+        return ordering_values(self.scores, self.pair_values, self.higher_better, len(self.systems))
+
+    def restricted(self, queries: list[str]) -> "MeasureScores":
+        """The same measure on a subset of its queries, in the order given."""
+        if list(queries) == self.queries:
+            return self
+        at = {q: i for i, q in enumerate(self.queries)}
+        rows = np.array([at[q] for q in queries], dtype=np.int64)
+        if self.scores is not None:
+            return replace(self, queries=list(queries), scores=self.scores[rows], query_set=None)
+        return replace(self, queries=list(queries), pair_values=self.pair_values[:, rows], query_set=None)
+
+
+def ordering_values(scores: np.ndarray | None, pair_values: np.ndarray | None, higher_better: bool,
+                    systems: int) -> np.ndarray:
+    """(..., systems) values that order the systems, higher = better, from scores (..., queries, systems)
+    or pair values (..., pairs, queries)."""
+    if scores is not None:
+        means = scores.mean(axis=-2) if scores.shape[-2] else np.zeros(scores.shape[:-2] + (systems,))
+        return means if higher_better else -means
+    pair_means = pair_values.mean(axis=-1) if pair_values.shape[-1] else np.zeros(pair_values.shape[:-1])
+    first, second = pair_indices(systems)
+    totals = np.zeros(pair_means.shape[:-1] + (systems,))
+    np.add.at(totals, (..., first), pair_means)
+    np.add.at(totals, (..., second), -pair_means)
+    return totals / max(systems - 1, 1)
+
+
+# ---------------------------------------------------------------------------
+# The judged documents, and which of them a reduced qrels removes
+# ---------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Judgments:
+    """The qrels' judgments with a grade >= 0 of the evaluated queries, sorted by query: what
+    the robustness experiment removes. (Negative grades, "in the pool but not judged", stay.)"""
+
+    query: np.ndarray        # (J,) index into the universe of queries, ascending
+    grade: np.ndarray        # (J,)
+    keys: np.ndarray         # (J,) query * n_docs + the docno's index in the qrels' dictionary, ascending
+    n_docs: int
+    n_queries: int
+
+    @classmethod
+    def of(cls, qrels: Qrels, universe: list[str]) -> "Judgments":
+        q = index_in(string_array(qrels.query_ids.tolist()), string_array(universe))[qrels.query_codes] \
+            if len(qrels) else np.empty(0, dtype=np.int64)
+        doc = codes_of(qrels.doc_dictionary)
+        n_docs = max(len(qrels.doc_dictionary.dictionary), 1)
+        keep = (q >= 0) & (qrels.rel >= 0)
+        keys = q[keep] * n_docs + doc[keep]
+        order = np.argsort(keys, kind="stable")
+        keys, first = np.unique(keys[order], return_index=True)    # a repeated judgment: the first, as prepare
+        picked = order[first]
+        return cls(q[keep][picked], qrels.rel[keep][picked], keys, n_docs, len(universe))
+
+    def __len__(self) -> int:
+        return len(self.query)
+
+    @cached_property
+    def starts(self) -> np.ndarray:
+        return np.searchsorted(self.query, np.arange(self.n_queries + 1))
+
+    @cached_property
+    def per_query(self) -> np.ndarray:
+        return np.diff(self.starts)
+
+    def removal_ranks(self, seed: int, repetitions: range, relevant: np.ndarray | None = None) -> np.ndarray:
+        """(R, J): each judgment's place in its query's removal order (0: removed first), one random
+        order per repetition, seeded by (seed, repetition) so that repetition r is the same whatever
+        the number of repetitions. With ``relevant``, a relevant judgment of each query that has one
+        (a random one) is removed last, so that a query keeps one while it keeps any."""
+        n = len(self)
+        keys = np.stack([np.random.default_rng([seed, r]).random(n) for r in repetitions]) if n else \
+            np.zeros((len(repetitions), 0))
+        if relevant is not None and relevant.any() and n:
+            starts = self.starts[:-1][self.per_query > 0]
+            best = np.maximum.reduceat(np.where(relevant, keys, -1.0), starts, axis=1)      # R x non-empty queries
+            block = np.repeat(np.arange(len(starts)), self.per_query[self.per_query > 0])
+            last = relevant & (keys == best[:, block])
+            keys = np.where(last, 2.0, keys)
+        order = np.argsort(self.query * 4.0 + keys, axis=1, kind="stable")   # by query, then key (< 4)
+        ranks = np.empty_like(order)
+        np.put_along_axis(ranks, order, np.arange(n)[None, :], axis=1)
+        return ranks - self.starts[self.query]
+
+    def removed_counts(self, fraction: float) -> np.ndarray:
+        """Per query: how many judgments a fraction removes, round(f·n) (halves up)."""
+        return np.floor(fraction * self.per_query + 0.5 + 1e-9).astype(np.int64)
+
+    def removed(self, ranks: np.ndarray, fraction: float) -> np.ndarray:
+        """(R, J) bool: the judgments removed at ``fraction`` under the removal orders ``ranks``."""
+        return ranks < self.removed_counts(fraction)[self.query]
+
+    def reduced_qrels(self, qrels: Qrels, universe: list[str], removed: np.ndarray) -> Qrels:
+        """The qrels without the removed judgments (for checks: the experiment never builds it)."""
+        q = index_in(string_array(qrels.query_ids.tolist()), string_array(universe))[qrels.query_codes]
+        doc = codes_of(qrels.doc_dictionary)
+        keys = np.where(q >= 0, q * self.n_docs + doc, -1)
+        gone = np.isin(keys, self.keys[removed]) & (qrels.rel >= 0)
+        keep = from_numpy(np.flatnonzero(~gone))
+        return Qrels(qrels.query.take(keep), qrels.doc.take(keep), qrels.rel[~gone], qrels.source)
+
+
+# ---------------------------------------------------------------------------
+# Runs ranked once; measures evaluated with full or reduced judgments
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Column:
+    """One output of a measure request (P.5,10 gives two)."""
+    name: str
+    request: MeasureRequest
+    index: int                   # which of the request's values
+
+    @property
+    def higher_better(self) -> bool:
+        return self.request.measure.direction != "lower"
+
+
+def measure_columns(measures: list[str] | list[MeasureRequest]) -> list[Column]:
+    """The numeric, per-query outputs of the measures asked for, each name once."""
+    requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
+    columns: dict[str, Column] = {}
+    for request in requests:
+        m = request.measure
+        if m.value_type == "text" or not m.per_query:
+            raise EvalUsageError(f"'{request.names[0]}' has no per-query numbers to meta-evaluate")
+        for i, name in enumerate(request.names):
+            columns.setdefault(name, Column(name, request, i))
+    return list(columns.values())
+
+
+@dataclass(eq=False)
+class _Prepared:
+    ranking: Ranking
+    rows: np.ndarray             # each ranked query's index in the universe
+    judged_at: np.ndarray        # flat positions (into ranking.rel) of the judged documents
+    judgment: np.ndarray         # the Judgments index of each
+
+
+class RankedSource:
+    """Runs ranked once against the qrels; ranked measures' per-query scores with full or reduced judgments.
+
+    The queries are the qrels' topics. A measure is compared over the topics every run has
+    results for (``shared``), or with ``options.complete`` (trec_eval -c) over every topic,
+    0 where a run has none (``zero-filled``), as the comparison engine does; NaN values (a
+    measure undefined on a query) count as missing there too.
+    """
+
+    def __init__(self, qrels: Qrels, runs: list[Run], measures: list[str] | list[MeasureRequest],
+                 options: EvalOptions = EvalOptions(), names: list[str] | None = None,
+                 state: JobState | None = None):
+        state = state_or_default(state)
+        if len(runs) < 2:
+            raise EvalUsageError(f"meta-evaluation compares systems: give two runs or more ({len(runs)} given)")
+        self.qrels = qrels
+        self.runs = list(runs)
+        self.options = options
+        self.columns = measure_columns(measures)
+        self.systems = list(names) if names is not None else unique_run_names(self.runs)
+        self.universe = [str(q) for q in qrels.query_ids]
+        self.absent: dict[str, list[str]] = {}
+        self._prepared: list[_Prepared] = []
+        self._by_level: list[dict[int, Ranking]] = []     # per run: its ranking at each relevance level
+        index = {q: i for i, q in enumerate(self.universe)}
+        for i, (run, name) in enumerate(zip(self.runs, self.systems)):
+            state.check()
+            state.progress(i / len(self.runs), f"Ranking {name}")
+            ranking, absent = prepare(qrels, run, relevance_level=options.relevance_level, complete=options.complete,
+                                      max_docs=options.max_docs, judged_only=options.judged_only,
+                                      num_docs_in_coll=options.num_docs_in_coll, judgments_may_change=True)
+            if absent:
+                self.absent[name] = list(absent)
+            rows = np.array([index[str(q)] for q in ranking.query_ids], dtype=np.int64)
+            self._prepared.append(_Prepared(ranking, rows, np.empty(0, np.int64), np.empty(0, np.int64)))
+            self._by_level.append({})
+        state.progress(1.0, "Ranked")
+        self._located = False
+
+    @property
+    def measures(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    # ------------------------------------------------------------ full judgments
+
+    def _full_values(self, column: Column) -> np.ndarray:
+        """universe x systems; NaN where a run has no value."""
+        out = np.full((len(self.universe), len(self.systems)), np.nan)
+        for j, p in enumerate(self._prepared):
+            out[p.rows, j] = request_values(p.ranking, column.request, self.options, self._by_level[j])[:, column.index]
+        return out
+
+    def measure_scores(self, state: JobState | None = None) -> dict[str, MeasureScores]:
+        """Every measure with the full judgments, over the queries the policy gives."""
+        state = state_or_default(state)
+        out = {}
+        for k, column in enumerate(self.columns):
+            state.check()
+            state.progress(k / len(self.columns), f"Evaluating {column.name}")
+            out[column.name] = self._aligned(column, self._full_values(column))
+        state.progress(1.0, "Evaluated")
+        return out
+
+    def _aligned(self, column: Column, values: np.ndarray) -> MeasureScores:
+        present = ~np.isnan(values)
+        missing = {name: [q for q, ok in zip(self.universe, present[:, j]) if not ok]
+                   for j, name in enumerate(self.systems) if not present[:, j].all()}
+        if self.options.complete:
+            rows, policy, matrix = np.arange(len(self.universe)), ZERO_FILLED, np.where(present, values, 0.0)
+        else:
+            rows = np.flatnonzero(present.all(axis=1))
+            policy, matrix = SHARED, values[rows]
+        queries = [self.universe[i] for i in rows]
+        query_set = QuerySet(column.name, queries, policy, len(self.universe), missing)
+        return MeasureScores(column.name, self.systems, queries, scores=matrix,
+                             higher_better=column.higher_better, query_set=query_set)
+
+    # ------------------------------------------------------------ reduced judgments
+
+    @cached_property
+    def judgments(self) -> Judgments:
+        return Judgments.of(self.qrels, self.universe)
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """Per judgment: relevant at the evaluation's relevance level."""
+        return self.judgments.grade >= self.options.relevance_level
+
+    def _locate(self) -> None:
+        """Find, in each prepared ranking, the judged documents and the judgment each one is."""
+        if self._located:
+            return
+        judgments = self.judgments
+        for p, run in zip(self._prepared, self.runs):
+            r = p.ranking
+            at = np.flatnonzero(r.rel >= 0)
+            seg = np.searchsorted(r.offsets, at, side="right") - 1
+            rows = r.run_rows[at]
+            docs = np.full(len(at), -1, dtype=np.int64)
+            real = rows >= 0
+            if real.any():
+                by_row = np.argsort(rows[real], kind="stable")
+                names = run.doc_codes.docnos(rows[real][by_row])
+                found = np.empty(int(real.sum()), dtype=np.int64)
+                found[by_row] = index_in(names, self.qrels.doc_dictionary.dictionary)
+                docs[real] = found
+            if (~real).any():
+                place = index_in(string_array([PLACEHOLDER_DOCNO]), self.qrels.doc_dictionary.dictionary)[0]
+                docs[~real] = place
+            keys = p.rows[seg] * judgments.n_docs + docs
+            hit = np.minimum(np.searchsorted(judgments.keys, keys), max(len(judgments) - 1, 0))
+            if len(at) and not (judgments.keys[hit] == keys).all():    # every judged document is a judgment
+                raise AssertionError("a judged document of the ranking is not in the qrels")
+            p.judged_at, p.judgment = at, hit
+        self._located = True
+
+    def reduced_scores(self, removed: np.ndarray, queries: dict[str, list[str]],
+                       state: JobState | None = None) -> dict[str, np.ndarray]:
+        """Every measure on R reduced qrels at once: ``removed`` (R x judgments, bool) marks the
+        judgments each repetition removes. Returns measure -> R x queries x systems, over the
+        queries given for each measure (those of its full-judgment scores); a value undefined on
+        the reduced qrels (NaN) scores 0."""
+        state = state_or_default(state)
+        self._locate()
+        removed = np.atleast_2d(removed)
+        reps = removed.shape[0]
+        judgments = self.judgments
+        index = {q: i for i, q in enumerate(self.universe)}
+        wanted = {name: np.array([index[q] for q in qs], dtype=np.int64) for name, qs in queries.items()}
+        out = {c.name: np.zeros((reps, len(wanted[c.name]), len(self.systems))) for c in self.columns}
+        levels = max(int(judgments.grade.max()) + 1 if len(judgments) else 1, 1)
+        # judgments removed per repetition, query and grade
+        lost = np.zeros((reps, judgments.n_queries * levels), dtype=np.int64)
+        rep, which = np.nonzero(removed)
+        np.add.at(lost, (rep, judgments.query[which] * levels + judgments.grade[which]), 1)
+        lost = lost.reshape(reps, judgments.n_queries, levels)
+        for j, p in enumerate(self._prepared):
+            state.check()
+            state.progress(j / len(self._prepared), f"Re-evaluating {self.systems[j]}")
+            n_docs = max(len(p.ranking.rel), 1)
+            block = max(1, _STACK_DOCUMENTS // n_docs)
+            for start in range(0, reps, block):
+                stop = min(start + block, reps)
+                stacked = _stacked(p, removed[start:stop], lost[start:stop], self.options.judged_only)
+                by_level: dict[int, Ranking] = {}
+                for column in self.columns:
+                    values = request_values(stacked, column.request, self.options, by_level)[:, column.index]
+                    values = values.reshape(stop - start, p.ranking.n_queries)
+                    full = np.zeros((stop - start, len(self.universe)))
+                    full[:, p.rows] = np.nan_to_num(values, nan=0.0)
+                    out[column.name][start:stop, :, j] = full[:, wanted[column.name]]
+        state.progress(1.0, "Re-evaluated")
+        return out
+
+
+def _stacked(p: _Prepared, removed: np.ndarray, lost: np.ndarray, judged_only: bool) -> Ranking:
+    """R copies of a prepared ranking, one after the other as R x n_q queries, the judgments
+    ``removed`` (R x J) marked as never judged (NONPOOL) in each copy."""
+    r = p.ranking
+    reps, n = removed.shape[0], len(r.rel)
+    rel = np.tile(r.rel, reps)
+    copy, which = np.nonzero(removed[:, p.judgment])
+    rel[copy * n + p.judged_at[which]] = NONPOOL
+    counts = np.tile(np.diff(r.offsets), reps)
+    levels = r.rel_levels.shape[1]
+    rel_levels = (r.rel_levels[None] - lost[:, p.rows, :levels]).reshape(reps * r.n_queries, levels)
+    if judged_only:
+        # -J ranks only judged documents: the removed ones leave the ranking
+        kept = rel != NONPOOL
+        query = np.repeat(np.arange(reps * r.n_queries), counts)
+        counts = np.bincount(query[kept], minlength=reps * r.n_queries)
+        rel = rel[kept]
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return Ranking(query_ids=np.tile(r.query_ids, reps), offsets=offsets, rel=rel, rel_levels=rel_levels,
+                   missing=np.tile(r.missing, reps), relevance_level=r.relevance_level,
+                   num_docs_in_coll=r.num_docs_in_coll, run_rows=None)
