@@ -330,43 +330,55 @@ def agreement_experiment(scores, settings: AgreementSettings = AgreementSettings
     state = state_or_default(state)
     items = _scores_list(scores)
     names = [m.measure for m in items]
-    same_queries = all(m.queries == items[0].queries for m in items)
     cells = {}
-    if same_queries:
-        cells.update(_agreement_block(items))
+    if all(m.queries == items[0].queries for m in items):
+        cells.update(_agreement_block(items, state))
     else:
-        for a in range(len(items)):
-            for b in range(a, len(items)):
-                state.check()
-                state.progress((a * len(items) + b) / len(items) ** 2, f"{names[a]} against {names[b]}")
-                common = [q for q in items[a].queries if q in set(items[b].queries)]
-                block = _agreement_block([items[a].restricted(common), items[b].restricted(common)])
-                cells.update(block)
-    rows = [(a, b, *cells[(a, b)]) for a in names for b in names]
+        blocks = [(a, b) for a in range(len(items)) for b in range(a, len(items))]
+        for k, (a, b) in enumerate(blocks):
+            step = state.scaled(k / len(blocks), (k + 1) / len(blocks), f"{names[a]} against {names[b]}: ")
+            shared = set(items[b].queries)
+            common = [q for q in items[a].queries if q in shared]
+            pair = [items[a].restricted(common), items[b].restricted(common)] if a != b else [items[a]]
+            cells.update(_agreement_block(pair, step))
+    rows = [(a, b, *(cells[(a, b)] if (a, b) in cells else cells[(b, a)])) for a in names for b in names]
     state.progress(1.0, "Done")
     table = pd.DataFrame(rows, columns=[*COLUMNS["agreement"], "cells", "queries"])
     return AgreementResult(table, settings, names)
 
 
-def _agreement_block(items: list[MeasureScores]) -> dict[tuple[str, str], tuple]:
-    """Agreement of every two measures that share their queries, as matrix products over the cells."""
-    diffs = np.stack([m.differences.ravel() for m in items])                  # measures x cells
+_CELLS_AT_ONCE = 4_000_000       # (measure, pair, query) differences held at once
+
+
+def _agreement_block(items: list[MeasureScores], state: JobState) -> dict[tuple[str, str], tuple]:
+    """Agreement of every two measures that share their queries: sums of products and of equal signs
+    over the cells, accumulated a block of system pairs at a time (matrix products within a block)."""
+    systems, n_queries = len(items[0].systems), items[0].n_queries
+    n_pairs = systems * (systems - 1) // 2
+    products = np.zeros((len(items), len(items)))
+    same = np.zeros((len(items), len(items)))
+    step = max(1, _CELLS_AT_ONCE // max(len(items) * n_queries, 1))
+    for start in range(0, n_pairs, step):
+        state.progress(start / max(n_pairs, 1), f"system pairs {start + 1}-{min(start + step, n_pairs)} of {n_pairs}")
+        state.check()
+        rows = slice(start, start + step)
+        diffs = np.stack([m.pair_rows(rows).ravel() for m in items])           # measures x cells
+        products += diffs @ diffs.T
+        cell_signs = signs(diffs)
+        for v in (-1, 0, 1):
+            indicator = (cell_signs == v).astype(np.float64)
+            same += indicator @ indicator.T
+    n_cells = n_pairs * n_queries
     with np.errstate(invalid="ignore", divide="ignore"):
         # every pair in both orders: the mean is 0, so Pearson is the uncentred correlation
-        products = diffs @ diffs.T
         norms = np.sqrt(np.diag(products))
         pearson = products / np.outer(norms, norms)
-        cell_signs = signs(diffs)
-        same = sum((cell_signs == v).astype(np.float64) @ (cell_signs == v).astype(np.float64).T for v in (-1, 0, 1))
-        agreement = 100.0 * same / diffs.shape[1] if diffs.shape[1] else np.full(same.shape, np.nan)
-        orderings = np.stack([pair_signs(m.system_values) for m in items])     # measures x pairs
+        agreement = 100.0 * same / n_cells if n_cells else np.full(same.shape, np.nan)
+        orderings = np.stack([pair_signs(m.system_values) for m in items])     # measures x system pairs
         tau = kendall_tau(orderings[:, None, :], orderings[None, :, :])
-    out = {}
-    for i, a in enumerate(items):
-        for j, b in enumerate(items):
-            out[(a.measure, b.measure)] = (float(pearson[i, j]), float(agreement[i, j]), float(tau[i, j]),
-                                           diffs.shape[1], a.n_queries)
-    return out
+    return {(a.measure, b.measure): (float(pearson[i, j]), float(agreement[i, j]), float(tau[i, j]), n_cells,
+                                     a.n_queries)
+            for i, a in enumerate(items) for j, b in enumerate(items)}
 
 
 # ---------------------------------------------------------------------------

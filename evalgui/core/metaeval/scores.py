@@ -111,6 +111,14 @@ class MeasureScores:
             return self.pair_values
         return pair_differences(self.scores, self.higher_better)
 
+    def pair_rows(self, rows: slice) -> np.ndarray:
+        """Some rows of :attr:`differences`, without building the others."""
+        if self.pair_values is not None or "differences" in self.__dict__:
+            return self.differences[rows]
+        first, second = pair_indices(len(self.systems))
+        diffs = (self.scores[:, first[rows]] - self.scores[:, second[rows]]).T
+        return diffs if self.higher_better else -diffs
+
     @cached_property
     def system_values(self) -> np.ndarray:
         """One value per system, higher = better: the mean score (negated when lower is better), or for
