@@ -5,7 +5,7 @@ from __future__ import annotations
 from evalgui.cli.common import UsageProblem, add_output_options, add_trec_options, eval_options, output_format, warn
 
 NAME = "metaeval"
-HELP = "meta-evaluate measures: stability, discriminative power, robustness, agreement"
+HELP = "meta-evaluate measures: stability, power, robustness, agreement"
 DESCRIPTION = ("Evaluates the runs against the qrels on each measure and runs one experiment on the per-query "
                "scores. stability (Buckley & Voorhees 2000): error and tie rates over random query sets, per "
                "set size; power (Sakai 2006): the share of run pairs significant at alpha; robustness: Kendall's "
