@@ -28,7 +28,7 @@ from evalgui.core.arrow import codes_of, from_numpy, index_in, string_array
 from evalgui.core.data import Qrels, Run
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.ranked.evaluate import EvalOptions, request_values, unique_run_names
+from evalgui.core.ranked.evaluate import Column, EvalOptions, request_values, unique_run_names
 from evalgui.core.ranked.ranking import NONPOOL, PLACEHOLDER_DOCNO, Ranking, prepare
 from evalgui.core.ranked.specs import MeasureRequest, parse_measures
 from evalgui.core.stats.compare import SHARED, ZERO_FILLED, QuerySet
@@ -231,29 +231,26 @@ class Judgments:
 # Runs ranked once; measures evaluated with full or reduced judgments
 # ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Column:
-    """One output of a measure request (P.5,10 gives two)."""
-    name: str
-    request: MeasureRequest
-    index: int                   # which of the request's values
-
-    @property
-    def higher_better(self) -> bool:
-        return self.request.measure.direction != "lower"
-
-
 def measure_columns(measures: list[str] | list[MeasureRequest]) -> list[Column]:
-    """The numeric, per-query outputs of the measures asked for, each name once."""
+    """The numeric, per-query outputs of the measures asked for (P.5,10 gives two), each name once."""
     requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
     columns: dict[str, Column] = {}
     for request in requests:
         m = request.measure
         if m.value_type == "text" or not m.per_query:
             raise EvalUsageError(f"'{request.names[0]}' has no per-query numbers to meta-evaluate")
-        for i, name in enumerate(request.names):
-            columns.setdefault(name, Column(name, request, i))
+        for name in request.names:
+            columns.setdefault(name, Column(name, m, request))
     return list(columns.values())
+
+
+def _value(column: Column, ranking: Ranking, options: EvalOptions, by_level: dict[int, Ranking]) -> np.ndarray:
+    """One output's per-query values on a ranking."""
+    return request_values(ranking, column.request, options, by_level)[:, column.request.names.index(column.name)]
+
+
+def _higher_better(column: Column) -> bool:
+    return column.measure.direction != "lower"
 
 
 @dataclass(eq=False)
@@ -313,7 +310,7 @@ class RankedSource:
         """universe x systems; NaN where a run has no value."""
         out = np.full((len(self.universe), len(self.systems)), np.nan)
         for j, p in enumerate(self._prepared):
-            out[p.rows, j] = request_values(p.ranking, column.request, self.options, self._by_level[j])[:, column.index]
+            out[p.rows, j] = _value(column, p.ranking, self.options, self._by_level[j])
         return out
 
     def measure_scores(self, state: JobState | None = None) -> dict[str, MeasureScores]:
@@ -339,7 +336,7 @@ class RankedSource:
         queries = [self.universe[i] for i in rows]
         query_set = QuerySet(column.name, queries, policy, len(self.universe), missing)
         return MeasureScores(column.name, self.systems, queries, scores=matrix,
-                             higher_better=column.higher_better, query_set=query_set)
+                             higher_better=_higher_better(column), query_set=query_set)
 
     # ------------------------------------------------------------ reduced judgments
 
@@ -410,8 +407,7 @@ class RankedSource:
                 stacked = _stacked(p, removed[start:stop], lost[start:stop], self.options.judged_only)
                 by_level: dict[int, Ranking] = {}
                 for column in self.columns:
-                    values = request_values(stacked, column.request, self.options, by_level)[:, column.index]
-                    values = values.reshape(stop - start, p.ranking.n_queries)
+                    values = _value(column, stacked, self.options, by_level).reshape(stop - start, p.ranking.n_queries)
                     full = np.zeros((stop - start, len(self.universe)))
                     full[:, p.rows] = np.nan_to_num(values, nan=0.0)
                     out[column.name][start:stop, :, j] = full[:, wanted[column.name]]
