@@ -29,10 +29,14 @@ def add_arguments(p) -> None:
     from evalgui.core.metaeval.catalogue import EXPERIMENTS
     from evalgui.core.stats.catalogue import CORRECTIONS, TESTS
 
-    p.add_argument("qrels", metavar="QRELS", help="qrels")
-    p.add_argument("runs", metavar="RUN", nargs="+", help="runs (at least two)")
+    p.add_argument("qrels", metavar="QRELS", nargs="?", help="qrels (not with --scores)")
+    p.add_argument("runs", metavar="RUN", nargs="*", help="runs (at least two)")
+    p.add_argument("--scores", metavar="FILE", help="per-query scores (run,query,measure,value) instead of "
+                                                    "QRELS RUN..., e.g. what evaluate --per-query writes; not "
+                                                    "for robustness, which evaluates the runs again")
     p.add_argument("-m", "--measure", dest="measures", action="append", default=[], metavar="MEASURE",
-                   help="measure to meta-evaluate; repeatable (e.g. -m AP -m nDCG@10)")
+                   help="measure to meta-evaluate; repeatable (e.g. -m AP -m nDCG@10; with --scores, default: "
+                        "every measure in the file)")
     p.add_argument("--experiment", required=True, choices=list(EXPERIMENTS), help="the experiment to run")
     g = p.add_argument_group("stability")
     g.add_argument("--fuzziness", type=float, default=None,
@@ -100,32 +104,26 @@ def _settings(args):
 
 
 def run(args) -> int:
-    from evalgui.cli.common import warn_absent, write_table
-    from evalgui.core.inputs import kind
-    from evalgui.core.metaeval.experiments import run_experiment
-    from evalgui.core.metaeval.scores import RankedSource
+    from evalgui.cli.common import write_table
+    from evalgui.core.metaeval.experiments import EXPERIMENTS, run_experiment
 
     settings = _settings(args)
-    if len(args.runs) < 2:
-        raise UsageProblem("meta-evaluation compares runs: give at least two RUNs")
-    if not args.measures:
-        raise UsageProblem("choose the measures with -m (e.g. -m AP -m nDCG@10)")
     fmt = output_format(args)
-    options = eval_options(args)
-    qrels = kind("qrels").read(args.qrels)
-    runs = [kind("run").read(path) for path in args.runs]
-    source = RankedSource(qrels, runs, args.measures, options)
-    if args.matrix is not None and args.matrix not in source.measures:
-        raise UsageProblem(f"--matrix {args.matrix}: not one of the measures ({', '.join(source.measures)})")
-    if not options.complete:
-        for run, name in zip(runs, source.systems):
-            warn_absent(run.source, source.absent.get(name, []))
-    full = source.measure_scores()
+    if args.scores:
+        if args.experiment == "robustness":
+            raise UsageProblem("robustness evaluates the runs again with fewer judgments: give QRELS and RUNs, "
+                               "not --scores")
+        source, full = None, _scores_from_file(args)
+    else:
+        source, full = _scores_from_runs(args)
+    if args.matrix is not None and args.matrix not in full:
+        raise UsageProblem(f"--matrix {args.matrix}: not one of the measures ({', '.join(full)})")
     for scores in full.values():
         if scores.query_set.missing:
             warn(scores.query_set.describe())
     try:
-        result = run_experiment(source, settings, full=full)
+        result = run_experiment(source, settings, full=full) if source is not None else \
+            EXPERIMENTS[args.experiment](full, settings)
     except ValueError as exc:
         raise UsageProblem(str(exc)) from None
     if args.matrix is not None:
@@ -138,3 +136,39 @@ def run(args) -> int:
         table = result.table
     write_table(table, fmt, args.output)
     return 0
+
+
+def _scores_from_runs(args):
+    """The runs ranked once against the qrels, and every measure with the full judgments."""
+    from evalgui.cli.common import warn_absent
+    from evalgui.core.inputs import kind
+    from evalgui.core.metaeval.scores import RankedSource
+
+    if args.qrels is None or len(args.runs) < 2:
+        raise UsageProblem("meta-evaluation compares runs: give QRELS and at least two RUNs, or --scores FILE")
+    if not args.measures:
+        raise UsageProblem("choose the measures with -m (e.g. -m AP -m nDCG@10)")
+    options = eval_options(args)
+    qrels = kind("qrels").read(args.qrels)
+    runs = [kind("run").read(path) for path in args.runs]
+    source = RankedSource(qrels, runs, args.measures, options)
+    if not options.complete:
+        for run, name in zip(runs, source.systems):
+            warn_absent(run.source, source.absent.get(name, []))
+    return source, source.measure_scores()
+
+
+def _scores_from_file(args):
+    """Measures from a per-query scores file, over the queries every run has (-c: all, 0 where missing)."""
+    from evalgui.cli.compare import _scores_from_file as read_scores
+    from evalgui.core import tidy
+    from evalgui.core.metaeval.scores import scores_from_tidy
+
+    frame, runs, _, _ = read_scores(args)
+    if len(runs) < 2:
+        raise UsageProblem(f"{args.scores}: meta-evaluation compares runs; the file has {len(runs)}")
+    present = list(dict.fromkeys(frame[tidy.MEASURE].tolist()))
+    unknown = [m for m in args.measures if m not in present]
+    if unknown:
+        raise UsageProblem(f"{args.scores} has no per-query values of '{unknown[0]}' (it has {', '.join(present)})")
+    return scores_from_tidy(frame, runs, list(dict.fromkeys(args.measures)) or present, None, args.complete)

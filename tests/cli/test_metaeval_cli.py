@@ -151,7 +151,7 @@ def test_bad_usage_stops_the_parser_with_one_line(capsys, argv, needle):
 
 def test_bad_input_exit_2_with_one_line(capsys, tmp_path):
     status, _, err = run_cli(capsys, "metaeval", QRELS, RUNS[0], "-m", "AP", "--experiment", "power")
-    assert status == 2 and len(err) == 1 and "at least two RUNs" in err[0]
+    assert status == 2 and len(err) == 1 and "give QRELS and at least two RUNs, or --scores FILE" in err[0]
     status, _, err = run_cli(capsys, "metaeval", QRELS, *RUNS[:2], "--experiment", "power")
     assert status == 2 and len(err) == 1 and "choose the measures with -m" in err[0]
     status, _, err = run_cli(capsys, "metaeval", QRELS, RUNS[0], tmp_path / "missing.run", "-m", "AP",
@@ -165,3 +165,31 @@ def test_bad_input_exit_2_with_one_line(capsys, tmp_path):
     b = write(tmp_path, "b.run", "2 Q0 d2 1 1.0 b\n")
     status, _, err = run_cli(capsys, "metaeval", qrels, a, b, "-m", "AP", "--experiment", "power")
     assert status == 2 and "no query is shared by every run" in err[-1]
+
+
+def test_a_per_query_scores_file_gives_the_same_tables(capsys, tmp_path):
+    scores = tmp_path / "scores.csv"
+    assert run_cli(capsys, "evaluate", QRELS, *RUNS, "-m", "AP", "-m", "P@10", "--per-query", "-o", scores)[0] == 0
+    for experiment, extra in (("power", ["--test", "t"]), ("agreement", []),
+                              ("stability", ["--set-size", "20", "--sets", "200"])):
+        status, from_runs, _ = metaeval(capsys, experiment, *extra)
+        status_file, from_file, err = run_cli(capsys, "metaeval", "--scores", scores, "--experiment", experiment,
+                                              *extra)
+        assert status == status_file == 0 and err == []
+        # the file holds 15 significant digits
+        pd.testing.assert_frame_equal(table(from_file), table(from_runs), rtol=1e-9)
+    status, out, _ = run_cli(capsys, "metaeval", "--scores", scores, "-m", "P@10", "--experiment", "power")
+    assert status == 0 and table(out)["measure"].tolist() == ["P@10"]
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--experiment", "robustness"], "robustness evaluates the runs again"),
+    (["-m", "nDCG", "--experiment", "power"], "no per-query values of 'nDCG' (it has AP)"),
+    (["QRELS", "--experiment", "power"], "with --scores, give no QRELS or RUN"),
+])
+def test_scores_file_problems(capsys, tmp_path, argv, needle):
+    scores = tmp_path / "scores.csv"
+    assert run_cli(capsys, "evaluate", QRELS, *RUNS[:2], "-m", "AP", "--per-query", "-o", scores)[0] == 0
+    argv = [str(QRELS) if a == "QRELS" else a for a in argv]
+    status, out, err = run_cli(capsys, "metaeval", "--scores", scores, *argv)
+    assert status == 2 and out == "" and len(err) == 1 and needle in err[0], err

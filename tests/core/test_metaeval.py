@@ -12,7 +12,7 @@ from evalgui.core.inputs import kind
 from evalgui.core.jobs import Cancelled, JobState
 from evalgui.core.metaeval import experiments as ex
 from evalgui.core.metaeval.catalogue import COLUMNS, EXPERIMENTS
-from evalgui.core.metaeval.scores import MeasureScores, RankedSource, kendall_tau, pair_signs
+from evalgui.core.metaeval.scores import MeasureScores, RankedSource, kendall_tau, pair_signs, scores_from_tidy
 from evalgui.core.ranked.evaluate import EvalOptions, evaluate, evaluate_run
 from evalgui.core.ranked.specs import parse_measures
 from evalgui.core.registry import family
@@ -385,3 +385,13 @@ def test_the_experiments_are_a_registered_family():
     assert list(EXPERIMENTS) == list(ex.EXPERIMENTS) == list(COLUMNS)
     for record in EXPERIMENTS.values():
         assert record.description and record.formula
+
+
+def test_tidy_per_query_scores_give_the_ranked_sources_matrices(synthetic, full):
+    qrels, runs = synthetic
+    tidy = evaluate(qrels, runs, MEASURES)
+    from_tidy = scores_from_tidy(tidy[tidy["query"] != "all"], list(NAMES), MEASURES,
+                                 [str(q) for q in qrels.query_ids])
+    for m in MEASURES:
+        assert from_tidy[m].queries == full[m].queries and np.array_equal(from_tidy[m].scores, full[m].scores)
+        assert from_tidy[m].query_set.policy == full[m].query_set.policy == "shared"

@@ -136,6 +136,28 @@ class MeasureScores:
         return replace(self, queries=list(queries), pair_values=self.pair_values[:, rows], query_set=None)
 
 
+def scores_from_tidy(frame, runs: list[str], measures: list[str], universe: list[str] | None = None,
+                     fill_missing: bool = False) -> dict[str, MeasureScores]:
+    """Measures from tidy per-query scores (run, query, measure, value; e.g. a per-query scores
+    file), over the queries the comparison engine's policy gives (:func:`~evalgui.core.stats.compare.align`)."""
+    from evalgui.core.stats.compare import align
+
+    out = {}
+    for measure in measures:
+        matrix, query_set = align(frame, runs, measure, universe, fill_missing)
+        out[measure] = MeasureScores(measure, list(runs), query_set.queries, scores=matrix,
+                                     higher_better=_higher_better_named(measure), query_set=query_set)
+    return out
+
+
+def _higher_better_named(name: str) -> bool:
+    """Whether a higher value is better for a measure known by name only (an unknown name: yes)."""
+    try:
+        return parse_measures([name])[0].measure.direction != "lower"
+    except (EvalUsageError, IndexError):
+        return True
+
+
 def ordering_values(scores: np.ndarray | None, pair_values: np.ndarray | None, higher_better: bool,
                     systems: int) -> np.ndarray:
     """(..., systems) values that order the systems, higher = better, from scores (..., queries, systems)
