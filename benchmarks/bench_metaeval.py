@@ -272,7 +272,8 @@ def render(c: bc.Collection, small: bc.Collection, machine: dict, load_end: tupl
              "In one process; the experiments start from the runs ranked once (`RankedSource`):", "",
              "| Step | Best (s) | Median (s) | CPU median (s) | Target |", "|:---|---:|---:|---:|:---|"]
     for name, walls, cpus in steps:
-        lines.append(f"| {name} | {min(walls):.2f} | {statistics.median(walls):.2f} | {statistics.median(cpus):.2f} | |")
+        lines.append(f"| {name} | {min(walls):.2f} | {statistics.median(walls):.2f} | "
+                     f"{statistics.median(cpus):.2f} | |")
     for name, label, walls, cpus in engine:
         target = TARGETS.get(name)
         verdict = f"< {target:.0f} s: {'met' if statistics.median(walls) < target else 'MISSED'}" if target else ""

@@ -395,3 +395,13 @@ def test_tidy_per_query_scores_give_the_ranked_sources_matrices(synthetic, full)
     for m in MEASURES:
         assert from_tidy[m].queries == full[m].queries and np.array_equal(from_tidy[m].scores, full[m].scores)
         assert from_tidy[m].query_set.policy == full[m].query_set.policy == "shared"
+
+
+def test_a_measure_that_ties_every_system_has_no_tau(synthetic):
+    # every run has the same number of relevant documents per query: no ordering, so τ is undefined (NaN,
+    # as scipy), never a made-up number, and no pair can flip
+    source = RankedSource(*synthetic, ["NumRel", "AP"])
+    table = ex.robustness_experiment(source, ex.RobustnessSettings(fractions=(0.5,), repetitions=2)).table
+    tied = table[table["measure"] == "NumRel"].iloc[0]
+    assert np.isnan(tied["kendall_tau"]) and np.isnan(tied["kendall_tau_sd"]) and tied["flipped_pairs"] == 0.0
+    assert table[table["measure"] == "AP"]["kendall_tau"].notna().all()

@@ -58,8 +58,8 @@ for _record in (
                        "the share of system pairs whose order flips. The samples are nested (a larger fraction "
                        "removes more of the same order), and one relevant document of each query is removed last.",
            formula="a query with n judged documents loses round(f·n) of them; τ_b between the systems' means "
-                   "with full and reduced judgments; flipped pairs = 100 · #{pairs : sgn(Δ_full) = −sgn(Δ_reduced) "
-                   "≠ 0} / #pairs; mean and standard deviation over the repetitions",
+                   "with full and reduced judgments; flipped pairs = 100 · #{pairs : sgn(Δ_full) = "
+                   "−sgn(Δ_reduced) ≠ 0} / #pairs; mean and standard deviation over the repetitions",
            parameters=(Parameter("fractions", "shares of the judged documents to remove", "0.1, 0.2, ..., 0.9"),
                        Parameter("repetitions", "random samples per fraction", "10"), _SEED)),
     Record(name="agreement", family="metaeval", group="Experiments", direction=None,

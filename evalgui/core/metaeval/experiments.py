@@ -277,16 +277,20 @@ def robustness_experiment(source: JudgedSource, settings: RobustnessSettings = R
         kept = 100.0 * (1.0 - removed.sum(axis=1).mean() / judged)
         reduced = source.reduced_scores(removed, queries, step)
         for m in items:
-            values = ordering_values(reduced[m.measure], None, m.higher_better, len(m.systems)) \
-                if not m.is_preference else ordering_values(None, reduced[m.measure], True, len(m.systems))
+            if m.is_preference:
+                values = ordering_values(None, reduced[m.measure], True, len(m.systems))
+            else:
+                values = ordering_values(reduced[m.measure], None, m.higher_better, len(m.systems))
             now = pair_signs(values)                                       # R x pairs
             tau = kendall_tau(reference[m.measure][None, :], now)
             flipped = 100.0 * (reference[m.measure][None, :] * now < 0).mean(axis=1)
-            rows[m.measure].append((m.measure, fraction, float(np.mean(tau)), _sd(tau), float(flipped.mean()), _sd(flipped),
-                         float(np.min(tau)), float(np.max(tau)), kept, m.n_queries))
+            tau_mean, tau_sd, tau_min, tau_max = _spread(tau)
+            flipped_mean, flipped_sd, _, _ = _spread(flipped)
+            rows[m.measure].append((m.measure, fraction, tau_mean, tau_sd, flipped_mean, flipped_sd, tau_min, tau_max,
+                                    kept, m.n_queries))
             samples[m.measure].append(pd.DataFrame({"measure": m.measure, "fraction": fraction,
-                                         "repetition": np.arange(len(tau)), "kendall_tau": tau,
-                                         "flipped_pairs": flipped}))
+                                                    "repetition": np.arange(len(tau)), "kendall_tau": tau,
+                                                    "flipped_pairs": flipped}))
     state.progress(1.0, "Done")
     table = pd.DataFrame([row for m in items for row in rows[m.measure]],
                          columns=[*COLUMNS["robustness"], "flipped_pairs_sd", "kendall_tau_min", "kendall_tau_max",
@@ -296,10 +300,14 @@ def robustness_experiment(source: JudgedSource, settings: RobustnessSettings = R
                                                        ignore_index=True))
 
 
-def _sd(values: np.ndarray) -> float:
-    """Standard deviation over repetitions (n − 1; 0 with one repetition; NaN values left out)."""
+def _spread(values: np.ndarray) -> tuple[float, float, float, float]:
+    """Mean, standard deviation (n − 1; 0 with one value), minimum and maximum over the repetitions,
+    leaving out NaN (τ is undefined where every system ties); all NaN when every value is."""
     values = values[~np.isnan(values)]
-    return float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+    if not len(values):
+        return (float("nan"),) * 4
+    sd = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+    return float(values.mean()), sd, float(values.min()), float(values.max())
 
 
 # ---------------------------------------------------------------------------
