@@ -41,7 +41,7 @@ for _record in (
                        Parameter("repetitions", "independent repetitions (the standard deviations)", "5"),
                        _SEED)),
     Record(name="power", family="metaeval", group="Experiments", direction=None,
-           description="Discriminative power (Sakai, SIGIR 2006): the share of system pairs whose difference "
+           description="Discriminative power (Sakai, SIGIR 2006). The share of system pairs whose difference "
                        "is significant at α, by a paired test (Sakai's bootstrap, the t-test, randomization...) "
                        "with a multiple-comparison correction; and Sakai's curves, each pair's ASL (p-value) "
                        "sorted ascending against the pair's rank, one curve per measure.",
@@ -63,7 +63,7 @@ for _record in (
            parameters=(Parameter("fractions", "shares of the judged documents to remove", "0.1, 0.2, ..., 0.9"),
                        Parameter("repetitions", "random samples per fraction", "10"), _SEED)),
     Record(name="agreement", family="metaeval", group="Experiments", direction=None,
-           description="Agreement between measures (Diaz & Ferraro, SIGIR 2022): for every pair of systems and "
+           description="Agreement between measures (Diaz & Ferraro, SIGIR 2022). For every pair of systems and "
                        "every query, each measure's difference between the two; Pearson's correlation and the "
                        "share of cells where both measures prefer the same system (sign agreement), for every "
                        "two measures; and Kendall's τ between the system rankings (by mean) of every two measures.",
