@@ -51,6 +51,8 @@ class CompareWorkspace(Workspace):
         self.results_tabs.setObjectName("compareResultsTabs")
         for view in self.views:
             self.results_tabs.addTab(view.page, view.title)
+        # Views that only keep up while in sight (the matrix) catch up when shown.
+        self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
 
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.form_column)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCursor
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QToolTip
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.workspaces.compare.lazy import LazyView
 from evalgui.gui.workspaces.ranked.run_matrix import nice_limit
 
 DIFF, P_ADJUSTED, WTL = "diff", "p_adjusted", "wtl"
@@ -34,8 +36,8 @@ class CellTextModel(MatrixModel):
 
     def set_frame(self, frame: pd.DataFrame, *, texts: pd.DataFrame | None = None, **kwargs) -> None:
         """``texts``: strings with ``frame``'s index and columns (None: the numbers, as MatrixModel shows them)."""
-        self._texts = None if texts is None else texts.reindex(index=frame.index, columns=frame.columns) \
-            .fillna("").astype(str).to_numpy().tolist()
+        self._texts = None if texts is None else \
+            texts.reindex(index=frame.index, columns=frame.columns, fill_value="").to_numpy(dtype=object).tolist()
         super().set_frame(frame, **kwargs)
 
     def display_text(self, row: int, column: int) -> str:
@@ -78,16 +80,16 @@ def cell_tooltip(row: str, column: str, measure: str, cell: dict, correction: st
             f"wins / ties / losses of {row}: {cell['wins']} / {cell['ties']} / {cell['losses']}")
 
 
-class MatrixTab:
+class MatrixTab(LazyView):
     title = "Matrix"
 
     def __init__(self):
-        self.comparison = None
+        super().__init__()
         self.measure = ChoiceBox("compareMatrixMeasure")
         self.value = ChoiceBox("compareMatrixValue")
         self.value.set_items([(label, key) for label, key in VALUES])
         for combo in (self.measure, self.value):
-            combo.currentIndexChanged.connect(lambda _: self._show())
+            combo.currentIndexChanged.connect(lambda _: self.draw())
         self.model = CellTextModel(mask_diagonal=True, precision=3)
         self.table = MatrixView(self.model, name="comparison_matrix")
         self.table.setObjectName("compareMatrixTable")
@@ -107,56 +109,66 @@ class MatrixTab:
         self.sides.splitterMoved.connect(lambda *_: setattr(self, "_user_sized", True))
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
         self.page.layout().addWidget(self.caption)
+        self._scale = None
 
     def choices(self) -> list[ChoiceBox]:
         return [self.measure, self.value]
 
-    def refresh(self, comparison) -> None:
-        self.comparison = comparison
-        self.measure.set_items([(m, m) for m in comparison.measures] if comparison is not None else [])
-        self._show()
+    def update_choices(self) -> None:
+        c = self.comparison
+        self.measure.set_items([(m, m) for m in c.measures] if c is not None else [])
 
-    def _show(self) -> None:
+    def draw(self) -> None:
+        super().draw()
         c, measure, value = self.comparison, self.measure.currentData(), self.value.currentData()
         if c is None or measure not in c.measures:
             self.model.set_frame(pd.DataFrame())
             self.caption.setText("")
             return
         runs = c.runs
-        cells = oriented_cells(c.rows(measure))
+        where = {run: i for i, run in enumerate(runs)}
         provenance = c.provenance()
-
-        def frame(pick) -> pd.DataFrame:
-            return pd.DataFrame([[pick(a, b, cells[(a, b)]) if (a, b) in cells else None for b in runs]
-                                 for a in runs], index=runs, columns=runs)
-
-        mark = {(a, b): MARK if cell["significant"] else "" for (a, b), cell in cells.items()}
-        tips = frame(lambda a, b, cell: cell_tooltip(a, b, measure, cell, provenance["correction"],
-                                                     provenance["alpha"]))
-        texts = None
+        shape = (len(runs), len(runs))
+        numbers = np.full(shape, np.nan)
+        marks, tips = np.full(shape, "", dtype=object), np.full(shape, "", dtype=object)
+        texts = np.full(shape, "", dtype=object) if value != DIFF else None
+        for (a, b), cell in oriented_cells(c.rows(measure)).items():
+            i, j = where[a], where[b]
+            marks[i, j] = MARK if cell["significant"] else ""
+            tips[i, j] = cell_tooltip(a, b, measure, cell, provenance["correction"], provenance["alpha"])
+            if value == DIFF:
+                numbers[i, j] = cell["diff"]
+            elif value == P_ADJUSTED:
+                numbers[i, j] = cell["p_adjusted"]
+                texts[i, j] = p_text(cell["p_adjusted"]) + marks[i, j]
+            else:
+                numbers[i, j] = cell["wins"] - cell["losses"]
+                texts[i, j] = f"{cell['wins']}/{cell['ties']}/{cell['losses']}{marks[i, j]}"
         if value == DIFF:
-            numbers = frame(lambda a, b, cell: cell["diff"]).astype(float)
-            largest = float(numbers.abs().max().max()) if numbers.notna().any().any() else 0.0
+            largest = float(np.nanmax(np.abs(numbers))) if np.isfinite(numbers).any() else 0.0
             scale, diverging = (-nice_limit(largest), nice_limit(largest)), True
             what = f"Mean per-query difference in {measure}, row run minus column run."
         elif value == P_ADJUSTED:
-            numbers = frame(lambda a, b, cell: cell["p_adjusted"]).astype(float)
-            texts = frame(lambda a, b, cell: p_text(cell["p_adjusted"]) + mark[(a, b)])
             scale, diverging = (0.0, 1.0), False
             what = f"Adjusted p-values ({provenance['correction']}) of {measure}: the lighter, the smaller."
         else:
-            numbers = frame(lambda a, b, cell: cell["wins"] - cell["losses"]).astype(float)
-            texts = frame(lambda a, b, cell: f"{cell['wins']}/{cell['ties']}/{cell['losses']}" + mark[(a, b)])
-            most = float(max((cell["n"] for cell in cells.values()), default=1) or 1)
+            most = float(c.rows(measure)["n_queries"].max() or 1)
             scale, diverging = (-most, most), True
             what = (f"Queries where the row run scores higher / ties / scores lower than the column run on "
                     f"{measure}; colour, Copy and Export: wins minus losses.")
-        marks = None if texts is not None else frame(lambda a, b, cell: mark[(a, b)])
         if diverging:
             what += " Red: the row run scores higher; blue: lower."
-        self.model.set_diverging(diverging)
-        self.model.set_levels(scale)
-        self.model.set_frame(numbers, marks=marks, tooltips=tips, texts=texts)
+        # Each change of scale redraws the heatmap: only what changed.
+        if (diverging, scale) != self._scale:
+            self._scale = (diverging, scale)
+            self.model.set_diverging(diverging)
+            self.model.set_levels(scale)
+
+        def frame(values) -> pd.DataFrame | None:
+            return None if values is None else pd.DataFrame(values, index=runs, columns=runs)
+
+        self.model.set_frame(frame(numbers), marks=frame(marks) if texts is None else None, tooltips=frame(tips),
+                             texts=frame(texts))
         self._fit_table()
         test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")
         self.caption.setText(f"{what} {MARK}: significant at α = {provenance['alpha']} ({test}, correction "
@@ -192,11 +204,16 @@ class MatrixTab:
         else:
             QToolTip.hideText()
 
+    def export_table_dialog(self) -> None:
+        self.shown()
+        self.table.export_dialog()
+
     def export_plot_dialog(self) -> None:
+        self.shown()
         name = f"comparison_{self.measure.currentData() or ''}_{self.value.currentData()}".replace("/", "_")
         export_plot_dialog(self.page, self.heatmap, name)
 
     def export_targets(self) -> list:
-        return [("Comparison matrix table…", self.table.export_dialog),
+        return [("Comparison matrix table…", self.export_table_dialog),
                 ("Comparison heatmap…", self.export_plot_dialog)]
 

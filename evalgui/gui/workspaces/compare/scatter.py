@@ -14,22 +14,23 @@ from PySide6.QtWidgets import QLabel, QPushButton
 
 from evalgui.gui.plots import export_plot_dialog, run_colour
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.workspaces.compare.lazy import LazyView
 
 A_HIGHER, B_HIGHER, TIED = "a", "b", "tie"
 COLOURS = {A_HIGHER: run_colour(0), B_HIGHER: run_colour(3), TIED: "#9e9e9e"}
 NOISE = 1e-12      # as wins / ties / losses: differences in the last bits are no win
 
 
-class ScatterTab:
+class ScatterTab(LazyView):
     title = "Per-query scatter"
 
     def __init__(self):
-        self.comparison = None
+        super().__init__()
         self.measure = ChoiceBox("compareScatterMeasure")
         self.run_a = ChoiceBox("compareScatterRunA")
         self.run_b = ChoiceBox("compareScatterRunB")
         for combo in (self.measure, self.run_a, self.run_b):
-            combo.currentIndexChanged.connect(lambda _: self._show())
+            combo.currentIndexChanged.connect(lambda _: self.draw())
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("compareScatter")
         item = self.plot.getPlotItem()
@@ -47,6 +48,7 @@ class ScatterTab:
             points = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(colour), pen=pg.mkPen("#ffffff", width=0.5),
                                         hoverable=True, tip=self._tip)
             item.addItem(points)
+            self.legend.addItem(points, "")        # the texts (with counts) are set when drawn
             self.points[outcome] = points
         self._names = ("", "")
         export = QPushButton("Export…")
@@ -57,8 +59,8 @@ class ScatterTab:
     def choices(self) -> list[ChoiceBox]:
         return [self.measure, self.run_a, self.run_b]
 
-    def refresh(self, comparison) -> None:
-        self.comparison = comparison
+    def update_choices(self) -> None:
+        comparison = self.comparison
         measures = comparison.measures if comparison is not None else []
         runs = comparison.runs if comparison is not None else []
         self.measure.set_items([(m, m) for m in measures])
@@ -67,7 +69,6 @@ class ScatterTab:
         others = [r for r in runs if r != self.run_a.currentData()]
         self.run_b.set_items([(r, r) for r in runs], keep=None if self.run_b.currentData() in others else
                              (others[0] if others else None))
-        self._show()
 
     def _tip(self, x: float, y: float, data) -> str:
         a, b = self._names
@@ -78,14 +79,15 @@ class ScatterTab:
         limit = self.comparison.options.tie_tolerance + NOISE
         return np.where(x - y > limit, A_HIGHER, np.where(y - x > limit, B_HIGHER, TIED))
 
-    def _show(self) -> None:
+    def draw(self) -> None:
+        super().draw()
         c, measure, a, b = self.comparison, self.measure.currentData(), self.run_a.currentData(), \
             self.run_b.currentData()
         item = self.plot.getPlotItem()
-        self.legend.clear()
         if c is None or measure not in c.per_query or a not in c.runs or b not in c.runs:
             for points in self.points.values():
                 points.clear()
+                self.legend.getLabel(points).setText("")
             self.diagonal.setData([], [])
             item.setTitle("")
             return
@@ -98,8 +100,7 @@ class ScatterTab:
         for key, points in self.points.items():
             chosen = outcome == key
             points.setData(x=x[chosen], y=y[chosen], data=queries[chosen])
-            if chosen.any():
-                self.legend.addItem(points, f"{labels[key]} ({int(chosen.sum())})")
+            self.legend.getLabel(points).setText(f"{labels[key]} ({int(chosen.sum())})")
         values = np.concatenate([x, y])
         lo, hi = (float(values.min()), float(values.max())) if len(values) else (0.0, 1.0)
         lo, hi = min(lo, 0.0), hi if hi > lo else lo + 1.0
@@ -113,6 +114,7 @@ class ScatterTab:
                       f"{counts[B_HIGHER]}, ties {counts[TIED]}", size="10pt")
 
     def export_dialog(self) -> None:
+        self.shown()
         name = f"scatter_{self.measure.currentData() or ''}_{self.run_a.currentData()}_{self.run_b.currentData()}"
         export_plot_dialog(self.page, self.plot, name.replace("/", "_"))
 
