@@ -7,10 +7,11 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
+from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QFileDialog
 
-from tests.gui.conftest import SYNTHETIC, SYNTHETIC_RUNS, load, load_synthetic, not_busy, run_and_wait
+from tests.gui.conftest import (SYNTHETIC, SYNTHETIC_RUNS, Heartbeat, copy_synthetic, load, load_synthetic, not_busy,
+                                run_and_wait)
 
 MEASURES = {"map": "", "P": "10"}          # picker ticks -> output names map, P_10
 
@@ -114,8 +115,10 @@ def test_the_tab_and_its_tooltips_come_from_the_registries(qtbot, window):
         assert [combo.itemData(i) for i in range(combo.count())] == list(registry)
         for i in range(combo.count()):
             assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == registry[combo.itemData(i)].help_text
+    assert not window.isWindowModified()
     _choose(form.correction_combo, "bh")
     assert form.correction_combo.toolTip() == CORRECTIONS["bh"].help_text
+    assert window.isWindowModified()                        # a changed setting is something to save
     _choose(form.test_combo, "wilcoxon")
     assert form.test_combo.toolTip() == TESTS["wilcoxon"].help_text
     assert not form.samples_spin.isEnabled() and not form.seed_spin.isEnabled()
@@ -386,8 +389,6 @@ def test_cancel_a_long_randomization_keeps_the_previous_results(qtbot, window, b
 
 # ---------------------------------------------------------------------------- projects
 def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, tmp_path):
-    from tests.gui.conftest import copy_synthetic
-
     data = copy_synthetic(tmp_path / "data")
     first = make_window()
     load(qtbot, first, [data / "qrels.txt"] + [data / f"{r}.run" for r in SYNTHETIC_RUNS])
@@ -405,6 +406,7 @@ def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, 
     _click(qtbot, form.baselines_radio)
     form.baseline_list.set_checked("bm25", True)
     run_and_wait(qtbot, compare)
+    assert first.isWindowModified() and compare.has_results()
     compare.matrix.measure.setCurrentIndex(1)
     project = tmp_path / "study.evalgui"
     assert first.write_project(str(project))
@@ -414,6 +416,8 @@ def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, 
         second.open_project(str(project))
     qtbot.waitUntil(lambda: not second._loaders, timeout=20_000)
     restored = second.workspaces["compare"]
+    assert second.tabs.currentWidget() is restored            # the tab with results is shown
+    assert not second.isWindowModified()
     assert restored.form_state() == compare.form_state()
     assert restored.form.data.checked_run_paths() == [str(data / f"{r}.run") for r in ("bm25", "dense", "rerank")]
     assert restored.form.samples_spin.value() == 400 and restored.form.baseline_list.checked() == ["bm25"]
@@ -501,26 +505,14 @@ def test_the_ranked_source_without_results_says_so(qtbot, window):
 def test_heartbeat_keeps_firing_while_30_runs_are_compared(qtbot, window, big_scores):
     compare = _use_scores(qtbot, window, big_scores)
     _choose(compare.form.test_combo, "randomization")        # B = 10,000 over 435 pairs x 500 queries
-    beats = []
-    heartbeat = QTimer()
-    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
-    heartbeat.timeout.connect(lambda: beats.append(time.perf_counter()))
-    heartbeat.start(10)
-    try:
-        qtbot.waitUntil(lambda: len(beats) >= 3, timeout=2000)
+    with Heartbeat() as heartbeat:
+        qtbot.waitUntil(lambda: len(heartbeat.beats) >= 3, timeout=2000)
         with qtbot.waitSignal(compare.busy_changed, check_params_cb=not_busy, timeout=120_000):
             start = time.perf_counter()
             compare.run()
         end = time.perf_counter()
-    finally:
-        heartbeat.stop()
-    during = np.array([t for t in beats if start <= t <= end])
-    gaps = np.diff(np.concatenate([[start], during, [end]]))
-    print(f"job {1000 * (end - start):.0f} ms, {len(during)} beats, longest gap {1000 * gaps.max():.1f} ms "
-          f"ending {1000 * (end - np.concatenate([during, [end]])[gaps.argmax()]):.0f} ms before the end, "
-          f"median {1000 * np.median(gaps):.1f} ms")
     assert compare.comparison is not None and len(compare.comparison.table) == 2 * 435   # it ran to the end
-    assert end - start > 0.2
-    assert gaps.max() < 0.1, f"the GUI thread stalled {gaps.max():.3f} s"
+    assert end - start > 0.2                                   # long enough to mean something
+    print(heartbeat.check(start, end, cpu_limit=0.1, wall_limit=0.1))
     compare.results_tabs.setCurrentWidget(compare.matrix.page)           # the matrix catches up when shown
     assert compare.matrix.model.frame.shape == (30, 30)

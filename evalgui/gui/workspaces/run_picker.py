@@ -58,10 +58,15 @@ class Checklist(QListWidget):
                 if self.item(i).checkState() == Qt.CheckState.Checked]
 
     def set_checked(self, key: str, checked: bool) -> None:
+        """Tick or untick ``key`` (remembered even while it is not listed); ``changed`` fires, ``itemChanged``
+        (what a user's click sends) does not."""
         self.ticks[key] = checked
+        self.blockSignals(True)
         for i in range(self.count()):
             if self.item(i).data(_KEY) == key:
                 self.item(i).setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        self.blockSignals(False)
+        self.changed.emit()
 
     def restore(self, ticks) -> None:
         """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them); applied at the next refill."""

@@ -64,6 +64,7 @@ class CompareWorkspace(Workspace):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
         session.changed.connect(self.refresh_inputs)
+        self.form.edited.connect(self.modified)
         self.refresh_inputs()
 
     # ------------------------------------------------------------ the form
@@ -109,6 +110,7 @@ class CompareWorkspace(Workspace):
     def _show_finished(self, outcome) -> None:
         self.comparison = outcome.comparison
         self._refresh_views()
+        self.modified.emit()
         c = outcome.comparison
         significant = int(c.table["significant"].sum())
         message = (f"Compared {len(c.runs)} runs on {len(c.measures)} measure(s): {significant} of {len(c.table)} "
@@ -135,6 +137,9 @@ class CompareWorkspace(Workspace):
         self._refresh_views()
 
     # ------------------------------------------------------------ projects and export
+    def has_results(self) -> bool:
+        return self.comparison is not None
+
     def results_state(self) -> dict | None:
         from evalgui.gui.workspaces.compare.engine import comparison_state
 

@@ -29,6 +29,7 @@ class RunsSource:
 
     qrels: object                        # evalgui.core.data.Qrels
     runs: list                           # evalgui.core.data.Run, in the order chosen
+    names: list[str]                     # what the results call them (as the session names the files)
     specs: list[str]                     # measures as the picker writes them (P.10, map...)
     eval_options: object                 # evalgui.core.ranked.evaluate.EvalOptions
 
@@ -46,13 +47,6 @@ class ScoresSource:
 class Outcome:
     comparison: Comparison
     notes: list[str] = field(default_factory=list)     # what the user should know (measures left out)
-
-
-def run_names(runs: list) -> list[str]:
-    """The names runs are compared under: as the ranked engine and the command line name them."""
-    from evalgui.core.ranked.evaluate import unique_run_names
-
-    return unique_run_names(runs)
 
 
 def comparison_job(source: RunsSource | ScoresSource, options: CompareOptions):
@@ -79,16 +73,19 @@ def comparison_job(source: RunsSource | ScoresSource, options: CompareOptions):
 
 
 def _evaluated(source: RunsSource, state: JobState):
-    from evalgui.core.ranked.evaluate import evaluate_columns
+    from evalgui.core.ranked.evaluate import evaluate_columns, unique_run_names
     from evalgui.core.ranked.specs import parse_measures
 
     if not source.specs:
         raise EvalUsageError("no measure is ticked: choose at least one")
     requests = parse_measures(source.specs)
-    names = run_names(source.runs)
     columns = evaluate_columns(source.qrels, source.runs, requests, source.eval_options, per_query=True,
                                state=state)
+    # The engine names the runs among themselves; the window names them among the session's files.
+    renamed = dict(zip(unique_run_names(source.runs), source.names))
+    columns["run"] = np.array([renamed[name] for name in columns["run"]], dtype=object)
     scores = pd.DataFrame(columns)
+    names = list(source.names)
     per_query = scores[scores[tidy.QUERY] != tidy.ALL_QUERIES]
     finite = np.isfinite(per_query[tidy.VALUE].to_numpy(dtype=np.float64, na_value=np.nan))
     measures = list(dict.fromkeys(per_query[tidy.MEASURE][finite].tolist()))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel,
                                QRadioButton, QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
 
@@ -41,7 +41,10 @@ def _parameter(test: str, name: str) -> str:
 
 
 class CompareForm(QWidget):
-    """``ranked_results()`` gives the Ranked retrieval tab's ResultSet (or None): see the workspace."""
+    """``ranked_results()`` gives the Ranked retrieval tab's ResultSet (or None): see the workspace.
+    ``edited`` fires when a setting changes (the session then has something to save)."""
+
+    edited = Signal()
 
     def __init__(self, session, ranked_results: Callable[[], object], parent=None):
         super().__init__(parent)
@@ -177,6 +180,16 @@ class CompareForm(QWidget):
         for changed in (self.data.changed, self.scores_runs.changed, self.ranked_runs.changed):
             changed.connect(self._refresh_baselines)
         self._test_changed()
+        # The user's edits only (itemChanged: a click; refilling the lists from the session is none).
+        for signal in (self.source_combo.currentIndexChanged, self.data.qrels_combo.currentIndexChanged,
+                       self.data.run_list.itemChanged, self.picker.changed, self.level_spin.valueChanged,
+                       self.scores_combo.currentIndexChanged, self.scores_runs.itemChanged,
+                       self.scores_measures.itemChanged, self.ranked_runs.itemChanged, self.ranked_measures.itemChanged,
+                       self.test_combo.currentIndexChanged, self.correction_combo.currentIndexChanged,
+                       self.alpha_spin.valueChanged, self.samples_spin.valueChanged, self.seed_spin.valueChanged,
+                       self.fill_check.toggled, self.tie_spin.valueChanged, self.baselines_radio.toggled,
+                       self.baseline_list.itemChanged):
+            signal.connect(self.edited)
 
     # ------------------------------------------------------------ building
     @staticmethod
@@ -286,9 +299,7 @@ class CompareForm(QWidget):
         """The names of the runs to compare, as the results will call them."""
         source = self.source()
         if source == RUNS:
-            from evalgui.gui.workspaces.compare.engine import run_names
-
-            return run_names([item.data for item in self.data.checked_run_items()])
+            return self.session.run_names(self.data.checked_run_paths())
         return (self.scores_runs if source == SCORES else self.ranked_runs).checked()
 
     def _refresh_baselines(self) -> None:
@@ -314,15 +325,16 @@ class CompareForm(QWidget):
             qrels = self.data.qrels_item()
             if qrels is None:
                 raise EvalUsageError("Load a qrels file and the runs to compare first (File ▸ Open data…).")
-            runs = [item.data for item in self.data.checked_run_items()]
-            _need_two(len(runs), "Tick at least two runs under Data.")
+            items = self.data.checked_run_items()
+            _need_two(len(items), "Tick at least two runs under Data.")
             specs = self.picker.specs()
             if not specs:
                 raise EvalUsageError("Tick at least one measure.")
             from evalgui.core.ranked.evaluate import EvalOptions
 
-            request = RunsSource(qrels.data, runs, specs, EvalOptions(relevance_level=self.level_spin.value(),
-                                                                      complete=self.fill_check.isChecked()))
+            options = EvalOptions(relevance_level=self.level_spin.value(), complete=self.fill_check.isChecked())
+            request = RunsSource(qrels.data, [item.data for item in items],
+                                 self.session.run_names([item.path for item in items]), specs, options)
         elif source == SCORES:
             item = self.scores_item()
             if item is None:

@@ -51,6 +51,10 @@ class RankedForm(QWidget):
         layout.addWidget(options_box)
 
     # ------------------------------------------------------------ inputs from the session
+    @property
+    def qrels_path(self) -> str | None:
+        return self.data.qrels_path
+
     def refresh_inputs(self) -> None:
         self.data.refresh_inputs()
 
