@@ -61,6 +61,9 @@ class CompareForm(QWidget):
         for key, label, tip in SOURCES:
             self.source_combo.addItem(label, key)
             self.source_combo.setItemData(self.source_combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.source_combo.currentIndexChanged.connect(lambda index: self.source_combo.setToolTip(
+            self.source_combo.itemData(index, Qt.ItemDataRole.ToolTipRole)))
+        self.source_combo.setToolTip(SOURCES[0][2])
         self.pages = QStackedWidget()
 
         self.data = QrelsRunsPicker(session, object_prefix="compare")

@@ -70,13 +70,16 @@ def _signed(value: float) -> str:
     return "–" if value is None or math.isnan(value) else f"{value:+.4f}"
 
 
-def cell_tooltip(row: str, column: str, measure: str, cell: dict, correction: str, alpha: float) -> str:
+def cell_tooltip(row: str, column: str, measure: str, cell: dict, options) -> str:
+    """Everything about one pair, seen from the row run (``options``: the comparison's CompareOptions)."""
     low, high = cell["ci"]
     verdict = "significant" if cell["significant"] else "not significant"
+    correction = options.effective_correction
     return (f"{row} vs {column} · {measure} ({cell['n']} queries)\n"
             f"mean {row}: {cell['mean_row']:.4f}   mean {column}: {cell['mean_column']:.4f}\n"
-            f"difference {_signed(cell['diff'])}, 95% CI [{_signed(low)}, {_signed(high)}]\n"
-            f"p = {p_text(cell['p'])}, adjusted p = {p_text(cell['p_adjusted'])} ({correction}): {verdict} at α = {alpha}\n"
+            f"difference {_signed(cell['diff'])}, {options.confidence:.0%} CI [{_signed(low)}, {_signed(high)}]\n"
+            f"p = {p_text(cell['p'])}, adjusted p = {p_text(cell['p_adjusted'])} ({correction}): {verdict} "
+            f"at α = {options.alpha}\n"
             f"wins / ties / losses of {row}: {cell['wins']} / {cell['ties']} / {cell['losses']}")
 
 
@@ -135,7 +138,7 @@ class MatrixTab(LazyView):
         for (a, b), cell in oriented_cells(c.rows(measure)).items():
             i, j = where[a], where[b]
             marks[i, j] = MARK if cell["significant"] else ""
-            tips[i, j] = cell_tooltip(a, b, measure, cell, provenance["correction"], provenance["alpha"])
+            tips[i, j] = cell_tooltip(a, b, measure, cell, c.options)
             if value == DIFF:
                 numbers[i, j] = cell["diff"]
             elif value == P_ADJUSTED:
