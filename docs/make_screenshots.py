@@ -41,14 +41,18 @@ def main() -> int:
         window.grab().save(str(OUT / f"{name}.png"))
         print("wrote", OUT / f"{name}.png")
 
+    def finished(workspace, start) -> None:
+        """Call ``start()`` and wait until ``workspace``'s job is over."""
+        loop = QEventLoop()
+        workspace.busy_changed.connect(lambda busy: None if busy else loop.quit())
+        QTimer.singleShot(60_000, loop.quit)
+        start()
+        loop.exec()
+        settle(500)
+
     shoot("welcome")
     ranked = window.workspaces["ranked"]
-    window.open_demo()
-    loop = QEventLoop()
-    ranked.busy_changed.connect(lambda busy: None if busy else loop.quit())
-    QTimer.singleShot(30_000, loop.quit)
-    loop.exec()
-    settle(500)
+    finished(ranked, window.open_demo)
     tabs = ranked.results_tabs
     views = {"summary": ranked.summary, "per_query": ranked.per_query, "precision_recall": ranked.curves,
              "differences": ranked.differences, "run_matrix": ranked.run_matrix, "drill_down": ranked.drill_down}
@@ -59,6 +63,16 @@ def main() -> int:
         if name == "run_matrix":
             view.measure.setCurrentIndex(max(view.measure.findData("map"), 0))
         shoot(name)
+
+    # Compare systems: the demo's four runs, randomization test, the matrix of P@10 differences.
+    compare = window.workspaces["compare"]
+    window.tabs.setCurrentWidget(compare)
+    settle()
+    compare.form.test_combo.setCurrentIndex(compare.form.test_combo.findData("randomization"))
+    finished(compare, compare.run)
+    compare.results_tabs.setCurrentWidget(compare.matrix.page)
+    compare.matrix.measure.setCurrentIndex(max(compare.matrix.measure.findData("P_10"), 0))
+    shoot("compare")
     window.close()
     return 0
 

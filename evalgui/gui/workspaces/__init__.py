@@ -10,7 +10,8 @@ from __future__ import annotations
 import importlib
 
 # "module:Class" of every workspace, in tab order.
-WORKSPACES = ["evalgui.gui.workspaces.ranked:RankedWorkspace"]
+WORKSPACES = ["evalgui.gui.workspaces.ranked:RankedWorkspace",
+              "evalgui.gui.workspaces.compare:CompareWorkspace"]
 
 
 def workspace_classes() -> list[type]:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QListWidget, QListWidgetItem, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QSpinBox, QVBoxLayout, QWidget
 
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.gui.measurepicker import MeasurePicker
+from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 
 
 class RankedForm(QWidget):
@@ -17,21 +16,9 @@ class RankedForm(QWidget):
         super().__init__(parent)
         self.setObjectName("rankedForm")
         self.session = session
-        self.run_checks: dict[str, bool] = {}      # path -> ticked, remembered across refreshes
-        self.qrels_path: str | None = None
 
-        data_box = QGroupBox("Data")
-        self.qrels_combo = QComboBox()
-        self.qrels_combo.setObjectName("qrelsCombo")
-        self.qrels_combo.setToolTip("The relevance judgments to evaluate against")
-        self.qrels_combo.currentIndexChanged.connect(self._qrels_changed)
-        self.run_list = QListWidget()
-        self.run_list.setObjectName("runList")
-        self.run_list.setMaximumHeight(120)
-        self.run_list.itemChanged.connect(self._run_check_changed)
-        data_layout = QFormLayout(data_box)
-        data_layout.addRow("Qrels", self.qrels_combo)
-        data_layout.addRow("Runs", self.run_list)
+        self.data = QrelsRunsPicker(session)
+        self.qrels_combo, self.run_list = self.data.qrels_combo, self.data.run_list
 
         measure_box = QGroupBox("Measures")
         self.picker = MeasurePicker(registry=REGISTRY)
@@ -59,73 +46,29 @@ class RankedForm(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(data_box)
+        layout.addWidget(self.data)
         layout.addWidget(measure_box, 1)
         layout.addWidget(options_box)
 
     # ------------------------------------------------------------ inputs from the session
+    @property
+    def qrels_path(self) -> str | None:
+        return self.data.qrels_path
+
     def refresh_inputs(self) -> None:
-        """Rebuild the qrels picker and run checklist from the session, keeping the user's choices."""
-        qrels_items = self.session.of_kind("qrels")
-        self.qrels_combo.blockSignals(True)
-        self.qrels_combo.clear()
-        for item in qrels_items:
-            self.qrels_combo.addItem(item.name, item.path)
-            self.qrels_combo.setItemData(self.qrels_combo.count() - 1, item.path, Qt.ItemDataRole.ToolTipRole)
-        paths = [i.path for i in qrels_items]
-        if self.qrels_path in paths:
-            self.qrels_combo.setCurrentIndex(paths.index(self.qrels_path))
-        elif paths:
-            self.qrels_combo.setCurrentIndex(0)
-            self.qrels_path = paths[0]
-        self.qrels_combo.blockSignals(False)
-        self._refresh_runs()
+        self.data.refresh_inputs()
 
     def qrels_item(self):
-        return self.session.find(self.qrels_path) if self.qrels_path else None
-
-    def _qrels_changed(self) -> None:
-        self.qrels_path = self.qrels_combo.currentData()
-        self._refresh_runs()
-
-    def _refresh_runs(self) -> None:
-        from evalgui.core.ranked.evaluate import shared_query_counts
-
-        run_items = self.session.of_kind("run")
-        qrels_item = self.qrels_item()
-        shared = shared_query_counts(qrels_item.data, [r.data for r in run_items]) if qrels_item else \
-            [-1] * len(run_items)
-        self.run_list.blockSignals(True)
-        self.run_list.clear()
-        for item, common in zip(run_items, shared):
-            row = QListWidgetItem(item.name)
-            row.setData(Qt.ItemDataRole.UserRole, item.path)
-            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            # New runs are ticked, unless they share no query with the chosen qrels.
-            ticked = self.run_checks.get(item.path, common != 0)
-            if common == 0:
-                row.setText(f"{item.name}  (no query in common with the qrels)")
-                row.setForeground(Qt.GlobalColor.gray)
-            row.setToolTip(f"{item.path}\n{item.summary['queries']:,} queries, {item.summary['documents']:,} documents"
-                           + ("" if common < 0 else f", {common:,} judged"))
-            row.setCheckState(Qt.CheckState.Checked if ticked else Qt.CheckState.Unchecked)
-            self.run_list.addItem(row)
-        self.run_list.blockSignals(False)
-
-    def _run_check_changed(self, row: QListWidgetItem) -> None:
-        self.run_checks[row.data(Qt.ItemDataRole.UserRole)] = row.checkState() == Qt.CheckState.Checked
+        return self.data.qrels_item()
 
     def checked_run_paths(self) -> list[str]:
-        return [self.run_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.run_list.count())
-                if self.run_list.item(i).checkState() == Qt.CheckState.Checked]
+        return self.data.checked_run_paths()
 
     def set_run_checked(self, path: str, checked: bool) -> None:
-        self.run_checks[path] = checked
-        self._refresh_runs()
+        self.data.set_run_checked(path, checked)
 
     def set_qrels(self, path: str) -> None:
-        self.qrels_path = path
-        self.refresh_inputs()
+        self.data.set_qrels(path)
 
     def options(self):
         from evalgui.core.ranked.evaluate import EvalOptions
@@ -136,8 +79,7 @@ class RankedForm(QWidget):
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
         return {
-            "qrels": self.qrels_path,
-            "runs": dict(self.run_checks),
+            **self.data.state(),
             "measures": self.picker.state(),
             "relevance_level": self.level_spin.value(),
             "complete": self.complete_check.isChecked(),
@@ -155,8 +97,4 @@ class RankedForm(QWidget):
             self.complete_check.setChecked(state["complete"])
         if isinstance(state.get("max_docs"), int):
             self.max_docs_spin.setValue(state["max_docs"])
-        if isinstance(state.get("runs"), dict):
-            self.run_checks.update({str(k): bool(v) for k, v in state["runs"].items()})
-        if isinstance(state.get("qrels"), str):
-            self.qrels_path = state["qrels"]
-        self.refresh_inputs()
+        self.data.restore(state)

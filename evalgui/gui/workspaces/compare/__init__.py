@@ -1,0 +1,159 @@
+"""Compare systems: significance tests between runs, with corrections, effect sizes and matrices.
+
+The form (:mod:`.form`) picks the source (runs + qrels, a per-query scores file, or
+the Ranked retrieval tab's results), the runs, the measures and the test. Run starts
+one job on the worker (:func:`.engine.comparison_job`: evaluate if needed, then
+:func:`evalgui.core.stats.compare.compare`); its :class:`Comparison` replaces the
+results only when it succeeds, so a failed or cancelled run keeps the previous ones.
+Each result tab is one module with the ranked workspace's small interface: ``page``,
+``title``, ``refresh(comparison)``, ``choices()`` and ``export_targets()``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from evalgui.core.errors import EvalUsageError
+from evalgui.gui.workspaces.base import Workspace
+from evalgui.gui.workspaces.compare.form import CompareForm
+from evalgui.gui.workspaces.compare.matrices import MatrixTab
+from evalgui.gui.workspaces.compare.scatter import ScatterTab
+from evalgui.gui.workspaces.compare.table import TableView
+
+
+class CompareWorkspace(Workspace):
+    key = "compare"
+    title = "Compare systems"
+    idle_message = "Choose the runs (or a scores table), the measures and a test, then press Run."
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self.comparison = None          # evalgui.core.stats.compare.Comparison shown in the views
+
+        self.form = CompareForm(session, self.ranked_results)
+        scroll = QScrollArea()
+        scroll.setWidget(self.form)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.form_column = QWidget()
+        self.form_column.setMinimumWidth(300)
+        column = QVBoxLayout(self.form_column)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(scroll, 1)
+        column.addWidget(self.run_controls())
+
+        self.table = TableView()
+        self.matrix = MatrixTab()
+        self.scatter = ScatterTab()
+        self.views = [self.table, self.matrix, self.scatter]
+        self.results_tabs = QTabWidget()
+        self.results_tabs.setObjectName("compareResultsTabs")
+        for view in self.views:
+            self.results_tabs.addTab(view.page, view.title)
+        # Views that only keep up while in sight (the matrix) catch up when shown.
+        self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
+
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.form_column)
+        splitter.addWidget(self.results_tabs)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([420, 900])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+        session.changed.connect(self.refresh_inputs)
+        self.form.edited.connect(self.modified)
+        self.refresh_inputs()
+
+    # ------------------------------------------------------------ the form
+    def ranked_results(self):
+        """The Ranked retrieval tab's results (its ResultSet), or None.
+
+        The one place this workspace reaches into another: through the main window's
+        ``workspaces`` by key, read-only, when the form needs it (refresh, Run)."""
+        ranked = getattr(self.window(), "workspaces", {}).get("ranked")
+        return getattr(ranked, "results_set", None)
+
+    def refresh_inputs(self) -> None:
+        self.form.refresh_inputs()
+
+    def showEvent(self, event) -> None:
+        # The Ranked retrieval tab may have new results since this tab was last in sight.
+        self.form.refresh_inputs()
+        super().showEvent(event)
+
+    def form_state(self) -> dict:
+        return self.form.state()
+
+    def restore_form_state(self, state: dict) -> None:
+        self.form.restore(state)
+
+    # ------------------------------------------------------------ running
+    def run(self) -> None:
+        if self.is_busy():
+            return
+        from evalgui.gui.workspaces.compare.engine import comparison_job
+
+        try:
+            source, options = self.form.request()
+        except EvalUsageError as exc:
+            self.error.emit("Nothing to compare", str(exc))
+            return
+        for view in self.views:
+            for combo in view.choices():
+                combo.remember()
+        self.start_job(comparison_job(source, options), "Comparing…", on_success=self._show_finished,
+                       on_cancelled=self._show_cancelled, failure_title="The comparison failed")
+
+    def _show_finished(self, outcome) -> None:
+        self.comparison = outcome.comparison
+        self._refresh_views()
+        self.modified.emit()
+        c = outcome.comparison
+        significant = int(c.table["significant"].sum())
+        message = (f"Compared {len(c.runs)} runs on {len(c.measures)} measure(s): {significant} of {len(c.table)} "
+                   f"comparisons significant at α = {c.options.alpha}.")
+        dropped = [q for q in c.query_sets.values() if q.missing]
+        if dropped:
+            message += " Some runs lack queries: see the report above the table."
+        message = " ".join([message, *outcome.notes])
+        self.progress_label.setText(message)
+        self.status_message.emit(message)
+
+    def _show_cancelled(self) -> None:
+        kept = "the previous results are still shown." if self.comparison is not None else "nothing to show."
+        self.progress_label.setText(f"Cancelled; {kept}")
+
+    def _refresh_views(self) -> None:
+        for view in self.views:
+            view.refresh(self.comparison)
+
+    def clear_results(self) -> None:
+        """Forget the results (another project is opened); a running comparison is stopped and ignored."""
+        self.abandon_job()
+        self.comparison = None
+        self._refresh_views()
+
+    # ------------------------------------------------------------ projects and export
+    def has_results(self) -> bool:
+        return self.comparison is not None
+
+    def results_state(self) -> dict | None:
+        from evalgui.gui.workspaces.compare.engine import comparison_state
+
+        return comparison_state(self.comparison) if self.comparison is not None else None
+
+    def restore_results_state(self, state: dict) -> None:
+        from evalgui.gui.workspaces.compare.engine import comparison_from_state
+
+        restored = comparison_from_state(state)
+        if restored is None:
+            return
+        self.comparison = restored
+        self._refresh_views()
+        self.progress_label.setText("Results restored from the project.")
+
+    def export_targets(self):
+        return [target for view in self.views for target in view.export_targets()]

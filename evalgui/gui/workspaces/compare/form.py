@@ -1,0 +1,444 @@
+"""The compare form: where the scores come from, which runs and measures, the test and its settings.
+
+Three sources: runs + qrels from the session (evaluated first, with the ranked
+form's qrels and run pickers and its measure picker), a loaded per-query scores
+file, or the Ranked retrieval tab's results (compared without evaluating again).
+Every control's tooltip comes from the registry that describes it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel,
+                               QRadioButton, QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
+
+from evalgui.core import tidy
+from evalgui.core.errors import EvalUsageError
+from evalgui.core.ranked.measures import REGISTRY
+from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
+from evalgui.gui.measurepicker import MeasurePicker
+from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker
+
+RUNS, SCORES, RANKED = "runs", "scores", "ranked"
+SOURCES = (
+    (RUNS, "Runs and qrels", "Evaluate the ticked runs against the qrels, then compare them"),
+    (SCORES, "Per-query scores file", "A loaded table of run, query, measure, value (what evalgui-cli evaluate "
+                                      "--per-query writes): compared as it is, without evaluating"),
+    (RANKED, "Ranked retrieval results", "The per-query values the Ranked retrieval tab computed in this session, "
+                                         "compared without evaluating again"),
+)
+TEST_LABELS = {"t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank", "sign": "Sign test",
+               "randomization": "Randomization (permutation)", "bootstrap": "Bootstrap (Sakai)",
+               "tukey": "Randomized Tukey HSD"}
+CORRECTION_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "holm-sidak": "Holm–Šidák",
+                     "bh": "Benjamini–Hochberg (FDR)"}
+
+
+def _parameter(test: str, name: str) -> str:
+    return next((p.description for p in TESTS[test].parameters if p.name == name), "")
+
+
+class CompareForm(QWidget):
+    """``ranked_results()`` gives the Ranked retrieval tab's ResultSet (or None): see the workspace.
+    ``edited`` fires when a setting changes (the session then has something to save)."""
+
+    edited = Signal()
+
+    def __init__(self, session, ranked_results: Callable[[], object], parent=None):
+        super().__init__(parent)
+        self.setObjectName("compareForm")
+        self.session = session
+        self.ranked_results = ranked_results
+        self.scores_path: str | None = None
+        self.samples = dict(DEFAULT_SAMPLES)           # B per resampling test, as last set
+
+        # ---------------------------------------------------------------- the source
+        source_box = QGroupBox("Source")
+        self.source_combo = QComboBox()
+        self.source_combo.setObjectName("compareSource")
+        for key, label, tip in SOURCES:
+            self.source_combo.addItem(label, key)
+            self.source_combo.setItemData(self.source_combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.source_combo.currentIndexChanged.connect(lambda index: self.source_combo.setToolTip(
+            self.source_combo.itemData(index, Qt.ItemDataRole.ToolTipRole)))
+        self.source_combo.setToolTip(SOURCES[0][2])
+        self.pages = QStackedWidget()
+
+        self.data = QrelsRunsPicker(session, object_prefix="compare")
+        self.picker = MeasurePicker(registry=REGISTRY)
+        self.picker.setMinimumHeight(260)
+        self.level_spin = QSpinBox()
+        self.level_spin.setObjectName("compareRelevanceLevel")
+        self.level_spin.setRange(-100, 100)
+        self.level_spin.setValue(1)
+        self.level_spin.setToolTip("Minimum grade that counts as relevant (trec_eval -l)")
+        runs_page = QWidget()
+        runs_layout = QVBoxLayout(runs_page)
+        runs_layout.setContentsMargins(0, 0, 0, 0)
+        runs_layout.addWidget(self.data)
+        measures_box = QGroupBox("Measures")
+        measures_layout = QFormLayout(measures_box)
+        measures_layout.addRow(self.picker)
+        measures_layout.addRow("Relevant from grade", self.level_spin)
+        runs_layout.addWidget(measures_box, 1)
+
+        self.scores_combo = QComboBox()
+        self.scores_combo.setObjectName("compareScoresFile")
+        self.scores_combo.setToolTip("A loaded per-query scores table (File ▸ Open data…)")
+        self.scores_combo.currentIndexChanged.connect(self._scores_file_changed)
+        self.scores_runs, self.scores_measures = Checklist("compareScoresRuns"), Checklist("compareScoresMeasures")
+        scores_page = self._table_page([("File", self.scores_combo)], self.scores_runs, self.scores_measures)
+
+        self.ranked_note = QLabel()
+        self.ranked_note.setWordWrap(True)
+        self.ranked_runs, self.ranked_measures = Checklist("compareRankedRuns"), Checklist("compareRankedMeasures")
+        ranked_page = self._table_page([(None, self.ranked_note)], self.ranked_runs, self.ranked_measures)
+
+        for page in (runs_page, scores_page, ranked_page):
+            self.pages.addWidget(page)
+        source_layout = QVBoxLayout(source_box)
+        source_layout.addWidget(self.source_combo)
+        source_layout.addWidget(self.pages, 1)
+        self.source_combo.currentIndexChanged.connect(self._source_changed)
+
+        # ---------------------------------------------------------------- the test
+        test_box = QGroupBox("Test")
+        self.test_combo = self._registry_combo("compareTest", TESTS, TEST_LABELS)
+        self.correction_combo = self._registry_combo("compareCorrection", CORRECTIONS, CORRECTION_LABELS)
+        self.correction_combo.setCurrentIndex(self.correction_combo.findData("holm"))
+        self.alpha_spin = QDoubleSpinBox()
+        self.alpha_spin.setObjectName("compareAlpha")
+        self.alpha_spin.setDecimals(4)
+        self.alpha_spin.setRange(0.0001, 0.5)
+        self.alpha_spin.setSingleStep(0.01)
+        self.alpha_spin.setValue(0.05)
+        self.alpha_spin.setToolTip("Significance level α: a pair is significant when its adjusted p-value is "
+                                   "below α")
+        self.samples_spin = QSpinBox()
+        self.samples_spin.setObjectName("compareSamples")
+        self.samples_spin.setRange(1, 10_000_000)
+        self.samples_spin.setGroupSeparatorShown(True)
+        self.samples_spin.valueChanged.connect(self._samples_changed)
+        self.seed_spin = QSpinBox()
+        self.seed_spin.setObjectName("compareSeed")
+        self.seed_spin.setRange(0, 2_147_483_647)
+        self.seed_spin.setValue(42)
+        self.seed_spin.setToolTip(_parameter("randomization", "seed").capitalize())
+        test_layout = QFormLayout(test_box)
+        test_layout.addRow("Test", self.test_combo)
+        test_layout.addRow("Correction", self.correction_combo)
+        test_layout.addRow("α", self.alpha_spin)
+        test_layout.addRow("Samples B", self.samples_spin)
+        test_layout.addRow("Seed", self.seed_spin)
+        self.test_combo.currentIndexChanged.connect(self._test_changed)
+
+        queries_box = QGroupBox("Queries")
+        self.fill_check = QCheckBox("Score missing queries as 0 (-c)")
+        self.fill_check.setObjectName("compareFillMissing")
+        self.fill_check.setToolTip("Compare over every query (the qrels' queries, or every query of the table); "
+                                   "a run that lacks one scores 0 there, as trec_eval -c. Otherwise only the "
+                                   "queries every compared run has are compared, and the others are reported.")
+        self.tie_spin = QDoubleSpinBox()
+        self.tie_spin.setObjectName("compareTieTolerance")
+        self.tie_spin.setDecimals(6)
+        self.tie_spin.setRange(0.0, 1_000_000.0)
+        self.tie_spin.setSingleStep(0.001)
+        self.tie_spin.setToolTip("A per-query difference no larger than this counts as a tie in wins / ties / "
+                                 "losses (and in the scatter's colours)")
+        queries_layout = QFormLayout(queries_box)
+        queries_layout.addRow(self.fill_check)
+        queries_layout.addRow("Tie tolerance", self.tie_spin)
+
+        pairs_box = QGroupBox("Pairs")
+        self.all_pairs_radio = QRadioButton("All pairs")
+        self.all_pairs_radio.setObjectName("compareAllPairs")
+        self.all_pairs_radio.setToolTip("Test every pair of runs")
+        self.baselines_radio = QRadioButton("Against baselines")
+        self.baselines_radio.setObjectName("compareAgainstBaselines")
+        self.baselines_radio.setToolTip("Test every run against each ticked baseline (one or several); the "
+                                        "correction then covers only those pairs")
+        self._mode = QButtonGroup(self)
+        self._mode.addButton(self.all_pairs_radio)
+        self._mode.addButton(self.baselines_radio)
+        self.all_pairs_radio.setChecked(True)
+        self.baseline_list = Checklist("compareBaselines")
+        self.baseline_list.setMaximumHeight(100)
+        self.baseline_list.setToolTip("The baselines: every other run is tested against each of them")
+        self.baselines_radio.toggled.connect(self.baseline_list.setEnabled)
+        self.baseline_list.setEnabled(False)
+        pairs_layout = QVBoxLayout(pairs_box)
+        pairs_layout.addWidget(self.all_pairs_radio)
+        pairs_layout.addWidget(self.baselines_radio)
+        pairs_layout.addWidget(self.baseline_list)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(source_box, 1)
+        layout.addWidget(test_box)
+        layout.addWidget(queries_box)
+        layout.addWidget(pairs_box)
+
+        for changed in (self.data.changed, self.scores_runs.changed, self.ranked_runs.changed):
+            changed.connect(self._refresh_baselines)
+        self._test_changed()
+        # The user's edits only (itemChanged: a click; refilling the lists from the session is none).
+        for signal in (self.source_combo.currentIndexChanged, self.data.qrels_combo.currentIndexChanged,
+                       self.data.run_list.itemChanged, self.picker.changed, self.level_spin.valueChanged,
+                       self.scores_combo.currentIndexChanged, self.scores_runs.itemChanged,
+                       self.scores_measures.itemChanged, self.ranked_runs.itemChanged, self.ranked_measures.itemChanged,
+                       self.test_combo.currentIndexChanged, self.correction_combo.currentIndexChanged,
+                       self.alpha_spin.valueChanged, self.samples_spin.valueChanged, self.seed_spin.valueChanged,
+                       self.fill_check.toggled, self.tie_spin.valueChanged, self.baselines_radio.toggled,
+                       self.baseline_list.itemChanged):
+            signal.connect(self.edited)
+
+    # ------------------------------------------------------------ building
+    @staticmethod
+    def _table_page(top: list, runs: Checklist, measures: Checklist) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        form.setContentsMargins(0, 0, 0, 0)
+        for label, widget in top:
+            form.addRow(label, widget) if label else form.addRow(widget)
+        runs.setToolTip("The runs to compare")
+        measures.setToolTip("The measures to compare (those the table has per-query values of)")
+        form.addRow("Runs", runs)
+        form.addRow("Measures", measures)
+        return page
+
+    @staticmethod
+    def _registry_combo(name: str, registry, labels: dict[str, str]) -> QComboBox:
+        combo = QComboBox()
+        combo.setObjectName(name)
+        for record in registry.values():
+            combo.addItem(labels.get(record.name, record.name), record.name)
+            combo.setItemData(combo.count() - 1, record.help_text, Qt.ItemDataRole.ToolTipRole)
+        combo.currentIndexChanged.connect(lambda _: combo.setToolTip(registry[combo.currentData()].help_text))
+        combo.setToolTip(registry[combo.currentData()].help_text)
+        return combo
+
+    # ------------------------------------------------------------ reacting
+    def source(self) -> str:
+        return self.source_combo.currentData()
+
+    def _source_changed(self) -> None:
+        self.pages.setCurrentIndex(self.source_combo.currentIndex())
+        self.refresh_inputs()
+
+    def _test_changed(self) -> None:
+        test = self.test_combo.currentData()
+        resampling = test in RESAMPLING
+        self.samples_spin.setEnabled(resampling)
+        self.seed_spin.setEnabled(resampling)
+        self.samples_spin.blockSignals(True)
+        self.samples_spin.setValue(self.samples.get(test, 1000) if resampling else 1000)
+        self.samples_spin.blockSignals(False)
+        self.samples_spin.setToolTip(
+            f"{_parameter(test, 'samples').capitalize()} (default {DEFAULT_SAMPLES[test]:,})" if resampling
+            else "Only the resampling tests (randomization, bootstrap, Tukey HSD) draw samples")
+        tukey = test == "tukey"
+        self.correction_combo.setEnabled(not tukey)
+        if tukey:
+            self.correction_combo.setToolTip("Tukey's HSD controls the family-wise error over all pairs itself: "
+                                             "no further correction is applied.")
+        else:
+            self.correction_combo.setToolTip(CORRECTIONS[self.correction_combo.currentData()].help_text)
+
+    def _samples_changed(self, value: int) -> None:
+        test = self.test_combo.currentData()
+        if test in RESAMPLING:
+            self.samples[test] = value
+
+    def _scores_file_changed(self) -> None:
+        self.scores_path = self.scores_combo.currentData()
+        self._refresh_scores_lists()
+
+    # ------------------------------------------------------------ inputs
+    def refresh_inputs(self) -> None:
+        """Refill every picker from the session and the Ranked retrieval tab, keeping the user's choices."""
+        self.data.refresh_inputs()
+        items = self.session.of_kind("per-query scores")
+        self.scores_combo.blockSignals(True)
+        self.scores_combo.clear()
+        for item in items:
+            self.scores_combo.addItem(item.name, item.path)
+            self.scores_combo.setItemData(self.scores_combo.count() - 1, item.path, Qt.ItemDataRole.ToolTipRole)
+        paths = [i.path for i in items]
+        if self.scores_path in paths:
+            self.scores_combo.setCurrentIndex(paths.index(self.scores_path))
+        elif paths:
+            self.scores_combo.setCurrentIndex(0)
+            self.scores_path = paths[0]
+        self.scores_combo.blockSignals(False)
+        self._refresh_scores_lists()
+        self._refresh_ranked_lists()
+
+    def scores_item(self):
+        return self.session.find(self.scores_path) if self.scores_path else None
+
+    def _refresh_scores_lists(self) -> None:
+        item = self.scores_item()
+        table = item.data if item is not None else None
+        runs = list(dict.fromkeys(table.frame[tidy.RUN].tolist())) if table is not None else []
+        measures = list(dict.fromkeys(table.frame[tidy.MEASURE].tolist())) if table is not None else []
+        self.scores_runs.set_entries([(r, r) for r in runs])
+        self.scores_measures.set_entries([(m, m) for m in measures])
+
+    def _refresh_ranked_lists(self) -> None:
+        results = self.ranked_results()
+        runs = results.names() if results is not None else []
+        measures = results.per_query_measures() if results is not None else []
+        if runs:
+            self.ranked_note.setText(f"The Ranked retrieval tab's results: {len(runs)} run(s), {len(measures)} "
+                                     f"measure(s) with per-query values, {len(results.queries)} queries.")
+        else:
+            self.ranked_note.setText("The Ranked retrieval tab has no results yet: evaluate there first.")
+        self.ranked_runs.set_entries([(r, r) for r in runs])
+        self.ranked_measures.set_entries([(m, m) for m in measures])
+
+    def run_names(self) -> list[str]:
+        """The names of the runs to compare, as the results will call them."""
+        source = self.source()
+        if source == RUNS:
+            return self.session.run_names(self.data.checked_run_paths())
+        return (self.scores_runs if source == SCORES else self.ranked_runs).checked()
+
+    def _refresh_baselines(self) -> None:
+        self.baseline_list.set_entries([(r, r) for r in self.run_names()], default=False)
+
+    # ------------------------------------------------------------ what Run needs
+    def options(self):
+        from evalgui.core.stats.compare import CompareOptions
+
+        test = self.test_combo.currentData()
+        return CompareOptions(
+            test=test, correction=self.correction_combo.currentData(), alpha=self.alpha_spin.value(),
+            samples=self.samples_spin.value() if test in RESAMPLING else None, seed=self.seed_spin.value(),
+            baselines=tuple(self.baseline_list.checked()) if self.baselines_radio.isChecked() else (),
+            fill_missing=self.fill_check.isChecked(), tie_tolerance=self.tie_spin.value())
+
+    def request(self):
+        """(source, options) for the job; EvalUsageError says what is missing, in words for a dialog."""
+        from evalgui.gui.workspaces.compare.engine import RunsSource, ScoresSource
+
+        source = self.source()
+        if source == RUNS:
+            qrels = self.data.qrels_item()
+            if qrels is None:
+                raise EvalUsageError("Load a qrels file and the runs to compare first (File ▸ Open data…).")
+            items = self.data.checked_run_items()
+            _need_two(len(items), "Tick at least two runs under Data.")
+            specs = self.picker.specs()
+            if not specs:
+                raise EvalUsageError("Tick at least one measure.")
+            from evalgui.core.ranked.evaluate import EvalOptions
+
+            options = EvalOptions(relevance_level=self.level_spin.value(), complete=self.fill_check.isChecked())
+            request = RunsSource(qrels.data, [item.data for item in items],
+                                 self.session.run_names([item.path for item in items]), specs, options)
+        elif source == SCORES:
+            item = self.scores_item()
+            if item is None:
+                raise EvalUsageError("Load a per-query scores file first (File ▸ Open data…): a table with run, "
+                                     "query, measure and value columns, e.g. what evalgui-cli evaluate "
+                                     "--per-query writes.")
+            if not len(item.data.frame):
+                raise EvalUsageError(f"{item.name} has only summary rows (query 'all'): comparing needs per-query "
+                                     "values (evalgui-cli evaluate --per-query writes them).")
+            request = self._table_request(ScoresSource, [item.data.frame], self.scores_runs, self.scores_measures)
+        else:
+            self._refresh_ranked_lists()
+            results = self.ranked_results()
+            if results is None or not len(results):
+                raise EvalUsageError("The Ranked retrieval tab has no results yet: evaluate the runs there first, "
+                                     "or choose another source.")
+            request = self._table_request(ScoresSource, [r.frame for r in results.values()], self.ranked_runs,
+                                          self.ranked_measures)
+        options = self._checked_options()
+        return request, options
+
+    @staticmethod
+    def _table_request(make, frames, runs: Checklist, measures: Checklist):
+        _need_two(len(runs.checked()), "Tick at least two runs.")
+        if not measures.checked():
+            raise EvalUsageError("Tick at least one measure.")
+        return make(frames, runs.checked(), measures.checked())
+
+    def _checked_options(self):
+        if self.baselines_radio.isChecked() and not self.baseline_list.checked():
+            runs = set(self.run_names())
+            wanted = [b for b, ticked in self.baseline_list.ticks.items() if ticked and b not in runs]
+            if wanted:
+                raise EvalUsageError(f"The baseline {wanted[0]} is not among the runs compared: tick it among the "
+                                     "runs, or choose other baselines.")
+            raise EvalUsageError("Tick at least one baseline, or choose All pairs.")
+        try:
+            return self.options()
+        except ValueError as exc:
+            raise EvalUsageError(str(exc)) from None
+
+    # ------------------------------------------------------------ settings
+    def state(self) -> dict:
+        return {
+            "source": self.source(),
+            **self.data.state(),
+            "measures": self.picker.state(),
+            "relevance_level": self.level_spin.value(),
+            "scores": self.scores_path,
+            "scores_runs": dict(self.scores_runs.ticks),
+            "scores_measures": dict(self.scores_measures.ticks),
+            "ranked_runs": dict(self.ranked_runs.ticks),
+            "ranked_measures": dict(self.ranked_measures.ticks),
+            "test": self.test_combo.currentData(),
+            "correction": self.correction_combo.currentData(),
+            "alpha": self.alpha_spin.value(),
+            "samples": dict(self.samples),
+            "seed": self.seed_spin.value(),
+            "fill_missing": self.fill_check.isChecked(),
+            "tie_tolerance": self.tie_spin.value(),
+            "baselines_mode": self.baselines_radio.isChecked(),
+            "baselines": dict(self.baseline_list.ticks),
+        }
+
+    def restore(self, state: dict) -> None:
+        if not isinstance(state, dict):
+            return
+        if isinstance(state.get("measures"), dict):
+            self.picker.restore(state["measures"])
+        if isinstance(state.get("samples"), dict):
+            self.samples.update({k: int(v) for k, v in state["samples"].items()
+                                 if k in RESAMPLING and isinstance(v, int) and v >= 1})
+        for combo, key in ((self.test_combo, "test"), (self.correction_combo, "correction")):
+            index = combo.findData(state.get(key))
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        self._test_changed()
+        for spin, key, kind in ((self.level_spin, "relevance_level", int), (self.alpha_spin, "alpha", float),
+                                (self.seed_spin, "seed", int), (self.tie_spin, "tie_tolerance", float)):
+            if isinstance(state.get(key), (int, float)) and not isinstance(state.get(key), bool):
+                spin.setValue(kind(state[key]))
+        if isinstance(state.get("fill_missing"), bool):
+            self.fill_check.setChecked(state["fill_missing"])
+        if isinstance(state.get("baselines_mode"), bool):
+            (self.baselines_radio if state["baselines_mode"] else self.all_pairs_radio).setChecked(True)
+        for checklist, key in ((self.scores_runs, "scores_runs"), (self.scores_measures, "scores_measures"),
+                               (self.ranked_runs, "ranked_runs"), (self.ranked_measures, "ranked_measures"),
+                               (self.baseline_list, "baselines")):
+            checklist.restore(state.get(key))
+        if isinstance(state.get("scores"), str):
+            self.scores_path = state["scores"]
+        index = self.source_combo.findData(state.get("source"))
+        self.source_combo.blockSignals(True)
+        if index >= 0:
+            self.source_combo.setCurrentIndex(index)
+        self.pages.setCurrentIndex(self.source_combo.currentIndex())
+        self.source_combo.blockSignals(False)
+        self.data.restore(state)        # refreshes the qrels and runs, and with them the baselines
+        self.refresh_inputs()
+
+
+def _need_two(count: int, message: str) -> None:
+    if count < 2:
+        raise EvalUsageError(f"Comparing needs at least two runs. {message}")

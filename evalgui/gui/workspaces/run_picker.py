@@ -1,0 +1,170 @@
+"""The "Data" box of every form that evaluates runs: a qrels picker and a checkable run list.
+
+Both are filled from the session. New runs are ticked, unless they share no query
+with the chosen qrels (shown grey); the user's ticks survive refreshes, by path.
+The ranked-retrieval and compare-systems forms use it, and :class:`Checklist`
+(ticks remembered by key across refills) for their other lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QListWidget, QListWidgetItem
+
+_KEY = Qt.ItemDataRole.UserRole
+
+
+class Checklist(QListWidget):
+    """Checkable entries (key, text) whose ticks are remembered by key when the list is refilled."""
+
+    changed = Signal()
+
+    def __init__(self, object_name: str = "", parent=None):
+        super().__init__(parent)
+        if object_name:
+            self.setObjectName(object_name)
+        self.ticks: dict[str, bool] = {}       # key -> ticked, remembered across refills
+        self.itemChanged.connect(self._item_changed)
+
+    def set_entries(self, entries: Iterable[tuple[str, str]], *, default: bool = True,
+                    defaults: dict[str, bool] | None = None, tooltips: dict[str, str] | None = None,
+                    greyed: Iterable[str] = ()) -> None:
+        """Refill. A key never ticked or unticked by the user gets ``defaults[key]``, else ``default``."""
+        greyed = set(greyed)
+        self.blockSignals(True)
+        self.clear()
+        for key, text in entries:
+            row = QListWidgetItem(text)
+            row.setData(_KEY, key)
+            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            if key in greyed:
+                row.setForeground(Qt.GlobalColor.gray)
+            if tooltips and key in tooltips:
+                row.setToolTip(tooltips[key])
+            ticked = self.ticks.get(key, (defaults or {}).get(key, default))
+            row.setCheckState(Qt.CheckState.Checked if ticked else Qt.CheckState.Unchecked)
+            self.addItem(row)
+        self.blockSignals(False)
+        self.changed.emit()
+
+    def keys(self) -> list[str]:
+        return [self.item(i).data(_KEY) for i in range(self.count())]
+
+    def checked(self) -> list[str]:
+        """The ticked keys, in list order."""
+        return [self.item(i).data(_KEY) for i in range(self.count())
+                if self.item(i).checkState() == Qt.CheckState.Checked]
+
+    def set_checked(self, key: str, checked: bool) -> None:
+        """Tick or untick ``key`` (remembered even while it is not listed); ``changed`` fires, ``itemChanged``
+        (what a user's click sends) does not."""
+        self.ticks[key] = checked
+        self.blockSignals(True)
+        for i in range(self.count()):
+            if self.item(i).data(_KEY) == key:
+                self.item(i).setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        self.blockSignals(False)
+        self.changed.emit()
+
+    def restore(self, ticks) -> None:
+        """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them); applied at the next refill."""
+        if isinstance(ticks, dict):
+            self.ticks.update({str(k): bool(v) for k, v in ticks.items()})
+
+    def _item_changed(self, row: QListWidgetItem) -> None:
+        self.ticks[row.data(_KEY)] = row.checkState() == Qt.CheckState.Checked
+        self.changed.emit()
+
+
+class QrelsRunsPicker(QGroupBox):
+    """Picks the qrels and the runs from the session; ``changed`` fires when the choice changes."""
+
+    changed = Signal()
+
+    def __init__(self, session, parent=None, *, object_prefix: str = ""):
+        super().__init__("Data", parent)
+        self.session = session
+        self.qrels_path: str | None = None
+        self.qrels_combo = QComboBox()
+        self.qrels_combo.setObjectName(_name(object_prefix, "qrelsCombo"))
+        self.qrels_combo.setToolTip("The relevance judgments to evaluate against")
+        self.qrels_combo.currentIndexChanged.connect(self._qrels_changed)
+        self.run_list = Checklist(_name(object_prefix, "runList"))     # keyed by path
+        self.run_list.setMaximumHeight(120)
+        self.run_list.changed.connect(self.changed)
+        layout = QFormLayout(self)
+        layout.addRow("Qrels", self.qrels_combo)
+        layout.addRow("Runs", self.run_list)
+
+    def refresh_inputs(self) -> None:
+        """Rebuild the qrels picker and run checklist from the session, keeping the user's choices."""
+        qrels_items = self.session.of_kind("qrels")
+        self.qrels_combo.blockSignals(True)
+        self.qrels_combo.clear()
+        for item in qrels_items:
+            self.qrels_combo.addItem(item.name, item.path)
+            self.qrels_combo.setItemData(self.qrels_combo.count() - 1, item.path, Qt.ItemDataRole.ToolTipRole)
+        paths = [i.path for i in qrels_items]
+        if self.qrels_path in paths:
+            self.qrels_combo.setCurrentIndex(paths.index(self.qrels_path))
+        elif paths:
+            self.qrels_combo.setCurrentIndex(0)
+            self.qrels_path = paths[0]
+        self.qrels_combo.blockSignals(False)
+        self._refresh_runs()
+
+    def qrels_item(self):
+        return self.session.find(self.qrels_path) if self.qrels_path else None
+
+    def _qrels_changed(self) -> None:
+        self.qrels_path = self.qrels_combo.currentData()
+        self._refresh_runs()
+
+    def _refresh_runs(self) -> None:
+        from evalgui.core.ranked.evaluate import shared_query_counts
+
+        run_items = self.session.of_kind("run")
+        qrels_item = self.qrels_item()
+        shared = shared_query_counts(qrels_item.data, [r.data for r in run_items]) if qrels_item else \
+            [-1] * len(run_items)
+        # New runs are ticked, unless they share no query with the chosen qrels.
+        entries, defaults, tooltips = [], {}, {}
+        for item, common in zip(run_items, shared):
+            entries.append((item.path, item.name if common else f"{item.name}  (no query in common with the qrels)"))
+            defaults[item.path] = common != 0
+            tooltips[item.path] = (f"{item.path}\n{item.summary['queries']:,} queries, "
+                                   f"{item.summary['documents']:,} documents"
+                                   + ("" if common < 0 else f", {common:,} judged"))
+        self.run_list.set_entries(entries, defaults=defaults, tooltips=tooltips,
+                                  greyed=[p for p, ticked in defaults.items() if not ticked])
+
+    def checked_run_paths(self) -> list[str]:
+        return self.run_list.checked()
+
+    def checked_run_items(self) -> list:
+        """The ticked runs' session items, in list order."""
+        return [r for r in (self.session.find(p) for p in self.checked_run_paths()) if r is not None]
+
+    def set_run_checked(self, path: str, checked: bool) -> None:
+        self.run_list.set_checked(path, checked)
+
+    def set_qrels(self, path: str) -> None:
+        self.qrels_path = path
+        self.refresh_inputs()
+
+    # ------------------------------------------------------------ settings
+    def state(self) -> dict:
+        return {"qrels": self.qrels_path, "runs": dict(self.run_list.ticks)}
+
+    def restore(self, state: dict) -> None:
+        """Take the ticks and the qrels from ``state`` (a form's settings), then refresh from the session."""
+        self.run_list.restore(state.get("runs"))
+        if isinstance(state.get("qrels"), str):
+            self.qrels_path = state["qrels"]
+        self.refresh_inputs()
+
+
+def _name(prefix: str, name: str) -> str:
+    return prefix + name[:1].upper() + name[1:] if prefix else name
