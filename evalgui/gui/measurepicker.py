@@ -302,6 +302,14 @@ class MeasurePicker(QWidget):
                 item.setHidden(not show)
                 visible += show
             group.setHidden(visible == 0)
+        # The help never describes a measure the filter hides: the first match takes its place.
+        current = self.tree.currentItem()
+        if current is not None and (current.isHidden() or (current.parent() or current).isHidden()):
+            first = next((i for i in self._items() if not i.isHidden() and not i.parent().isHidden()), None)
+            self.tree.setCurrentItem(first)
+            if first is None:
+                self.help.setHtml(f"<p style='color:gray'>No measure matches “{html.escape(text.strip())}”. "
+                                  "Type it in the box below to add it in ir_measures or trec_eval syntax.</p>")
 
     def _show_help(self, item, _previous=None) -> None:
         if item is None:
