@@ -73,6 +73,10 @@ class DataFrameModel(QAbstractTableModel):
         self._best = self._best_mask(frame)
         self.endResetModel()
 
+    @property
+    def marks_best(self) -> bool:
+        return self._best_axis is not None
+
     def set_header_tooltips(self, tooltips: dict[str, str]) -> None:
         self._tooltips = dict(tooltips)
 
@@ -231,15 +235,23 @@ class FrameTableView(QTableView):
     ``freeze_first_column``: the first column (the row labels) stays in sight when the table
     scrolls right; it still sorts, copies and exports with the rest. ``exported(fmt)``: the
     frame to write in format ``fmt`` (see core.export.FORMATS); by default what the view shows.
+    ``stretch_column``: the column (by name) that takes the width the others leave, its text
+    elided in the middle when short of room (e.g. document ids).
     """
 
     export_requested = Signal()
+    STRETCH_MINIMUM = 120        # what needed_width() allows the stretching column
 
     def __init__(self, model: DataFrameModel, parent=None, *, name: str = "table",
-                 freeze_first_column: bool = False, exported: Callable[[str], pd.DataFrame] | None = None):
+                 freeze_first_column: bool = False, exported: Callable[[str], pd.DataFrame] | None = None,
+                 stretch_column: str | None = None):
         super().__init__(parent)
         self.frozen: FrozenColumn | None = None     # Qt calls updateGeometries before it exists
         self.name = name
+        self.stretch_column = stretch_column
+        self._fitted: list[int] = []
+        if stretch_column is not None:
+            self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.exported = exported or (lambda _fmt: visible_frame(self))
         self.source_model = model
         self.proxy = FilterProxy(self)
@@ -304,11 +316,30 @@ class FrameTableView(QTableView):
         bold = QFont(self.font())
         bold.setBold(True)
         wide = QFontMetrics(bold)
+        cells = wide if model.marks_best else QFontMetrics(self.font())
         sample = range(min(model.rowCount(), 40))
+        header_view = self.horizontalHeader()
+        self._fitted = []
         for c in range(model.columnCount()):
             header = str(model.headerData(c, Qt.Orientation.Horizontal))
-            width = max([wide.horizontalAdvance(header)] + [wide.horizontalAdvance(model.display_text(r, c)) for r in sample])
-            self.setColumnWidth(c, min(max(width + 24, 60), 320))
+            # The header leaves room for the sort arrow; cells need only their margins.
+            width = max([wide.horizontalAdvance(header) + 24]
+                        + [cells.horizontalAdvance(model.display_text(r, c)) + 12 for r in sample])
+            width = min(max(width, 48), 320)
+            self._fitted.append(width)
+            stretch = header == self.stretch_column
+            header_view.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch if stretch
+                                             else QHeaderView.ResizeMode.Interactive)
+            if not stretch:
+                self.setColumnWidth(c, width)
+
+    def needed_width(self) -> int:
+        """The width that shows every column whole (the stretching one at up to STRETCH_MINIMUM
+        pixels), with the frame and the vertical scroll bar."""
+        model = self.source_model
+        widths = [min(w, self.STRETCH_MINIMUM) if str(model.headerData(c, Qt.Orientation.Horizontal))
+                  == self.stretch_column else w for c, w in enumerate(self._fitted)]
+        return sum(widths) + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
 
     def selection_tsv(self) -> str:
         """The selected cells as tab-separated text, with a header row (what a spreadsheet pastes)."""
