@@ -266,3 +266,159 @@ def test_per_query_bold_is_the_one_best_shown_value_of_its_row(qtbot, demo):
             assert bold == [1 + values.index(max(values))], (r, texts)
         else:
             assert bold == [], (r, texts)
+
+
+# ---------------------------------------------------------------------------- 10. the small ones
+def test_export_menu_opens_under_its_toolbar_button_or_at_the_pointer(qtbot, demo, window):
+    from PySide6.QtGui import QCursor
+
+    window.tabs.setCurrentWidget(demo)
+    button = window.toolbar.widgetForAction(window.export_action)
+    qtbot.mouseMove(button)                    # QTest clicks do not move the pointer; a user's do
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    menu = window.export_menu
+    qtbot.waitUntil(menu.isVisible)
+    assert menu.geometry().topLeft() == button.mapToGlobal(button.rect().bottomLeft())
+    assert any("Summary" in a.text() for a in menu.actions())
+    menu.close()
+
+    qtbot.mouseMove(demo.results_tabs, QPoint(200, 150))
+    qtbot.waitUntil(lambda: not menu.isVisible())
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)     # the shortcut
+    qtbot.waitUntil(menu.isVisible)
+    assert menu.geometry().topLeft() == QCursor.pos()
+    menu.close()
+
+
+def test_the_curve_type_box_shows_its_longest_entry_whole(qtbot, demo, window):
+    from PySide6.QtWidgets import QComboBox
+
+    demo.results_tabs.setCurrentWidget(demo.curves.page)
+    kind = demo.curves.kind
+    whole = QComboBox()                        # the same entries, sized to show them whole
+    for i in range(kind.count()):
+        whole.addItem(kind.itemText(i))
+    whole.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    qtbot.addWidget(whole)
+    qtbot.waitUntil(kind.isVisible)
+    assert kind.width() >= whole.sizeHint().width()
+
+
+def test_no_plot_axis_gets_an_si_prefix(qtbot, window):
+    import pyqtgraph as pg
+
+    from tests.gui.conftest import MEIC
+
+    load(qtbot, window, [MEIC / "information_systems.qrels", MEIC / "base.run", MEIC / "enhanced.run"])
+    ranked = window.workspaces["ranked"]
+    run_and_wait(qtbot, ranked)
+    ranked.results_tabs.setCurrentWidget(ranked.differences.page)
+    chart = ranked.differences.chart
+    assert len(chart.frame) == 1                             # the tutorial has one query
+    item = chart.getPlotItem()
+    for side in ("left", "bottom"):
+        assert "(x" not in item.getAxis(side).labelString(), item.getAxis(side).labelString()
+    plots = window.findChildren(pg.PlotWidget)
+    assert len(plots) >= 3                                   # curves, differences, heatmap
+    for plot in plots:
+        for side in ("left", "bottom", "right", "top"):
+            assert not plot.getPlotItem().getAxis(side).autoSIPrefix, (plot.objectName(), side)
+
+
+def test_measures_reference_never_describes_an_entry_the_filter_hides(qtbot):
+    from evalgui.gui.help import MeasuresReference
+
+    dialog = MeasuresReference()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    first = dialog.record_of(dialog.tree.currentItem()).name
+    qtbot.keyClicks(dialog.search, "ndcg_cut")
+    shown = dialog.record_of(dialog.tree.currentItem())
+    assert shown.name == "ndcg_cut" and first != "ndcg_cut"
+    assert dialog.text.toPlainText().startswith("ndcg_cut")
+    qtbot.keyClicks(dialog.search, "zzz")
+    assert dialog.tree.currentItem() is None and "Nothing matches" in dialog.text.toPlainText()
+    assert first not in dialog.text.toPlainText().split()
+
+
+def test_the_picker_help_never_describes_a_measure_the_filter_hides(qtbot, window):
+    picker = window.workspaces["ranked"].form.picker
+    picker.tree.setCurrentItem(_picker_item(picker, "map"))
+    assert picker.help.toPlainText().startswith("map")
+    qtbot.keyClicks(picker.search, "bpref")
+    assert picker.tree.currentItem().text(0) == "bpref" and picker.help.toPlainText().startswith("bpref")
+    qtbot.keyClicks(picker.search, "zzz")
+    assert picker.tree.currentItem() is None and "No measure matches" in picker.help.toPlainText()
+
+
+def _drill_columns_whole(view) -> bool:
+    """Every column in sight without scrolling, each but the docs (elided) as wide as its texts."""
+    header, model, metrics = view.horizontalHeader(), view.source_model, view.fontMetrics()
+    if header.length() > view.viewport().width():
+        return False
+    for c in range(model.columnCount()):
+        texts = [str(model.headerData(c, Qt.Orientation.Horizontal))]
+        texts += [model.display_text(r, c) for r in range(min(model.rowCount(), 40))]
+        if c != 1 and view.columnWidth(c) < max(metrics.horizontalAdvance(t) for t in texts) + 6:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("size", [(1360, 860), (1920, 1000)])
+def test_drill_down_shows_every_column_at_the_default_size(qtbot, window, size):
+    window.resize(*size)
+    ranked = open_demo_and_wait(qtbot, window)
+    drill = ranked.drill_down
+    ranked.results_tabs.setCurrentWidget(drill.page)
+    qtbot.waitUntil(lambda: drill.model_a.rowCount() > 0 and drill.model_b.rowCount() > 0)
+    assert list(drill.model_a.frame.columns) == ["rank", "doc", "judgment", "grade", "score", "rank in B"]
+    qtbot.waitUntil(lambda: _drill_columns_whole(drill.view_a) and _drill_columns_whole(drill.view_b))
+    # Side by side where both fit, one above the other where they do not.
+    wide = size[0] >= 1920
+    assert drill.sides.orientation() == (Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical)
+
+
+def test_exported_png_legend_scales_with_the_image(qtbot, tmp_path):
+    from PySide6.QtGui import QColor, QImage
+
+    from evalgui.gui.plots import PALETTE, PrecisionRecallPlot, export_plot
+
+    plot = PrecisionRecallPlot()
+    qtbot.addWidget(plot)
+    plot.resize(500, 400)
+    plot.show()
+    plot.set_run("bm25", {})          # no curve: the run's colour is only in the legend's sample line
+
+    def sample_width(image: QImage) -> int:
+        colour = QColor(PALETTE[0])
+        image = image.convertToFormat(QImage.Format.Format_RGB888)
+        pixels = np.frombuffer(image.constBits(), np.uint8)
+        pixels = pixels.reshape(image.height(), image.bytesPerLine())[:, :image.width() * 3]
+        pixels = pixels.reshape(image.height(), image.width(), 3).astype(int)
+        close = (np.abs(pixels - [colour.red(), colour.green(), colour.blue()]).sum(axis=2) < 60)
+        columns = np.flatnonzero(close.any(axis=0))
+        return int(columns[-1] - columns[0] + 1)
+
+    on_screen = sample_width(plot.grab().toImage())
+    export_plot(plot, str(tmp_path / "pr.png"))
+    exported = QImage(str(tmp_path / "pr.png"))
+    scale = exported.width() / plot.width()
+    assert scale >= 1.5
+    assert sample_width(exported) == pytest.approx(on_screen * scale, rel=0.15)
+
+
+def test_about_lists_what_this_build_offers(qtbot, window):
+    from evalgui import __version__
+    from evalgui.core.inputs import readable_kinds
+    from evalgui.gui.workspaces import workspace_classes
+
+    window.show_about()
+    text = window.about_dialog.text()
+    assert __version__ in text
+    assert all(cls.title in text for cls in workspace_classes())
+    assert all(kind.label in text for kind in readable_kinds())
+    for not_built in ("stability", "case-based", "comparison of systems"):
+        assert not_built not in text.lower()
+    window.about_dialog.close()
