@@ -115,19 +115,25 @@ class DataFrameModel(QAbstractTableModel):
         mask = np.zeros(values.shape, dtype=bool)
         if not values.size:
             return mask
-        top = values.max(axis=1)
-        # Values further apart than one unit of the last shown digit never look alike;
-        # only those closer are compared as text.
-        near = (values >= top[:, None] - 10.0 ** -self._precision) & np.isfinite(values)
-        count = near.sum(axis=1)
+        finite = np.isfinite(values)
+        scaled = np.where(finite, values * 10.0 ** self._precision, np.nan)
+        shown = np.rint(scaled)                  # the shown digits, as a whole number
+        lines = np.arange(len(values))
         best = values.argmax(axis=1)
-        alone = np.flatnonzero(count == 1)
-        mask[alone, best[alone]] = True
-        for line in np.flatnonzero(count > 1).tolist():
+        best_shown = shown[lines, best]
+        alone = ((shown == best_shown[:, None]).sum(axis=1) == 1) & finite[lines, best]
+        mask[lines[alone], best[alone]] = True
+        # A value a hair from a rounding boundary (x.xxxx5) may be rounded one digit off by the
+        # product above: lines with one near their best are decided by the texts shown.
+        with np.errstate(invalid="ignore"):
+            edge = np.abs(scaled % 1.0 - 0.5) < 1e-9 * np.maximum(np.abs(scaled), 1.0)
+            near = np.abs(shown - best_shown[:, None]) <= 2
+        for line in np.flatnonzero((edge & near).any(axis=1)).tolist():
             i = int(best[line])
-            shown = text(line, i)
-            if sum(text(line, j) == shown for j in np.flatnonzero(near[line]).tolist()) == 1:
-                mask[line, i] = True
+            shown_text = text(line, i)
+            candidates = np.flatnonzero(near[line]).tolist()
+            mask[line] = False
+            mask[line, i] = finite[line, i] and sum(text(line, j) == shown_text for j in candidates) == 1
         return mask
 
     # ------------------------------------------------------------ Qt model API

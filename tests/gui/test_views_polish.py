@@ -238,12 +238,15 @@ def test_a_best_value_is_bold_only_when_no_other_shows_the_same(qtbot):
                           "tie": [0.5, 0.5, 0.1],              # an exact tie: no bold
                           "looks_tied": [0.00001, 0.0, -0.2],  # both shown 0.0000: no bold
                           "apart": [0.50006, 0.5, 0.1],        # 0.5001 beats 0.5000
-                          "missing": [np.nan, 0.2, 0.3]})
+                          "missing": [np.nan, 0.2, 0.3],
+                          # 0.12355 is stored as 0.1235499...: shown 0.1235 like 0.12345 (0.1234500...)
+                          "rounding": [0.12345, 0.12355, 0.1]})
     model = DataFrameModel(frame)
-    bold = [[_bold(model, r, c) for c in range(5)] for r in range(3)]
-    assert bold == [[False, False, False, True, False],
-                    [False, False, False, False, False],
-                    [False, False, False, False, True]]
+    assert model.display_text(0, 5) == model.display_text(1, 5) == "0.1235"
+    bold = [[_bold(model, r, c) for c in range(6)] for r in range(3)]
+    assert bold == [[False, False, False, True, False, False],
+                    [False, False, False, False, False, False],
+                    [False, False, False, False, True, False]]
 
 
 def test_identical_runs_share_the_best_values_and_nothing_is_bold(qtbot, window, tmp_path):
