@@ -408,12 +408,13 @@ class FrozenColumn(QTableView):
         self.verticalHeader().hide()
         self.verticalHeader().setDefaultSectionSize(table.verticalHeader().defaultSectionSize())
         header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header.sectionResized.connect(lambda column, _old, new: table.setColumnWidth(0, new) if column == 0 else None)
         header.setSectionsClickable(True)
         header.setSortIndicatorShown(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.sectionClicked.connect(lambda section: table.sort_by_first_column() if section == 0 else None)
-        table.horizontalHeader().sortIndicatorChanged.connect(lambda section, order: header.setSortIndicator(section, order))
+        table.horizontalHeader().sortIndicatorChanged.connect(
+            lambda section, order: header.setSortIndicator(section, order))
         table.horizontalHeader().sectionResized.connect(self._table_column_resized)
         table.verticalHeader().sectionResized.connect(lambda row, _old, new: self.setRowHeight(row, new))
         # Per pixel: scrolled by whole columns, the table's second column would slide under this one.
@@ -427,6 +428,10 @@ class FrozenColumn(QTableView):
             lambda pos: table._context_menu(table.viewport().mapFromGlobal(self.viewport().mapToGlobal(pos))))
         table.viewport().stackUnder(self)
         self._show_first_column_only()
+
+    def mousePressEvent(self, event) -> None:
+        self.table.setFocus()             # so that Ctrl+C copies what the click selected
+        super().mousePressEvent(event)
 
     def _show_first_column_only(self, *_args) -> None:
         for column in range(self.model().columnCount()):

@@ -113,7 +113,7 @@ def test_a_bad_cutoff_is_marked_while_typed_and_not_kept(qtbot, window):
     editor.selectAll()
     qtbot.keyClicks(editor, "5,x,-3")
     assert editor.property("invalid") is True and "'x' is not a number" in editor.toolTip()
-    assert "is not valid for map_cut" in picker.help.toPlainText() and "'x' is not a number" in picker.help.toPlainText()
+    assert "is not valid for map_cut: 'x' is not a number" in picker.help.toPlainText()
     qtbot.keyClick(editor, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: picker.tree.findChild(QLineEdit, "parametersEditor") is None)   # closed (queued)
     assert item.text(1) == before                                          # not kept
@@ -221,6 +221,10 @@ def test_clicking_a_frozen_row_label_selects_the_row_in_the_table(qtbot, wide_su
     qtbot.mouseClick(frozen.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert {i.row() for i in view.selectionModel().selectedIndexes()} == {2}
     assert view.selection_tsv().splitlines()[1] == "rerank"
+    assert view.hasFocus()                                  # Ctrl+C goes to the table
+
+    frozen.horizontalHeader().resizeSection(0, 150)        # the user widens the run column
+    assert view.columnWidth(0) == 150 and frozen.width() == 150
 
 
 def test_per_query_query_column_is_frozen_and_scrolls_with_the_rows(qtbot, demo):
