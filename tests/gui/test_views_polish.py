@@ -429,3 +429,15 @@ def test_about_lists_what_this_build_offers(qtbot, window):
     for not_built in ("stability", "case-based", "comparison of systems"):
         assert not_built not in text.lower()
     window.about_dialog.close()
+
+
+def test_differences_are_drawn_again_only_when_the_chosen_pair_changes(qtbot, demo, monkeypatch):
+    view = demo.differences
+    drawn = []
+    original = view.chart.set_differences
+    monkeypatch.setattr(view.chart, "set_differences", lambda *a, **k: (drawn.append(a[1:3]), original(*a, **k)))
+    view.refresh(demo.results_set)                 # e.g. another run arrived: the pair shown is the same
+    assert drawn == []
+    view.measure.setCurrentIndex(view.measure.findData("P_10"))
+    assert drawn == [(view.run.currentData(), view.baseline.currentData())]
+    assert view.chart.getPlotItem().getAxis("left").labelText.startswith("P_10")
