@@ -101,3 +101,25 @@ class MeasuresReference(QDialog):
                 group.setHidden(group_visible == 0)
                 family_visible += group_visible
             family.setHidden(family_visible == 0)
+        self._follow_filter(text)
+
+    def _follow_filter(self, text: str) -> None:
+        """The description never shows an entry the filter hides: the first match takes its place."""
+        current = self.tree.currentItem()
+        if current is not None and not _hidden(current):
+            return
+        first = next((i for i in self.record_items() if not _hidden(i)), None)
+        if first is not None:
+            self.tree.setCurrentItem(first)
+        else:
+            self.tree.setCurrentItem(None)
+            self.text.setHtml(f"<p style='color:gray'>Nothing matches “{html.escape(text)}”.</p>")
+
+
+def _hidden(item: QTreeWidgetItem) -> bool:
+    """Hidden itself or under a hidden heading."""
+    while item is not None:
+        if item.isHidden():
+            return True
+        item = item.parent()
+    return False

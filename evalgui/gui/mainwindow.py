@@ -6,7 +6,7 @@ import json
 import os
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCursor, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
                                QPushButton, QTabWidget, QVBoxLayout, QWidget)
 
@@ -235,7 +235,12 @@ class MainWindow(QMainWindow):
 
     def export_menu_popup(self) -> None:
         self._fill_export_menu()
-        self.export_menu.exec(self.mapToGlobal(self.rect().center()))
+        # Under the toolbar button when it was clicked; at the mouse pointer for the shortcut (Ctrl+E).
+        button = self.toolbar.widgetForAction(self.export_action)
+        if button is not None and button.isVisible() and button.rect().contains(button.mapFromGlobal(QCursor.pos())):
+            self.export_menu.popup(button.mapToGlobal(button.rect().bottomLeft()))
+        else:
+            self.export_menu.popup(QCursor.pos())
 
     # ================================================================ loading data
     def open_data_dialog(self) -> None:
@@ -595,9 +600,19 @@ class MainWindow(QMainWindow):
         dialog.show()
 
     def show_about(self) -> None:
-        from evalgui import __version__
+        import html
 
-        QMessageBox.about(self, "About evalgui",
-                          f"<h3>evalgui {__version__}</h3><p>A desktop workbench for evaluating retrieval systems: "
-                          "trec_eval-exact measures, comparison of systems, measure stability and case-based "
-                          "retrieval.</p>")
+        from evalgui import __version__
+        from evalgui.core.inputs import readable_kinds
+
+        # Only what this build offers: the registered workspaces and the kinds of file it reads.
+        workspaces = "".join(f"<li>{html.escape(cls.title)}</li>" for cls in workspace_classes())
+        files = ", ".join(html.escape(kind.label) for kind in readable_kinds())
+        box = QMessageBox(QMessageBox.Icon.NoIcon, "About evalgui",
+                          f"<h3>evalgui {html.escape(__version__)}</h3><p>A desktop workbench for evaluating "
+                          f"retrieval systems.</p><p>Workspaces:</p><ul>{workspaces}</ul><p>Reads: {files}.</p>",
+                          QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("aboutDialog")
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.open()
+        self.about_dialog = box

@@ -38,6 +38,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt
 from PySide6.QtGui import QAction, QColor, QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView
 
+from evalgui.gui.plots import plain_axes
 from evalgui.gui.tables import tsv_text
 
 # ColorBrewer RdBu (reversed: negative blue), colour-blind safe; its middle is near-white.
@@ -360,6 +361,7 @@ class HeatmapPlot(pg.PlotWidget):
         self.model = model if model is not None else MatrixModel(parent=self)
         self.show_values = show_values
         item = self.getPlotItem()
+        plain_axes(item)
         item.setMouseEnabled(x=False, y=False)
         item.hideButtons()
         item.setMenuEnabled(False)

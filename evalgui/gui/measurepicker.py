@@ -11,8 +11,9 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QSplitter, QTextBrowser,
-                               QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QSplitter, QStyledItemDelegate,
+                               QTextBrowser, QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator, QVBoxLayout,
+                               QWidget)
 
 from evalgui.core.ranked.measures import REGISTRY, Measure, ParamKind, params_text
 from evalgui.core.registry import Record, Registry
@@ -26,6 +27,51 @@ _EDITABLE_KINDS = (ParamKind.LONG_CUTOFFS, ParamKind.DOUBLE_CUTOFFS, ParamKind.D
 
 def _default_params_text(measure: Measure) -> str:
     return "" if measure.kind == ParamKind.NONE else params_text(measure.defaults)
+
+
+def spec_problem(spec: str) -> str | None:
+    """Why the engine would refuse ``spec`` (a measure in either syntax), or None when it reads it."""
+    from evalgui.core.errors import EvalUsageError
+    from evalgui.core.ranked.specs import parse_measures
+
+    try:
+        parse_measures([spec])
+    except EvalUsageError as exc:
+        return str(exc).replace("run 'evalgui-cli measures' for the list", "see Help ▸ Measures reference")
+    return None
+
+
+def mark_invalid(box: QLineEdit, reason: str | None) -> None:
+    """Mark a text box red with ``reason`` as its tooltip, or clear the mark (None)."""
+    box.setProperty("invalid", reason is not None)
+    box.setStyleSheet("QLineEdit { border: 1px solid #c62828; background: #fdecea; }" if reason else "")
+    box.setToolTip(reason or "")
+
+
+class _ParametersDelegate(QStyledItemDelegate):
+    """Edits a measure's parameters (column 1): checked as typed, and a value the engine would
+    refuse is not kept (the previous one stays and the help pane says why)."""
+
+    def __init__(self, picker: "MeasurePicker"):
+        super().__init__(picker.tree)
+        self.picker = picker
+
+    def createEditor(self, parent, option, index):
+        editor = super().createEditor(parent, option, index)
+        name = index.siblingAtColumn(0).data(_NAME_ROLE)
+        if isinstance(editor, QLineEdit) and name is not None:
+            editor.setObjectName("parametersEditor")
+            editor.textChanged.connect(lambda text: self.picker._check_parameters(editor, name, text))
+        return editor
+
+    def setModelData(self, editor, model, index):
+        name = index.siblingAtColumn(0).data(_NAME_ROLE)
+        if isinstance(editor, QLineEdit) and name is not None:
+            problem = self.picker.parameters_problem(name, editor.text())
+            if problem is not None:
+                self.picker._refuse_parameters(name, editor.text(), index.data(), problem)
+                return
+        super().setModelData(editor, model, index)
 
 
 def help_html(record: Record) -> str:
@@ -60,6 +106,7 @@ class MeasurePicker(QWidget):
         self.tree.header().setStretchLastSection(False)
         self.tree.currentItemChanged.connect(self._show_help)
         self.tree.itemChanged.connect(lambda *_: self.changed.emit())
+        self.tree.setItemDelegateForColumn(1, _ParametersDelegate(self))
         self.help = QTextBrowser(self)
         self.help.setObjectName("measureHelp")
         self.help.setHtml("<p style='color:gray'>Select a measure to read what it means and how it is computed. "
@@ -68,6 +115,7 @@ class MeasurePicker(QWidget):
         self.custom = QLineEdit(self)
         self.custom.setPlaceholderText("Add a measure, e.g. P(rel=2)@5, RBP(p=0.8), ndcg_cut.15")
         self.custom.returnPressed.connect(self._add_custom_from_box)
+        self.custom.textEdited.connect(lambda _: mark_invalid(self.custom, None))
         add = QPushButton("Add", self)
         add.clicked.connect(self._add_custom_from_box)
         self._families: dict[str, QTreeWidgetItem] = {}     # group heading -> its tree item
@@ -184,21 +232,49 @@ class MeasurePicker(QWidget):
         self.changed.emit()
 
     def _add_custom_from_box(self) -> None:
-        from evalgui.core.errors import EvalUsageError
-        from evalgui.core.ranked.specs import parse_measures
-
         spec = self.custom.text().strip()
         if not spec:
             return
-        try:
-            parse_measures([spec])               # reject typos now, not at Run time
-        except EvalUsageError as exc:
-            reason = str(exc).replace("run 'evalgui-cli measures' for the list", "see Help ▸ Measures reference")
-            self.help.setHtml(f"<p style='color:#b00020'><b>Not a measure:</b> {html.escape(reason)}</p>")
+        problem = spec_problem(spec)             # reject typos now, not at Run time
+        mark_invalid(self.custom, problem)
+        if problem is not None:
+            self._show_problem("Not a measure:", problem)
             return
         self.add_custom(spec)
         self.custom.clear()
         self.help.setHtml(f"<p>Added <b>{html.escape(spec)}</b> under “{html.escape(CUSTOM_FAMILY)}”.</p>")
+
+    def _show_problem(self, title: str, reason: str, after: str = "") -> None:
+        self.help.setHtml(f"<p style='color:#b00020'><b>{html.escape(title)}</b> {html.escape(reason)}</p>{after}")
+
+    # ------------------------------------------------------------ checking parameters
+    def parameters_problem(self, name: str, text: str) -> str | None:
+        """Why ``text`` is not a parameter list for measure ``name`` (None: fine; empty: the defaults)."""
+        params = text.strip().replace(" ", "")
+        spec = f"{name}.{params}"
+        problem = spec_problem(spec) if params else None
+        return problem.removeprefix(f"'{spec}': ") if problem else None
+
+    def _check_parameters(self, editor: QLineEdit, name: str, text: str) -> None:
+        problem = self.parameters_problem(name, text)
+        mark_invalid(editor, problem)
+        if problem is not None:
+            self._show_problem(f"{text.strip()!r} is not valid for {name}:", problem,
+                               "<p>Correct it, or press Esc to keep the previous parameters.</p>")
+        else:
+            self._show_help(self.tree.currentItem())
+
+    def _refuse_parameters(self, name: str, text: str, kept: str, problem: str) -> None:
+        self._show_problem(f"Not changed: {text.strip()!r} is not valid for {name}:", problem,
+                           f"<p>{name} keeps {html.escape(repr(kept or ''))}.</p>")
+
+    def specs_problem(self) -> str | None:
+        """Why the engine would refuse a ticked measure (the measure named), or None when it reads them all."""
+        for spec in self.specs():
+            problem = spec_problem(spec)
+            if problem is not None:
+                return f"The measure {spec} cannot be evaluated: {problem.removeprefix(repr(spec) + ': ')}"
+        return None
 
     def state(self) -> dict:
         return {"checked": self.checked(), "custom": [[s, on] for s, on in self.custom_specs()]}
@@ -226,6 +302,14 @@ class MeasurePicker(QWidget):
                 item.setHidden(not show)
                 visible += show
             group.setHidden(visible == 0)
+        # The help never describes a measure the filter hides: the first match takes its place.
+        current = self.tree.currentItem()
+        if current is not None and (current.isHidden() or (current.parent() or current).isHidden()):
+            first = next((i for i in self._items() if not i.isHidden() and not i.parent().isHidden()), None)
+            self.tree.setCurrentItem(first)
+            if first is None:
+                self.help.setHtml(f"<p style='color:gray'>No measure matches “{html.escape(text.strip())}”. "
+                                  "Type it in the box below to add it in ir_measures or trec_eval syntax.</p>")
 
     def _show_help(self, item, _previous=None) -> None:
         if item is None:

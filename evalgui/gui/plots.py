@@ -6,6 +6,7 @@ axes are fixed to [0, 1] so a curve means the same thing after every update.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -25,6 +26,13 @@ pg.setConfigOptions(antialias=True, background="w", foreground="k")
 
 def run_colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
+
+
+def plain_axes(item: pg.PlotItem) -> None:
+    """No automatic SI prefix on any axis: scores have no unit, and pyqtgraph would write a
+    meaningless "(x0.001)" beside a label whenever the range stays below 1."""
+    for side in ("left", "bottom", "right", "top"):
+        item.getAxis(side).enableAutoSIPrefix(False)
 
 
 def _plot_view(plot) -> pg.GraphicsView:
@@ -280,9 +288,28 @@ def export_plot(plot, path: str) -> None:
             exporter = exporters.ImageExporter(item)
             width = (item.sceneBoundingRect() if isinstance(item, pg.PlotItem) else item.sceneRect()).width()
             exporter.parameters()["width"] = max(int(width) * 2, 800)
-            exporter.export(tmp)
+            with _legends_scaled(widget.scene()):
+                exporter.export(tmp)
         if os.path.getsize(tmp) == 0:
             raise OSError(errno.EIO, "nothing was written", path)
+
+
+@contextlib.contextmanager
+def _legends_scaled(scene):
+    """Legends drawn at the image's scale, like the axes and labels: a pyqtgraph legend ignores
+    transformations (it keeps its size when the view zooms), so in an image drawn at twice the
+    screen's size it came out half as big as everything else."""
+    from PySide6.QtWidgets import QGraphicsItem
+
+    flag = QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
+    legends = [i for i in scene.items() if isinstance(i, pg.LegendItem) and i.flags() & flag]
+    for legend in legends:
+        legend.setFlag(flag, False)
+    try:
+        yield
+    finally:
+        for legend in legends:
+            legend.setFlag(flag, True)
 
 
 def export_plot_dialog(parent: QWidget, plot_widget: pg.PlotWidget, default_name: str) -> None:
@@ -300,6 +327,7 @@ class PrecisionRecallPlot(pg.PlotWidget):
         super().__init__(parent)
         self.setObjectName("prPlot")
         item = self.getPlotItem()
+        plain_axes(item)
         item.setLabel("bottom", "Recall")
         item.setLabel("left", "Precision")
         item.showGrid(x=True, y=True, alpha=0.25)
@@ -365,7 +393,7 @@ class DifferenceChart(pg.PlotWidget):
         item = self.getPlotItem()
         item.showGrid(y=True, alpha=0.25)
         item.setLabel("bottom", "Queries, sorted by difference")
-        item.getAxis("left").enableAutoSIPrefix(False)   # differences are small: show 0.15, not 150 (x0.001)
+        plain_axes(item)
         item.hideButtons()
         self._bars: pg.BarGraphItem | None = None
         self._zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#555", width=1))

@@ -2,20 +2,22 @@
 
 The model hands Qt plain Python values (never numpy scalars), right-aligns
 numbers, shows them with a fixed precision, and marks the best value of each
-column (or each row) in bold. Sorting and filtering happen in a
-QSortFilterProxyModel reading the raw values (SORT_ROLE), so 0.10 sorts after
-0.09 whatever the display precision.
+column (or each row) in bold when it is the only best at that precision. Sorting
+and filtering happen in a QSortFilterProxyModel reading the raw values
+(SORT_ROLE), so 0.10 sorts after 0.09 whatever the display precision. The view can
+keep its first column (the row labels: runs, queries) in sight while scrolling right.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QFrame, QHeaderView, QMenu, QTableView
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -71,6 +73,10 @@ class DataFrameModel(QAbstractTableModel):
         self._best = self._best_mask(frame)
         self.endResetModel()
 
+    @property
+    def marks_best(self) -> bool:
+        return self._best_axis is not None
+
     def set_header_tooltips(self, tooltips: dict[str, str]) -> None:
         self._tooltips = dict(tooltips)
 
@@ -96,11 +102,38 @@ class DataFrameModel(QAbstractTableModel):
             sign = -1.0 if self._directions == "lower" else 1.0
         values = np.where(np.isnan(values), -np.inf, values * sign)
         if self._best_axis == "column" and len(frame) > 1:
-            best = values.max(axis=0)
-            mask[:, numeric_cols] = np.isclose(values, best[None, :], rtol=0, atol=1e-12) & np.isfinite(values)
+            best = self._strict_best(values.T, lambda line, i: self.display_text(i, numeric_cols[line])).T
+            mask[:, numeric_cols] = best
         elif self._best_axis == "row" and len(numeric_cols) > 1:
-            best = values.max(axis=1)
-            mask[:, numeric_cols] = np.isclose(values, best[:, None], rtol=0, atol=1e-12) & np.isfinite(values)
+            mask[:, numeric_cols] = self._strict_best(values, lambda line, i: self.display_text(line, numeric_cols[i]))
+        return mask
+
+    def _strict_best(self, values: np.ndarray, text) -> np.ndarray:
+        """Per row of ``values`` (higher is better, -inf missing), the one cell whose shown value beats
+        every other shown value; nothing when the best shown value is shared ("0.0000" and "0.0000").
+        ``text(row, i)`` is cell i's shown text."""
+        mask = np.zeros(values.shape, dtype=bool)
+        if not values.size:
+            return mask
+        finite = np.isfinite(values)
+        scaled = np.where(finite, values * 10.0 ** self._precision, np.nan)
+        shown = np.rint(scaled)                  # the shown digits, as a whole number
+        lines = np.arange(len(values))
+        best = values.argmax(axis=1)
+        best_shown = shown[lines, best]
+        alone = ((shown == best_shown[:, None]).sum(axis=1) == 1) & finite[lines, best]
+        mask[lines[alone], best[alone]] = True
+        # A value a hair from a rounding boundary (x.xxxx5) may be rounded one digit off by the
+        # product above: lines with one near their best are decided by the texts shown.
+        with np.errstate(invalid="ignore"):
+            edge = np.abs(scaled % 1.0 - 0.5) < 1e-9 * np.maximum(np.abs(scaled), 1.0)
+            near = np.abs(shown - best_shown[:, None]) <= 2
+        for line in np.flatnonzero((edge & near).any(axis=1)).tolist():
+            i = int(best[line])
+            shown_text = text(line, i)
+            candidates = np.flatnonzero(near[line]).tolist()
+            mask[line] = False
+            mask[line, i] = finite[line, i] and sum(text(line, j) == shown_text for j in candidates) == 1
         return mask
 
     # ------------------------------------------------------------ Qt model API
@@ -203,13 +236,29 @@ def visible_frame(view: QTableView) -> pd.DataFrame:
 
 
 class FrameTableView(QTableView):
-    """A sortable table with Copy (selection as TSV) and Export (CSV, LaTeX, ...) in its context menu."""
+    """A sortable table with Copy (selection as TSV) and Export (CSV, LaTeX, ...) in its context menu.
+
+    ``freeze_first_column``: the first column (the row labels) stays in sight when the table
+    scrolls right; it still sorts, copies and exports with the rest. ``exported(fmt)``: the
+    frame to write in format ``fmt`` (see core.export.FORMATS); by default what the view shows.
+    ``stretch_column``: the column (by name) that takes the width the others leave, its text
+    elided in the middle when short of room (e.g. document ids).
+    """
 
     export_requested = Signal()
+    STRETCH_MINIMUM = 120        # what needed_width() allows the stretching column
 
-    def __init__(self, model: DataFrameModel, parent=None, *, name: str = "table"):
+    def __init__(self, model: DataFrameModel, parent=None, *, name: str = "table",
+                 freeze_first_column: bool = False, exported: Callable[[str], pd.DataFrame] | None = None,
+                 stretch_column: str | None = None):
         super().__init__(parent)
+        self.frozen: FrozenColumn | None = None     # Qt calls updateGeometries before it exists
         self.name = name
+        self.stretch_column = stretch_column
+        self._fitted: list[int] = []
+        if stretch_column is not None:
+            self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.exported = exported or (lambda _fmt: visible_frame(self))
         self.source_model = model
         self.proxy = FilterProxy(self)
         self.proxy.setSourceModel(model)
@@ -231,6 +280,40 @@ class FrameTableView(QTableView):
         self.copy_action.triggered.connect(self.copy_selection)
         self.addAction(self.copy_action)
         model.modelReset.connect(self._fit_columns)
+        if freeze_first_column:
+            self.frozen = FrozenColumn(self)
+
+    # ------------------------------------------------------------ the frozen first column
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.frozen is not None:
+            self.frozen.place()
+
+    def updateGeometries(self) -> None:
+        super().updateGeometries()
+        if self.frozen is not None:
+            self.frozen.place()
+
+    def moveCursor(self, action, modifiers):
+        # Moving left onto a cell hidden under the frozen column scrolls it out from under it.
+        current = super().moveCursor(action, modifiers)
+        if self.frozen is not None and action == QAbstractItemView.CursorAction.MoveLeft and current.column() > 0:
+            hidden = self.frozen.width() - self.visualRect(current).left()
+            if hidden > 0:
+                self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - hidden)
+        return current
+
+    def scrollTo(self, index, hint=QAbstractItemView.ScrollHint.EnsureVisible) -> None:
+        # The first column is always in sight: scrolling to it would only move the other columns.
+        if self.frozen is None or index.column() > 0:
+            super().scrollTo(index, hint)
+
+    def sort_by_first_column(self) -> None:
+        """A click on the frozen column's header: sort by it, ascending first, then flip."""
+        header = self.horizontalHeader()
+        ascending = Qt.SortOrder.AscendingOrder
+        flip = header.sortIndicatorSection() == 0 and header.sortIndicatorOrder() == ascending
+        self.sortByColumn(0, Qt.SortOrder.DescendingOrder if flip else ascending)
 
     def _fit_columns(self) -> None:
         # Measured on the header and the first rows only: Qt's resizeColumnsToContents asks
@@ -239,11 +322,30 @@ class FrameTableView(QTableView):
         bold = QFont(self.font())
         bold.setBold(True)
         wide = QFontMetrics(bold)
+        cells = wide if model.marks_best else QFontMetrics(self.font())
         sample = range(min(model.rowCount(), 40))
+        header_view = self.horizontalHeader()
+        self._fitted = []
         for c in range(model.columnCount()):
             header = str(model.headerData(c, Qt.Orientation.Horizontal))
-            width = max([wide.horizontalAdvance(header)] + [wide.horizontalAdvance(model.display_text(r, c)) for r in sample])
-            self.setColumnWidth(c, min(max(width + 24, 60), 320))
+            # The header leaves room for the sort arrow; cells need only their margins.
+            width = max([wide.horizontalAdvance(header) + 24]
+                        + [cells.horizontalAdvance(model.display_text(r, c)) + 12 for r in sample])
+            width = min(max(width, 48), 320)
+            self._fitted.append(width)
+            stretch = header == self.stretch_column
+            header_view.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch if stretch
+                                             else QHeaderView.ResizeMode.Interactive)
+            if not stretch:
+                self.setColumnWidth(c, width)
+
+    def needed_width(self) -> int:
+        """The width that shows every column whole (the stretching one at up to STRETCH_MINIMUM
+        pixels), with the frame and the vertical scroll bar."""
+        model = self.source_model
+        widths = [min(w, self.STRETCH_MINIMUM) if str(model.headerData(c, Qt.Orientation.Horizontal))
+                  == self.stretch_column else w for c, w in enumerate(self._fitted)]
+        return sum(widths) + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
 
     def selection_tsv(self) -> str:
         """The selected cells as tab-separated text, with a header row (what a spreadsheet pastes)."""
@@ -275,11 +377,85 @@ class FrameTableView(QTableView):
         menu.exec(self.viewport().mapToGlobal(pos))
 
     def export_dialog(self) -> None:
-        """Ask for a file and write what the view shows (its order and filter) there."""
+        """Ask for a file and write the table there (by default what the view shows: its order and filter)."""
+        from evalgui.core.export import format_from_path
         from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
 
-        export_dialog(self, self.name, TABLE_FORMATS, lambda path: export_frame(visible_frame(self), path),
+        export_dialog(self, self.name, TABLE_FORMATS,
+                      lambda path: export_frame(self.exported(format_from_path(path)), path),
                       title=f"Export {self.name}")
+
+
+class FrozenColumn(QTableView):
+    """A table's first column drawn over its left edge, so the row labels stay in sight when the
+    table scrolls right (Qt's "frozen column" example). It shares the table's model and selection:
+    a click selects in the table, and its header sorts the table."""
+
+    def __init__(self, table: FrameTableView):
+        super().__init__(table)
+        self.table = table
+        self.setObjectName("frozenColumn")
+        self.setModel(table.model())
+        self.setSelectionModel(table.selectionModel())
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)      # keys (Ctrl+C, arrows) stay with the table
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setAlternatingRowColors(table.alternatingRowColors())
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(table.selectionMode())
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollMode(table.verticalScrollMode())
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(table.verticalHeader().defaultSectionSize())
+        header = self.horizontalHeader()
+        header.sectionResized.connect(lambda column, _old, new: table.setColumnWidth(0, new) if column == 0 else None)
+        header.setSectionsClickable(True)
+        header.setSortIndicatorShown(True)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        header.sectionClicked.connect(lambda section: table.sort_by_first_column() if section == 0 else None)
+        table.horizontalHeader().sortIndicatorChanged.connect(
+            lambda section, order: header.setSortIndicator(section, order))
+        table.horizontalHeader().sectionResized.connect(self._table_column_resized)
+        table.verticalHeader().sectionResized.connect(lambda row, _old, new: self.setRowHeight(row, new))
+        # Per pixel: scrolled by whole columns, the table's second column would slide under this one.
+        table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.verticalScrollBar().valueChanged.connect(table.verticalScrollBar().setValue)
+        table.verticalScrollBar().valueChanged.connect(self.verticalScrollBar().setValue)
+        for signal in (self.model().modelReset, self.model().columnsInserted):
+            signal.connect(self._show_first_column_only)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(
+            lambda pos: table._context_menu(table.viewport().mapFromGlobal(self.viewport().mapToGlobal(pos))))
+        table.viewport().stackUnder(self)
+        self._show_first_column_only()
+
+    def mousePressEvent(self, event) -> None:
+        self.table.setFocus()             # so that Ctrl+C copies what the click selected
+        super().mousePressEvent(event)
+
+    def _show_first_column_only(self, *_args) -> None:
+        for column in range(self.model().columnCount()):
+            self.setColumnHidden(column, column != 0)
+        self.place()
+
+    def _table_column_resized(self, column: int, _old: int, _new: int) -> None:
+        if column == 0:
+            self.place()
+
+    def place(self) -> None:
+        """Cover the table's first column: its header cell and its cells, as wide as the table has it."""
+        table = self.table
+        if self.model().columnCount() == 0:
+            self.hide()
+            return
+        width = table.columnWidth(0)
+        self.setColumnWidth(0, width)
+        header = table.horizontalHeader()
+        self.horizontalHeader().setFixedHeight(header.height())
+        viewport = table.viewport().geometry()
+        self.setGeometry(viewport.x(), header.y(), width, header.height() + viewport.height())
+        self.verticalScrollBar().setValue(table.verticalScrollBar().value())
+        self.show()
 
 
 def with_extension(path: str, chosen_filter: str) -> str:

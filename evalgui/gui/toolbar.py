@@ -48,14 +48,16 @@ def with_toolbar(view: QWidget, controls: list[QWidget]) -> QWidget:
         bar = QHBoxLayout(row)
         bar.setContentsMargins(0, 0, 0, 0)
         for control in controls:
-            if isinstance(control, QComboBox):
-                # Long entries must not set the window's minimum width (small screens), but the
-                # box grows to show them when there is room.
+            if isinstance(control, ChoiceBox):
+                # Refilled by every run: long entries (run names, queries) must not set the window's
+                # minimum width (small screens), but the box grows to show them when there is room.
                 control.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
                 control.setMinimumContentsLength(max(control.minimumContentsLength(), 6))
                 control.setMaximumWidth(max(control.sizeHint().width(), 300))
                 bar.addWidget(control, 1)
             else:
+                if isinstance(control, QComboBox):      # a few fixed entries: always shown whole
+                    control.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
                 bar.addWidget(control)
         bar.addStretch(1)
         layout.addWidget(ControlRow(row))

@@ -310,7 +310,7 @@ def test_no_measure_ticked_gives_a_dialog_not_a_crash(qtbot, window):
     ranked.form.picker.set_checked({})
     with qtbot.waitSignal(window.error_shown, timeout=10_000) as shown:
         ranked.run()
-    assert shown.args[0] == "Evaluation failed" and "measure" in shown.args[1]
+    assert shown.args[0] == "Nothing to evaluate" and "measure" in shown.args[1]
     qtbot.waitUntil(lambda: ranked.run_button.isEnabled())
 
 

@@ -69,11 +69,15 @@ def test_export_per_query_csv_through_the_dialog_and_export_frame(qtbot, demo, t
     frame = demo.per_query.model.frame
     assert len(frame) == 50 and list(frame.columns) == ["query"] + list(SYNTHETIC_RUNS)
 
+    # Through the dialog: tidy rows naming the measure (what the per-query scores kind reads back).
     path = tmp_path / "per_query.csv"
     _save_as(monkeypatch, path)
     demo.per_query.view.export_dialog()
-    back = _read_csv(path, dtype={"query": str})
-    pd.testing.assert_frame_equal(back, _as_exported(frame), check_exact=True, check_dtype=False)
+    back = _read_csv(path, dtype={"query": str, "measure": str})
+    assert list(back.columns) == ["run", "query", "measure", "value"] and set(back["measure"]) == {"map"}
+    wide = back.pivot(index="query", columns="run", values="value").reset_index()[list(frame.columns)]
+    pd.testing.assert_frame_equal(wide.rename_axis(columns=None), _as_exported(frame), check_exact=True,
+                                  check_dtype=False)
 
     from evalgui.gui.tables import export_frame
 
@@ -103,12 +107,13 @@ def test_export_shows_what_the_view_shows(qtbot, demo, tmp_path, monkeypatch):
     path = tmp_path / "visible.csv"
     _save_as(monkeypatch, path)
     view.export_dialog()
-    back = _read_csv(path, dtype={"query": str})
+    back = _read_csv(path, dtype={"query": str, "measure": str})
     frame = demo.per_query.model.frame
     expected = _as_exported(frame[frame["query"].str.contains("12")].sort_values("bm25", ascending=False,
                                                                                   kind="stable"))
-    assert list(back["query"]) == list(expected["query"])
-    assert back["bm25"].tolist() == expected["bm25"].tolist()
+    bm25 = back[back["run"] == "bm25"]                     # tidy rows, run by run (issue 9, point 2)
+    assert list(bm25["query"]) == list(expected["query"])
+    assert bm25["value"].tolist() == expected["bm25"].tolist()
 
 
 def test_export_latex_and_markdown(qtbot, demo, tmp_path, monkeypatch):
@@ -240,12 +245,13 @@ def test_numbers_are_right_aligned_with_fixed_precision(qtbot, demo):
     assert model.data(index, Qt.ItemDataRole.ToolTipRole) == repr(float(value))   # full precision on hover
 
 
-def test_best_value_ties_are_all_bold_and_nan_never(qtbot):
+def test_a_shared_best_value_is_not_bold_and_nan_never(qtbot):
     from evalgui.gui.tables import DataFrameModel
 
+    # A tie for the best shows no bold (issue 9, point 10: bold only when strictly best as shown).
     model = DataFrameModel(pd.DataFrame({"run": ["a", "b", "c"], "x": [0.5, 0.5, 0.1], "y": [math.nan, 0.2, 0.3]}))
     bold = [[bool(model.data(model.index(r, c), Qt.ItemDataRole.FontRole)) for c in range(3)] for r in range(3)]
-    assert bold == [[False, True, False], [False, True, False], [False, False, True]]
+    assert bold == [[False, False, False], [False, False, False], [False, False, True]]
     assert model.data(model.index(0, 2), Qt.ItemDataRole.DisplayRole) == ""
 
 

@@ -177,6 +177,14 @@ class RankedWorkspace(Workspace):
     def run(self) -> None:
         if self.is_busy():
             return
+        # The measures are checked before anything is cleared: a run refused at the start keeps the results.
+        if not self.form.picker.specs():
+            self.error.emit("Nothing to evaluate", "Tick at least one measure.")
+            return
+        problem = self.form.picker.specs_problem()
+        if problem is not None:
+            self.error.emit("Cannot evaluate", problem)
+            return
         qrels_item = self.form.qrels_item()
         if qrels_item is None:
             self.error.emit("Nothing to evaluate", "Load a qrels file first (File ▸ Open data…).")

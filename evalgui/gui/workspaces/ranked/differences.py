@@ -26,6 +26,7 @@ class DifferencesView:
         export.clicked.connect(self.export_dialog)
         self.page = with_toolbar(self.chart, [QLabel("Measure"), self.measure, QLabel("Run"), self.run,
                                               QLabel("vs baseline"), self.baseline, export])
+        self._shown: tuple = (None, None, None)      # measure, baseline and run results drawn
 
     def export_dialog(self) -> None:
         export_plot_dialog(self.page, self.chart, "differences")
@@ -59,6 +60,12 @@ class DifferencesView:
 
     def _show(self) -> None:
         run, baseline = self.run.currentData(), self.baseline.currentData()
+        # Runs arriving one by one mostly leave the chosen pair as it is: drawing it again for
+        # each would only keep the window busy.
+        shown = (self.measure.currentData(), self.results.runs.get(baseline), self.results.runs.get(run))
+        if shown[0] == self._shown[0] and shown[1] is self._shown[1] and shown[2] is self._shown[2]:
+            return
+        self._shown = shown
         compared = None
         if run in self.results and baseline in self.results:
             compared = len(set(self.results[run].query_ids) | set(self.results[baseline].query_ids))

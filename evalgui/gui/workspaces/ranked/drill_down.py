@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 import pandas as pd
 from PySide6.QtCore import Qt
@@ -14,6 +15,26 @@ from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 
 # Background of the judgment cells: relevance at a glance.
 JUDGMENT_BADGES = {"judgment": {"relevant": "#c8e6c9", "non-relevant": "#ffcdd2", "unjudged": "#eeeeee"}}
+
+
+class Sides(QSplitter):
+    """The two rankings side by side when both fit with every column whole, else one above the other."""
+
+    def __init__(self, needed_width: Callable[[], int]):
+        super().__init__(Qt.Orientation.Horizontal)
+        self.setObjectName("drillSides")
+        self.needed_width = needed_width
+
+    def resizeEvent(self, event) -> None:
+        self.fit()
+        super().resizeEvent(event)
+
+    def fit(self) -> None:
+        wanted = Qt.Orientation.Horizontal if self.width() >= 2 * self.needed_width() + self.handleWidth() \
+            else Qt.Orientation.Vertical
+        if self.orientation() != wanted:
+            self.setOrientation(wanted)
+            self.setSizes([1, 1])               # halves
 
 
 class DrillDownView:
@@ -31,12 +52,12 @@ class DrillDownView:
             combo.currentIndexChanged.connect(lambda _: self.request())
         self.model_a = DataFrameModel(best=None, precision=4, badges=JUDGMENT_BADGES)
         self.model_b = DataFrameModel(best=None, precision=4, badges=JUDGMENT_BADGES)
-        self.view_a = FrameTableView(self.model_a, name="ranking_a")
+        self.view_a = FrameTableView(self.model_a, name="ranking_a", stretch_column="doc")
         self.view_a.setObjectName("drillTableA")
-        self.view_b = FrameTableView(self.model_b, name="ranking_b")
+        self.view_b = FrameTableView(self.model_b, name="ranking_b", stretch_column="doc")
         self.view_b.setObjectName("drillTableB")
         self.label_a, self.label_b = QLabel(), QLabel()
-        sides = QSplitter(Qt.Orientation.Horizontal)
+        self.sides = sides = Sides(lambda: max(self.view_a.needed_width(), self.view_b.needed_width()))
         for label, view in ((self.label_a, self.view_a), (self.label_b, self.view_b)):
             box = QWidget()
             box_layout = QVBoxLayout(box)
@@ -86,6 +107,7 @@ class DrillDownView:
             if frame.empty:
                 text += " — <i>this run retrieved nothing for this query</i>"
             label.setText(text)
+        self.sides.fit()
 
     def export_targets(self) -> list:
         return [("Drill-down, run A…", self.view_a.export_dialog), ("Drill-down, run B…", self.view_b.export_dialog)]

@@ -7,8 +7,13 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 
 from evalgui.core import tidy
 from evalgui.core.ranked.jobs import ResultSet, per_query_frame
-from evalgui.gui.tables import DataFrameModel, FrameTableView
+from evalgui.gui.tables import DataFrameModel, FrameTableView, visible_frame
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+
+# Formats written as tidy rows (run, query, measure, value): what the per-query scores input kind
+# reads back and evalgui-cli evaluate --per-query writes. The others (LaTeX, Markdown) are for
+# reading and keep the table's shape.
+TIDY_FORMATS = ("csv", "tsv", "json")
 
 
 class PerQueryView:
@@ -23,7 +28,8 @@ class PerQueryView:
         self.filter.setPlaceholderText("Filter queries…")
         self.filter.setClearButtonEnabled(True)
         self.model = DataFrameModel(best="row")
-        self.view = FrameTableView(self.model, name="per_query")
+        self.view = FrameTableView(self.model, name="per_query", freeze_first_column=True,
+                                   exported=self.export_frame)
         self.view.setObjectName("perQueryTable")
         self.view.proxy.filter_columns = [0]
         self.filter.textChanged.connect(self.view.proxy.set_filter_text)
@@ -39,6 +45,7 @@ class PerQueryView:
 
     def _show(self) -> None:
         measure = self.measure.currentData()
+        self.view.name = f"per_query_{measure}" if measure else "per_query"     # the export's file name
         if not measure:
             self.model.set_frame(pd.DataFrame({tidy.QUERY: []}))
             return
@@ -48,6 +55,24 @@ class PerQueryView:
                              directions=info.better if info else "higher",
                              integers={r.name for r in runs} if info and info.integer else set())
         self.model.set_header_tooltips({tidy.QUERY: f"{measure}: {info.help}" if info else measure})
+
+    def export_frame(self, fmt: str) -> pd.DataFrame:
+        """The rows the table shows (its filter and order), saying which measure they hold: tidy rows
+        for CSV, TSV and JSON, the table with a measure column after the query for the others."""
+        shown = visible_frame(self.view)
+        measure = self.measure.currentData() or ""
+        if fmt not in TIDY_FORMATS:
+            shown.insert(1, tidy.MEASURE, measure)
+            return shown
+        parts = []
+        for run in shown.columns[1:]:
+            # A query the run does not have is no row (as evaluate writes it); a missing value is.
+            rows = shown.loc[shown[tidy.QUERY].isin(self.results[run].query_ids), [tidy.QUERY, run]]
+            parts.append(pd.DataFrame({tidy.RUN: run, tidy.QUERY: rows[tidy.QUERY], tidy.MEASURE: measure,
+                                       tidy.VALUE: rows[run].astype(float)}))
+        if not parts:
+            return pd.DataFrame(columns=list(tidy.COLUMNS))
+        return pd.concat(parts, ignore_index=True)
 
     def export_targets(self) -> list:
         return [("Per-query table…", self.view.export_dialog)]

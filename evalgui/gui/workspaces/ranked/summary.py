@@ -14,7 +14,7 @@ class SummaryView:
 
     def __init__(self):
         self.model = DataFrameModel(best="column")
-        self.view = FrameTableView(self.model, name="summary")
+        self.view = FrameTableView(self.model, name="summary", freeze_first_column=True)
         self.view.setObjectName("summaryTable")
         self.page: QWidget = with_toolbar(self.view, [])
 
