@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from evalgui.gui.plots import export_plot_dialog, run_colour
+from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 from evalgui.gui.workspaces.compare.lazy import LazyView
 
@@ -38,8 +38,7 @@ class ScatterTab(LazyView):
         item.hideButtons()
         item.setMenuEnabled(False)
         item.setAspectLocked(True)          # so that the diagonal is at 45° and both axes read alike
-        for side in ("left", "bottom"):
-            item.getAxis(side).enableAutoSIPrefix(False)
+        plain_axes(item)
         self.legend = item.addLegend(offset=(10, 10))
         self.diagonal = pg.PlotDataItem([], [], pen=pg.mkPen("#555555", width=1, style=Qt.PenStyle.DashLine))
         item.addItem(self.diagonal)
