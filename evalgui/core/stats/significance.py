@@ -209,10 +209,13 @@ def mean_ci(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, confidence:
 
 
 def _row_blocks(values: np.ndarray, samples: int, state: JobState):
-    """Slices of rows whose rows x samples products stay around 32 MB; checks for Cancel between them."""
-    step = max(1, 4_000_000 // max(samples, 1))
+    """Slices of rows whose rows x samples products stay around 8 MB (a block takes well under half
+    a second, so Cancel answers quickly); reports progress and checks for Cancel between them."""
+    step = max(1, 1_000_000 // max(samples, 1))
     for start in range(0, len(values), step):
         state.check()
+        if start:
+            state.progress(start / len(values), f"{start:,} of {len(values):,} pairs")
         where = slice(start, min(start + step, len(values)))
         yield values[where], where
 
@@ -235,6 +238,8 @@ def tukey_hsd(scores: np.ndarray, pairs: list[tuple[int, int]], samples: int = 5
     row_starts = (np.arange(n) * systems)[:, None]
     for start in range(0, samples, chunk):
         state.check()
+        if start:
+            state.progress(start / samples, f"{start:,} of {samples:,} permutations")
         size = min(chunk, samples - start)
         # Permuting each query's row is sorting random keys (float32: half the memory, same randomness here).
         order = np.argsort(rng.random((size, n, systems), dtype=np.float32), axis=2)
