@@ -1,11 +1,354 @@
-"""Case bases for case-based retrieval: an id column and attribute columns. No reader yet."""
+"""Case bases for case-based retrieval: an id column and attribute columns.
+
+A table in CSV, TSV, Parquet, JSON (an array of objects) or JSON lines. The id
+column is chosen by the user; by default the column named ``id`` (any case),
+else the first column. Every other column is an attribute whose type is
+inferred and can be overridden (the similarity model names the type it wants):
+
+- ``numeric``: every value a number;
+- ``vector``: every value a list of numbers, ``[0.1, 0.3]`` (JSON lists too);
+- ``set``: a value holds the delimiter (default ``;``), ``red;green`` (JSON lists of strings too);
+- ``text``: free text (a value with a space, or more than 50 distinct values that rarely repeat);
+- ``categorical``: the rest.
+
+An empty cell (JSON ``null`` or a missing key) is a missing value: the
+similarity model then leaves that attribute out of the pair's weighted mean.
+"""
 
 from __future__ import annotations
 
-from evalgui.core.formats import patterns
-from evalgui.core.inputs import InputKind
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evalgui.core.errors import EvalInputError
+from evalgui.core.formats import extension_of, patterns
+from evalgui.core.inputs import FileHead, InputKind
+
+TYPES = ("numeric", "categorical", "text", "set", "vector")
+DEFAULT_DELIMITER = ";"
+DEFAULT_ID_COLUMN = "id"
+MAX_CATEGORIES = 50                 # more distinct values than this (and few repeats): inferred as text
+
+_VECTOR_TEXT = re.compile(r"^\s*\[(.*)\]\s*$", re.S)
+_VECTOR_SPLIT = re.compile(r"[,;\s]+")
+
+
+def is_missing(cell) -> bool:
+    if cell is None:
+        return True
+    if isinstance(cell, float):
+        return math.isnan(cell)
+    if isinstance(cell, str):
+        return not cell.strip()
+    return False
+
+
+def _plain(cell) -> str:
+    """A cell as text: '3' for the number 3, 'true' for JSON true, numpy scalars unwrapped."""
+    if isinstance(cell, (bool, np.bool_)):
+        return "true" if cell else "false"
+    if isinstance(cell, np.generic):
+        cell = cell.item()
+    if isinstance(cell, float) and cell.is_integer():
+        return str(int(cell))
+    return str(cell).strip()
+
+
+def _is_list(cell) -> bool:
+    return isinstance(cell, (list, tuple, np.ndarray))
+
+
+def _number(cell) -> float | None:
+    """The cell as a finite number, or None."""
+    if isinstance(cell, (bool, np.bool_)):
+        return None
+    if isinstance(cell, (int, float, np.integer, np.floating)):
+        value = float(cell)
+    elif isinstance(cell, str):
+        try:
+            value = float(cell)
+        except ValueError:
+            return None
+    else:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _vector(cell) -> list[float] | None:
+    """The cell as a list of finite numbers, or None."""
+    if _is_list(cell):
+        items = list(cell)
+    elif isinstance(cell, str):
+        match = _VECTOR_TEXT.match(cell)
+        if not match:
+            return None
+        items = [t for t in _VECTOR_SPLIT.split(match.group(1).strip()) if t]
+    else:
+        return None
+    numbers = [_number(item) for item in items]
+    return None if not numbers or any(n is None for n in numbers) else numbers
+
+
+def _members(cell, delimiter: str) -> tuple[str, ...]:
+    """A set value's members: a list's items, or the text split at the delimiter; blanks dropped, each once."""
+    items = list(cell) if _is_list(cell) else str(cell).split(delimiter)
+    return tuple(dict.fromkeys(m for m in (_plain(i) for i in items if not is_missing(i)) if m))
+
+
+def infer_type(cells, delimiter: str = DEFAULT_DELIMITER) -> str:
+    """The type a column's values suggest (see the module's docstring)."""
+    present = [c for c in cells if not is_missing(c)]
+    if not present:
+        return "categorical"
+    if all(_number(c) is not None for c in present):
+        return "numeric"
+    if all(_vector(c) is not None for c in present):
+        return "vector"
+    if any(_is_list(c) for c in present) or any(isinstance(c, str) and delimiter in c for c in present):
+        return "set"
+    texts = [_plain(c) for c in present]
+    distinct = len(set(texts))
+    if any(" " in t for t in texts) or (distinct > MAX_CATEGORIES and distinct > len(texts) // 2):
+        return "text"
+    return "categorical"
+
+
+@dataclass(eq=False)
+class CaseBase:
+    """Cases as read: ids, the raw cells of each attribute column, the file line of each case, and
+    each attribute's type (inferred, or as the user set it)."""
+
+    source: str
+    id_column: str
+    ids: np.ndarray                       # str, in file order
+    cells: dict[str, np.ndarray]          # attribute -> raw cells (object): str, number, list or None
+    lines: np.ndarray                     # file line (JSON: the line where the record starts) of each case
+    types: dict[str, str]
+    delimiter: str = DEFAULT_DELIMITER
+    _parsed: dict = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def attributes(self) -> list[str]:
+        return list(self.cells)
+
+    def summary(self) -> dict:
+        counts = {t: sum(1 for a in self.types.values() if a == t) for t in TYPES}
+        out = {"cases": len(self), "attributes": len(self.cells)}
+        out.update({t: n for t, n in counts.items() if n})
+        return out
+
+    def case(self, case_id: str) -> dict:
+        """One case's raw values by attribute (the model editor's preview)."""
+        where = np.flatnonzero(self.ids == case_id)
+        if not len(where):
+            raise EvalInputError(self.source, f"no case with id '{case_id}'")
+        return {name: cells[where[0]] for name, cells in self.cells.items()}
+
+    def _bad(self, row: int, column: str, reason: str) -> EvalInputError:
+        return EvalInputError(self.source, f"case '{self.ids[row]}', column '{column}': {reason}", int(self.lines[row]))
+
+    def values(self, column: str, kind: str | None = None, delimiter: str | None = None):
+        """The column parsed as ``kind`` (default: its type here). Missing values are NaN (numeric; a
+        row of NaN for vectors) or None. numeric: float64 array; categorical and text: object array of
+        str; set: object array of tuples of str; vector: float64 (cases x dimensions).
+        A value that does not fit the type is an error naming the case id, the column and the line."""
+        if column not in self.cells:
+            raise EvalInputError(self.source, f"no column '{column}' (columns: {', '.join(self.attributes)})")
+        kind = kind or self.types[column]
+        delimiter = delimiter or self.delimiter
+        key = (column, kind, delimiter if kind == "set" else None)
+        if key not in self._parsed:
+            self._parsed[key] = self._parse(column, kind, delimiter)
+        return self._parsed[key]
+
+    def _parse(self, column: str, kind: str, delimiter: str):
+        cells = self.cells[column]
+        missing = np.fromiter((is_missing(c) for c in cells), dtype=bool, count=len(cells))
+        if kind == "numeric":
+            out = np.full(len(cells), np.nan)
+            present = np.flatnonzero(~missing)
+            try:            # fast path: numpy parses numbers and numeric text alike
+                with np.errstate(invalid="ignore"):
+                    out[present] = np.array(cells[present].tolist(), dtype=np.float64)
+                if np.isfinite(out[present]).all() and not any(isinstance(c, (bool, np.bool_)) for c in cells[present]):
+                    return out
+            except (ValueError, TypeError):
+                pass
+            for row in present.tolist():
+                value = _number(cells[row])
+                if value is None:
+                    raise self._bad(row, column, f"'{_plain(cells[row])}' is not a number")
+                out[row] = value
+            return out
+        if kind in ("categorical", "text"):
+            return np.array([None if m else _plain(c) for c, m in zip(cells.tolist(), missing.tolist())], dtype=object)
+        if kind == "set":
+            out = np.empty(len(cells), dtype=object)
+            out[:] = [None if m else _members(c, delimiter) for c, m in zip(cells.tolist(), missing.tolist())]
+            return out
+        if kind == "vector":
+            vectors, dims = {}, {}
+            for row in np.flatnonzero(~missing).tolist():
+                vector = _vector(cells[row])
+                if vector is None:
+                    raise self._bad(row, column, f"'{_plain(cells[row])}' is not a list of numbers such as [0.1, 0.3]")
+                vectors[row] = vector
+                dims.setdefault(len(vector), row)
+            if len(dims) > 1:
+                (n1, first), (n2, other) = sorted(dims.items(), key=lambda d: d[1])[:2]
+                raise self._bad(other, column, f"{n2} numbers, where case '{self.ids[first]}' has {n1} "
+                                               "(every vector of a column must have the same length)")
+            out = np.full((len(cells), next(iter(dims), 0)), np.nan)
+            for row, vector in vectors.items():
+                out[row] = vector
+            return out
+        raise EvalInputError(self.source, f"column '{column}': unknown type '{kind}' (choose from {', '.join(TYPES)})")
+
+
+# ---------------------------------------------------------------- reading
+
+def _json_records(source: str) -> tuple[list[dict], list[int]]:
+    """Records of a JSON array of objects or of JSON lines, with the line each starts on."""
+    from evalgui.core.formats import _text
+
+    data = _text.load_bytes(source)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
+    decoder = json.JSONDecoder()
+    records, lines = [], []
+    start = len(text) - len(text.lstrip())
+    as_array = text.startswith("[", start)
+    pos = start + 1 if as_array else start
+    while True:
+        while pos < len(text) and (text[pos].isspace() or (as_array and text[pos] == "," and records)):
+            pos += 1
+        if pos >= len(text) or (as_array and text[pos] == "]"):
+            break
+        line = text.count("\n", 0, pos) + 1
+        try:
+            record, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise EvalInputError(source, f"invalid JSON: {exc.msg}", exc.lineno) from None
+        if not isinstance(record, dict):
+            raise EvalInputError(source, "expected one JSON object per case (an array of objects, or JSON lines)",
+                                 line)
+        records.append(record)
+        lines.append(line)
+    if as_array and (pos >= len(text) or text[pos] != "]"):
+        raise EvalInputError(source, "invalid JSON: the array is not closed", text.count("\n") + 1)
+    return records, lines
+
+
+def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarray]:
+    """(column names, cells by column, line of each row) of any supported table."""
+    if extension_of(source) == "json":
+        records, lines = _json_records(source)
+        columns = list(dict.fromkeys(k for r in records for k in r))
+        cells = {}
+        for c in columns:
+            column = np.empty(len(records), dtype=object)
+            column[:] = [r.get(c) for r in records]
+            cells[c] = column
+        return columns, cells, np.asarray(lines, dtype=np.int64)
+    from evalgui.core.formats.other import _load_frame
+
+    _, frame, lines = _load_frame(source)
+    columns = [str(c).strip() for c in frame.columns]
+    cells = {}
+    for name, c in zip(columns, frame.columns):
+        column = np.empty(len(frame), dtype=object)
+        column[:] = frame[c].tolist()
+        cells[name] = column
+    return columns, cells, np.asarray(lines, dtype=np.int64)
+
+
+def read_case_base(path: str | os.PathLike, *, id_column: str | None = None, types: dict[str, str] | None = None,
+                   delimiter: str = DEFAULT_DELIMITER) -> CaseBase:
+    """Read a case base. ``types`` overrides the inferred type of some columns."""
+    source = os.fspath(path)
+    columns, cells, lines = _load_cells(source)
+    if not columns:
+        raise EvalInputError(source, "no columns")
+    if id_column is None:
+        id_column = next((c for c in columns if c.lower() == DEFAULT_ID_COLUMN), columns[0])
+    elif id_column not in cells:
+        raise EvalInputError(source, f"no id column '{id_column}' (columns: {', '.join(columns)})")
+    if not len(lines):
+        raise EvalInputError(source, "no cases (only the header)")
+    raw_ids = cells.pop(id_column)
+    for row, cell in enumerate(raw_ids.tolist()):
+        if is_missing(cell):
+            raise EvalInputError(source, f"the case id is missing (an empty cell in column {id_column})",
+                                 int(lines[row]))
+    ids = np.array([_plain(c) for c in raw_ids.tolist()], dtype=object)
+    _refuse_repeated_ids(source, ids, lines)
+    if not cells:
+        raise EvalInputError(source, f"no attribute columns besides the id column '{id_column}'")
+    inferred = {c: infer_type(v, delimiter) for c, v in cells.items()}
+    for column, kind in (types or {}).items():
+        if column not in cells:
+            raise EvalInputError(source, f"no column '{column}' to give the type '{kind}' "
+                                         f"(columns: {', '.join(cells)})")
+        if kind not in TYPES:
+            raise EvalInputError(source, f"column '{column}': unknown type '{kind}' (choose from {', '.join(TYPES)})")
+        inferred[column] = kind
+    return CaseBase(source, id_column, ids, cells, lines, inferred, delimiter)
+
+
+def _refuse_repeated_ids(source: str, ids: np.ndarray, lines: np.ndarray) -> None:
+    seen: dict[str, int] = {}
+    for row, case_id in enumerate(ids.tolist()):
+        first = seen.setdefault(case_id, row)
+        if first != row:
+            raise EvalInputError(source, f"the case id '{case_id}' appears twice (lines {lines[first]} and "
+                                         f"{lines[row]})", int(lines[row]))
+
+
+# ---------------------------------------------------------------- the kind
+
+def _other_kinds_columns(names: set[str]) -> bool:
+    """Headers that belong to the table kinds of ranked retrieval and similarity results."""
+    from evalgui.core import tidy
+    from evalgui.core.formats.other import DOC_COLUMNS, QUERY_COLUMNS
+    from evalgui.core.inputs.similarity import CASE_COLUMNS
+
+    return bool(names & set(QUERY_COLUMNS)) and bool(names & (set(DOC_COLUMNS) | set(CASE_COLUMNS))) \
+        or set(tidy.COLUMNS) <= names
+
+
+def sniff(head: FileHead) -> float:
+    if extension_of(head.path) == "json":
+        from evalgui.core.formats import _text
+
+        first = _text.load_head(head.path, 1 << 12).lstrip()[:1]
+        # An array of objects or JSON lines; {query: {doc: value}} is qrels or a run.
+        # Above the 0.5 JSON judgments get, which cannot be an array.
+        return 0.6 if first == b"[" or (first == b"{" and head.name.endswith((".jsonl", ".jsonl.gz"))) else 0.0
+    if head.format not in ("csv", "tsv", "parquet"):
+        return 0.0
+    names = set(head.columns)
+    return 0.0 if len(names) < 2 or _other_kinds_columns(names) else 0.4
+
+
+def read(path, **options) -> CaseBase:
+    return read_case_base(path, **options)
+
+
+def summary(case_base: CaseBase) -> dict:
+    return case_base.summary()
+
 
 KIND = InputKind(
     name="case base", label="Case base", patterns=patterns("csv", "tsv", "json", "parquet"),
-    expected="a table with an id column and attribute columns",
-    sniff=lambda head: 0.0)
+    expected="a table with an id column and attribute columns", sniff=sniff, read=read, summary=summary,
+    headline=("cases", "attributes"))
