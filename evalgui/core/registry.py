@@ -106,6 +106,8 @@ _FAMILIES: dict[str, str | Registry] = {
     "tests": "evalgui.core.stats.catalogue:TESTS",
     "corrections": "evalgui.core.stats.catalogue:CORRECTIONS",
     "metaeval": "evalgui.core.metaeval.catalogue:EXPERIMENTS",
+    "cbr": "evalgui.core.cbr.catalogue:METRICS",
+    "cbr-similarity": "evalgui.core.cbr.catalogue:LOCAL_SIMILARITIES",
 }
 
 

@@ -145,6 +145,11 @@ class CaseBase:
         out.update({t: n for t, n in counts.items() if n})
         return out
 
+    def take(self, rows: np.ndarray) -> "CaseBase":
+        """The cases at ``rows``, in that order (the retrievers put cases in id order)."""
+        return CaseBase(self.source, self.id_column, self.ids[rows], {c: v[rows] for c, v in self.cells.items()},
+                        self.lines[rows], dict(self.types), self.delimiter)
+
     def case(self, case_id: str) -> dict:
         """One case's raw values by attribute (the model editor's preview)."""
         where = np.flatnonzero(self.ids == case_id)
