@@ -2,6 +2,8 @@
 
     evalgui-cli trec_eval [-q] [-c] [-n] [-l N] [-M N] [-m MEASURE[.params]]... QRELS RUN
     evalgui-cli evaluate QRELS RUN [RUN ...] -m MEASURE [-m ...] [--per-query] [--format F] [-o FILE]
+    evalgui-cli similarity --ground-truth GT.csv --predicted NAME=FILE... [-m METRIC]... [-k K]...
+    evalgui-cli casebase --train T [--test Q] --model M.json [--mac-model M2.json] [--filter-sizes F,.. --ks K,..]
     evalgui-cli measures [--family F] [NAME]
 
 Each subcommand is one module of this package with ``NAME``, ``HELP``,
@@ -22,7 +24,7 @@ from importlib import import_module
 from evalgui.cli.common import PROG, Parser, UsageProblem, fail
 
 # The subcommands, in the order --help lists them: modules of this package.
-SUBCOMMANDS = ("trec_eval", "evaluate", "compare", "metaeval", "measures")
+SUBCOMMANDS = ("trec_eval", "evaluate", "compare", "metaeval", "similarity", "casebase", "measures")
 
 
 def _subcommands() -> dict:

@@ -88,8 +88,8 @@ for _record in (
            parameters=(_ALIGN,)),
     # Reported by every retrieval run (evalgui-cli casebase), not chosen with -m.
     Record(name="retrieval_seconds", family="cbr", group="Retrieval", direction="lower",
-           description="Wall time of the retrieval over all queries, in seconds (linear: every similarity "
-                       "and the ordering; MAC/FAC: both phases).",
+           description="Wall time of the retrieval over all queries, in seconds (linear: every similarity, "
+                       "then the top k, or the whole ordering without k; MAC/FAC: both phases).",
            formula="Σ_q t_q"),
     Record(name="seconds_per_query", family="cbr", group="Retrieval", direction="lower",
            description="Mean wall time per query, in seconds.", formula="(1/|Q|) · Σ_q t_q"),
