@@ -263,6 +263,11 @@ class Levenshtein(Local):
     def __init__(self, params: dict, test: np.ndarray, train: np.ndarray):
         super().__init__(np.array([t is not None for t in test.tolist()], dtype=bool),
                          np.array([t is not None for t in train.tolist()], dtype=bool))
+        from rapidfuzz import process
+        from rapidfuzz.distance import Levenshtein as lev
+
+        # Imported here, not in the first block: a retriever's time should not include loading rapidfuzz.
+        self.cdist, self.cpdist, self.scorer = process.cdist, process.cpdist, lev.normalized_similarity
         fold = (lambda t: t) if params.get("case_sensitive", True) else str.lower
         self.q_strings, self.q_index = self._distinct(test, fold)
         self.c_strings, self.c_index = self._distinct(train, fold)
@@ -276,12 +281,9 @@ class Levenshtein(Local):
         return list(values), codes.astype(np.int64)
 
     def block(self, q):
-        from rapidfuzz import process
-        from rapidfuzz.distance import Levenshtein as lev
-
         wanted = np.unique(self.q_index[q])
-        scores = process.cdist([self.q_strings[i] for i in wanted.tolist()], self.c_strings,
-                               scorer=lev.normalized_similarity, dtype=np.float64, workers=-1)
+        scores = self.cdist([self.q_strings[i] for i in wanted.tolist()], self.c_strings,
+                            scorer=self.scorer, dtype=np.float64, workers=-1)
         rows = np.searchsorted(wanted, self.q_index[q])
         scores = scores[rows]
         if not self.c_distinct:
@@ -289,12 +291,9 @@ class Levenshtein(Local):
         return scores, self.present_block(q)
 
     def pairs(self, qi, ci):
-        from rapidfuzz import process
-        from rapidfuzz.distance import Levenshtein as lev
-
         a = [self.q_strings[i] for i in self.q_index[qi].tolist()]
         b = [self.c_strings[i] for i in self.c_index[ci].tolist()]
-        sims = process.cpdist(a, b, scorer=lev.normalized_similarity, dtype=np.float64, workers=-1)
+        sims = self.cpdist(a, b, scorer=self.scorer, dtype=np.float64, workers=-1)
         return np.asarray(sims, dtype=np.float64), self.present_pairs(qi, ci)
 
 
