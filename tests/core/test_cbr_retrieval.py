@@ -1,0 +1,224 @@
+"""Retrievers and evaluation runs: the ground truth's order, blocks, self-retrieval, MAC/FAC against linear,
+timings, ranked measures through graded qrels, the job's progress and Cancel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalgui.core.cbr import retrieval
+from evalgui.core.cbr.evaluate import (CaseBaseRun, casebase_job, qrels_from_ground_truth, run_casebase,
+                                       run_of_lists)
+from evalgui.core.cbr.lists import ground_truth_lists
+from evalgui.core.cbr.model import Scorer, load_model
+from evalgui.core.errors import EvalUsageError
+from evalgui.core.inputs.case_base import read_case_base
+from evalgui.core.inputs.similarity import read_similarity_results
+from evalgui.core.jobs import Cancelled, JobState
+from evalgui.core.resources import sample_data
+
+CARS = sample_data("cbr")
+
+
+@pytest.fixture(scope="module")
+def cars():
+    train = read_case_base(CARS / "cars.csv")
+    test = read_case_base(CARS / "queries.csv")
+    return train, test, load_model(CARS / "model.json", train), load_model(CARS / "mac_model.json", train)
+
+
+def synthetic(tmp_path, n_cases=300, n_queries=25, seed=3):
+    """A case base with every kind of attribute, ties (rounded prices) and missing values."""
+    rng = np.random.default_rng(seed)
+    words = ["alpha", "beta", "gamma", "delta", "omega", "sigma"]
+
+    def rows(n, prefix):
+        out = []
+        for i in range(n):
+            price = "" if rng.random() < 0.05 else str(int(rng.integers(0, 20)) * 500)
+            tags = ";".join(sorted(set(rng.choice(words, size=int(rng.integers(1, 4))).tolist())))
+            name = "".join(rng.choice(list("abcdefgh"), size=int(rng.integers(3, 9))))
+            vec = f'"[{rng.random():.3f}, {rng.random():.3f}]"'
+            out.append(f"{prefix}{i},{price},{rng.choice(['x', 'y', 'z'])},{tags},{name},{vec}")
+        return out
+
+    for name, n, prefix in (("train.csv", n_cases, ""), ("test.csv", n_queries, "q")):
+        (tmp_path / name).write_text("id,price,kind,tags,name,vec\n" + "\n".join(rows(n, prefix)) + "\n")
+    (tmp_path / "model.json").write_text("""{"attributes": [
+        {"name": "price", "type": "numeric", "measure": "linear", "weight": 2},
+        {"name": "kind", "type": "categorical", "measure": "equality"},
+        {"name": "tags", "type": "set", "measure": "jaccard_index"},
+        {"name": "name", "type": "text", "measure": "normalized_levenshtein"},
+        {"name": "vec", "type": "vector", "measure": "cosine", "weight": 0.5}]}""")
+    train, test = read_case_base(tmp_path / "train.csv"), read_case_base(tmp_path / "test.csv")
+    return train, test, load_model(tmp_path / "model.json", train)
+
+
+def _pairs_of(lists):
+    return [(lists.query_ids[q], lists.case_ids[c], s) for q in range(lists.n_queries)
+            for c, s in zip(*lists.list(q))]
+
+
+# ---------------------------------------------------------------- the ground truth
+
+def test_the_ground_truth_orders_by_similarity_then_numeric_case_id(cars):
+    train, test, model, _ = cars
+    bases = retrieval.CaseBases.of(test, train, exclude_self=False)
+    truth, seconds, _ = retrieval.linear(Scorer(model, bases.test, bases.train), bases)
+    assert truth.query_ids.tolist() == ["q1", "q2", "q3"] and truth.case_ids.tolist() == [str(i) for i in range(1, 21)]
+    assert (truth.lengths() == 20).all() and (seconds > 0).all()
+    full = Scorer(model, bases.test, bases.train).block(np.arange(3))
+    for q in range(3):
+        cases, sims = truth.list(q)
+        expected = sorted(range(20), key=lambda c: (-full[q, c], c))
+        assert cases.tolist() == expected and sims.tolist() == full[q, expected].tolist()
+    assert truth.list(0)[0][0] == 1               # q1's best: car 2, the Passat Variant 2.0 TDI
+
+
+def test_blocks_of_any_size_give_the_same_ground_truth(tmp_path, monkeypatch):
+    train, test, model = synthetic(tmp_path)
+    bases = retrieval.CaseBases.of(test, train, exclude_self=False)
+    coarse = model.subset(["price", "kind"])                       # many ties: ordered by case id alike
+    whole = [retrieval.linear(Scorer(m, bases.test, bases.train), bases)[0] for m in (model, coarse)]
+    monkeypatch.setattr(retrieval, "BLOCK_CELLS", 700)            # two queries per block
+    blocked = [retrieval.linear(Scorer(m, bases.test, bases.train), bases)[0] for m in (model, coarse)]
+    for a, b in zip(whole, blocked):
+        assert _pairs_of(a) == _pairs_of(b)                       # bit for bit
+    assert len(np.unique(whole[1].list(0)[1])) < 100
+
+
+def test_a_query_never_retrieves_itself_from_the_same_file_unless_asked(cars):
+    train, _, model, _ = cars
+    excluded = run_casebase(CaseBaseRun(train, train, model, ks=(3,), metrics=["hits"]))
+    assert excluded.exclude_self
+    truth = excluded.ground_truth
+    assert (truth.lengths() == 19).all()
+    assert all(truth.case_ids[c] != truth.query_ids[q] for q in range(20) for c in truth.list(q)[0])
+    included = run_casebase(CaseBaseRun(train, train, model, metrics=["hits"], exclude_self=False))
+    assert (included.ground_truth.lengths() == 20).all()
+    assert all(included.ground_truth.case_ids[included.ground_truth.list(q)[0][0]] == included.ground_truth.query_ids[q]
+               for q in range(20))                                 # each case is most similar to itself
+
+
+def test_the_ground_truth_exports_and_reads_back(cars, tmp_path):
+    train, test, model, _ = cars
+    truth = run_casebase(CaseBaseRun(train, test, model, metrics=["hits"])).ground_truth
+    for name in ("gt.csv", "gt.tsv", "gt.parquet"):
+        truth.write(str(tmp_path / name))
+        back = ground_truth_lists(read_similarity_results(tmp_path / name))
+        assert [(q, c) for q, c, _ in _pairs_of(back)] == [(q, c) for q, c, _ in _pairs_of(truth)]
+        np.testing.assert_allclose(back.sims, truth.sims, rtol=0, atol=1e-15)
+    assert (tmp_path / "gt.csv").read_text().startswith("query_id,case_id,similarity\nq1,2,0.9")
+
+
+# ---------------------------------------------------------------- MAC/FAC
+
+def test_macfac_with_every_case_as_filter_size_equals_linear(tmp_path):
+    train, test, model = synthetic(tmp_path)
+    result = run_casebase(CaseBaseRun(train, test, model, model.subset(["price", "kind"]), (len(train), 10),
+                                      (10, 10), metrics=["hits", "quality_stromer", "mae", "kendall"]))
+    linear, everything, some = result.retrievals
+    assert (linear.name, everything.name, everything.filter_size) == ("linear", "macfac", len(train))
+    assert [(q, c) for q, c, _ in _pairs_of(everything.lists)] == [(q, c) for q, c, _ in _pairs_of(linear.lists)]
+    np.testing.assert_allclose(everything.lists.sims, linear.lists.sims, rtol=0, atol=1e-12)
+    table = result.table.set_index(["retriever", "filter_size", "metric"])["value"]
+    assert table[("macfac", len(train), "hits")] == 10 and table[("macfac", len(train), "quality_stromer")] == 1.0
+    assert table[("macfac", len(train), "mac_recall")] == 1.0
+    assert table[("macfac", 10, "mac_recall")] < 1.0 and table[("macfac", 10, "hits")] < 10
+    # MAC/FAC's list is its candidates' best k by the full model
+    cases, _ = some.lists.list(0)
+    assert set(cases.tolist()) <= set(some.candidates.list(0)[0].tolist()) and len(some.candidates.list(0)[0]) == 10
+
+
+def test_top_rows_breaks_ties_by_the_lower_column():
+    sims = np.array([[0.5, 0.9, 0.5, 0.5, np.nan], [np.nan, 0.1, 0.2, 0.3, 0.4]])
+    lengths, cols = retrieval.top_rows(sims, 3)
+    assert lengths.tolist() == [3, 3] and cols.tolist() == [0, 1, 2, 2, 3, 4]
+    lengths, cols = retrieval.top_rows(sims, 9)                    # more than there are: every valid one
+    assert lengths.tolist() == [4, 4]
+
+
+def test_every_retrieval_is_timed_and_compared_with_linear(cars):
+    train, test, model, mac = cars
+    result = run_casebase(CaseBaseRun(train, test, model, mac, (3, 6), (3, 3), metrics=["hits"], per_query=True))
+    table = result.table
+    assert list(table.columns) == ["retriever", "filter_size", "k", "query", "metric", "value"]
+    summary = table[table["query"] == "all"].set_index(["retriever", "filter_size", "metric"])["value"]
+    for f in (3, 6):
+        seconds = summary[("macfac", f, "retrieval_seconds")]
+        assert seconds > 0 and summary[("macfac", f, "speedup")] == pytest.approx(
+            summary[("linear", pd.NA, "retrieval_seconds")] / seconds)
+        assert summary[("macfac", f, "seconds_per_query")] == pytest.approx(seconds / 3)
+    per_query = table[(table["query"] != "all") & (table["metric"] == "retrieval_seconds")]
+    assert len(per_query) == 3 * 3 and set(per_query["query"]) == {"q1", "q2", "q3"}
+    assert summary[("linear", pd.NA, "speedup")] == 1.0
+
+
+@pytest.mark.parametrize("sizes, ks, words", [((5, 10), (3,), "equally long (2 filter sizes, 1 ks)"),
+                                              ((2,), (3,), "smaller than its k"), ((0,), (0,), "at least 1")])
+def test_filter_sizes_and_ks_are_pairs(cars, sizes, ks, words):
+    train, test, model, mac = cars
+    with pytest.raises(EvalUsageError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        run_casebase(CaseBaseRun(train, test, model, mac, sizes, ks))
+
+
+def test_macfac_needs_a_mac_model(cars):
+    train, test, model, _ = cars
+    with pytest.raises(EvalUsageError, match="MAC/FAC needs a MAC model"):
+        run_casebase(CaseBaseRun(train, test, model, None, (5,), (3,)))
+
+
+# ---------------------------------------------------------------- ranked measures and imported results
+
+def test_ranked_measures_come_from_the_ranked_engine_on_graded_qrels(cars, tmp_path):
+    from evalgui.core.ranked.evaluate import evaluate
+
+    train, test, model, mac = cars
+    result = run_casebase(CaseBaseRun(train, test, model, mac, (4,), (3,), metrics=["nDCG@3", "P@3", "hits"],
+                                      relevance_thresholds=(0.6, 0.8)))
+    truth = result.ground_truth
+    qrels = qrels_from_ground_truth(truth, (0.6, 0.8))
+    grades = dict(zip(zip(qrels.query.to_pylist(), qrels.doc.to_pylist()), qrels.rel.tolist()))
+    for (q, c, s) in _pairs_of(truth):
+        assert grades.get((q, c), 0) == int(s >= 0.6) + int(s >= 0.8)
+    macfac = next(r for r in result.retrievals if r.name == "macfac")
+    expected = evaluate(qrels, run_of_lists(macfac.lists, "m"), ["nDCG@3", "P@3"], per_query=False)
+    got = result.table[(result.table["retriever"] == "macfac")].set_index("metric")["value"]
+    assert got["nDCG@3"] == expected.set_index("measure").loc["nDCG@3", "value"]
+    assert got["P@3"] == expected.set_index("measure").loc["P@3", "value"]
+
+
+def test_imported_results_are_evaluated_beside_the_retrievers(cars, tmp_path):
+    train, test, model, _ = cars
+    truth = run_casebase(CaseBaseRun(train, test, model, metrics=["hits"])).ground_truth
+    reversed_path = tmp_path / "worst.csv"
+    frame = truth.to_frame()
+    frame["similarity"] = 1 - frame["similarity"]
+    frame.to_csv(reversed_path, index=False)
+    result = run_casebase(CaseBaseRun(train, test, model, ks=(3,), metrics=["hits", "spearman"],
+                                      predicted={"worst": read_similarity_results(reversed_path)}))
+    rows = result.table.set_index(["retriever", "metric"])["value"]
+    assert rows[("linear", "hits")] == 3 and rows[("worst", "hits")] == 0 and rows[("worst", "spearman")] == -1.0
+    assert ("worst", "retrieval_seconds") not in rows.index
+
+
+# ---------------------------------------------------------------- the job
+
+def test_the_job_reports_progress_and_stops_when_cancelled(tmp_path, monkeypatch):
+    train, test, model = synthetic(tmp_path)
+    monkeypatch.setattr(retrieval, "BLOCK_CELLS", 700)
+    reports = []
+    result = casebase_job(CaseBaseRun(train, test, model, model.subset(["price"]), (50,), (5,), metrics=["hits"]))(
+        JobState(lambda f, m: reports.append((f, m)), min_interval=0.0))
+    assert reports[-1][0] == 1.0 and any("MAC/FAC 50/5" in m for _, m in reports)
+    fractions = [f for f, _ in reports]
+    assert fractions == sorted(fractions) and len(result.retrievals) == 2
+    asked = []
+
+    def cancel_after_three_checks():
+        asked.append(1)
+        return len(asked) > 3
+
+    with pytest.raises(Cancelled):
+        casebase_job(CaseBaseRun(train, test, model, metrics=["hits"]))(JobState(is_cancelled=cancel_after_three_checks))
