@@ -6,7 +6,7 @@ from evalgui.cli.common import UsageProblem, output_format, warn
 from evalgui.cli.similarity import _numbers, add_metric_options, read_predicted, write_result
 
 NAME = "casebase"
-HELP = "case-based retrieval: ground truth, MAC/FAC sweeps, speed-up and quality"
+HELP = "case-based retrieval: ground truth, MAC/FAC, timings"
 DESCRIPTION = ("Reads the train (retrieve-from) and test (query) case bases and a similarity model (JSON), "
                "computes the ground truth with the linear retriever, runs MAC/FAC for each (filter size, k) "
                "pair, times every retrieval and evaluates it against the ground truth with ProCAKE's metrics. "

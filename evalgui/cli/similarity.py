@@ -5,7 +5,7 @@ from __future__ import annotations
 from evalgui.cli.common import UsageProblem, add_output_options, output_format, warn, write_table
 
 NAME = "similarity"
-HELP = "case-based retrieval quality of similarity results against a ground truth"
+HELP = "case-based retrieval metrics of similarity results"
 DESCRIPTION = ("Compares each retriever's result lists (query_id, case_id, similarity) with the ground truth "
                "(the similarities of an exhaustive retriever, e.g. what evalgui-cli casebase --export-ground-truth "
                "writes) by ProCAKE's metrics, averaged over queries: one row per retriever, k and metric. Lists "

@@ -26,9 +26,10 @@ def write(tmp_path, name, text):
 def test_the_registry_lists_every_kind_and_says_which_are_readable():
     assert list(inputs.kinds()) == ["qrels", "run", "per-query scores", "rank file", "case base",
                                     "similarity results"]
-    assert [k.name for k in inputs.readable_kinds()] == ["qrels", "run", "per-query scores"]
+    assert [k.name for k in inputs.readable_kinds()] == ["qrels", "run", "per-query scores", "case base",
+                                                          "similarity results"]
     filters = inputs.open_dialog_filters()
-    assert "Per-query scores (*.csv *.tsv *.tab *.parquet *.pq)" in filters and "Similarity" not in filters
+    assert "Per-query scores (*.csv *.tsv *.tab *.parquet *.pq)" in filters and "Rank file" not in filters
     assert filters.endswith("All files (*)")
 
 
@@ -52,8 +53,7 @@ def test_a_similarity_table_is_not_taken_for_a_run(tmp_path):
     path = write(tmp_path, "sims.csv", "query_id,case_id,similarity\nq1,c1,0.9\nq1,c2,0.4\n")
     claimed = [k.name for k, _ in inputs.claims(path)]
     assert "run" not in claimed and claimed[0] == "similarity results"
-    with pytest.raises(EvalInputError, match="similarity results file, which evalgui cannot read yet"):
-        inputs.read_input(path)
+    assert inputs.read_input(path).kind == "similarity results"
 
 
 def test_a_file_no_kind_claims_names_what_was_expected(tmp_path):

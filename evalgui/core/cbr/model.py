@@ -165,14 +165,15 @@ class Scorer:
     def __init__(self, model: SimilarityModel, test, train):
         from evalgui.core.cbr.local import check_parameters, encode
 
-        model.check_columns(test, train)
+        model.check_columns(train, test)
         self.model = model
         self.attributes = []
         for a in model.attributes:
             if a.weight == 0:
                 continue
             params = check_parameters(a.type, a.measure, a.parameters)
-            q, c = (cb.values(a.name, a.type, a.delimiter) for cb in (test, train))
+            c = train.values(a.name, a.type, a.delimiter)          # the train file's errors first
+            q = test.values(a.name, a.type, a.delimiter)
             try:
                 self.attributes.append((a.weight, encode(a.type, a.measure, params, q, c)))
             except ValueError as exc:
