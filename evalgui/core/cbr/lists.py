@@ -113,19 +113,52 @@ def sort_rows(query_pos: np.ndarray, case_codes: np.ndarray, sims: np.ndarray, n
     return RankedLists(query_ids, case_ids, offsets, case_codes[order].astype(np.int32), sims[order])
 
 
+def order_rows(sims: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's columns by similarity (in [0, 1]) descending, ties by column, NaN last (int32);
+    and the similarities in that order.
+
+    A stable argsort of doubles is slow (3 s of CPU for 500 x 50,000). Instead one plain sort of
+    64-bit keys: the column in the low bits, above it the similarity's bit pattern (which orders
+    non-negative doubles) less as many low mantissa bits as the column needs. Similarities that
+    only the dropped bits tell apart (sums that differ in the last bit) land in one group ordered
+    by column; the few groups where that is wrong are ordered again exactly."""
+    n_rows, n_cols = sims.shape
+    code_bits = max(int(n_cols - 1).bit_length(), 2)
+    if code_bits > 31:
+        order = np.argsort(-sims, axis=1, kind="stable")
+        return order.astype(np.int64), np.take_along_axis(sims, order, axis=1)
+    shift, low = np.uint64(code_bits), np.uint64((1 << code_bits) - 1)
+    keys = (sims + 0.0).view(np.uint64)                          # + 0.0: -0.0 becomes 0.0
+    np.subtract(np.uint64(0x3FF0000000000000), keys, out=keys)   # 1.0 first
+    keys >>= np.uint64(code_bits - 2)
+    keys[np.isnan(sims)] = (1 << (64 - code_bits)) - 1           # missing pairs last
+    keys <<= shift
+    keys |= np.arange(n_cols, dtype=np.uint64)[None, :]
+    keys.sort(axis=1)
+    order = (keys & low).astype(np.int32)
+    ordered = np.take_along_axis(sims, order, axis=1)
+    wrong = ordered[:, 1:] > ordered[:, :-1]
+    for row in np.flatnonzero(wrong.any(axis=1)).tolist():
+        truncated = keys[row] >> shift
+        group = np.cumsum(np.r_[True, truncated[1:] != truncated[:-1]])
+        bad = np.zeros(group[-1] + 1, dtype=bool)
+        bad[group[np.flatnonzero(wrong[row])]] = True
+        at = np.flatnonzero(bad[group])                          # the groups out of order, in place
+        exact = at[np.argsort(-ordered[row, at], kind="stable")] # stable: equal values keep column order
+        order[row, at], ordered[row, at] = order[row, exact], ordered[row, exact]
+    return order, ordered
+
+
 def from_matrix(sims: np.ndarray, query_ids: np.ndarray, case_ids: np.ndarray) -> RankedLists:
     """Lists from a (queries x cases) matrix whose columns are in id order; NaN cells are left out."""
     n_q, n_c = sims.shape
-    order = np.argsort(-sims, axis=1, kind="stable")   # stable: ties keep column (= id) order; NaN last
+    order, ordered = order_rows(sims)
     present = np.count_nonzero(~np.isnan(sims), axis=1)
     offsets = np.concatenate(([0], np.cumsum(present))).astype(np.int64)
     if (present == n_c).all():
-        cases = order.astype(np.int32).ravel()
-    else:
-        keep = np.arange(n_c)[None, :] < present[:, None]
-        cases = order[keep].astype(np.int32)
-    rows = np.repeat(np.arange(n_q), present)
-    return RankedLists(query_ids, case_ids, offsets, cases, sims[rows, cases])
+        return RankedLists(query_ids, case_ids, offsets, order.astype(np.int32, copy=False).ravel(), ordered.ravel())
+    keep = np.arange(n_c)[None, :] < present[:, None]
+    return RankedLists(query_ids, case_ids, offsets, order[keep].astype(np.int32, copy=False), ordered[keep])
 
 
 def ground_truth_lists(results) -> RankedLists:

@@ -3,8 +3,9 @@
 Both work on blocks of queries: a block's similarities to every case are one
 (queries x cases) matrix per attribute (see :class:`evalgui.core.cbr.model.Scorer`),
 so memory stays bounded whatever the number of queries, and no Python code runs
-per pair. Every retrieval is timed per block; a query's time is its block's time
-shared evenly.
+per pair. Blocks run on a few threads at once (numpy, the sorts and rapidfuzz release
+the GIL). Every retrieval is timed per block; a query's time is its block's time shared
+evenly, scaled so that the queries' times add up to the retrieval's wall time.
 
 MAC/FAC (Forbus, Gentner & Law; Bergmann & Stromer): MAC scores every case with a
 cheaper model and keeps the ``filter_size`` best; FAC scores those with the full model
@@ -13,18 +14,22 @@ and returns the best ``k``. Ties are broken by case id everywhere, as in the lis
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from evalgui.core.cbr.lists import RankedLists, id_order
+from evalgui.core.cbr.lists import RankedLists, from_matrix, id_order
 from evalgui.core.cbr.model import Scorer, SimilarityModel
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
 
-# Cells (queries x cases) per block: a float64 block is 32 MB, and an attribute needs a few.
-BLOCK_CELLS = 1 << 22
+# Cells (queries x cases) per block: a float64 block is 16 MB (under glibc's largest mmap threshold,
+# so that freed blocks are reused rather than faulted in again), and an attribute needs a few.
+BLOCK_CELLS = 1 << 21
+# Blocks computed at once, one thread each.
+WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
 @dataclass
@@ -77,11 +82,12 @@ class CaseBases:
         sims[rows, self.self_case[q][rows]] = value
 
 
-def _lists(case_bases: CaseBases, lengths: list[np.ndarray], cases: list[np.ndarray], sims: list[np.ndarray]):
-    lengths = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
+def _lists(case_bases: CaseBases, lengths, cases, sims) -> RankedLists:
+    """Lists from the blocks' pieces, in block order."""
+    lengths = np.concatenate(lengths) if len(lengths) else np.zeros(0, dtype=np.int64)
     return RankedLists(case_bases.test.ids, case_bases.train.ids, np.concatenate(([0], np.cumsum(lengths))),
-                       np.concatenate(cases).astype(np.int32) if cases else np.zeros(0, np.int32),
-                       np.concatenate(sims) if sims else np.zeros(0))
+                       np.concatenate(cases).astype(np.int32, copy=False) if len(cases) else np.zeros(0, np.int32),
+                       np.concatenate(sims) if len(sims) else np.zeros(0))
 
 
 def top_rows(sims: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -116,42 +122,80 @@ def _order_rows(lengths: np.ndarray, cols: np.ndarray, sims: np.ndarray, k: int 
     return lengths, cols[order], sims[order]
 
 
+def _each_block(case_bases: CaseBases, work, state: JobState, message: str) -> tuple[list, np.ndarray]:
+    """Run ``work(q) -> (result, {label: seconds})`` on every block of queries, on WORKERS threads
+    (numpy, the sorts and rapidfuzz release the GIL), in block order. Returns the results and, per
+    label, each query's share of the elapsed time: its block's time over its queries, scaled so that
+    they add up to the wall time the whole took (blocks overlap on several cores)."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    blocks = list(case_bases.blocks())
+    n_q = case_bases.n_queries
+    results, times = [None] * len(blocks), [None] * len(blocks)
+
+    def timed(i: int):
+        if state.cancelled():
+            return
+        tick = time.perf_counter()
+        results[i], times[i] = work(blocks[i])
+        times[i]["_block"] = time.perf_counter() - tick
+
+    start = time.perf_counter()
+    pool = ThreadPoolExecutor(WORKERS)
+    try:
+        pending = {pool.submit(timed, i) for i in range(len(blocks))}
+        while pending:
+            done, pending = wait(pending, timeout=0.05, return_when=FIRST_COMPLETED)
+            for future in done:
+                future.result()                        # a worker's exception surfaces here
+            state.check()
+            finished = sum(len(b) for b, t in zip(blocks, times) if t is not None)
+            state.progress(finished / max(n_q, 1), f"{message}: {finished:,} of {n_q:,} queries")
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    elapsed = time.perf_counter() - start
+    scale = elapsed / max(sum(t["_block"] for t in times), 1e-12)
+    labels = [label for label in times[0] if label != "_block"] if times else []
+    seconds = {label: np.zeros(n_q) for label in labels}
+    for q, t in zip(blocks, times):
+        for label in labels:
+            seconds[label][q] = t[label] * scale / len(q)
+    return results, seconds
+
+
 def linear(scorer: Scorer, case_bases: CaseBases, ks: tuple[int, ...] = (), state: JobState | None = None):
     """The ground truth: every query against every case, ordered. Also times the linear retriever
     for each k in ``ks`` (all similarities, then the top k), since that is a part of this work.
 
     Returns (ground-truth lists, seconds per query of the whole ordering, {k: seconds per query})."""
     state = state_or_default(state)
-    lengths, cases, sims = [], [], []
-    n_q = case_bases.n_queries
-    seconds = np.zeros(n_q)
-    top_seconds = {k: np.zeros(n_q) for k in ks}
-    for q in case_bases.blocks():
-        state.check()
-        state.progress(q[0] / max(n_q, 1), f"Linear retrieval: queries {q[0] + 1:,} to {q[-1] + 1:,} of {n_q:,}")
-        start = time.perf_counter()
+    # Every list's length is known beforehand (every case, less the query itself): the blocks write
+    # their lists straight into place.
+    lengths = np.full(case_bases.n_queries, case_bases.n_cases, dtype=np.int64) - (case_bases.self_case >= 0)
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    cases = np.empty(offsets[-1], dtype=np.int32)
+    sims = np.empty(offsets[-1])
+
+    def work(q):
+        tick = time.perf_counter()
         block = scorer.block(q)
         case_bases.exclude(block, q, np.nan)
-        scored = time.perf_counter()
+        times = {"scored": time.perf_counter() - tick}
         for k in ks:                        # what a linear top-k retriever does after scoring
             tick = time.perf_counter()
             kept, cols = top_rows(block, k)
             _order_rows(kept, cols, block[np.repeat(np.arange(len(q)), kept), cols], k)
-            top_seconds[k][q] = (scored - start + time.perf_counter() - tick) / len(q)
+            times[k] = times["scored"] + time.perf_counter() - tick
         tick = time.perf_counter()
-        order = np.argsort(-block, axis=1, kind="stable")   # stable: ties keep id order; NaN last
-        present = np.count_nonzero(~np.isnan(block), axis=1)
-        if (present == block.shape[1]).all():
-            codes = order.ravel()
-        else:
-            codes = order[np.arange(block.shape[1])[None, :] < present[:, None]]
-        rows = np.repeat(np.arange(len(q)), present)
-        lengths.append(present)
-        cases.append(codes.astype(np.int32))
-        sims.append(block[rows, codes])
-        seconds[q] = (scored - start + time.perf_counter() - tick) / len(q)
-    state.progress(1.0, "Linear retrieval done")
-    return _lists(case_bases, lengths, cases, sims), seconds, top_seconds
+        ordered = from_matrix(block, case_bases.test.ids[q], case_bases.train.ids)   # ties in id order
+        where = slice(offsets[q[0]], offsets[q[-1] + 1])
+        cases[where], sims[where] = ordered.cases, ordered.sims
+        times["ordered"] = times["scored"] + time.perf_counter() - tick
+        return None, times
+
+    _, seconds = _each_block(case_bases, work, state, "Linear retrieval")
+    lists = RankedLists(case_bases.test.ids, case_bases.train.ids, offsets, cases, sims)
+    return lists, seconds.get("ordered", np.zeros(0)), {k: seconds[k] for k in ks}
 
 
 def macfac(mac: Scorer, fac: Scorer, case_bases: CaseBases, filter_size: int, k: int,
@@ -161,30 +205,23 @@ def macfac(mac: Scorer, fac: Scorer, case_bases: CaseBases, filter_size: int, k:
     if filter_size < 1 or k < 1:
         raise EvalUsageError(f"filter sizes and ks must be at least 1 (got filter size {filter_size}, k {k})")
     state = state_or_default(state)
-    n_q = case_bases.n_queries
-    seconds = np.zeros(n_q)
-    lengths, cases, sims = [], [], []
-    kept_lengths, kept_cases, kept_sims = [], [], []
-    for q in case_bases.blocks():
-        state.check()
-        state.progress(q[0] / max(n_q, 1), f"MAC/FAC {filter_size}/{k}: queries {q[0] + 1:,} to {q[-1] + 1:,}")
-        start = time.perf_counter()
+
+    def work(q):
+        tick = time.perf_counter()
         block = mac.block(q)
         case_bases.exclude(block, q, np.nan)
         kept, cols = top_rows(block, filter_size)                    # MAC
         query_of = np.repeat(q, kept)
         full = fac.pairs(query_of, cols)                             # FAC
-        n, codes, values = _order_rows(kept, cols, full, k)
-        seconds[q] = (time.perf_counter() - start) / len(q)
-        lengths.append(n)
-        cases.append(codes)
-        sims.append(values)
-        kept_lengths.append(kept)
-        kept_cases.append(cols)
-        kept_sims.append(block[query_of - q[0], cols])
-    state.progress(1.0, "MAC/FAC done")
-    return Retrieval("macfac", _lists(case_bases, lengths, cases, sims), seconds, filter_size, k,
-                     _lists(case_bases, kept_lengths, kept_cases, kept_sims))
+        result = _order_rows(kept, cols, full, k), (kept, cols, block[query_of - q[0], cols])
+        return result, {"retrieval": time.perf_counter() - tick}
+
+    parts, seconds = _each_block(case_bases, work, state, f"MAC/FAC {filter_size}/{k}")
+    final = [p[0] for p in parts]
+    kept = [p[1] for p in parts]
+    return Retrieval("macfac", _lists(case_bases, *zip(*final)) if final else _lists(case_bases, [], [], []),
+                     seconds["retrieval"], filter_size, k,
+                     _lists(case_bases, *zip(*kept)) if kept else _lists(case_bases, [], [], []))
 
 
 def scorers(model: SimilarityModel, mac_model: SimilarityModel | None, case_bases: CaseBases):

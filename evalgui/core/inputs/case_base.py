@@ -100,20 +100,64 @@ def _members(cell, delimiter: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m for m in (_plain(i) for i in items if not is_missing(i)) if m))
 
 
+def _arrow_text(cells: np.ndarray):
+    """The cells as an Arrow string array, stripped (null where missing), when every cell is text or
+    missing, as in a CSV column; else None. Arrow's compute functions then work on it in C."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        strings = pa.array(cells, pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    stripped = pc.utf8_trim_whitespace(strings)
+    return pc.if_else(pc.equal(pc.utf8_length(stripped), 0), pa.scalar(None, pa.string()), stripped)
+
+
+def text_column(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(the cells stripped, where missing) when every cell is text or missing; else None."""
+    text = _arrow_text(cells)
+    if text is None:
+        return None
+    return text.to_numpy(zero_copy_only=False).astype(object), text.is_null().to_numpy(zero_copy_only=False)
+
+
 def infer_type(cells, delimiter: str = DEFAULT_DELIMITER) -> str:
     """The type a column's values suggest (see the module's docstring)."""
-    present = [c for c in cells if not is_missing(c)]
-    if not present:
-        return "categorical"
-    if all(_number(c) is not None for c in present):
-        return "numeric"
-    if all(_vector(c) is not None for c in present):
-        return "vector"
-    if any(_is_list(c) for c in present) or any(isinstance(c, str) and delimiter in c for c in present):
-        return "set"
-    texts = [_plain(c) for c in present]
-    distinct = len(set(texts))
-    if any(" " in t for t in texts) or (distinct > MAX_CATEGORIES and distinct > len(texts) // 2):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cells = np.asarray(cells, dtype=object)
+    text = _arrow_text(cells)
+    if text is not None:                        # a text column (CSV, TSV): Arrow's compute functions
+        present = text.drop_null()
+        if not len(present):
+            return "categorical"
+        try:
+            if pc.all(pc.is_finite(pc.cast(present, pa.float64()))).as_py():
+                return "numeric"
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+        if pc.all(pc.match_substring_regex(present, r"^\[.*\]$")).as_py() and \
+                all(_vector(c) is not None for c in present.to_pylist()):
+            return "vector"
+        if pc.any(pc.match_substring(present, delimiter)).as_py():
+            return "set"
+        many_words = pc.any(pc.match_substring(present, " ")).as_py()
+        distinct = pc.count_distinct(present).as_py()
+    else:                                       # numbers and lists (JSON, Parquet): cell by cell
+        present = [c for c in cells.tolist() if not is_missing(c)]
+        if not present:
+            return "categorical"
+        if all(_number(c) is not None for c in present):
+            return "numeric"
+        if all(_vector(c) is not None for c in present):
+            return "vector"
+        if any(_is_list(c) for c in present) or any(isinstance(c, str) and delimiter in c for c in present):
+            return "set"
+        plain = [_plain(c) for c in present]
+        many_words, distinct = any(" " in t for t in plain), len(set(plain))
+    if many_words or (distinct > MAX_CATEGORIES and distinct > len(present) // 2):
         return "text"
     return "categorical"
 
@@ -127,13 +171,27 @@ class CaseBase:
     id_column: str
     ids: np.ndarray                       # str, in file order
     cells: dict[str, np.ndarray]          # attribute -> raw cells (object): str, number, list or None
-    lines: np.ndarray                     # file line (JSON: the line where the record starts) of each case
     types: dict[str, str]
     delimiter: str = DEFAULT_DELIMITER
+    rows: np.ndarray | None = None        # each case's data row in the file (None: 0, 1, 2...)
+    row_lines: np.ndarray | None = None   # the file line of each data row (None: counted when needed)
     _parsed: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.rows is None:
+            self.rows = np.arange(len(self.ids))
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @property
+    def lines(self) -> np.ndarray:
+        """The file line of each case (JSON: where its record starts), for messages."""
+        if self.row_lines is None:
+            from evalgui.core.inputs.similarity import data_lines
+
+            self.row_lines = data_lines(self.source)
+        return self.row_lines[self.rows]
 
     @property
     def attributes(self) -> list[str]:
@@ -148,7 +206,7 @@ class CaseBase:
     def take(self, rows: np.ndarray) -> "CaseBase":
         """The cases at ``rows``, in that order (the retrievers put cases in id order)."""
         return CaseBase(self.source, self.id_column, self.ids[rows], {c: v[rows] for c, v in self.cells.items()},
-                        self.lines[rows], dict(self.types), self.delimiter)
+                        dict(self.types), self.delimiter, self.rows[rows], self.row_lines)
 
     def case(self, case_id: str) -> dict:
         """One case's raw values by attribute (the model editor's preview)."""
@@ -174,9 +232,38 @@ class CaseBase:
             self._parsed[key] = self._parse(column, kind, delimiter)
         return self._parsed[key]
 
+    def _parse_text(self, column: str, kind: str, delimiter: str, values: np.ndarray, missing: np.ndarray):
+        """A column of text cells (CSV, TSV), vectorised where it counts."""
+        import pandas as pd
+
+        if kind == "numeric":
+            numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=np.float64,
+                                                                                              copy=True)
+            bad = ~missing & ~np.isfinite(numbers)
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raise self._bad(row, column, f"'{values[row]}' is not a number")
+            numbers[missing] = np.nan
+            return numbers
+        if kind in ("categorical", "text"):
+            return values
+        if kind == "set":
+            out = np.empty(len(values), dtype=object)
+            out[:] = [None if v is None else tuple(dict.fromkeys(m for m in (p.strip() for p in v.split(delimiter))
+                                                                 if m)) for v in values.tolist()]
+            return out
+        return self._parse_cells(column, kind, delimiter, values, missing)
+
     def _parse(self, column: str, kind: str, delimiter: str):
         cells = self.cells[column]
+        text = text_column(cells)
+        if text is not None:
+            return self._parse_text(column, kind, delimiter, *text)
         missing = np.fromiter((is_missing(c) for c in cells), dtype=bool, count=len(cells))
+        return self._parse_cells(column, kind, delimiter, cells, missing)
+
+    def _parse_cells(self, column: str, kind: str, delimiter: str, cells: np.ndarray, missing: np.ndarray):
+        """Any cells (JSON, Parquet), one by one."""
         if kind == "numeric":
             out = np.full(len(cells), np.nan)
             present = np.flatnonzero(~missing)
@@ -254,8 +341,8 @@ def _json_records(source: str) -> tuple[list[dict], list[int]]:
     return records, lines
 
 
-def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarray]:
-    """(column names, cells by column, line of each row) of any supported table."""
+def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarray | None]:
+    """(column names, cells by column, line of each row or None: counted when a message needs it)."""
     if extension_of(source) == "json":
         records, lines = _json_records(source)
         columns = list(dict.fromkeys(k for r in records for k in r))
@@ -265,9 +352,20 @@ def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarr
             column[:] = [r.get(c) for r in records]
             cells[c] = column
         return columns, cells, np.asarray(lines, dtype=np.int64)
+    from evalgui.core.inputs.similarity import arrow_table
+
+    table = arrow_table(source)                 # CSV and TSV as text, Parquet as stored
+    if table is not None:
+        columns = [str(c).strip() for c in table.column_names]
+        cells = {}
+        for i, name in enumerate(columns):
+            column = np.empty(table.num_rows, dtype=object)       # lists (Parquet) stay one cell each
+            column[:] = list(table.column(i).to_numpy(zero_copy_only=False))
+            cells[name] = column
+        return columns, cells, None
     from evalgui.core.formats.other import _load_frame
 
-    _, frame, lines = _load_frame(source)
+    _, frame, lines = _load_frame(source)       # Arrow could not parse it: pandas names the line
     columns = [str(c).strip() for c in frame.columns]
     cells = {}
     for name, c in zip(columns, frame.columns):
@@ -280,6 +378,8 @@ def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarr
 def read_case_base(path: str | os.PathLike, *, id_column: str | None = None, types: dict[str, str] | None = None,
                    delimiter: str = DEFAULT_DELIMITER) -> CaseBase:
     """Read a case base. ``types`` overrides the inferred type of some columns."""
+    import pandas as pd
+
     source = os.fspath(path)
     columns, cells, lines = _load_cells(source)
     if not columns:
@@ -288,15 +388,27 @@ def read_case_base(path: str | os.PathLike, *, id_column: str | None = None, typ
         id_column = next((c for c in columns if c.lower() == DEFAULT_ID_COLUMN), columns[0])
     elif id_column not in cells:
         raise EvalInputError(source, f"no id column '{id_column}' (columns: {', '.join(columns)})")
-    if not len(lines):
-        raise EvalInputError(source, "no cases (only the header)")
     raw_ids = cells.pop(id_column)
-    for row, cell in enumerate(raw_ids.tolist()):
-        if is_missing(cell):
-            raise EvalInputError(source, f"the case id is missing (an empty cell in column {id_column})",
-                                 int(lines[row]))
-    ids = np.array([_plain(c) for c in raw_ids.tolist()], dtype=object)
-    _refuse_repeated_ids(source, ids, lines)
+    if not len(raw_ids):
+        raise EvalInputError(source, "no cases (only the header)")
+    base = CaseBase(source, id_column, raw_ids, cells, {}, delimiter, row_lines=lines)
+    text = text_column(raw_ids)
+    if text is not None:
+        ids, missing = text
+    else:
+        missing = np.fromiter((is_missing(c) for c in raw_ids.tolist()), dtype=bool, count=len(raw_ids))
+        ids = np.array([None if m else _plain(c) for c, m in zip(raw_ids.tolist(), missing.tolist())], dtype=object)
+    if missing.any():
+        row = int(np.flatnonzero(missing)[0])
+        raise EvalInputError(source, f"the case id is missing (an empty cell in column {id_column})",
+                             int(base.lines[row]))
+    repeated = pd.Series(ids, dtype=object).duplicated().to_numpy()
+    if repeated.any():
+        row = int(np.flatnonzero(repeated)[0])
+        first = int(np.flatnonzero(ids == ids[row])[0])
+        raise EvalInputError(source, f"the case id '{ids[row]}' appears twice (lines {base.lines[first]} and "
+                                     f"{base.lines[row]})", int(base.lines[row]))
+    base.ids = ids
     if not cells:
         raise EvalInputError(source, f"no attribute columns besides the id column '{id_column}'")
     inferred = {c: infer_type(v, delimiter) for c, v in cells.items()}
@@ -307,16 +419,8 @@ def read_case_base(path: str | os.PathLike, *, id_column: str | None = None, typ
         if kind not in TYPES:
             raise EvalInputError(source, f"column '{column}': unknown type '{kind}' (choose from {', '.join(TYPES)})")
         inferred[column] = kind
-    return CaseBase(source, id_column, ids, cells, lines, inferred, delimiter)
-
-
-def _refuse_repeated_ids(source: str, ids: np.ndarray, lines: np.ndarray) -> None:
-    seen: dict[str, int] = {}
-    for row, case_id in enumerate(ids.tolist()):
-        first = seen.setdefault(case_id, row)
-        if first != row:
-            raise EvalInputError(source, f"the case id '{case_id}' appears twice (lines {lines[first]} and "
-                                         f"{lines[row]})", int(lines[row]))
+    base.types = inferred
+    return base
 
 
 # ---------------------------------------------------------------- the kind

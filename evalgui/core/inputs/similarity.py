@@ -46,7 +46,7 @@ class SimilarityResults:
     def line_of(self, row: int) -> int | None:
         """The file line of row ``row`` (counted only when a message needs it)."""
         if self._lines is None:
-            self._lines = _data_lines(self.source)
+            self._lines = data_lines(self.source)
         return int(self._lines[row]) if row < len(self._lines) else None
 
     def summary(self) -> dict:
@@ -57,7 +57,7 @@ class SimilarityResults:
                 "max_similarity": float(self.similarity.max()) if len(self) else 0.0}
 
 
-def _data_lines(source: str) -> np.ndarray:
+def data_lines(source: str) -> np.ndarray:
     """The line numbers of the data rows (the header and blank lines skipped, as the readers do)."""
     if extension_of(source) == "parquet":
         import pyarrow.parquet as pq
@@ -70,13 +70,14 @@ def _data_lines(source: str) -> np.ndarray:
 
 
 def _error_at(results_source: str, lines: np.ndarray | None, row: int, reason: str) -> EvalInputError:
-    lines = _data_lines(results_source) if lines is None else lines
+    lines = data_lines(results_source) if lines is None else lines
     return EvalInputError(results_source, reason, int(lines[row]) if row < len(lines) else None)
 
 
-def _arrow_table(source: str):
+def arrow_table(source: str):
     """The table's columns as Arrow string arrays (Parquet: as stored), or None when Arrow's CSV
-    reader fails (the pandas reader then says why, with the line)."""
+    reader fails (the pandas reader then says why, with the line). Blank lines are skipped:
+    :func:`data_lines` gives the file line of each row when a message needs it."""
     import pyarrow as pa
 
     fmt = extension_of(source)
@@ -160,7 +161,7 @@ def read_similarity_results(path: str | os.PathLike) -> SimilarityResults:
     from evalgui.core.formats.other import _load_frame, _pick_column
 
     source = os.fspath(path)
-    table, lines = _arrow_table(source), None
+    table, lines = arrow_table(source), None
     if table is None:                       # malformed for Arrow: the pandas reader names the line
         _, frame, lines = _load_frame(source)
         table = pa.Table.from_pandas(frame, preserve_index=False)
