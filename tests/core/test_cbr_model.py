@@ -76,9 +76,17 @@ def test_text_token_jaccard_and_normalised_levenshtein(tmp_path):
     assert local(tmp_path, "text", "equality", "a b", ["a b", "a"]) == [1.0, 0.0]
 
 
-def test_set_jaccard_index_is_the_standard_one(tmp_path):
+@pytest.mark.parametrize("bit_sets, dense_queries", [(256, 4096), (0, 4096), (0, 0)],
+                         ids=["bit sets", "sparse pairs", "sparse blocks"])
+def test_set_jaccard_index_is_the_standard_one(tmp_path, monkeypatch, bit_sets, dense_queries):
+    from evalgui.core.cbr import local as local_module
+
+    monkeypatch.setattr(local_module, "_BIT_SET_MEMBERS", bit_sets)          # every way of intersecting
+    monkeypatch.setattr(local_module, "_DENSE_VOCABULARY", dense_queries)
     # CBRkit's jaccard would give 1 / (1 + 0.25) for the first pair; the Jaccard index is 3/4
     assert local(tmp_path, "set", "jaccard_index", "a;b;c", ["a;b;c;d", "x", "c;a;b"]) == [0.75, 0.0, 1.0]
+    many = ";".join(f"m{i}" for i in range(70))                              # more than one 64-bit word
+    assert local(tmp_path, "set", "jaccard_index", many, [many, "m0;m69;zz"]) == [1.0, 2 / 71]
 
 
 def test_vector_cosine_clips_negative_cosines(tmp_path):

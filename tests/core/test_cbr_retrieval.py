@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalgui.core.cbr import retrieval
 from evalgui.core.cbr.evaluate import (CaseBaseRun, casebase_job, qrels_from_ground_truth, run_casebase,
                                        run_of_lists)
-from evalgui.core.cbr.lists import ground_truth_lists
+from evalgui.core.cbr.lists import ground_truth_lists, order_rows
 from evalgui.core.cbr.model import Scorer, load_model
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.inputs.case_base import read_case_base
@@ -137,6 +139,33 @@ def test_top_rows_breaks_ties_by_the_lower_column():
     assert lengths.tolist() == [3, 3] and cols.tolist() == [0, 1, 2, 2, 3, 4]
     lengths, cols = retrieval.top_rows(sims, 9)                    # more than there are: every valid one
     assert lengths.tolist() == [4, 4]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0.0, -0.0, 0.3, 0.1 + 0.2, 0.30000000000000004 + 2 ** -54, 1.0, 1e-300,
+                                          0.5, 0.7 + 0.1, 0.8, np.nan]), min_size=1, max_size=70),
+                min_size=1, max_size=5).filter(lambda rows: len({len(r) for r in rows}) == 1))
+def test_order_rows_equals_a_stable_argsort(rows):
+    sims = np.array(rows)
+    order, ordered = order_rows(sims)
+    expected = np.argsort(-sims, axis=1, kind="stable")       # ties by column, NaN last
+    assert order.tolist() == expected.tolist()
+    np.testing.assert_array_equal(ordered, np.take_along_axis(sims, expected, axis=1))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 8).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(st.sampled_from([0.0, 1 / 3, 2 / 3, 1.0, np.nan]), min_size=n, max_size=n), min_size=1,
+             max_size=6),
+    st.integers(1, 10))))
+def test_top_rows_is_the_stable_order_cut(case):
+    rows, size = case
+    sims = np.array(rows)
+    lengths, cols = retrieval.top_rows(sims, size)
+    got = np.split(cols, np.cumsum(lengths)[:-1])
+    for row, picked in zip(sims, got):
+        expected = [j for j in np.argsort(-row, kind="stable") if not np.isnan(row[j])][:size]
+        assert picked.tolist() == sorted(expected)
 
 
 def test_every_retrieval_is_timed_and_compared_with_linear(cars):

@@ -301,7 +301,7 @@ class Levenshtein(Local):
     def block(self, q):
         wanted = np.unique(self.q_index[q])
         scores = self.cdist([self.q_strings[i] for i in wanted.tolist()], self.c_strings,
-                            scorer=self.scorer, dtype=np.float64, workers=-1)
+                            scorer=self.scorer, dtype=np.float64, workers=1)
         rows = np.searchsorted(wanted, self.q_index[q])
         scores = scores[rows]
         if not self.c_distinct:

@@ -73,7 +73,8 @@ class CaseBases:
         return len(self.train)
 
     def blocks(self):
-        size = max(1, min(self.n_queries, BLOCK_CELLS // max(self.n_cases, 1)))
+        # At least one block per worker thread; at most BLOCK_CELLS cells each.
+        size = max(1, min(-(-self.n_queries // WORKERS), BLOCK_CELLS // max(self.n_cases, 1)))
         for start in range(0, self.n_queries, size):
             yield np.arange(start, min(start + size, self.n_queries))
 
@@ -94,18 +95,18 @@ def top_rows(sims: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """Each row's ``size`` largest entries, ties broken by the lower column; NaN never chosen.
     Returns (row lengths, columns in column order, row after row)."""
     n_rows, n_cols = sims.shape
-    valid = ~np.isnan(sims)
-    size = min(size, n_cols)
-    if size < n_cols:
-        scores = np.where(valid, sims, -np.inf)
-        kth = -np.partition(-scores, size - 1, axis=1)[:, size - 1]     # each row's size-th largest value
-        above = scores > kth[:, None]
-        tied = scores == kth[:, None]
-        room = size - np.count_nonzero(above, axis=1)
-        chosen = above | (tied & (np.cumsum(tied, axis=1) <= room[:, None]))
-        chosen &= valid
+    if size >= n_cols:
+        chosen = ~np.isnan(sims)
     else:
-        chosen = valid
+        kth = -np.partition(np.negative(sims), size - 1, axis=1)[:, size - 1]   # NaN sorts last
+        chosen = sims >= kth[:, None]
+        short = np.isnan(kth)                        # fewer than size cases: every one there is
+        if short.any():
+            chosen[short] = ~np.isnan(sims[short])
+        # Ties at the boundary: keep the lowest columns (rare rows, one at a time).
+        for row in np.flatnonzero(np.count_nonzero(chosen, axis=1) > size).tolist():
+            tied = np.flatnonzero(sims[row] == kth[row])
+            chosen[row, tied[size - np.count_nonzero(sims[row] > kth[row]):]] = False
     rows, cols = np.nonzero(chosen)
     return np.bincount(rows, minlength=n_rows), cols
 
