@@ -168,6 +168,23 @@ def test_top_rows_is_the_stable_order_cut(case):
         assert picked.tolist() == sorted(expected)
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=1, max_size=6), min_size=1, max_size=5),
+       st.one_of(st.none(), st.integers(1, 7)))
+def test_ordering_candidates_of_equal_or_unequal_counts(rows, k):
+    lengths = np.array([len(r) for r in rows])
+    cols = np.concatenate([np.arange(len(r)) * 3 for r in rows])        # ascending within each row
+    sims = np.concatenate([np.array(r, dtype=float) for r in rows])
+    n, got_cols, got_sims = retrieval._order_rows(lengths, cols, sims, k)
+    at = 0
+    for row, length in zip(rows, n.tolist()):
+        expected = sorted(range(len(row)), key=lambda j: (-row[j], j))[:length]
+        assert length == (len(row) if k is None else min(k, len(row)))
+        assert got_cols[at:at + length].tolist() == [3 * j for j in expected]
+        assert got_sims[at:at + length].tolist() == [row[j] for j in expected]
+        at += length
+
+
 def test_every_retrieval_is_timed_and_compared_with_linear(cars):
     train, test, model, mac = cars
     result = run_casebase(CaseBaseRun(train, test, model, mac, (3, 6), (3, 3), metrics=["hits"], per_query=True))

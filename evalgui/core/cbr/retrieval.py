@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evalgui.core.cbr.lists import RankedLists, from_matrix, id_order
+from evalgui.core.cbr.lists import RankedLists, from_matrix, id_order, order_rows
 from evalgui.core.cbr.model import Scorer, SimilarityModel
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
@@ -112,7 +112,15 @@ def top_rows(sims: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _order_rows(lengths: np.ndarray, cols: np.ndarray, sims: np.ndarray, k: int | None):
-    """Sort each row's entries by similarity (descending, ties by column) and keep the first k."""
+    """Sort each row's entries by similarity (descending, ties by column) and keep the first k.
+    ``cols`` are ascending within each row."""
+    if len(lengths) and (lengths == lengths[0]).all() and lengths[0]:
+        # Rows of one length (MAC keeps filter_size of every query): one matrix, ordered by keys.
+        width = int(lengths[0])
+        position, ordered = order_rows(sims.reshape(-1, width))
+        cut = width if k is None else min(k, width)
+        taken = np.take_along_axis(cols.reshape(-1, width), position[:, :cut], axis=1)
+        return np.full(len(lengths), cut), taken.ravel(), ordered[:, :cut].ravel()
     rows = np.repeat(np.arange(len(lengths)), lengths)
     order = np.lexsort((cols, -sims, rows))
     if k is not None:
