@@ -33,6 +33,8 @@ def test_a_case_base_csv_with_every_type(tmp_path):
     loaded = inputs.read_input(write(tmp_path, "cars.csv", CARS))
     cb = loaded.data
     assert loaded.kind == "case base" and loaded.record.describe(loaded.summary) == "3 cases, 5 attributes"
+    assert loaded.summary["types"] == "1 numeric, 1 categorical, 1 text, 1 set, 1 vector"
+    assert "no query or document column" in loaded.kind_reason
     assert cb.id_column == "id" and cb.ids.tolist() == ["c1", "c2", "c3"]
     assert cb.types == {"price": "numeric", "color": "categorical", "tags": "set", "name": "text", "emb": "vector"}
     assert cb.lines.tolist() == [2, 3, 5]                         # the blank line 4 still counts

@@ -27,7 +27,7 @@ import numpy as np
 
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import extension_of, patterns
-from evalgui.core.inputs import FileHead, InputKind
+from evalgui.core.inputs import Claim, FileHead, InputKind
 
 TYPES = ("numeric", "categorical", "text", "set", "vector")
 DEFAULT_DELIMITER = ";"
@@ -199,9 +199,8 @@ class CaseBase:
 
     def summary(self) -> dict:
         counts = {t: sum(1 for a in self.types.values() if a == t) for t in TYPES}
-        out = {"cases": len(self), "attributes": len(self.cells)}
-        out.update({t: n for t, n in counts.items() if n})
-        return out
+        return {"cases": len(self), "attributes": len(self.cells), "id_column": self.id_column,
+                "types": ", ".join(f"{n} {t}" for t, n in counts.items() if n)}
 
     def take(self, rows: np.ndarray) -> "CaseBase":
         """The cases at ``rows``, in that order (the retrievers put cases in id order)."""
@@ -435,18 +434,24 @@ def _other_kinds_columns(names: set[str]) -> bool:
         or set(tidy.COLUMNS) <= names
 
 
-def sniff(head: FileHead) -> float:
+def sniff(head: FileHead) -> Claim:
     if extension_of(head.path) == "json":
         from evalgui.core.formats import _text
 
         first = _text.load_head(head.path, 1 << 12).lstrip()[:1]
         # An array of objects or JSON lines; {query: {doc: value}} is qrels or a run.
         # Above the 0.5 JSON judgments get, which cannot be an array.
-        return 0.6 if first == b"[" or (first == b"{" and head.name.endswith((".jsonl", ".jsonl.gz"))) else 0.0
+        if first == b"[":
+            return Claim(0.6, "a JSON array of records")
+        if first == b"{" and head.name.endswith((".jsonl", ".jsonl.gz")):
+            return Claim(0.6, "JSON lines, one record each")
+        return Claim(0.0)
     if head.format not in ("csv", "tsv", "parquet"):
-        return 0.0
+        return Claim(0.0)
     names = set(head.columns)
-    return 0.0 if len(names) < 2 or _other_kinds_columns(names) else 0.4
+    if len(names) < 2 or _other_kinds_columns(names):
+        return Claim(0.0)
+    return Claim(0.4, "a table with named columns and no query or document column: cases and their attributes")
 
 
 def read(path, **options) -> CaseBase:

@@ -20,7 +20,7 @@ import numpy as np
 
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import extension_of, patterns
-from evalgui.core.inputs import FileHead, InputKind
+from evalgui.core.inputs import Claim, FileHead, InputKind
 
 QUERY_COLUMNS = ("query_id", "query", "qid", "queryid")
 CASE_COLUMNS = ("case_id", "case", "caseid", "cid")
@@ -193,12 +193,12 @@ def _refuse_repeated_pairs(results: SimilarityResults) -> None:
                              results.line_of(at))
 
 
-def sniff(head: FileHead) -> float:
+def sniff(head: FileHead) -> Claim:
     names = head.header_names
     if any(n in names for n in QUERY_COLUMNS) and any(n in names for n in CASE_COLUMNS) \
             and any(n in names for n in SIMILARITY_COLUMNS):
-        return 0.95
-    return 0.0
+        return Claim(0.95, "query, case and similarity columns")
+    return Claim(0.0)
 
 
 def read(path, **_) -> SimilarityResults:
