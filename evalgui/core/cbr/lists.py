@@ -169,9 +169,19 @@ def ground_truth_lists(results) -> RankedLists:
     case_order = id_order(results.case_ids)
     case_rank = np.empty(len(case_order), dtype=np.int64)
     case_rank[case_order] = np.arange(len(case_order))
-    return sort_rows(query_rank[results.query_codes], case_rank[results.case_codes].astype(np.int32),
-                     results.similarity, len(query_order), results.query_ids[query_order],
-                     results.case_ids[case_order])
+    query_ids, case_ids = results.query_ids[query_order], results.case_ids[case_order]
+    rows_q, rows_c = query_rank[results.query_codes], case_rank[results.case_codes]
+    n_q, n_c = len(query_ids), len(case_ids)
+    if n_q * n_c > 4 * len(rows_q) + (1 << 20):          # few pairs of many: sort the rows
+        return sort_rows(rows_q, rows_c.astype(np.int32), results.similarity, n_q, query_ids, case_ids)
+    # Nearly every pair given (a ground truth): a (queries x cases) matrix, ordered block by block.
+    matrix = np.full((n_q, n_c), np.nan)
+    matrix[rows_q, rows_c] = results.similarity
+    step = max(1, (1 << 21) // max(n_c, 1))
+    parts = [from_matrix(matrix[a:a + step], query_ids[a:a + step], case_ids) for a in range(0, n_q, step)]
+    lengths = np.concatenate([p.lengths() for p in parts])
+    return RankedLists(query_ids, case_ids, np.concatenate(([0], np.cumsum(lengths))),
+                       np.concatenate([p.cases for p in parts]), np.concatenate([p.sims for p in parts]))
 
 
 def _shown(ids, limit: int = 5) -> str:

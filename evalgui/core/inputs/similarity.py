@@ -74,9 +74,17 @@ def _error_at(results_source: str, lines: np.ndarray | None, row: int, reason: s
     return EvalInputError(results_source, reason, int(lines[row]) if row < len(lines) else None)
 
 
-def arrow_table(source: str):
-    """The table's columns as Arrow string arrays (Parquet: as stored), or None when Arrow's CSV
-    reader fails (the pandas reader then says why, with the line). Blank lines are skipped:
+def _header(source: str, sep: str) -> list[str]:
+    from evalgui.core.formats import _text
+
+    line = _text.load_head(source, 1 << 16).split(b"\n", 1)[0].decode("utf-8", "replace").rstrip("\r")
+    return [n.strip().strip('"') for n in line.split(sep)]
+
+
+def arrow_table(source: str, column_types: dict | None = None):
+    """The table read by Arrow, or None when Arrow's CSV reader cannot (the pandas reader then says
+    why, with the line). CSV and TSV columns are text unless ``column_types`` (name -> Arrow type,
+    only those columns read) says otherwise; Parquet as stored. Blank lines are skipped:
     :func:`data_lines` gives the file line of each row when a message needs it."""
     import pyarrow as pa
 
@@ -85,43 +93,51 @@ def arrow_table(source: str):
         import pyarrow.parquet as pq
 
         try:
-            return pq.read_table(source)
+            return pq.read_table(source, columns=list(column_types) if column_types else None)
         except FileNotFoundError:
             raise EvalInputError(source, "no such file") from None
         except (pa.ArrowInvalid, OSError) as exc:
             raise EvalInputError(source, f"not a readable Parquet file ({exc})") from None
     import pyarrow.csv as pacsv
 
-    from evalgui.core.formats import _text
-
-    data = _text.load_bytes(source)          # gunzipped, BOM stripped; missing and empty files refused
     sep = "\t" if fmt == "tsv" else ","
-    header = data.split(b"\n", 1)[0].decode("utf-8", "replace").rstrip("\r")
-    names = [n.strip().strip('"') for n in header.split(sep)]
     try:
-        return pacsv.read_csv(pa.BufferReader(data), parse_options=pacsv.ParseOptions(delimiter=sep),
-                              convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names},
+        types = column_types or {n: pa.string() for n in _header(source, sep)}
+        # The path, not the bytes: Arrow reads (and gunzips) a 25-million-row file in parallel.
+        return pacsv.read_csv(source, parse_options=pacsv.ParseOptions(delimiter=sep),
+                              convert_options=pacsv.ConvertOptions(column_types=types, include_columns=list(types)
+                                                                   if column_types else None,
                                                                    strings_can_be_null=False))
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError, EvalInputError, OSError):
         return None
 
 
 def _encode_ids(column, what: str, source: str, lines) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct ids, per-row codes) of an id column; an empty id is an error naming its line."""
+    """(distinct ids, per-row codes) of an id column, blanks around ids dropped; an empty id is an
+    error naming its line. Only the distinct ids are trimmed (a dictionary column needs no pass over
+    its rows)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    strings = pc.utf8_trim_whitespace(column.cast(pa.string()))
-    empty = pc.or_kleene(pc.is_null(strings), pc.equal(pc.utf8_length(strings), 0))
-    if pc.any(empty).as_py():
-        row = int(np.flatnonzero(np.asarray(empty.to_numpy(zero_copy_only=False), dtype=bool))[0])
-        raise _error_at(source, lines, row, f"the {what} id is missing (an empty cell)")
-    encoded = pc.dictionary_encode(strings)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.unify_dictionaries().combine_chunks() if encoded.num_chunks else \
-            pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
-    ids = np.array(encoded.dictionary.to_pylist(), dtype=object)
-    return ids, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    if not pa.types.is_dictionary(column.type):
+        column = pc.dictionary_encode(column.cast(pa.string()))
+    chunks = column.unify_dictionaries().chunks if isinstance(column, pa.ChunkedArray) else [column]
+    dictionary = chunks[0].dictionary.cast(pa.string()) if chunks else pa.array([], pa.string())
+    indices = pa.chunked_array([c.indices for c in chunks], type=pa.int32()) if chunks else pa.array([], pa.int32())
+    trimmed = pc.utf8_trim_whitespace(dictionary)
+    blank = np.asarray(pc.or_kleene(pc.is_null(trimmed), pc.equal(pc.utf8_length(trimmed), 0))
+                       .to_numpy(zero_copy_only=False), dtype=bool)
+    codes = indices.to_numpy().astype(np.int32) if indices.null_count == 0 else None
+    if codes is None or blank.any():
+        missing = pc.is_null(indices).to_numpy(zero_copy_only=False)
+        if codes is None:
+            codes = pc.fill_null(indices, 0).to_numpy().astype(np.int32)
+        missing = missing | blank[codes]
+        if missing.any():
+            raise _error_at(source, lines, int(np.flatnonzero(missing)[0]), f"the {what} id is missing (an empty cell)")
+    again = pc.dictionary_encode(trimmed)              # "a" and " a" are one id
+    remap = again.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    return np.array(again.dictionary.to_pylist(), dtype=object), remap[codes]
 
 
 def _similarities(column, source: str, lines) -> np.ndarray:
@@ -161,8 +177,23 @@ def read_similarity_results(path: str | os.PathLike) -> SimilarityResults:
     from evalgui.core.formats.other import _load_frame, _pick_column
 
     source = os.fspath(path)
-    table, lines = arrow_table(source), None
-    if table is None:                       # malformed for Arrow: the pandas reader names the line
+    fmt = extension_of(source)
+    table, lines = None, None
+    if fmt != "parquet":
+        # Typed as read (ids dictionary-encoded, similarities as numbers): the fast way for big files.
+        try:
+            header = _header(source, "\t" if fmt == "tsv" else ",")
+        except EvalInputError:
+            header = []
+        picked = [_find(header, names) for names in (QUERY_COLUMNS, CASE_COLUMNS, SIMILARITY_COLUMNS)]
+        if all(picked):
+            ids = pa.dictionary(pa.int32(), pa.string())
+            table = arrow_table(source, dict(zip(picked, (ids, ids, pa.float64()))))
+            if table is not None and np.isnan(table[picked[2]].to_numpy(zero_copy_only=False)).any():
+                table = None                         # empty or "nan": read as text, to say which
+    if table is None:
+        table = arrow_table(source)                  # every column as text
+    if table is None:                                # malformed for Arrow: the pandas reader names the line
         _, frame, lines = _load_frame(source)
         table = pa.Table.from_pandas(frame, preserve_index=False)
     names = list(table.column_names)
@@ -179,18 +210,34 @@ def read_similarity_results(path: str | os.PathLike) -> SimilarityResults:
     return results
 
 
+def _find(names: list[str], candidates: tuple[str, ...]) -> str | None:
+    lowered = {n.strip().lower(): n for n in names}
+    return next((lowered[c] for c in candidates if c in lowered), None)
+
+
+def pair_keys(results: SimilarityResults) -> tuple[np.ndarray, int]:
+    """Each row's (query, case) as one number, and how many there can be."""
+    width = max(len(results.case_ids), 1)
+    return results.query_codes.astype(np.int64) * width + results.case_codes, len(results.query_ids) * width
+
+
 def _refuse_repeated_pairs(results: SimilarityResults) -> None:
-    key = results.query_codes.astype(np.int64) * max(len(results.case_ids), 1) + results.case_codes
-    order = np.argsort(key, kind="stable")
-    repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
-    if len(repeated):
-        second = order[repeated + 1]
-        at = int(second.min())                         # the first repeat met in file order
-        first = int(order[np.flatnonzero(order == at)[0] - 1])
-        q, c = results.query_ids[results.query_codes[at]], results.case_ids[results.case_codes[at]]
-        raise EvalInputError(results.source, f"case '{c}' is given twice for query '{q}' (lines "
-                                             f"{results.line_of(first)} and {results.line_of(at)})",
-                             results.line_of(at))
+    keys, possible = pair_keys(results)
+    if possible <= 4 * len(keys) + (1 << 20):    # nearly every pair given (a ground truth): count them
+        repeated = (np.bincount(keys, minlength=possible) > 1).any()
+    else:
+        ordered = np.sort(keys)
+        repeated = (ordered[1:] == ordered[:-1]).any()
+    if not repeated:
+        return
+    seen: dict[int, int] = {}
+    for row, key in enumerate(keys.tolist()):      # only when there is one: which, and where
+        first = seen.setdefault(key, row)
+        if first != row:
+            q, c = results.query_ids[results.query_codes[row]], results.case_ids[results.case_codes[row]]
+            raise EvalInputError(results.source, f"case '{c}' is given twice for query '{q}' (lines "
+                                                 f"{results.line_of(first)} and {results.line_of(row)})",
+                                 results.line_of(row))
 
 
 def sniff(head: FileHead) -> Claim:
