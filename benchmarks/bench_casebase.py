@@ -312,7 +312,6 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         gt_run = evalgui(data, ["--ks", "10", "-m", "hits"], tmp / "linear.csv")
-        ours_per_query = None
         in_process, similarities = ground_truth_seconds(data)
         ours_per_query = in_process / data.test
         rows.append(f"| evalgui-cli casebase: ground truth + linear top 10 | {gt_run.wall:.2f} | {gt_run.cpu:.2f} | "
@@ -324,6 +323,17 @@ def main(argv: list[str] | None = None) -> int:
                              tmp / "linear2.csv")
         rows.append(f"| the same with --export-ground-truth ({data.train * data.test:,} rows of CSV) | "
                     f"{export_run.wall:.2f} | {export_run.cpu:.2f} | {export_run.rss_mb:.0f} | |")
+        top10 = tmp / "top10.csv"                    # a retriever's top 10, as an imported file
+        import pandas as pd
+
+        pd.read_csv(exported, dtype=str).groupby("query_id", sort=False).head(10).to_csv(top10, index=False)
+        reread = br.measure([sys.executable, "-m", "evalgui.cli", "similarity", "--ground-truth", str(exported),
+                             "--predicted", f"top10={top10}", "-k", "10", "-o", str(tmp / "similarity.csv")],
+                            env=dict(os.environ, PYTHONPATH=str(br.REPO)))
+        if reread.returncode != 0:
+            raise RuntimeError(reread.stderr)
+        rows.append(f"| evalgui-cli similarity: that ground truth file against a top-10 file, every metric | "
+                    f"{reread.wall:.2f} | {reread.cpu:.2f} | {reread.rss_mb:.0f} | |")
         target = "meets" if gt_run.wall < 15 and gt_run.rss_mb < 4096 else "misses"
         checks.append(f"- Target (ground truth for {data.test} x {data.train:,} under 15 s, peak memory under "
                       f"4 GB): {target} it ({gt_run.wall:.1f} s, {gt_run.rss_mb:,.0f} MB, the whole command).")
