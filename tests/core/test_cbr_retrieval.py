@@ -130,7 +130,9 @@ def test_macfac_with_every_case_as_filter_size_equals_linear(tmp_path):
     assert table[("macfac", 10, "mac_recall")] < 1.0 and table[("macfac", 10, "hits")] < 10
     # MAC/FAC's list is its candidates' best k by the full model
     cases, _ = some.lists.list(0)
-    assert set(cases.tolist()) <= set(some.candidates.list(0)[0].tolist()) and len(some.candidates.list(0)[0]) == 10
+    kept, mac_sims = some.candidates.list(0)
+    assert set(cases.tolist()) <= set(kept.tolist()) and len(kept) == 10
+    assert (np.diff(mac_sims) <= 0).all()                          # candidates by MAC's similarity
 
 
 def test_top_rows_breaks_ties_by_the_lower_column():

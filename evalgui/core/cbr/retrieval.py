@@ -221,9 +221,11 @@ def macfac(mac: Scorer, fac: Scorer, case_bases: CaseBases, filter_size: int, k:
         case_bases.exclude(block, q, np.nan)
         kept, cols = top_rows(block, filter_size)                    # MAC
         query_of = np.repeat(q, kept)
-        full = fac.pairs(query_of, cols)                             # FAC
-        result = _order_rows(kept, cols, full, k), (kept, cols, block[query_of - q[0], cols])
-        return result, {"retrieval": time.perf_counter() - tick}
+        final = _order_rows(kept, cols, fac.pairs(query_of, cols), k)   # FAC
+        seconds = time.perf_counter() - tick
+        # MAC's candidates, ordered by MAC's similarity (for mac_recall and the drill-down; not timed).
+        candidates = _order_rows(kept, cols, block[query_of - q[0], cols], None)
+        return (final, candidates), {"retrieval": seconds}
 
     parts, seconds = _each_block(case_bases, work, state, f"MAC/FAC {filter_size}/{k}")
     final = [p[0] for p in parts]
