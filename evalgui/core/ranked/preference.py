@@ -92,7 +92,7 @@ _RPP_NOTE = ("pref_eval (diazf/pref_eval) caches a run's relevance vector across
 def _register_rpp(name: str, weight, weight_text: str, description: str, alias: str | None = None):
     REGISTRY.add(PreferenceMeasure(
         name=name, family=REGISTRY.key, group="Recall-paired preference", description=description,
-        formula=f"RPP(x, y) = sum_i w_i s_i, w_i = {weight_text} / sum_j {weight_text} (i = 1..m); {_VECTOR}. "
+        formula=f"RPP(x, y) = sum_i w_i s_i, w_i = {weight_text} (i, j = 1..m); {_VECTOR}. "
                 f"{_GRADED}",
         parameters=(_THRESHOLD,), aliases=(("paper", alias),) if alias else (), notes=(_RPP_NOTE,),
         weight=weight))
@@ -108,17 +108,17 @@ def _register_lexicographic(name: str, which: str, description: str, formula: st
 
 
 _register_rpp(
-    "rpp", lambda i: np.ones(len(i)), "1",
+    "rpp", lambda i: np.ones(len(i)), "1/m",
     "Recall-Paired Preference (Diaz & Ferraro 2022). For each recall level i (users who want i relevant "
     "documents), the run that reaches the i-th relevant document sooner wins that level; RPP is the share of "
     "levels run_a wins minus the share it loses, every level weighted alike. An average-case preference, "
     "the preference-based analogue of average precision.")
 _register_rpp(
-    "dcgrpp", lambda i: 1.0 / np.log2(i + 1.0), "1/log2(i+1)",
+    "dcgrpp", lambda i: 1.0 / np.log2(i + 1.0), "(1/log2(i+1)) / sum_j 1/log2(j+1)",
     "Recall-Paired Preference with DCG weights: as rpp, but users who want few relevant documents count more "
     "(weight 1/log2(i+1) for recall level i).", alias="DCGPP")
 _register_rpp(
-    "invrpp", lambda i: 1.0 / i, "1/i",
+    "invrpp", lambda i: 1.0 / i, "(1/i) / sum_j 1/j",
     "Recall-Paired Preference with inverse weights: as rpp, with weight 1/i for recall level i, so the first "
     "relevant documents weigh most.", alias="INVPP")
 _register_lexicographic(
