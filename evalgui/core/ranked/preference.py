@@ -92,7 +92,7 @@ _RPP_NOTE = ("pref_eval (diazf/pref_eval) caches a run's relevance vector across
 def _register_rpp(name: str, weight, weight_text: str, description: str, alias: str | None = None):
     REGISTRY.add(PreferenceMeasure(
         name=name, family=REGISTRY.key, group="Recall-paired preference", description=description,
-        formula=f"RPP(x, y) = sum_i w_i s_i, w_i = {weight_text} (i, j = 1..m); {_VECTOR}. "
+        formula=f"RPP(x, y) = sum_i w_i s_i (i = 1..m), w_i = {weight_text}; {_VECTOR}. "
                 f"{_GRADED}",
         parameters=(_THRESHOLD,), aliases=(("paper", alias),) if alias else (), notes=(_RPP_NOTE,),
         weight=weight))
