@@ -112,7 +112,8 @@ def generate(spec: Spec) -> None:
     Each query has a judged pool of about ``spec.judged`` documents, graded 0..3 (about half
     relevant). A run scores each pooled document by grade x its quality plus noise and each of
     ``spec.docs`` other documents (from a million) by noise alone, and keeps its best
-    ``spec.docs`` (scores strictly descending, no ties). Every seventh run lacks a few queries.
+    ``spec.docs``, written in rank order with 6 decimals (so a few scores tie, as in real runs,
+    and ties are broken by docno). Every seventh run lacks a few queries.
     """
     rng = np.random.default_rng(spec.seed)
     quality = np.linspace(0.2, 1.5, spec.runs)[rng.permutation(spec.runs)]
@@ -216,7 +217,9 @@ def render(*, command: str, spec: Spec, reused: bool, machine: dict, repeat: int
              "```", command, "```", "",
              f"Data (numpy seed {spec.seed}, `{spec.folder.relative_to(br.REPO)}/`, git-ignored, "
              f"{'reused' if reused else 'generated'}): {spec.runs} runs x {spec.queries} queries x {spec.docs:,} "
-             f"documents ({run_mb:.0f} MB of run files, scores strictly descending); graded qrels (0..3), "
+             f"documents ({run_mb:.0f} MB of run files in rank order, scores with 6 decimals: "
+             f"{100 * br.tie_share(spec.run_path(0)):.2f}% of the first run's lines tie, so every run takes the "
+             f"sorting path); graded qrels (0..3), "
              f"about {spec.judged} judged documents per query; every seventh run lacks a few queries.", "",
              f"Each tool runs {repeat} times as a fresh process (interleaved); wall time includes start-up, "
              "imports and reading every file. All five preferences (rpp, dcgrpp, invrpp, lexirecall, "

@@ -28,6 +28,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    import os
+    from functools import partial
+
     from evalgui.core.inputs import kind
     from evalgui.core.ranked.preference import REGISTRY, compare, measure
 
@@ -47,9 +50,9 @@ def run(args) -> int:
                  f"{'has' if len(absent) == 1 else 'have'} no results in {run.source}: counted as retrieving "
                  f"nothing ({shown})")
 
-    # One run in memory at a time: each is reduced to its relevance vectors as it is read.
-    runs = (kind("run").read(path) for path in args.runs)
-    result = compare(qrels, runs, measures, binary_threshold=args.binary_threshold, n_runs=len(args.runs),
-                     on_run=lacking)
+    # Runs are read, reduced to their relevance vectors and dropped, a few at a time on every core.
+    loaders = [partial(kind("run").read, path) for path in args.runs]
+    result = compare(qrels, loaders, measures, binary_threshold=args.binary_threshold, n_runs=len(loaders),
+                     workers=min(os.cpu_count() or 1, 4), on_run=lacking)
     write_table(result.tidy_columns(per_query=args.per_query), fmt, args.output)
     return 0

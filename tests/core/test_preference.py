@@ -317,13 +317,34 @@ def test_runs_may_come_from_a_generator_and_pairs_in_chunks(monkeypatch):
         assert np.array_equal(whole.per_query[m], chunked.per_query[m])
 
 
+def test_loaders_on_threads_give_the_same_result_in_order():
+    qrels, runs = three_runs()
+    calls = []
+
+    def loader(run):
+        def load():
+            calls.append(run.name)
+            return run
+        return load
+
+    heard = []
+    threaded = P.compare(qrels, [loader(r) for r in runs * 3], workers=2, on_run=lambda run, _: heard.append(run.name))
+    plain = P.compare(qrels, runs * 3)
+    assert sorted(calls) == sorted(heard) == sorted(r.name for r in runs * 3)
+    assert heard == [r.name for r in runs * 3] and threaded.run_names == plain.run_names
+    for m in MEASURES:
+        assert np.array_equal(threaded.per_query[m], plain.per_query[m])
+    with pytest.raises(Cancelled):
+        P.compare(qrels, [loader(r) for r in runs], workers=2, state=JobState(is_cancelled=lambda: True))
+
+
 def test_job_reports_progress_and_can_be_cancelled():
     qrels, runs = three_runs()
     seen = []
     P.compare(qrels, runs, state=JobState(on_progress=lambda f, msg: seen.append((f, msg)), min_interval=0.0))
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
-    assert any(msg.startswith("Ranking good") for _, msg in seen) and any("Comparing" in msg for _, msg in seen)
+    assert any(msg.startswith("Ranked good") for _, msg in seen) and any("Comparing" in msg for _, msg in seen)
     with pytest.raises(Cancelled):
         P.compare(qrels, runs, state=JobState(is_cancelled=lambda: True))
 

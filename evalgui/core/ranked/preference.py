@@ -220,8 +220,9 @@ class Layout:
         return np.concatenate(([0], np.cumsum(self.level_size[self.query_levels[:-1]])))
 
     @cached_property
-    def base_size_max(self) -> int:
-        return int(self.level_size[self.query_levels[:-1]].max())
+    def base_rank(self) -> np.ndarray:
+        """Recall level (1..m) of each :attr:`base` slot, as int32 (the lexicographic keys stay small)."""
+        return self.slot_rank[self.base].astype(np.int32)
 
     def weights(self, weight: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         """(n_slots,) RPP's weight of each slot: normalised within its level, times the level's share
@@ -294,8 +295,8 @@ class _Chunk:
         """s_i at the first or last differing level of each query (0 if none)."""
         s = self.base_signs
         layout = self.vectors.layout
-        rank = self.vectors.base_rank
-        priority = rank if which == "last" else layout.base_size_max + 1 - rank
+        rank = layout.base_rank
+        priority = rank if which == "last" else rank.max() + 1 - rank
         # The highest priority among differing levels wins; its sign rides in the lowest bit.
         key = np.where(s != 0, priority * 2 + (s > 0), -1)
         best = np.maximum.reduceat(key, layout.base_starts[:-1], axis=1)
@@ -312,26 +313,33 @@ class RelevanceVectors:
     absent: list[list[str]] = field(default_factory=list)   # per run: compared queries without results
 
     @classmethod
-    def of(cls, qrels: Qrels, runs: Iterable[Run], *, binary_threshold: int | None = None,
-           state: JobState | None = None, n_runs: int | None = None,
+    def of(cls, qrels: Qrels, runs: Iterable[Run | Callable[[], Run]], *, binary_threshold: int | None = None,
+           state: JobState | None = None, n_runs: int | None = None, workers: int = 1,
            on_run: Callable[[Run, list[str]], None] | None = None) -> "RelevanceVectors":
-        """Each run's vectors. ``runs`` may be a generator (runs read one at a time, then dropped);
-        ``n_runs`` (its length) is only for progress. ``on_run(run, absent)`` hears of each run."""
+        """Each run's vectors. ``runs`` holds runs or loaders (callables returning a run), which are
+        called and dropped one at a time, so that only ``workers + 1`` runs are ever in memory; with
+        ``workers`` > 1 that many are read and ranked at once on threads (reading and ranking are
+        mostly numpy and pyarrow, which leave the GIL). ``n_runs`` is only for progress;
+        ``on_run(run, absent)`` hears of each run, in order, on the calling thread."""
         from evalgui.core.ranked.evaluate import unique_run_names
 
         state = state_or_default(state)
         layout = Layout.of(qrels, binary_threshold)
+        qrels.doc_dictionary            # the qrels' lazy caches are filled here, not by racing threads
+
+        def vector(item: Run | Callable[[], Run]):
+            run = item() if callable(item) else item
+            return run, *layout.vector(qrels, run)
+
         rows, names, absent = [], [], []
-        for i, run in enumerate(runs):
-            state.check()
-            state.progress(i / n_runs if n_runs else 0.0, f"Ranking {run.name}")
-            row, missing = layout.vector(qrels, run)
+        for i, (run, row, missing) in enumerate(_in_order(vector, runs, workers, state)):
+            state.progress((i + 1) / n_runs if n_runs else 0.0, f"Ranked {run.name}")
             rows.append(row)
             names.append(_Named(run.name))    # only the name is kept (unique_run_names reads .name)
             absent.append(missing)
             if on_run is not None:
                 on_run(run, missing)
-            del run                           # a generator's run is freed before the next is read
+            del run                           # freed before the next is read
         positions = np.vstack(rows) if rows else np.empty((0, layout.n_slots), dtype=np.int32)
         return cls(layout, unique_run_names(names), positions, absent)
 
@@ -344,17 +352,44 @@ class RelevanceVectors:
         base = self.layout.base
         return self.positions if isinstance(base, slice) else self.positions[:, base]
 
-    @cached_property
-    def base_rank(self) -> np.ndarray:
-        """Recall level (1..m) of each base slot, as int32 (the lexicographic keys stay small)."""
-        starts = self.layout.base_starts
-        size = np.diff(starts)
-        return (np.arange(starts[-1]) - np.repeat(starts[:-1], size) + 1).astype(np.int32)
 
 
 @dataclass(frozen=True)
 class _Named:
     name: str
+
+
+def _in_order(work: Callable, items: Iterable, workers: int, state: JobState):
+    """``work(item)`` for each item, in order; with ``workers`` > 1 on a thread pool, at most
+    ``workers + 1`` items taken (and their results held) at a time. Checks for cancel between items."""
+    if workers <= 1:
+        for item in items:
+            state.check()
+            yield work(item)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    items = iter(items)
+    with ThreadPoolExecutor(workers, thread_name_prefix="preference") as pool:
+        pending = deque()
+        try:
+            while True:
+                while len(pending) <= workers:
+                    item = next(items, _END)
+                    if item is _END:
+                        break
+                    pending.append(pool.submit(work, item))
+                if not pending:
+                    return
+                state.check()
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+_END = object()
 
 
 # ---------------------------------------------------------------------------------------- results
@@ -468,10 +503,11 @@ def compare_vectors(vectors: RelevanceVectors, measures: list[str], *, state: Jo
                             np.asarray(b), out, vectors.absent)
 
 
-def compare(qrels: Qrels, runs: Iterable[Run], measures: list[str] | None = None, *,
+def compare(qrels: Qrels, runs: Iterable[Run | Callable[[], Run]], measures: list[str] | None = None, *,
             binary_threshold: int | None = None, state: JobState | None = None, n_runs: int | None = None,
-            on_run: Callable[[Run, list[str]], None] | None = None) -> PreferenceResult:
-    """Every pair of ``runs`` (in the order given) compared on ``measures`` (default: all of them).
+            workers: int = 1, on_run: Callable[[Run, list[str]], None] | None = None) -> PreferenceResult:
+    """Every pair of ``runs`` (in the order given; runs or loaders, see :meth:`RelevanceVectors.of`)
+    compared on ``measures`` (default: all of them).
 
     A job: ranking the runs is the first half of its progress, comparing the pairs the second."""
     state = state_or_default(state)
@@ -481,7 +517,7 @@ def compare(qrels: Qrels, runs: Iterable[Run], measures: list[str] | None = None
     if n_runs is None and hasattr(runs, "__len__"):
         n_runs = len(runs)
     vectors = RelevanceVectors.of(qrels, runs, binary_threshold=binary_threshold, state=state.scaled(0.0, 0.5),
-                                  n_runs=n_runs, on_run=on_run)
+                                  n_runs=n_runs, workers=workers, on_run=on_run)
     if vectors.n_runs < 2:
         raise EvalUsageError(f"a preference compares two runs or more; {vectors.n_runs} given")
     return compare_vectors(vectors, measures, state=state.scaled(0.5, 1.0))
