@@ -313,8 +313,10 @@ def test_runs_may_come_from_a_generator_and_pairs_in_chunks(monkeypatch):
     whole = P.compare(qrels, runs)
     monkeypatch.setattr(P, "_CHUNK_ELEMENTS", 1)          # one pair per chunk
     chunked = P.compare(qrels, (r for r in runs), n_runs=3)
+    threaded = P.compare(qrels, runs, workers=2)
     for m in MEASURES:
         assert np.array_equal(whole.per_query[m], chunked.per_query[m])
+        assert np.array_equal(whole.per_query[m], threaded.per_query[m])
 
 
 def test_loaders_on_threads_give_the_same_result_in_order():
@@ -344,7 +346,7 @@ def test_job_reports_progress_and_can_be_cancelled():
     P.compare(qrels, runs, state=JobState(on_progress=lambda f, msg: seen.append((f, msg)), min_interval=0.0))
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
-    assert any(msg.startswith("Ranked good") for _, msg in seen) and any("Comparing" in msg for _, msg in seen)
+    assert any(msg.startswith("Ranked good") for _, msg in seen) and any("Compared pairs" in msg for _, msg in seen)
     with pytest.raises(Cancelled):
         P.compare(qrels, runs, state=JobState(is_cancelled=lambda: True))
 

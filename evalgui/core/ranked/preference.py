@@ -482,8 +482,9 @@ class PreferenceResult:
 
 
 def compare_vectors(vectors: RelevanceVectors, measures: list[str], *, state: JobState | None = None,
-                    pairs: tuple[np.ndarray, np.ndarray] | None = None) -> PreferenceResult:
-    """Per-query preferences of every unordered pair (or the given ``pairs``) for each measure."""
+                    pairs: tuple[np.ndarray, np.ndarray] | None = None, workers: int = 1) -> PreferenceResult:
+    """Per-query preferences of every unordered pair (or the given ``pairs``) for each measure,
+    a chunk of pairs at a time (``workers`` chunks at once on threads: numpy leaves the GIL)."""
     state = state_or_default(state)
     records = [measure(m) for m in measures]
     a, b = pairs if pairs is not None else np.triu_indices(vectors.n_runs, 1)
@@ -491,13 +492,17 @@ def compare_vectors(vectors: RelevanceVectors, measures: list[str], *, state: Jo
     weights = {r.name: layout.weights(r.weight) for r in records if r.weight is not None}
     out = {r.name: np.empty((len(a), layout.n_queries)) for r in records}
     step = max(1, _CHUNK_ELEMENTS // max(layout.n_slots, 1))
-    for start in range(0, len(a), step):
-        state.check()
-        state.progress(start / max(len(a), 1), f"Comparing pairs {start + 1}-{min(start + step, len(a))} of {len(a)}")
+
+    def one(start: int) -> int:
         chunk = _Chunk(vectors, a[start:start + step], b[start:start + step])
-        for r in records:
+        for r in records:     # each chunk fills its own rows
             out[r.name][start:start + step] = \
                 chunk.rpp(weights[r.name]) if r.weight is not None else chunk.lexicographic(r.lexicographic)
+        return start
+
+    for start in _in_order(one, range(0, len(a), step), workers, state):
+        state.progress(min(start + step, len(a)) / max(len(a), 1),
+                       f"Compared pairs 1-{min(start + step, len(a))} of {len(a)}")
     state.progress(1.0, "Done")
     return PreferenceResult(vectors.run_names, layout.query_ids, [r.name for r in records], np.asarray(a),
                             np.asarray(b), out, vectors.absent)
@@ -520,4 +525,4 @@ def compare(qrels: Qrels, runs: Iterable[Run | Callable[[], Run]], measures: lis
                                   n_runs=n_runs, workers=workers, on_run=on_run)
     if vectors.n_runs < 2:
         raise EvalUsageError(f"a preference compares two runs or more; {vectors.n_runs} given")
-    return compare_vectors(vectors, measures, state=state.scaled(0.5, 1.0))
+    return compare_vectors(vectors, measures, state=state.scaled(0.5, 1.0), workers=workers)
