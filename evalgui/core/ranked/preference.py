@@ -34,7 +34,6 @@ loop over pairs or queries.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -351,7 +350,6 @@ class RelevanceVectors:
     def base_positions(self) -> np.ndarray:
         base = self.layout.base
         return self.positions if isinstance(base, slice) else self.positions[:, base]
-
 
 
 @dataclass(frozen=True)
