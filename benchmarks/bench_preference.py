@@ -57,16 +57,18 @@ GENERATOR_VERSION = 1  # bump when the generator changes, so cached data is rege
 
 # evalgui in-process, step by step (a fresh process; modules imported before the clock starts).
 INPROCESS_SCRIPT = r"""
-import json, sys, time
+import json, os, sys, time
+from functools import partial
 t0 = time.perf_counter()
 from evalgui.core.formats import read_qrels, read_run
 from evalgui.core.ranked.preference import RelevanceVectors, compare_vectors
 t1 = time.perf_counter()
+workers = min(os.cpu_count() or 1, 4)    # as evalgui-cli preference
 qrels = read_qrels(sys.argv[1])
 t2 = time.perf_counter()
-vectors = RelevanceVectors.of(qrels, (read_run(p) for p in sys.argv[2:]))
+vectors = RelevanceVectors.of(qrels, [partial(read_run, p) for p in sys.argv[2:]], workers=workers)
 t3 = time.perf_counter()
-result = compare_vectors(vectors, ["rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision"])
+result = compare_vectors(vectors, ["rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision"], workers=workers)
 t4 = time.perf_counter()
 means = result.means
 t5 = time.perf_counter()
