@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalgui.cli.common import UsageProblem, add_output_options, output_format, warn, write_table
+from evalgui.cli.common import UsageProblem, add_output_options, listed, output_format, warn, write_table
 
 NAME = "preference"
 HELP = "Recall-Paired Preference for every two runs"
@@ -45,10 +45,9 @@ def run(args) -> int:
     def lacking(run, absent: list[str]) -> None:
         # By definition such a query counts as retrieving nothing; say so, as evaluate does for its skips.
         if absent:
-            shown = ", ".join(absent[:5]) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
             warn(f"{len(absent)} quer{'y' if len(absent) == 1 else 'ies'} with relevant documents "
                  f"{'has' if len(absent) == 1 else 'have'} no results in {run.source}: counted as retrieving "
-                 f"nothing ({shown})")
+                 f"nothing ({listed(absent)})")
 
     # Runs are read, reduced to their relevance vectors and dropped, a few at a time on every core.
     loaders = [partial(kind("run").read, path) for path in args.runs]
