@@ -107,3 +107,13 @@ def test_as_a_process(files):
     # A [1, 2, 4] / [2], B [1, 2, 3] / -, C [1, 2, -] / [1] in queries 1 / 2.
     assert proc.stdout.splitlines() == ["measure,run_a,run_b,query,value", "rpp,sysA,sysB,all,0.333333333333333",
                                         "rpp,sysA,sysC,all,-0.333333333333333", "rpp,sysB,sysC,all,-0.333333333333333"]
+
+
+def test_runs_in_different_folders_are_named_as_evaluate_names_them(capsys, tmp_path, files):
+    qrels, _, _, _ = files
+    one, two = write(tmp_path, "x/sys.run", RUN_A), write(tmp_path, "y/sys.run", RUN_B)
+    status, out, _ = run_cli(capsys, "preference", qrels, one, two, "-m", "rpp")
+    pairs = read_table(out)[["run_a", "run_b"]].values.tolist()
+    status_e, out_e, _ = run_cli(capsys, "evaluate", qrels, one, two, "-m", "map")
+    names = list(dict.fromkeys(read_table(out_e)["run"]))
+    assert status == status_e == 0 and len(set(names)) == 2 and pairs == [names]

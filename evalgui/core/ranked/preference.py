@@ -48,8 +48,9 @@ from evalgui.core.errors import EvalInputError, EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.ranked.ranking import Positions, prepare
 from evalgui.core.registry import Parameter, Record, Registry
+from evalgui.core.sums import query_mean
 
-RUN_A, RUN_B = "run_a", "run_b"
+RUN_A, RUN_B = tidy.RUN_A, tidy.RUN_B
 PAIR_COLUMNS = (tidy.MEASURE, RUN_A, RUN_B, tidy.QUERY, tidy.VALUE)
 
 NOT_RETRIEVED = np.iinfo(np.int32).max   # beyond any rank, so that a rank always beats it
@@ -334,7 +335,7 @@ class RelevanceVectors:
         for i, (run, row, missing) in enumerate(_in_order(vector, runs, workers, state)):
             state.progress((i + 1) / n_runs if n_runs else 0.0, f"Ranked {run.name}")
             rows.append(row)
-            names.append(_Named(run.name))    # only the name is kept (unique_run_names reads .name)
+            names.append(_RunLabel(run.name, run.source))    # all unique_run_names reads of a run
             absent.append(missing)
             if on_run is not None:
                 on_run(run, missing)
@@ -353,8 +354,9 @@ class RelevanceVectors:
 
 
 @dataclass(frozen=True)
-class _Named:
+class _RunLabel:
     name: str
+    source: str
 
 
 def _in_order(work: Callable, items: Iterable, workers: int, state: JobState):
@@ -407,8 +409,6 @@ class PreferenceResult:
     @cached_property
     def means(self) -> dict[str, np.ndarray]:
         """measure -> (n_pairs,) mean over the queries (exact sums, as every summary in evalgui)."""
-        from evalgui.core.ranked.evaluate import query_mean
-
         return {m: query_mean(v.T, len(self.query_ids)) for m, v in self.per_query.items()}
 
     def matrix(self, measure: str) -> np.ndarray:
