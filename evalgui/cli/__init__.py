@@ -5,6 +5,7 @@
     evalgui-cli similarity --ground-truth GT.csv --predicted NAME=FILE... [-m METRIC]... [-k K]...
     evalgui-cli casebase --train T [--test Q] --model M.json [--mac-model M2.json] [--filter-sizes F,.. --ks K,..]
     evalgui-cli measures [--family F] [NAME]
+    evalgui-cli preference QRELS RUN RUN [RUN ...] [-m MEASURE]... [--binary-threshold N] [--per-query] [--format F] [-o FILE]
 
 Each subcommand is one module of this package with ``NAME``, ``HELP``,
 ``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> int``, listed
@@ -24,7 +25,8 @@ from importlib import import_module
 from evalgui.cli.common import PROG, Parser, UsageProblem, fail
 
 # The subcommands, in the order --help lists them: modules of this package.
-SUBCOMMANDS = ("trec_eval", "evaluate", "compare", "metaeval", "similarity", "casebase", "measures")
+SUBCOMMANDS = ("trec_eval", "evaluate", "compare", "preference", "metaeval", "similarity", "casebase",
+               "measures")
 
 
 def _subcommands() -> dict:

@@ -34,10 +34,15 @@ def warn(message: str) -> None:
     sys.stderr.write(f"{PROG}: warning: {message}\n")
 
 
+def listed(items: list[str], shown: int = 5) -> str:
+    """The first few items, comma-separated, and how many more there are."""
+    return ", ".join(items[:shown]) + (f" and {len(items) - shown} more" if len(items) > shown else "")
+
+
 def warn_absent(run_source: str, absent: list[str]) -> None:
     """Judged queries a run has no results for, skipped (trec_eval's behaviour without -c)."""
     if absent:
-        shown = ", ".join(absent[:5]) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
+        shown = listed(absent)
         warn(f"{len(absent)} judged quer{'y has' if len(absent) == 1 else 'ies have'} no results in "
              f"{run_source} and {'was' if len(absent) == 1 else 'were'} skipped ({shown}); use -c to score them 0")
 

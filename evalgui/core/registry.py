@@ -105,6 +105,7 @@ _FAMILIES: dict[str, str | Registry] = {
     "ranked": "evalgui.core.ranked.measures:REGISTRY",
     "tests": "evalgui.core.stats.catalogue:TESTS",
     "corrections": "evalgui.core.stats.catalogue:CORRECTIONS",
+    "preference": "evalgui.core.ranked.preference:REGISTRY",
     "metaeval": "evalgui.core.metaeval.catalogue:EXPERIMENTS",
     "cbr": "evalgui.core.cbr.catalogue:METRICS",
     "cbr-similarity": "evalgui.core.cbr.catalogue:LOCAL_SIMILARITIES",
