@@ -59,8 +59,10 @@ TOLERANCE = 1e-4
 TIED_EVALGUI = "evalgui, tied scores, lines shuffled"
 TIED_PYTREC = "pytrec_eval, tied scores, lines shuffled"
 TIED_TREC_EVAL = "trec_eval 10.0 binary, tied scores, lines shuffled"
-OTHER_SECTIONS = [("<!-- bench_gui:begin -->", "<!-- bench_gui:end -->"),
-                  ("<!-- preference:begin -->", "<!-- preference:end -->")]
+# The sections other benchmark scripts write into the same file: kept when this one rewrites it.
+OTHER_SECTIONS = [(f"<!-- {name}:begin -->", f"<!-- {name}:end -->")
+                  for name in ("bench_gui", "bench_compare", "preference", "bench_metaeval", "bench_stability",
+                               "bench_casebase")]
 GENERATOR_VERSION = 1  # bump when the data generator changes, so cached data is regenerated
 
 # ----------------------------------------------------------------------------- code run in child processes
