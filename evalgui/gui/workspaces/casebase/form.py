@@ -175,8 +175,7 @@ class CaseBaseForm(QWidget):
         self.source_combo.currentIndexChanged.connect(self._source_changed)
         self.train_combo.currentIndexChanged.connect(self._train_changed)
         self.test_combo.currentIndexChanged.connect(self._test_changed)
-        self.truth_combo.currentIndexChanged.connect(
-            lambda: self.wanted.__setitem__("ground_truth", self.truth_combo.currentData()))
+        self.truth_combo.currentIndexChanged.connect(self._truth_changed)
         self.editor.changed.connect(self._model_changed)
         self.editor.load_requested.connect(self.load_model)
         self.mac_file_button.clicked.connect(self._mac_file_dialog)
@@ -227,6 +226,7 @@ class CaseBaseForm(QWidget):
         self.source_combo.setToolTip(SOURCES[self.source_combo.currentIndex()][2])
         self._update_tips()
         self.check_pairs()
+        self.refresh_inputs()           # the ground truth is no retriever to evaluate
 
     def _item(self, path):
         return self.session.find(path) if path else None
@@ -251,6 +251,10 @@ class CaseBaseForm(QWidget):
     def _test_changed(self) -> None:
         self.wanted["test"] = self.test_combo.currentData()
         self._refresh_preview_choices()
+
+    def _truth_changed(self) -> None:
+        self.wanted["ground_truth"] = self.truth_combo.currentData()
+        self.refresh_inputs()
 
     def _model_changed(self) -> None:
         names = [self.editor.table.item(r, 0).text() for r in range(self.editor.table.rowCount())]
