@@ -98,9 +98,11 @@ class ChartTab(LazyView):
         self.reference.setVisible(bool(len(finite)) and bool(np.all(finite == finite[0])))
         if len(finite):
             self.reference.setValue(float(finite[0]))
-        for sx, sy, name in zip(x, y, names):
+        # Labels alternate above and below their points, in order of time: close points stay readable.
+        for i, j in enumerate(np.argsort(x, kind="stable").tolist()):
+            sx, sy, name = x[j], y[j], names[j]
             if np.isfinite(sy):
-                text = pg.TextItem(name, color="#333333", anchor=(0, 1))
+                text = pg.TextItem(name, color="#333333", anchor=(0, 1) if i % 2 == 0 else (0, 0))
                 text.setPos(float(sx), float(sy))
                 item.addItem(text)
                 self.labels.append(text)
