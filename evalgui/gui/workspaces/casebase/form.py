@@ -51,6 +51,7 @@ def parse_numbers(text: str) -> tuple[int, ...]:
 class CaseBaseForm(QWidget):
     edited = Signal()
     preview_wanted = Signal()          # the model, the query or the case changed: the workspace recomputes
+    error = Signal(str, str)           # title, message: a model file that cannot be read
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -268,8 +269,6 @@ class CaseBaseForm(QWidget):
         train = self.train()
         if train is not None:
             self.editor.set_model(default_model(train))
-
-    error = Signal(str, str)
 
     def load_model(self, path: str) -> None:
         try:

@@ -29,6 +29,8 @@ class ModelEditor(QWidget):
     """``changed`` fires on every edit (the preview recomputes, the session has something to save)."""
 
     changed = Signal()
+    load_requested = Signal(str)           # a file chosen: the form reads it (it knows the case base, shows errors)
+    save_failed = Signal(str, str)         # title, message: the model cannot be saved as it stands
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -186,9 +188,6 @@ class ModelEditor(QWidget):
         path, _ = QFileDialog.getOpenFileName(self, "Load a similarity model", "", MODEL_FILES)
         if path:
             self.load_requested.emit(path)
-
-    load_requested = Signal(str)           # the form reads it (it knows the case base and shows errors)
-    save_failed = Signal(str, str)
 
     def save_dialog(self) -> None:
         from evalgui.gui.exporting import export_dialog
