@@ -73,6 +73,27 @@ def main() -> int:
     compare.results_tabs.setCurrentWidget(compare.matrix.page)
     compare.matrix.measure.setCurrentIndex(max(compare.matrix.measure.findData("P_10"), 0))
     shoot("compare")
+
+    # Case-based retrieval: the used cars, ProCAKE-style MAC/FAC sweep, the quality-versus-time chart.
+    from PySide6.QtCore import QEventLoop as _Loop
+
+    cbr = Path(__file__).resolve().parents[1] / "resources" / "sample_data" / "cbr"
+    loaded = _Loop()
+    window.files_loaded.connect(loaded.quit)
+    window.load_files([(str(cbr / "cars.csv"), None), (str(cbr / "queries.csv"), None)])
+    loaded.exec()
+    casebase = window.workspaces["casebase"]
+    window.tabs.setCurrentWidget(casebase)
+    form = casebase.form
+    form.test_combo.setCurrentIndex(form.test_combo.findData(str(cbr / "queries.csv")))
+    form.load_model(str(cbr / "model.json"))
+    form.set_mac_file(str(cbr / "mac_model.json"))
+    form.filter_sizes.setText("3,6,10")
+    form.ks.setText("3,3,5")
+    finished(casebase, casebase.run)
+    casebase.results_tabs.setCurrentWidget(casebase.chart.page)
+    casebase.chart.metric.setCurrentIndex(max(casebase.chart.metric.findData("quality_mueller"), 0))
+    shoot("casebase")
     window.close()
     return 0
 

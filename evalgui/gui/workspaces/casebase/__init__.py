@@ -1,0 +1,165 @@
+"""Case-based retrieval: retrievers against the ground truth of an exhaustive (linear) retriever.
+
+The form (:mod:`.form`) picks the case bases and edits the similarity model (with a live
+preview of one query against one case, computed on the worker), the retrievers (MAC/FAC
+filter sizes and ks, imported similarity results) and the metrics. Run starts one job
+(:func:`.engine.evaluation_job`); its outcome replaces the results only when it succeeds,
+so a failed or cancelled run keeps the previous ones. Result tabs, one module each, follow
+the compare workspace's interface (``page``, ``title``, ``refresh``, ``choices``,
+``export_targets``): the table, the quality-versus-time chart and the drill-down.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from evalgui.core.errors import EvalInputError, EvalUsageError
+from evalgui.gui.workspaces.base import Workspace
+from evalgui.gui.workspaces.casebase.chart import ChartTab
+from evalgui.gui.workspaces.casebase.drill_down import DrillDownTab
+from evalgui.gui.workspaces.casebase.form import CaseBaseForm
+from evalgui.gui.workspaces.casebase.table import TableView
+
+
+class CaseBaseWorkspace(Workspace):
+    key = "casebase"
+    title = "Case-based retrieval"
+    idle_message = "Choose the case bases and the model (or similarity files), the retrievers and metrics, then Run."
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self.outcome = None             # engine.Outcome shown in the views
+
+        self.form = CaseBaseForm(session)
+        scroll = QScrollArea()
+        scroll.setWidget(self.form)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.form_column = QWidget()
+        self.form_column.setMinimumWidth(320)
+        column = QVBoxLayout(self.form_column)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(scroll, 1)
+        column.addWidget(self.run_controls())
+
+        self.table = TableView()
+        self.chart = ChartTab()
+        self.drill_down = DrillDownTab()
+        self.views = [self.table, self.chart, self.drill_down]
+        self.results_tabs = QTabWidget()
+        self.results_tabs.setObjectName("cbrResultsTabs")
+        for view in self.views:
+            self.results_tabs.addTab(view.page, view.title)
+        self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
+
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.form_column)
+        splitter.addWidget(self.results_tabs)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([560, 800])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+        session.changed.connect(self.form.refresh_inputs)
+        self.form.edited.connect(self.modified)
+        self.form.error.connect(self.error)
+        self.form.editor.save_failed.connect(self.error)
+        self.form.preview_wanted.connect(self.update_preview)
+        self.update_preview()
+
+    # ------------------------------------------------------------ the preview
+    def update_preview(self) -> None:
+        """Recompute the preview on the worker (the latest request wins)."""
+        from evalgui.gui.workspaces.casebase.engine import preview
+
+        box = self.form.preview
+        test, train = self.form.test(), self.form.train()
+        query, case = box.query.currentData(), box.case.currentData()
+        problem = self.form.editor.problem()
+        if test is None or train is None or query is None or case is None or problem:
+            box.model.set_frame(pd.DataFrame())
+            box.note.setText(problem or "")
+            return
+        model = self.form.editor.model()
+
+        def job(_state):
+            return preview(model, test, train, query, case)
+
+        def show(frame) -> None:
+            box.model.set_frame(frame, directions=None)
+            box.note.setText("Global: the weighted mean over the attributes both have (an empty similarity: a "
+                             "value is missing).")
+
+        self.start_side_job("preview", job, show, "The preview failed")
+
+    # ------------------------------------------------------------ form state
+    def form_state(self) -> dict:
+        return self.form.state()
+
+    def restore_form_state(self, state: dict) -> None:
+        self.form.restore(state)
+
+    # ------------------------------------------------------------ running
+    def run(self) -> None:
+        if self.is_busy():
+            return
+        from evalgui.gui.workspaces.casebase.engine import evaluation_job
+
+        try:
+            source = self.form.request()
+        except (EvalUsageError, EvalInputError) as exc:
+            self.error.emit("Nothing to evaluate", str(exc))
+            return
+        for view in self.views:
+            for combo in view.choices():
+                combo.remember()
+        self.start_job(evaluation_job(source), "Retrieving…", on_success=self._show_finished,
+                       on_cancelled=self._show_cancelled, failure_title="The evaluation failed")
+
+    def _show_finished(self, outcome) -> None:
+        self.outcome = outcome
+        self._refresh_views()
+        self.modified.emit()
+        configurations = len(outcome.table.drop_duplicates([c for c in ("retriever", "filter_size", "k")
+                                                            if c in outcome.table.columns]))
+        message = " ".join([f"Evaluated {configurations} retriever configuration(s).", *outcome.warnings])
+        self.progress_label.setText(message)
+        self.status_message.emit(message)
+
+    def _show_cancelled(self) -> None:
+        kept = "the previous results are still shown." if self.outcome is not None else "nothing to show."
+        self.progress_label.setText(f"Cancelled; {kept}")
+
+    def _refresh_views(self) -> None:
+        for view in self.views:
+            view.refresh(self.outcome)
+
+    def clear_results(self) -> None:
+        self.abandon_job()
+        self.outcome = None
+        self._refresh_views()
+
+    # ------------------------------------------------------------ projects and export
+    def has_results(self) -> bool:
+        return self.outcome is not None
+
+    def results_state(self) -> dict | None:
+        from evalgui.gui.workspaces.casebase.engine import outcome_state
+
+        return outcome_state(self.outcome) if self.outcome is not None else None
+
+    def restore_results_state(self, state: dict) -> None:
+        from evalgui.gui.workspaces.casebase.engine import outcome_from_state
+
+        restored = outcome_from_state(state)
+        if restored is None:
+            return
+        self.outcome = restored
+        self._refresh_views()
+        self.progress_label.setText("Results restored from the project.")
+
+    def export_targets(self):
+        return [target for view in self.views for target in view.export_targets()]

@@ -1,0 +1,479 @@
+"""The case-based retrieval form: the source, the similarity model with its preview, the retrievers, the metrics.
+
+Two sources: case bases from the session (train and test; the linear retriever computes the
+ground truth with the model, MAC/FAC runs for each filter-size/k pair, loaded similarity
+results are evaluated as further retrievers), or similarity files only (a loaded ground truth
+and retrievers' results, no case base). Every metric and local measure has its registry
+record's description as tooltip. :meth:`CaseBaseForm.request` turns the form into the job's
+input, or an EvalUsageError the workspace shows in a dialog.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QStackedWidget, QVBoxLayout, QWidget)
+
+from evalgui.core.cbr.catalogue import METRICS, QUALITY_METRICS, TIES
+from evalgui.core.errors import EvalInputError, EvalUsageError
+from evalgui.gui.measurepicker import mark_invalid
+from evalgui.gui.workspaces.casebase.model_editor import ModelEditor, PreviewBox
+from evalgui.gui.workspaces.run_picker import Checklist
+
+CASE_BASES, FILES = "case_bases", "files"
+SOURCES = ((CASE_BASES, "Case bases and a model",
+            "The linear retriever computes the ground truth from the train and test case bases with the model; "
+            "MAC/FAC and loaded similarity results are evaluated against it"),
+           (FILES, "Similarity files only",
+            "A loaded ground truth (query_id, case_id, similarity) and the results of retrievers run elsewhere "
+            "(ProCAKE, CBRkit, a neural model): no case base needed"))
+SAME_AS_TRAIN = ""
+TIE_LABELS = {"case_id": "Broken by case id", "interchangeable": "Tied cases interchangeable (hits)"}
+MAC_FILE_NONE = "The ticked attributes of the model"
+
+
+def parse_numbers(text: str) -> tuple[int, ...]:
+    """"10, 50" -> (10, 50); EvalUsageError naming what is not a whole number."""
+    out = []
+    for part in (p.strip() for p in text.replace(";", ",").split(",")):
+        if not part:
+            continue
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise EvalUsageError(f"'{part}' is not a whole number (give numbers separated by commas, "
+                                 "e.g. 10,50)") from None
+    return tuple(out)
+
+
+class CaseBaseForm(QWidget):
+    edited = Signal()
+    preview_wanted = Signal()          # the model, the query or the case changed: the workspace recomputes
+    error = Signal(str, str)           # title, message: a model file that cannot be read
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.setObjectName("cbrForm")
+        self.session = session
+        self.wanted = {"train": None, "test": SAME_AS_TRAIN, "ground_truth": None}   # paths, kept across refills
+        self.mac_path: str | None = None
+        self.mac_model = None
+
+        # ---------------------------------------------------------------- the source
+        source_box = QGroupBox("Source")
+        self.source_combo = QComboBox()
+        self.source_combo.setObjectName("cbrSource")
+        for key, label, tip in SOURCES:
+            self.source_combo.addItem(label, key)
+            self.source_combo.setItemData(self.source_combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.source_combo.setToolTip(SOURCES[0][2])
+        self.train_combo = self._file_combo("cbrTrain", "The case base to retrieve from (train)")
+        self.test_combo = self._file_combo("cbrTest", "The queries (test case base); the same file as train: "
+                                                      "a query never retrieves itself unless ticked below")
+        self.include_self = QCheckBox("A query may retrieve itself")
+        self.include_self.setObjectName("cbrIncludeSelf")
+        self.include_self.setToolTip("With the same case base as train and test: let a query retrieve the case "
+                                     "with its own id")
+        self.truth_combo = self._file_combo("cbrGroundTruth", "The ground truth: a loaded similarity-results file "
+                                                              "(query_id, case_id, similarity)")
+        self.pages = QStackedWidget()
+        bases_page = QWidget()
+        bases = QFormLayout(bases_page)
+        bases.setContentsMargins(0, 0, 0, 0)
+        bases.addRow("Train", self.train_combo)
+        bases.addRow("Test", self.test_combo)
+        bases.addRow(self.include_self)
+        files_page = QWidget()
+        files = QFormLayout(files_page)
+        files.setContentsMargins(0, 0, 0, 0)
+        files.addRow("Ground truth", self.truth_combo)
+        self.pages.addWidget(bases_page)
+        self.pages.addWidget(files_page)
+        source_layout = QVBoxLayout(source_box)
+        source_layout.addWidget(self.source_combo)
+        source_layout.addWidget(self.pages)
+
+        # ---------------------------------------------------------------- the model and its preview
+        self.model_box = QGroupBox("Similarity model")
+        self.editor = ModelEditor()
+        self.preview = PreviewBox()
+        model_layout = QVBoxLayout(self.model_box)
+        model_layout.addWidget(self.editor)
+        model_layout.addWidget(QLabel("Preview"))
+        model_layout.addWidget(self.preview)
+
+        # ---------------------------------------------------------------- retrievers
+        retrievers_box = QGroupBox("Retrievers")
+        self.linear_note = QLabel("Linear (exhaustive): always run, it gives the ground truth.")
+        self.linear_note.setWordWrap(True)
+        self.mac_list = Checklist("cbrMacAttributes")
+        self.mac_list.setMaximumHeight(110)
+        self.mac_list.setToolTip("MAC's cheaper model: these attributes of the model, with their measures "
+                                 "and weights")
+        self.mac_file_label = QLabel(MAC_FILE_NONE)
+        self.mac_file_label.setWordWrap(True)
+        self.mac_file_button = QPushButton("MAC model file…")
+        self.mac_file_button.setToolTip("MAC's own model file (JSON) instead of a subset of the model's attributes")
+        self.mac_clear_button = QPushButton("Use attributes")
+        self.mac_clear_button.setToolTip("Back to the ticked attributes of the model")
+        self.mac_clear_button.clicked.connect(lambda: self.set_mac_file(None))
+        self.filter_sizes = QLineEdit()
+        self.filter_sizes.setObjectName("cbrFilterSizes")
+        self.filter_sizes.setPlaceholderText("e.g. 10,50")
+        self.ks = QLineEdit()
+        self.ks.setObjectName("cbrKs")
+        self.ks.setPlaceholderText("e.g. 5,10")
+        self.pairs_note = QLabel()
+        self.pairs_note.setObjectName("cbrPairsProblem")
+        self.pairs_note.setWordWrap(True)
+        self.pairs_note.setStyleSheet("color: #c62828;")
+        self.pairs_note.hide()
+        self.predicted = Checklist("cbrPredicted")
+        self.predicted.setMaximumHeight(90)
+        self.predicted.setToolTip("Loaded similarity results (query_id, case_id, similarity) of retrievers run "
+                                  "elsewhere, each evaluated as a retriever named after its file")
+        mac_files = QHBoxLayout()
+        mac_files.addWidget(self.mac_file_button)
+        mac_files.addWidget(self.mac_clear_button)
+        mac_files.addStretch(1)
+        self.retrievers_form = QFormLayout(retrievers_box)
+        self.retrievers_form.addRow(self.linear_note)
+        self.retrievers_form.addRow("MAC model", self.mac_file_label)
+        self.retrievers_form.addRow(mac_files)
+        self.retrievers_form.addRow("MAC attributes", self.mac_list)
+        self.retrievers_form.addRow("Filter sizes", self.filter_sizes)
+        self.retrievers_form.addRow("ks", self.ks)
+        self.retrievers_form.addRow(self.pairs_note)
+        self.retrievers_form.addRow("Imported results", self.predicted)
+
+        # ---------------------------------------------------------------- metrics
+        metrics_box = QGroupBox("Metrics")
+        self.metrics = Checklist("cbrMetrics")
+        self.metrics.setMinimumHeight(150)
+        self.metrics.set_entries([(m, m) for m in QUALITY_METRICS], default=True,
+                                 tooltips={m: METRICS[m].help_text for m in QUALITY_METRICS})
+        self.ties_combo = QComboBox()
+        self.ties_combo.setObjectName("cbrTies")
+        for key in TIES:
+            self.ties_combo.addItem(TIE_LABELS[key], key)
+        self.ties_combo.setToolTip("Ties in the ground truth: broken by case id (reproducible), or tied cases "
+                                   "count as interchangeable for hits")
+        metrics_layout = QFormLayout(metrics_box)
+        metrics_layout.addRow(self.metrics)
+        metrics_layout.addRow("Ties", self.ties_combo)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(source_box)
+        layout.addWidget(self.model_box)
+        layout.addWidget(retrievers_box)
+        layout.addWidget(metrics_box)
+        layout.addStretch(1)
+
+        self._update_tips()
+        self.source_combo.currentIndexChanged.connect(self._source_changed)
+        self.train_combo.currentIndexChanged.connect(self._train_changed)
+        self.test_combo.currentIndexChanged.connect(self._test_changed)
+        self.truth_combo.currentIndexChanged.connect(self._truth_changed)
+        self.editor.changed.connect(self._model_changed)
+        self.editor.load_requested.connect(self.load_model)
+        self.mac_file_button.clicked.connect(self._mac_file_dialog)
+        self.editor.defaults_button.clicked.connect(self.default_model)
+        for box in (self.filter_sizes, self.ks):
+            box.textChanged.connect(self.check_pairs)
+        for combo in (self.preview.query, self.preview.case):
+            combo.currentIndexChanged.connect(self.preview_wanted)
+        # The user's edits only (refilling the lists from the session is none).
+        for signal in (self.source_combo.currentIndexChanged, self.train_combo.currentIndexChanged,
+                       self.test_combo.currentIndexChanged, self.truth_combo.currentIndexChanged,
+                       self.include_self.toggled, self.editor.changed, self.mac_list.itemChanged,
+                       self.filter_sizes.textEdited, self.ks.textEdited, self.predicted.itemChanged,
+                       self.metrics.itemChanged, self.ties_combo.currentIndexChanged):
+            signal.connect(self.edited)
+        self.refresh_inputs()
+
+    # ------------------------------------------------------------ building
+    @staticmethod
+    def _file_combo(name: str, tip: str) -> QComboBox:
+        combo = QComboBox()
+        combo.setObjectName(name)
+        combo.setToolTip(tip)
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(12)
+        return combo
+
+    def _update_tips(self) -> None:
+        files = self.source() == FILES
+        self.filter_sizes.setEnabled(not files)
+        for widget in (self.mac_list, self.mac_file_button, self.mac_clear_button):
+            widget.setEnabled(not files)
+        self.filter_sizes.setToolTip("MAC/FAC: how many candidates MAC keeps, paired position by position with "
+                                     "the ks (ProCAKE's setFilterSizes)")
+        self.ks.setToolTip("The number of cases returned; with filter sizes, MAC/FAC's k paired position by "
+                           "position (ProCAKE's setKs). The linear and imported retrievers are cut at each k; "
+                           "empty: whole lists" if not files else
+                           "Cut both lists to their top k, for each k given; empty: whole lists")
+
+    # ------------------------------------------------------------ reacting
+    def source(self) -> str:
+        return self.source_combo.currentData()
+
+    def _source_changed(self) -> None:
+        self.pages.setCurrentIndex(self.source_combo.currentIndex())
+        self.model_box.setVisible(self.source() == CASE_BASES)
+        self.linear_note.setVisible(self.source() == CASE_BASES)
+        self.source_combo.setToolTip(SOURCES[self.source_combo.currentIndex()][2])
+        self._update_tips()
+        self.check_pairs()
+        self.refresh_inputs()           # the ground truth is no retriever to evaluate
+
+    def _item(self, path):
+        return self.session.find(path) if path else None
+
+    def train(self):
+        item = self._item(self.train_combo.currentData())
+        return item.data if item is not None else None
+
+    def test(self):
+        path = self.test_combo.currentData()
+        if path == SAME_AS_TRAIN:
+            return self.train()
+        item = self._item(path)
+        return item.data if item is not None else None
+
+    def _train_changed(self) -> None:
+        self.wanted["train"] = self.train_combo.currentData()
+        if self.editor.table.rowCount() == 0 and self.train() is not None:
+            self.default_model()
+        self._refresh_preview_choices()
+
+    def _test_changed(self) -> None:
+        self.wanted["test"] = self.test_combo.currentData()
+        self._refresh_preview_choices()
+
+    def _truth_changed(self) -> None:
+        self.wanted["ground_truth"] = self.truth_combo.currentData()
+        self.refresh_inputs()
+
+    def _model_changed(self) -> None:
+        names = [self.editor.table.item(r, 0).text() for r in range(self.editor.table.rowCount())]
+        self.mac_list.set_entries([(n, n) for n in names], default=False,
+                                  defaults={n: i < 2 for i, n in enumerate(names)})
+        self.preview_wanted.emit()
+
+    def default_model(self) -> None:
+        from evalgui.core.cbr.model import default_model
+
+        train = self.train()
+        if train is not None:
+            self.editor.set_model(default_model(train))
+
+    def load_model(self, path: str) -> None:
+        try:
+            self.editor.load(path, self.train())
+        except (EvalInputError, OSError) as exc:
+            self.error.emit("The model could not be read", str(exc))
+
+    def _mac_file_dialog(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        from evalgui.gui.workspaces.casebase.model_editor import MODEL_FILES
+
+        path, _ = QFileDialog.getOpenFileName(self, "MAC's similarity model", "", MODEL_FILES)
+        if path:
+            self.set_mac_file(path)
+
+    def set_mac_file(self, path: str | None) -> None:
+        """MAC's own model file (None: the ticked attributes of the model)."""
+        from evalgui.core.cbr.model import load_model
+
+        if path is not None:
+            try:
+                self.mac_model = load_model(path, self.train())
+            except (EvalInputError, OSError) as exc:
+                self.error.emit("MAC's model could not be read", str(exc))
+                return
+        else:
+            self.mac_model = None
+        self.mac_path = path
+        self.mac_file_label.setText(os.path.basename(path) if path else MAC_FILE_NONE)
+        self.mac_file_label.setToolTip(path or "")
+        self.mac_list.setEnabled(path is None and self.source() == CASE_BASES)
+        self.edited.emit()
+
+    def pairs_problem(self) -> str | None:
+        """What is wrong with the filter sizes and ks as typed (None: nothing)."""
+        from evalgui.core.cbr.evaluate import check_pairs
+
+        try:
+            ks = parse_numbers(self.ks.text())
+            if self.source() == FILES:
+                if any(k < 1 for k in ks):
+                    raise EvalUsageError("every k must be at least 1")
+                return None
+            check_pairs(parse_numbers(self.filter_sizes.text()), ks)
+        except EvalUsageError as exc:
+            return str(exc)
+        return None
+
+    def check_pairs(self) -> None:
+        problem = self.pairs_problem()
+        for box in (self.filter_sizes, self.ks):
+            mark_invalid(box, problem)
+        if problem is None:
+            self._update_tips()
+        self.pairs_note.setText(problem or "")
+        self.pairs_note.setVisible(bool(problem))
+
+    # ------------------------------------------------------------ inputs
+    @staticmethod
+    def _refill(combo: QComboBox, entries: list[tuple[str, str]], wanted) -> None:
+        combo.blockSignals(True)
+        combo.clear()
+        for text, path in entries:
+            combo.addItem(text, path)
+            combo.setItemData(combo.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
+        index = combo.findData(wanted)
+        combo.setCurrentIndex(index if index >= 0 else (0 if entries else -1))
+        combo.blockSignals(False)
+
+    def refresh_inputs(self) -> None:
+        """Refill the pickers from the session, keeping the user's choices (by path)."""
+        bases = [(i.name, i.path) for i in self.session.of_kind("case base")]
+        results = [(i.name, i.path) for i in self.session.of_kind("similarity results")]
+        train_before = self.train_combo.currentData()
+        self._refill(self.train_combo, bases, self.wanted["train"])
+        self._refill(self.test_combo, [("Same as train", SAME_AS_TRAIN)] + bases, self.wanted["test"])
+        self._refill(self.truth_combo, results, self.wanted["ground_truth"])
+        if self.wanted["ground_truth"] is None:
+            self.wanted["ground_truth"] = self.truth_combo.currentData()
+        if self.wanted["train"] is None:
+            self.wanted["train"] = self.train_combo.currentData()
+        truth = self.truth_combo.currentData() if self.source() == FILES else None
+        self.predicted.set_entries([(p, n) for n, p in results if p != truth], default=self.source() == FILES)
+        if self.train_combo.currentData() != train_before or self.editor.table.rowCount() == 0:
+            self._train_changed()
+        else:
+            self._refresh_preview_choices()
+
+    def _refresh_preview_choices(self) -> None:
+        test, train = self.test(), self.train()
+        self.preview.query.set_items([(str(i), str(i)) for i in test.ids.tolist()] if test is not None else [])
+        self.preview.case.set_items([(str(i), str(i)) for i in train.ids.tolist()] if train is not None else [])
+        self.preview_wanted.emit()
+
+    # ------------------------------------------------------------ the job's input
+    def metric_names(self) -> list[str]:
+        names = self.metrics.checked()
+        if not names:
+            raise EvalUsageError("No metric is ticked: tick at least one.")
+        return names
+
+    def _predicted(self) -> list[tuple[str, object]]:
+        from evalgui.core.formats._text import file_stem
+
+        out = []
+        for path in self.predicted.checked():
+            item = self._item(path)
+            if item is not None:
+                out.append((file_stem(path), item.data))
+        names = [n for n, _ in out]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise EvalUsageError(f"Two imported results are named '{repeated[0]}': tick only one of them.")
+        return out
+
+    def request(self):
+        """The job's input (CaseBaseRun or FilesSource); EvalUsageError says what to fix."""
+        from evalgui.core.cbr.evaluate import CaseBaseRun
+        from evalgui.gui.workspaces.casebase.engine import FilesSource
+
+        problem = self.pairs_problem()
+        if problem:
+            raise EvalUsageError(problem[:1].upper() + problem[1:])
+        ks = parse_numbers(self.ks.text())
+        metrics = self.metric_names()
+        ties = self.ties_combo.currentData()
+        if self.source() == FILES:
+            truth = self._item(self.truth_combo.currentData())
+            if truth is None:
+                raise EvalUsageError("Load a ground truth (a similarity-results file) first: File ▸ Open data…")
+            predicted = self._predicted()
+            if not predicted:
+                raise EvalUsageError("Tick at least one retriever's results to evaluate against the ground truth.")
+            return FilesSource(truth.data, predicted, metrics, list(ks) or [None], ties)
+        train, test = self.train(), self.test()
+        if train is None or test is None:
+            raise EvalUsageError("Load a train case base first (File ▸ Open data…), then choose it here.")
+        try:
+            model = self.editor.model()
+        except EvalInputError as exc:
+            raise EvalUsageError(f"The similarity model: {exc.reason}") from None
+        filter_sizes = parse_numbers(self.filter_sizes.text())
+        mac = None
+        if filter_sizes:
+            if self.mac_model is not None:
+                mac = self.mac_model
+            else:
+                names = [n for n in self.mac_list.checked() if n in model.names]
+                if not names:
+                    raise EvalUsageError("MAC/FAC needs MAC's model: tick some of the model's attributes, or "
+                                         "choose a MAC model file.")
+                mac = model.subset(names)
+        same = self.test_combo.currentData() == SAME_AS_TRAIN
+        return CaseBaseRun(train, test, model, mac, filter_sizes, ks, metrics, dict(self._predicted()),
+                           exclude_self=same and not self.include_self.isChecked(), ties=ties)
+
+    # ------------------------------------------------------------ settings
+    def state(self) -> dict:
+        return {
+            "source": self.source(),
+            "train": self.wanted["train"],
+            "test": self.wanted["test"],
+            "include_self": self.include_self.isChecked(),
+            "ground_truth": self.wanted["ground_truth"],
+            "model": self.editor.to_dict() if self.editor.table.rowCount() else None,
+            "mac_model": self.mac_path,
+            "mac_attributes": dict(self.mac_list.ticks),
+            "filter_sizes": self.filter_sizes.text(),
+            "ks": self.ks.text(),
+            "predicted": dict(self.predicted.ticks),
+            "metrics": dict(self.metrics.ticks),
+            "ties": self.ties_combo.currentData(),
+        }
+
+    def restore(self, state: dict) -> None:
+        from evalgui.core.cbr.model import SimilarityModel
+
+        if not isinstance(state, dict):
+            return
+        index = self.source_combo.findData(state.get("source"))
+        if index >= 0:
+            self.source_combo.setCurrentIndex(index)
+        for key in ("train", "test", "ground_truth"):
+            if isinstance(state.get(key), str):
+                self.wanted[key] = state[key]
+        if isinstance(state.get("include_self"), bool):
+            self.include_self.setChecked(state["include_self"])
+        for box, key in ((self.filter_sizes, "filter_sizes"), (self.ks, "ks")):
+            if isinstance(state.get(key), str):
+                box.setText(state[key])
+        for checklist, key in ((self.mac_list, "mac_attributes"), (self.predicted, "predicted"),
+                               (self.metrics, "metrics")):
+            checklist.restore(state.get(key))
+        self.metrics.set_entries([(m, m) for m in QUALITY_METRICS], default=True,
+                                 tooltips={m: METRICS[m].help_text for m in QUALITY_METRICS})
+        index = self.ties_combo.findData(state.get("ties"))
+        if index >= 0:
+            self.ties_combo.setCurrentIndex(index)
+        self.refresh_inputs()
+        if isinstance(state.get("model"), dict):
+            try:
+                self.editor.set_model(SimilarityModel.from_dict(state["model"], "<project>"))
+            except EvalInputError:
+                pass
+        if isinstance(state.get("mac_model"), str):
+            self.set_mac_file(state["mac_model"])
+        self.check_pairs()

@@ -1,0 +1,238 @@
+"""The similarity model editor: one row per attribute (type, local measure, parameters, weight), loaded from
+and saved to the JSON model file, checked as edited; and the live preview of one query against one case.
+
+The measures offered fit the row's type (``MEASURES_BY_TYPE``), each with its record's description as
+tooltip. Parameters are typed as a JSON object (``{"range": 50000}``); a row the engine would refuse is
+marked red and the reason is shown under the table.
+"""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, MEASURES_BY_TYPE
+from evalgui.core.cbr.model import TYPES, AttributeModel, SimilarityModel
+from evalgui.core.errors import EvalInputError
+from evalgui.gui.measurepicker import mark_invalid
+from evalgui.gui.tables import DataFrameModel, FrameTableView
+from evalgui.gui.toolbar import ChoiceBox
+
+ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT = range(5)
+MODEL_FILES = "Similarity model (*.json);;All files (*)"
+
+
+class ModelEditor(QWidget):
+    """``changed`` fires on every edit (the preview recomputes, the session has something to save)."""
+
+    changed = Signal()
+    load_requested = Signal(str)           # a file chosen: the form reads it (it knows the case base, shows errors)
+    save_failed = Signal(str, str)         # title, message: the model cannot be saved as it stands
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.source = "<model>"          # the file the model came from (messages name it)
+        self.delimiters: dict[str, str | None] = {}
+        self.table = QTableWidget(0, 5)
+        self.table.setObjectName("cbrModelTable")
+        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Parameters", "Weight"])
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        for column in (ATTRIBUTE, TYPE, MEASURE, WEIGHT):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(PARAMETERS, QHeaderView.ResizeMode.Stretch)
+        self.table.setMinimumHeight(200)
+        self.problem_label = QLabel()
+        self.problem_label.setObjectName("cbrModelProblem")
+        self.problem_label.setWordWrap(True)
+        self.problem_label.setStyleSheet("color: #c62828;")
+        self.load_button = QPushButton("Load model…")
+        self.load_button.setToolTip("Read a similarity model (JSON) into the table")
+        self.load_button.clicked.connect(self.load_dialog)
+        self.save_button = QPushButton("Save model…")
+        self.save_button.setToolTip("Write the table as a similarity model file (JSON), for evalgui-cli casebase")
+        self.save_button.clicked.connect(self.save_dialog)
+        self.defaults_button = QPushButton("Defaults")
+        self.defaults_button.setToolTip("Every attribute of the train case base, its type's first measure, weight 1")
+        buttons = QHBoxLayout()
+        for button in (self.load_button, self.save_button, self.defaults_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(buttons)
+        layout.addWidget(self.table)
+        layout.addWidget(self.problem_label)
+        self.problem_label.hide()
+
+    # ------------------------------------------------------------ rows
+    def set_model(self, model: SimilarityModel) -> None:
+        self.source = model.source
+        self.delimiters = {a.name: a.delimiter for a in model.attributes}
+        self.table.setRowCount(0)
+        for a in model.attributes:
+            self._add_row(a)
+        self._edited()
+
+    def _add_row(self, a: AttributeModel) -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        name = QTableWidgetItem(a.name)
+        name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
+        self.table.setItem(row, ATTRIBUTE, name)
+        kind = QComboBox()
+        kind.addItems(list(TYPES))
+        kind.setCurrentText(a.type)
+        kind.setToolTip("The attribute's type: which local measures fit it, and how its cells are read")
+        measure = QComboBox()
+        params = QLineEdit(json.dumps(a.parameters) if a.parameters else "")
+        params.setPlaceholderText("{}")
+        weight = QDoubleSpinBox()
+        weight.setRange(0.0, 1_000_000.0)
+        weight.setDecimals(2)
+        weight.setValue(a.weight)
+        weight.setToolTip("The attribute's weight in the weighted mean (0 leaves it out)")
+        self.table.setCellWidget(row, TYPE, kind)
+        self.table.setCellWidget(row, MEASURE, measure)
+        self.table.setCellWidget(row, PARAMETERS, params)
+        self.table.setCellWidget(row, WEIGHT, weight)
+        self._fill_measures(measure, a.type, a.measure)
+        kind.currentTextChanged.connect(lambda text, m=measure: (self._fill_measures(m, text, None), self._edited()))
+        measure.currentIndexChanged.connect(lambda _, m=measure: (self._measure_tip(m), self._edited()))
+        params.textChanged.connect(self._edited)
+        weight.valueChanged.connect(self._edited)
+
+    @staticmethod
+    def _fill_measures(combo: QComboBox, kind: str, chosen: str | None) -> None:
+        combo.blockSignals(True)
+        combo.clear()
+        for name in MEASURES_BY_TYPE.get(kind, ()):
+            combo.addItem(name, name)
+            combo.setItemData(combo.count() - 1, LOCAL_SIMILARITIES[name].help_text, Qt.ItemDataRole.ToolTipRole)
+        if chosen is not None and combo.findData(chosen) < 0:     # a file's measure that does not fit: shown
+            combo.addItem(chosen, chosen)
+        combo.setCurrentIndex(max(combo.findData(chosen), 0) if chosen is not None else 0)
+        combo.blockSignals(False)
+        ModelEditor._measure_tip(combo)
+
+    @staticmethod
+    def _measure_tip(combo: QComboBox) -> None:
+        name = combo.currentData()
+        combo.setToolTip(LOCAL_SIMILARITIES[name].help_text if name in LOCAL_SIMILARITIES else "")
+
+    def widget(self, row: int, column: int):
+        return self.table.cellWidget(row, column)
+
+    def row_of(self, attribute: str) -> int:
+        return next(r for r in range(self.table.rowCount()) if self.table.item(r, ATTRIBUTE).text() == attribute)
+
+    # ------------------------------------------------------------ the model
+    def to_dict(self) -> dict:
+        """The table as the model file's object (parameters that are not JSON are kept as their text)."""
+        attributes = []
+        for row in range(self.table.rowCount()):
+            name = self.table.item(row, ATTRIBUTE).text()
+            text = self.widget(row, PARAMETERS).text().strip()
+            try:
+                parameters = json.loads(text) if text else {}
+            except json.JSONDecodeError:
+                parameters = text
+            item = {"name": name, "type": self.widget(row, TYPE).currentText(),
+                    "measure": self.widget(row, MEASURE).currentData(), "weight": self.widget(row, WEIGHT).value(),
+                    "parameters": parameters}
+            if self.delimiters.get(name):
+                item["delimiter"] = self.delimiters[name]
+            attributes.append(item)
+        return {"attributes": attributes}
+
+    def model(self) -> SimilarityModel:
+        """The model the table describes; EvalInputError (naming the attribute) when the engine would refuse it."""
+        data = self.to_dict()
+        for item in data["attributes"]:
+            if not isinstance(item["parameters"], dict):
+                raise EvalInputError(self.source, f"attribute '{item['name']}': the parameters must be a JSON "
+                                                  f'object such as {{"range": 10}}, not {item["parameters"]!r}')
+        return SimilarityModel.from_dict(data, self.source)
+
+    def problem(self) -> str | None:
+        if self.table.rowCount() == 0:
+            return "No model yet: choose a train case base, or load a model file."
+        try:
+            self.model()
+        except EvalInputError as exc:
+            return exc.reason if hasattr(exc, "reason") else str(exc)
+        return None
+
+    def _edited(self) -> None:
+        problem = self.problem() if self.table.rowCount() else None
+        bad_row = None
+        if problem:
+            bad_row = next((r for r in range(self.table.rowCount())
+                            if f"'{self.table.item(r, ATTRIBUTE).text()}'" in problem), None)
+        for row in range(self.table.rowCount()):
+            mark_invalid(self.widget(row, PARAMETERS), problem if row == bad_row else None)
+        self.problem_label.setText(problem or "")
+        self.problem_label.setVisible(bool(problem))
+        self.changed.emit()
+
+    # ------------------------------------------------------------ files
+    def load(self, path: str, case_base=None) -> None:
+        from evalgui.core.cbr.model import load_model
+
+        self.set_model(load_model(path, case_base))
+
+    def load_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load a similarity model", "", MODEL_FILES)
+        if path:
+            self.load_requested.emit(path)
+
+    def save_dialog(self) -> None:
+        from evalgui.gui.exporting import export_dialog
+
+        try:
+            model = self.model()
+        except EvalInputError as exc:
+            self.save_failed.emit("The model cannot be saved", str(exc))
+            return
+        export_dialog(self, "model", (("Similarity model", ".json"),), model.save, title="Save the similarity model")
+
+
+class PreviewBox(QWidget):
+    """Two combo boxes (a query, a case) and each attribute's local similarity, then the global one."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.query = ChoiceBox("cbrPreviewQuery")
+        self.query.setToolTip("A query (test case)")
+        self.case = ChoiceBox("cbrPreviewCase")
+        self.case.setToolTip("A case of the train case base")
+        self.model = DataFrameModel(best=None, precision=4)
+        self.view = FrameTableView(self.model, name="similarity_preview", stretch_column="case")
+        self.view.setObjectName("cbrPreviewTable")
+        self.view.setMinimumHeight(150)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Query"))
+        row.addWidget(self.query, 1)
+        row.addWidget(QLabel("Case"))
+        row.addWidget(self.case, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(self.view)
+        layout.addWidget(self.note)
+
+    def global_similarity(self) -> float | None:
+        frame = self.model.frame
+        if frame.empty:
+            return None
+        return float(frame["similarity"].iloc[-1])
+
+    def local_similarity(self, attribute: str) -> float | None:
+        frame = self.model.frame
+        found = frame[frame["attribute"] == attribute] if not frame.empty else frame
+        return None if found.empty else float(found["similarity"].iloc[0])

@@ -1,0 +1,83 @@
+"""Table tab: one row per retriever configuration and metric, with its retrieval time and speed-up.
+
+Exports: the table as shown (CSV, TSV, LaTeX, Markdown, JSON) and the ground truth as a
+similarity-results file (query_id, case_id, similarity), which the Similarity files source and
+``evalgui-cli similarity --ground-truth`` read back.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from PySide6.QtWidgets import QLabel, QPushButton
+
+from evalgui.core.cbr.catalogue import METRICS
+from evalgui.gui.tables import DataFrameModel, FrameTableView, visible_frame
+from evalgui.gui.toolbar import with_toolbar
+from evalgui.gui.workspaces.casebase.engine import SECONDS, SPEEDUP, shown_table
+
+GROUND_TRUTH_FORMATS = (("CSV", ".csv"), ("TSV", ".tsv"), ("Parquet", ".parquet"))
+HEADER_TIPS = {
+    "retriever": "linear: the exhaustive retriever (the ground truth); macfac: MAC/FAC; other names: imported "
+                 "results",
+    "filter_size": "MAC/FAC: the candidates MAC keeps",
+    "k": "Both lists cut to their top k (empty: whole lists)",
+    "value": "The metric's mean over the queries",
+    SECONDS: METRICS[SECONDS].help_text,
+    SPEEDUP: METRICS[SPEEDUP].help_text,
+}
+
+
+def blank_missing(frame: pd.DataFrame, fmt: str) -> pd.DataFrame:
+    """LaTeX and Markdown show an unset filter size or k as an empty cell (as evalgui-cli writes them)."""
+    if fmt not in ("latex", "markdown"):
+        return frame
+    frame = frame.astype(object)
+    return frame.where(frame.notna(), "")
+
+
+class TableView:
+    title = "Table"
+
+    def __init__(self):
+        self.outcome = None
+        self.model = DataFrameModel(best=None)
+        self.model.set_header_tooltips(HEADER_TIPS)
+        self.view = FrameTableView(self.model, name="casebase_results",
+                                   exported=lambda fmt: blank_missing(visible_frame(self.view), fmt))
+        self.view.setObjectName("cbrTable")
+        self.note = QLabel()
+        self.note.setObjectName("cbrTableNote")
+        self.note.setWordWrap(True)
+        export = QPushButton("Export table…")
+        export.clicked.connect(self.view.export_dialog)
+        self.truth_button = QPushButton("Export ground truth…")
+        self.truth_button.setToolTip("The ground truth as a similarity-results file (query_id, case_id, similarity)")
+        self.truth_button.clicked.connect(self.export_ground_truth)
+        self.page = with_toolbar(self.view, [export, self.truth_button])
+        self.page.layout().insertWidget(1, self.note)
+
+    def choices(self) -> list:
+        return []
+
+    def refresh(self, outcome) -> None:
+        self.outcome = outcome
+        self.truth_button.setEnabled(outcome is not None and outcome.ground_truth is not None)
+        if outcome is None:
+            self.model.set_frame(pd.DataFrame())
+            self.note.setText("")
+            return
+        self.model.set_frame(shown_table(outcome.table), directions=None, integers={"filter_size", "k"})
+        self.note.setText(" ".join(outcome.warnings))
+        self.note.setVisible(bool(outcome.warnings))
+
+    def export_ground_truth(self) -> None:
+        from evalgui.gui.exporting import export_dialog
+
+        if self.outcome is None or self.outcome.ground_truth is None:
+            return
+        export_dialog(self.page, "ground_truth", GROUND_TRUTH_FORMATS, self.outcome.ground_truth.write,
+                      title="Export the ground truth")
+
+    def export_targets(self) -> list:
+        return [("Case-based retrieval table…", self.view.export_dialog),
+                ("Ground truth (similarity file)…", self.export_ground_truth)]

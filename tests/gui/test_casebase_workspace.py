@@ -1,0 +1,344 @@
+"""The Case-based retrieval workspace: model editor and preview, Run on the worker, table, chart, drill-down,
+exports, Cancel, projects and bad input, on the used-car sample data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from tests.gui.conftest import SAMPLE_DATA, load, not_busy, run_and_wait
+
+CBR = SAMPLE_DATA / "cbr"
+METRICS = ["hits", "hits_normalized", "quality_mueller", "quality_stromer", "kendall", "mae"]
+
+
+# ---------------------------------------------------------------------------- helpers
+def _workspace(window):
+    casebase = window.workspaces["casebase"]
+    window.tabs.setCurrentWidget(casebase)
+    return casebase
+
+
+def _choose(combo, data):
+    index = combo.findData(data)
+    assert index >= 0, f"{data!r} is not offered"
+    combo.setCurrentIndex(index)
+
+
+def _open_as(monkeypatch, path):
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(path), "")))
+
+
+def _save_as(monkeypatch, path, chosen_filter=""):
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(path), chosen_filter)))
+
+
+def _tick_only(checklist, keys):
+    for i in range(checklist.count()):
+        item = checklist.item(i)
+        item.setCheckState(Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) in keys
+                           else Qt.CheckState.Unchecked)
+
+
+def _preview_settled(qtbot, casebase):
+    """Wait until the preview's side job (the latest request) is done."""
+    qtbot.waitUntil(lambda: "preview" not in casebase._side_workers, timeout=10_000)
+
+
+def _set_up(qtbot, window, monkeypatch, folder=CBR, filter_sizes="3,6", ks="3,3"):
+    """Load the cars and the queries, the model and MAC's model through the buttons, the sweep and metrics."""
+    load(qtbot, window, [folder / "cars.csv", folder / "queries.csv"])
+    casebase = _workspace(window)
+    form = casebase.form
+    _choose(form.train_combo, str(folder / "cars.csv"))
+    _choose(form.test_combo, str(folder / "queries.csv"))
+    _open_as(monkeypatch, folder / "model.json")
+    qtbot.mouseClick(form.editor.load_button, Qt.MouseButton.LeftButton)
+    _open_as(monkeypatch, folder / "mac_model.json")
+    qtbot.mouseClick(form.mac_file_button, Qt.MouseButton.LeftButton)
+    form.filter_sizes.setText(filter_sizes)
+    form.ks.setText(ks)
+    _tick_only(form.metrics, METRICS)
+    return casebase
+
+
+def _engine(filter_sizes=(3, 6), ks=(3, 3), folder=CBR):
+    """run_casebase as evalgui-cli casebase calls it on the same files."""
+    from evalgui.core.cbr.evaluate import CaseBaseRun, run_casebase
+    from evalgui.core.cbr.model import load_model
+    from evalgui.core.inputs.case_base import read_case_base
+
+    train, test = read_case_base(folder / "cars.csv"), read_case_base(folder / "queries.csv")
+    request = CaseBaseRun(train, test, load_model(folder / "model.json", train),
+                          load_model(folder / "mac_model.json", train), filter_sizes, ks, METRICS,
+                          exclude_self=False)
+    return run_casebase(request)
+
+
+def _quality(table):
+    from evalgui.gui.workspaces.casebase.engine import TIMING
+
+    keep = ~table["metric"].isin(TIMING)
+    return table[keep][["retriever", "filter_size", "k", "metric", "value"]].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------- the form
+def test_the_tab_the_model_editor_and_the_live_preview(qtbot, window, monkeypatch):
+    from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, METRICS as RECORDS
+
+    casebase = _set_up(qtbot, window, monkeypatch)
+    assert window.tabs.tabText(window.tabs.indexOf(casebase)) == "Case-based retrieval"
+    form, editor = casebase.form, casebase.form.editor
+    assert editor.table.rowCount() == 9 and editor.model().names[0] == "price"
+    measure = editor.widget(editor.row_of("body"), 2)
+    assert measure.currentData() == "table" and measure.toolTip() == LOCAL_SIMILARITIES["table"].help_text
+    assert [measure.itemData(i) for i in range(measure.count())] == ["equality", "table"]
+    for i in range(form.metrics.count()):
+        item = form.metrics.item(i)
+        assert item.toolTip() == RECORDS[item.data(Qt.ItemDataRole.UserRole)].help_text
+
+    _choose(form.preview.query, "q1")
+    _choose(form.preview.case, "2")
+    _preview_settled(qtbot, casebase)
+    before = form.preview.global_similarity()
+    # the engine's similarity of q1 and car 2 (what the ground truth holds)
+    truth = _engine().ground_truth
+    cases, sims = truth.list(list(truth.query_ids).index("q1"))
+    assert before == pytest.approx(sims[list(truth.case_ids[cases]).index("2")], abs=1e-12)
+    assert form.preview.local_similarity("make") == 1.0         # both VW
+    # a heavier weight on an attribute that matches moves the global similarity up
+    editor.widget(editor.row_of("make"), 4).setValue(10)
+    qtbot.waitUntil(lambda: form.preview.global_similarity() != before, timeout=10_000)
+    assert form.preview.global_similarity() > before
+    assert window.isWindowModified()
+    # a parameter the engine refuses is marked and explained, and the preview waits for a good model
+    params = editor.widget(editor.row_of("power"), 3)
+    params.setText('{"alpha": -1}')
+    assert params.property("invalid") and "power" in editor.problem_label.text()
+    assert form.preview.model.frame.empty
+    params.setText('{"alpha": 0.02}')
+    assert not params.property("invalid")
+    _preview_settled(qtbot, casebase)
+    assert not form.preview.model.frame.empty
+
+
+def test_the_model_saves_to_a_file_the_engine_reads(qtbot, window, monkeypatch, tmp_path):
+    from evalgui.core.cbr.model import load_model
+
+    casebase = _set_up(qtbot, window, monkeypatch)
+    editor = casebase.form.editor
+    editor.widget(editor.row_of("price"), 4).setValue(5)
+    _save_as(monkeypatch, tmp_path / "edited.json")
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    saved = load_model(tmp_path / "edited.json")
+    original = load_model(CBR / "model.json")
+    assert saved.attributes[0].weight == 5
+    assert saved.attributes[1:] == original.attributes[1:]
+    assert saved.attributes[5].parameters == original.attributes[5].parameters
+
+
+def test_filter_sizes_and_ks_are_checked_as_typed(qtbot, window, monkeypatch):
+    casebase = _set_up(qtbot, window, monkeypatch)
+    form = casebase.form
+    form.filter_sizes.setText("3,6,10")
+    assert form.filter_sizes.property("invalid") and "equally long" in form.pairs_note.text()
+    form.ks.setText("3,3,x")
+    assert "'x' is not a whole number" in form.pairs_note.text()
+    form.ks.setText("3,3,12")
+    assert "smaller than its k" in form.pairs_note.text()
+    form.ks.setText("3,3,5")
+    assert not form.filter_sizes.property("invalid") and not form.pairs_note.isVisibleTo(form)
+
+
+# ---------------------------------------------------------------------------- running
+def test_linear_and_a_macfac_sweep_equal_the_engine(qtbot, window, monkeypatch):
+    casebase = _set_up(qtbot, window, monkeypatch)
+    run_and_wait(qtbot, casebase)
+    assert casebase.outcome is not None, casebase.progress_label.text()
+    expected = _engine()
+    pd.testing.assert_frame_equal(_quality(casebase.outcome.table), _quality(expected.table), check_exact=False,
+                                  rtol=0, atol=1e-12)
+    shown = casebase.table.model.frame
+    assert list(shown.columns) == ["retriever", "filter_size", "k", "metric", "value", "retrieval_seconds",
+                                   "speedup"]
+    pd.testing.assert_frame_equal(_quality(shown), _quality(expected.table), check_exact=False, rtol=0, atol=1e-12)
+    assert (shown["retrieval_seconds"] > 0).all()
+    assert (shown[shown["retriever"] == "linear"]["speedup"] == 1.0).all()
+    assert set(shown["retriever"]) == {"linear", "macfac"} and len(shown) == len(_quality(expected.table))
+    assert casebase.progress.value() == casebase.progress.maximum()
+    # sortable by clicking a header
+    view = casebase.table.view
+    view.sortByColumn(4, Qt.SortOrder.DescendingOrder)
+    assert view.model().index(0, 4).data() == f"{shown['value'].max():.4f}"
+
+    # the chart: one point per filter-size/k pair, the linear retriever as reference
+    casebase.results_tabs.setCurrentWidget(casebase.chart.page)
+    _choose(casebase.chart.metric, "quality_mueller")
+    assert casebase.chart.point_count() == 2
+    assert len(casebase.chart.linear.data) == 1 and casebase.chart.reference.isVisible()
+    assert sorted(p.toPlainText() for p in casebase.chart.labels) == ["3/3", "6/3"]
+    macfac = shown[(shown["retriever"] == "macfac") & (shown["metric"] == "quality_mueller")]
+    assert sorted(casebase.chart.macfac.data["y"]) == pytest.approx(sorted(macfac["value"]))
+    assert sorted(casebase.chart.macfac.data["x"]) == pytest.approx(sorted(macfac["retrieval_seconds"]))
+
+    # the drill-down: ground truth and MAC/FAC 3/3 side by side, each case's rank in the other list
+    casebase.results_tabs.setCurrentWidget(casebase.drill_down.page)
+    drill = casebase.drill_down
+    _choose(drill.query, "q1")
+    _choose(drill.retriever, "macfac 3/3")
+    truth, lists = drill.model_truth.frame, drill.model_lists.frame
+    gt_ids = list(truth["case_id"])
+    macfac_run = next(r for r in expected.retrievals if r.name == "macfac" and r.filter_size == 3)
+    cases, _ = macfac_run.lists.list(list(macfac_run.lists.query_ids).index("q1"))
+    assert list(lists["case_id"]) == list(macfac_run.lists.case_ids[cases])
+    assert list(lists["rank_in_ground_truth"]) == [gt_ids.index(c) + 1 for c in lists["case_id"]]
+    for _, row in truth.iterrows():
+        listed = list(lists["case_id"])
+        assert (row["rank_in_retriever"] is pd.NA) == (row["case_id"] not in listed)
+        if row["case_id"] in listed:
+            assert row["rank_in_retriever"] == listed.index(row["case_id"]) + 1
+    assert np.allclose(lists["true_similarity"], truth.set_index("case_id").loc[list(lists["case_id"]), "similarity"])
+
+
+def test_exports_read_back(qtbot, window, monkeypatch, tmp_path):
+    from evalgui.core.inputs import kind
+
+    casebase = _set_up(qtbot, window, monkeypatch)
+    run_and_wait(qtbot, casebase)
+    targets = dict(casebase.export_targets())
+    _save_as(monkeypatch, tmp_path / "table.csv")
+    targets["Case-based retrieval table…"]()
+    back = pd.read_csv(tmp_path / "table.csv")
+    assert np.allclose(back["value"], casebase.table.model.frame["value"])
+    assert list(back.columns)[-2:] == ["retrieval_seconds", "speedup"]
+    for name, fmt in (("table.tex", "LaTeX (*.tex)"), ("table.md", "Markdown (*.md)")):
+        _save_as(monkeypatch, tmp_path / name, fmt)
+        targets["Case-based retrieval table…"]()
+        text = (tmp_path / name).read_text()
+        assert "kendall" in text and "<NA>" not in text and "nan" not in text.lower()
+    _save_as(monkeypatch, tmp_path / "gt.csv")
+    targets["Ground truth (similarity file)…"]()
+    truth = kind("similarity results").read(str(tmp_path / "gt.csv"))
+    assert len(truth) == 3 * 20
+    expected = _engine().ground_truth.to_frame()
+    back = pd.read_csv(tmp_path / "gt.csv", dtype={"query_id": str, "case_id": str})
+    assert np.allclose(back["similarity"], expected["similarity"]) and list(back["case_id"]) == list(
+        expected["case_id"])
+    casebase.results_tabs.setCurrentWidget(casebase.chart.page)
+    for ext in (".png", ".svg"):
+        _save_as(monkeypatch, tmp_path / f"chart{ext}")
+        targets["Quality vs time chart…"]()
+        assert (tmp_path / f"chart{ext}").stat().st_size > 1000
+
+
+def test_similarity_files_only(qtbot, window):
+    """ProCAKE's worked example: a ground truth and an evaluated list, no case base."""
+    load(qtbot, window, [CBR / "procake_ground_truth.csv", CBR / "procake_evaluated.csv"])
+    casebase = _workspace(window)
+    form = casebase.form
+    _choose(form.source_combo, "files")
+    _choose(form.truth_combo, str(CBR / "procake_ground_truth.csv"))
+    assert form.predicted.checked() == [str(CBR / "procake_evaluated.csv")]
+    form.ks.setText("2")
+    run_and_wait(qtbot, casebase)
+    shown = casebase.table.model.frame.set_index("metric")["value"]
+    assert shown["hits"] == 1.0 and shown["quality_stromer"] == pytest.approx(0.6)
+    assert shown["quality_mueller"] == pytest.approx(0.85)
+    casebase.results_tabs.setCurrentWidget(casebase.drill_down.page)
+    assert list(casebase.drill_down.model_truth.frame["rank_in_retriever"]) == [1, 3, 2]
+
+
+# ---------------------------------------------------------------------------- bad input, cancel
+def test_bad_input_gives_a_dialog_and_keeps_the_results(qtbot, window, monkeypatch, tmp_path):
+    casebase = _set_up(qtbot, window, monkeypatch)
+    run_and_wait(qtbot, casebase)
+    before = casebase.outcome.table.copy()
+
+    def refused(reason):
+        with qtbot.waitSignal(window.error_shown, timeout=10_000) as blocker:
+            qtbot.mouseClick(casebase.run_button, Qt.MouseButton.LeftButton)
+        assert reason in blocker.args[1], blocker.args
+        qtbot.waitUntil(lambda: not casebase.is_busy())
+        pd.testing.assert_frame_equal(casebase.outcome.table, before)
+        window.last_error_dialog.close()
+
+    casebase.form.filter_sizes.setText("3,6,10")
+    refused("equally long")
+    casebase.form.filter_sizes.setText("3,6")
+    _tick_only(casebase.form.metrics, [])
+    refused("No metric is ticked")
+    _tick_only(casebase.form.metrics, METRICS)
+    # a model naming a column the case bases lack: refused by the engine, on the worker
+    bad = tmp_path / "bad_model.json"
+    bad.write_text('{"attributes": [{"name": "colour", "type": "categorical", "measure": "equality"}]}')
+    casebase.form.load_model(str(bad))
+    refused("'colour' is not a column")
+    assert "Failed" in casebase.progress_label.text()
+
+
+def test_cancel_keeps_the_earlier_results(qtbot, window, monkeypatch, tmp_path):
+    casebase = _set_up(qtbot, window, monkeypatch)
+    run_and_wait(qtbot, casebase)                                   # earlier results: the sample data
+    before = casebase.outcome.table.copy()
+    # 3,000 queries against 6,000 cases of the same attributes: the linear retriever takes a while
+    cars = pd.read_csv(CBR / "cars.csv")
+    big = cars.sample(n=6000, replace=True, random_state=1).reset_index(drop=True)
+    big["id"] = [f"c{i}" for i in range(len(big))]
+    big["price"] = big["price"] + np.random.default_rng(1).integers(-2000, 2000, len(big))
+    big.to_csv(tmp_path / "many_cars.csv", index=False)
+    big.head(3000).assign(id=[f"q{i}" for i in range(3000)]).to_csv(tmp_path / "many_queries.csv", index=False)
+    load(qtbot, window, [tmp_path / "many_cars.csv", tmp_path / "many_queries.csv"])
+    form = casebase.form
+    _choose(form.train_combo, str(tmp_path / "many_cars.csv"))
+    _choose(form.test_combo, str(tmp_path / "many_queries.csv"))
+    with qtbot.waitSignal(casebase.busy_changed, timeout=5000):
+        qtbot.mouseClick(casebase.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "queries" in casebase.progress_label.text() or not casebase.is_busy(), timeout=20_000)
+    assert casebase.is_busy(), "the run was over before it could be cancelled"
+    assert casebase.cancel_button.isEnabled() and not casebase.run_button.isEnabled()
+    with qtbot.waitSignal(casebase.busy_changed, check_params_cb=not_busy, timeout=20_000):
+        qtbot.mouseClick(casebase.cancel_button, Qt.MouseButton.LeftButton)
+    pd.testing.assert_frame_equal(casebase.outcome.table, before)
+    assert "Cancelled" in casebase.progress_label.text() and "previous results" in casebase.progress_label.text()
+    assert casebase.run_button.isEnabled() and not casebase.cancel_button.isEnabled()
+    assert casebase.progress.value() == 0
+
+
+# ---------------------------------------------------------------------------- projects
+def test_project_round_trip(qtbot, make_window, monkeypatch, tmp_path):
+    import shutil
+
+    folder = tmp_path / "data"
+    shutil.copytree(CBR, folder)
+    first = make_window()
+    casebase = _set_up(qtbot, first, monkeypatch, folder=folder)
+    editor = casebase.form.editor
+    editor.widget(editor.row_of("make"), 4).setValue(4)
+    run_and_wait(qtbot, casebase)
+    project = tmp_path / "cars.evalgui"
+    assert first.write_project(str(project))
+
+    second = make_window()
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(project))
+    qtbot.waitUntil(lambda: not second._loaders, timeout=20_000)
+    restored = second.workspaces["casebase"]
+    assert second.tabs.currentWidget() is restored
+    assert restored.form_state() == casebase.form_state()
+    assert restored.form.editor.model().attributes == casebase.form.editor.model().attributes
+    assert restored.form.mac_path == str(folder / "mac_model.json") and restored.form.filter_sizes.text() == "3,6"
+    pd.testing.assert_frame_equal(restored.outcome.table, casebase.outcome.table, check_dtype=False)
+    pd.testing.assert_frame_equal(restored.table.model.frame, casebase.table.model.frame, check_dtype=False)
+    restored.results_tabs.setCurrentWidget(restored.drill_down.page)
+    _choose(restored.drill_down.retriever, "macfac 6/3")
+    assert len(restored.drill_down.model_lists.frame) == 3
+    restored.results_tabs.setCurrentWidget(restored.chart.page)
+    assert restored.chart.point_count() == 2
+    assert "restored" in restored.progress_label.text()
+    # and Run again on the restored form gives the same quality values
+    run_and_wait(qtbot, restored)
+    pd.testing.assert_frame_equal(_quality(restored.outcome.table), _quality(casebase.outcome.table),
+                                  check_exact=False, rtol=0, atol=1e-12)
