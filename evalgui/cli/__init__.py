@@ -22,7 +22,7 @@ from importlib import import_module
 from evalgui.cli.common import PROG, Parser, UsageProblem, fail
 
 # The subcommands, in the order --help lists them: modules of this package.
-SUBCOMMANDS = ("trec_eval", "evaluate", "compare", "metaeval", "measures")
+SUBCOMMANDS = ("trec_eval", "evaluate", "compare", "metaeval", "stability", "measures")
 
 
 def _subcommands() -> dict:

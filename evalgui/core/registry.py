@@ -106,6 +106,7 @@ _FAMILIES: dict[str, str | Registry] = {
     "tests": "evalgui.core.stats.catalogue:TESTS",
     "corrections": "evalgui.core.stats.catalogue:CORRECTIONS",
     "metaeval": "evalgui.core.metaeval.catalogue:EXPERIMENTS",
+    "rankfile": "evalgui.core.rankfile.measures:REGISTRY",
 }
 
 

@@ -13,6 +13,13 @@ themselves (Dunaiski, Geldenhuys & Visser 2018, "the Ranking Evaluation Tool").
 import contextlib
 import os
 
+# Light on purpose (no numpy): the command line reads these to build its options.
+# The original's example measure set (its getEvaluationMethods() as published), in its order.
+DEFAULT_MEASURES = ("AP_inter_per", "nDCG@Avg", "Average", "Median", "Average@20", "AP", "Average@Avg",
+                    "Average@10", "P@2000_per")
+DEFAULT_SIGS = (0.005, 0.01, 0.05, 0.1, 0.15)
+COMPAT_MODES = ("dunaiski2018",)
+
 # The experiments multiply many small matrices: a BLAS thread pool only gets in the way there (on a
 # loaded two-core machine a threaded 190 x 10 x 1000 product took 70 times the CPU of a plain one),
 # and worker processes would each start one. Numpy reads these when it is first imported.

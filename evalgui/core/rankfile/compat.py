@@ -36,7 +36,7 @@ class Compat:
         return [f.name for f in fields(self) if getattr(self, f.name)]
 
 
-PRESETS = {"dunaiski2018": Compat(*(True,) * len(fields(Compat)))}
+PRESETS = {"dunaiski2018": Compat(*(True,) * len(fields(Compat)))}      # keys: rankfile.COMPAT_MODES
 
 
 def preset(name: str | None) -> Compat:

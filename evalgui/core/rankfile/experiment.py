@@ -27,13 +27,13 @@ import numpy as np
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import Cancelled, JobState, state_or_default
+from evalgui.core.rankfile import DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile import measures as M
 from evalgui.core.rankfile.compat import Compat, partial_bins, single_query_trials
 from evalgui.core.rankfile.ranks import RankFile
 from evalgui.core.stats import stability
 from evalgui.core.stats.significance import NOISE, t_test
 
-DEFAULT_SIGS = (0.005, 0.01, 0.05, 0.1, 0.15)
 # The original's labels for the significance levels, in ascending order of level.
 STARS = ("***", "**", "*", ".", ",", "_")
 MIN_QUERY_SIZE = 5                 # smaller queries: warn, as the original does
@@ -52,7 +52,7 @@ def star(index: int) -> str:
 class Settings:
     """What to run; the defaults are the original tool's."""
 
-    measures: tuple[str, ...] = M.DEFAULT_MEASURES
+    measures: tuple[str, ...] = DEFAULT_MEASURES
     iterations: int = 50
     bootstrap: int = 1000
     splits: tuple[int, ...] = (10,)
@@ -278,9 +278,12 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
                 asl[i] = [result.rate[level] * share for level in levels]
                 required[i] = [result.difference_required[level] for level in levels]
                 swap = _swap(diffs[finite], levels, settings.bootstrap, int(seeds[m, 1]), compat, state)
-                low[i] = [swap.limits[level][0] for level in levels]
-                high[i] = [swap.limits[level][1] for level in levels]
+                # No bin got down to the level: the difference required is beyond any observed.
+                low[i] = [np.nan_to_num(swap.limits[level][0], nan=np.inf) for level in levels]
+                high[i] = [np.nan_to_num(swap.limits[level][1], nan=np.inf) for level in levels]
             else:
+                # No pair has a score on every query: nothing is significant, nothing can be estimated
+                # (left out of the means over the iterations).
                 asl[i], required[i], low[i], high[i] = 0.0, np.nan, np.nan, np.nan
         out.update(asl=asl, estDiff=required, swapDiffMin=low, swapDiffMax=high)
         stats[method.id] = out
@@ -487,8 +490,8 @@ def _assemble(checked: Plan, values: np.ndarray, results: list[UnitResult]) -> S
                              level, method.cutoff,
                              _mean(err, l), _sd(err, l), _mean(tie, l), _sd(tie, l), _mean(stat.get("tRate"), l),
                              float(np.mean(stat["relRate"])) if "relRate" in stat else math.nan,
-                             _mean(stat["asl"], l), _mean(stat["estDiff"], l), _mean(stat["swapDiffMin"], l),
-                             _mean(stat["swapDiffMax"], l), _decisions(values[m], required[method.id][l])])
+                             _mean(stat["asl"], l), _estimate(stat["estDiff"], l), _estimate(stat["swapDiffMin"], l),
+                             _estimate(stat["swapDiffMax"], l), _decisions(values[m], required[method.id][l])])
                 decisions_at[method.id] = len(rows) - 1
         for m, method in enumerate(methods):
             # bug 4: the matrices take the other estimate
@@ -507,6 +510,13 @@ def _mean(values: np.ndarray | None, level: int) -> float:
     return math.nan if values is None else float(np.mean(values[:, level]))
 
 
+def _estimate(values: np.ndarray, level: int) -> float:
+    """The mean over the iterations that could estimate it."""
+    column = values[:, level]
+    known = ~np.isnan(column)
+    return float(np.mean(column[known])) if known.any() else math.nan
+
+
 def _sd(values: np.ndarray | None, level: int) -> float:
     if values is None:
         return math.nan
@@ -517,7 +527,7 @@ def _required(stat: dict, swap: bool) -> list[float]:
     """Per level, the difference required: the mean over the iterations of estDiff (the bootstrap)
     or of swapDiffMin (the swap method)."""
     values = stat["swapDiffMin"] if swap else stat["estDiff"]
-    return [float(np.mean(values[:, l])) for l in range(values.shape[1])]
+    return [_estimate(values, l) for l in range(values.shape[1])]
 
 
 def _decisions(actual: np.ndarray, threshold: float) -> float:

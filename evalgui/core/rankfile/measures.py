@@ -29,10 +29,6 @@ from evalgui.core.registry import Parameter, Record, Registry
 
 BUCKETS = 1000
 
-# The original's example set (its getEvaluationMethods() as published), in its order.
-DEFAULT_MEASURES = ("AP_inter_per", "nDCG@Avg", "Average", "Median", "Average@20", "AP", "Average@Avg",
-                    "Average@10", "P@2000_per")
-
 
 # ---------------------------------------------------------------------------
 # Sorted ranks, padded
