@@ -13,7 +13,7 @@ from evalgui.cli.common import UsageProblem, add_output_options, output_format, 
 from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS
 
 NAME = "stability"
-HELP = "measure stability and significance on ranks of test entities (the Ranking Evaluation Tool)"
+HELP = "measure stability and significance on ranks of test entities"
 DESCRIPTION = ("Evaluates ranking systems from the ranks they give a set of test entities, and first evaluates "
                "the measures themselves (error and tie rates, t-test and ASL rates, the swap method) over random "
                "splits of the entities into queries, for every combination of --splits, --systems and --entities. "

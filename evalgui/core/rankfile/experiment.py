@@ -514,7 +514,8 @@ def _estimate(values: np.ndarray, level: int) -> float:
     """The mean over the iterations that could estimate it."""
     column = values[:, level]
     known = ~np.isnan(column)
-    return float(np.mean(column[known])) if known.any() else math.nan
+    with np.errstate(over="ignore", invalid="ignore"):          # infinite limits (no bin got there) stay so
+        return float(np.mean(column[known])) if known.any() else math.nan
 
 
 def _sd(values: np.ndarray | None, level: int) -> float:
