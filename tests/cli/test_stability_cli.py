@@ -102,6 +102,18 @@ def test_compat_gives_the_published_significance_marks_of_average(capsys, testra
     assert sign_matrix(out, "Average") == PUBLISHED_AVERAGE_MATRIX
 
 
+def test_compat_correlation_leaves_out_the_first_systems_pairs(capsys, testranks):
+    # Spearman's rho of the 6 pairs without System1: the original's reference run prints 0.929961109594044
+    status, out, _ = run_cli(capsys, "stability", testranks, "-p", "eval", "--splits", "2", "-i", "2", "-b", "20",
+                             "-n", "100000", "-m", "AP", "--compat", "dunaiski2018")
+    rows = table(out, ",")
+    assert status == 0 and rows.correlation[0] == pytest.approx(0.929961109594044, abs=1e-12)
+    assert rows["stddev corr"][0] == pytest.approx(0.02889, abs=1e-5)
+    status, out, _ = run_cli(capsys, "stability", testranks, "-p", "eval", "--splits", "2", "-i", "2", "-b", "20",
+                             "-n", "100000", "-m", "AP")
+    assert table(out, ",").correlation[0] == pytest.approx(0.9368093209607, abs=1e-12)       # all 10 pairs
+
+
 def test_same_seed_same_output_in_one_or_two_processes(capsys, testranks):
     for compat in ((), ("--compat", "dunaiski2018")):
         args = ["stability", testranks, "-p", "all", "-e", "--splits", "2", "3", "-i", "6", "-b", "200", "-n",

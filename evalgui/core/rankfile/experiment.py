@@ -242,7 +242,8 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
     iterations = range(unit.start, unit.stop)
     drawn = [draws(unit, i) for i in iterations]
     members = np.stack([query_members(entities, unit.combination.splits) for entities, _, _ in drawn])  # I x Q x M
-    systems = np.stack([chosen for _, chosen, _ in drawn])                                             # I x S'
+    # in file order (the statistics do not depend on it; bug 6's "first system" does)
+    systems = np.sort(np.stack([chosen for _, chosen, _ in drawn]), axis=1)                            # I x S'
     per_query = unit.ranks[np.maximum(members, 0)[..., None], systems[:, None, None, :]]                # I x Q x M x S'
     per_query = np.where((members >= 0)[..., None], per_query, np.inf)
     sr = M.SortedRanks(np.moveaxis(per_query, -1, -2))                                                 # I x Q x S' x M
