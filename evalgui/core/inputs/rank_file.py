@@ -7,7 +7,7 @@ is an entity id, then the rank each system gives it (1-based, fractional allowed
 from __future__ import annotations
 
 from evalgui.core.errors import EvalInputError
-from evalgui.core.inputs import FileHead, InputKind
+from evalgui.core.inputs import Claim, FileHead, InputKind
 
 _SNIFF_BYTES = 1 << 16
 
@@ -20,7 +20,7 @@ def _is_rank(text: str) -> bool:
     return value >= 1 and value != float("inf")
 
 
-def sniff(head: FileHead) -> float:
+def sniff(head: FileHead) -> Claim:
     """Sure when every line in the head has the header's number of tab-separated fields and every
     field after the first of the data rows is a rank; less sure when the header is numbers too."""
     from evalgui.core.formats import _text
@@ -28,16 +28,18 @@ def sniff(head: FileHead) -> float:
     try:
         data = _text.load_head(head.path, _SNIFF_BYTES)
     except EvalInputError:
-        return 0.0
+        return Claim(0.0)
     lines = data.decode("utf-8", "replace").split("\n")
     if len(data) >= _SNIFF_BYTES:
         lines = lines[:-1]                          # the last line may be cut off
     rows = [line.rstrip("\r").split("\t") for line in lines if line.strip()]
     if len(rows) < 2 or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows):
-        return 0.0
+        return Claim(0.0)
     if not all(_is_rank(field.strip()) for row in rows[1:] for field in row[1:]):
-        return 0.0
-    return 0.4 if all(_is_rank(field.strip()) for field in rows[0][1:]) else 0.95
+        return Claim(0.0)
+    if all(_is_rank(field.strip()) for field in rows[0][1:]):
+        return Claim(0.4, "tab-separated ranks (1 or more) under a header of numbers")
+    return Claim(0.95, f"a header of {len(rows[0]) - 1} system ids, then one entity per line with its rank in each")
 
 
 def read(path, **_):
