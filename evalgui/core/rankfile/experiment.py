@@ -127,7 +127,7 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
     methods = []
     for spec in specs:
         if spec.has_range:
-            methods += [Method(f"{spec.name}_{M._number_text(c)}", spec.name, spec.at(c)) for c in settings.cutoffs]
+            methods += [Method(f"{spec.name}_{M.number_text(c)}", spec.name, spec.at(c)) for c in settings.cutoffs]
         else:
             methods.append(Method(spec.name, spec.name, spec))
     repeated = sorted({m.id for m in methods if [x.id for x in methods].count(m.id) > 1})
@@ -143,12 +143,14 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
         above = int((ranks.ranks > settings.total_ranks).sum())
         if above:
             warnings.append(f"{above} rank{'s exceed' if above > 1 else ' exceeds'} --totalranks "
-                            f"{M._number_text(settings.total_ranks)}: is T the number of entities the systems ranked?")
+                            f"{M.number_text(settings.total_ranks)}: is T the number of entities the systems ranked?")
     combinations: list[Combination] = []
     if settings.experiments:
         _positive_int(settings.iterations, "--iter")
         _positive_int(settings.bootstrap, "--boot")
         _positive_int(settings.threads, "--threads")
+        if not settings.splits:
+            raise EvalUsageError("give the numbers of queries to split the entities into (--splits)")
         systems = settings.systems or (n_systems,)
         entities = settings.entities or (n_entities,)
         for s in systems:
@@ -363,7 +365,7 @@ class StabilityResults:
 
     def legend_text(self) -> str:
         """The original's legend: "Significance: 0 '***' 0.005 '**' 0.01 ... ' ' 1"."""
-        return "Significance: 0 " + " ".join(f"'{label}' {M._number_text(level)}" for label, level in self.legend) \
+        return "Significance: 0 " + " ".join(f"'{label}' {M.number_text(level)}" for label, level in self.legend) \
             + " ' ' 1"
 
     def significance_table(self):

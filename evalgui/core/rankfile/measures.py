@@ -392,13 +392,13 @@ class Cutoff:
     @property
     def label(self) -> str:
         if self.kind == "number":
-            return _number_text(self.value)
+            return number_text(self.value)
         if self.kind == "recall":
-            return f"{_number_text(self.value)}recall"
+            return f"{number_text(self.value)}recall"
         return {"avg": "Avg", "testsize": "testsize", "range": "k"}[self.kind]
 
 
-def _number_text(value: float) -> str:
+def number_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
