@@ -114,7 +114,10 @@ def test_compat_correlation_leaves_out_the_first_systems_pairs(capsys, testranks
     assert table(out, ",").correlation[0] == pytest.approx(0.9368093209607, abs=1e-12)       # all 10 pairs
 
 
-def test_same_seed_same_output_in_one_or_two_processes(capsys, testranks):
+def test_same_seed_same_output_in_one_or_two_processes(capsys, testranks, monkeypatch):
+    from evalgui.core.rankfile import experiment
+
+    monkeypatch.setattr(experiment, "WORK_PER_PROCESS", 1)      # small work: processes all the same
     for compat in ((), ("--compat", "dunaiski2018")):
         args = ["stability", testranks, "-p", "all", "-e", "--splits", "2", "3", "-i", "6", "-b", "200", "-n",
                 "100000", "-s", "3", *compat]

@@ -287,7 +287,20 @@ def test_progress_per_unit_and_cancel():
         X.run(checked, JobState(is_cancelled=lambda: True))
 
 
-def test_cancel_stops_the_worker_processes():
+def test_processes_only_for_work_worth_their_start_up():
+    ranks = ranks_of(np.random.default_rng(3).integers(1, 99, size=(40, 20)))
+    small = X.plan(ranks, X.Settings(measures=("AP",), splits=(2,), iterations=50, bootstrap=1000, threads=4))
+    assert X.processes_for(small) == 1                   # 50 x 190 pairs x 1,000 samples: about a second
+    many = X.plan(ranks, X.Settings(measures=("AP", "nDCG", "Median", "Average"), splits=(2, 4), iterations=100,
+                                    bootstrap=1000, threads=4))
+    assert X.processes_for(many) == 4
+    # two combinations for four processes: each combination's iterations in four pieces
+    assert [(u.combination.index, u.start, u.stop) for u in X.units_of(many, 4)][:5] == [
+        (0, 0, 25), (0, 25, 50), (0, 50, 75), (0, 75, 100), (1, 0, 25)]
+
+
+def test_cancel_stops_the_worker_processes(monkeypatch):
+    monkeypatch.setattr(X, "WORK_PER_PROCESS", 1)
     ranks = ranks_of(np.random.default_rng(3).integers(1, 99, size=(10, 3)))
     checked = X.plan(ranks, X.Settings(measures=("AP",), splits=(2,), iterations=20, bootstrap=50, threads=2))
     calls = []

@@ -15,7 +15,8 @@ fuzziness (significance level) f:
 
 then, with the measures' values on all entities (the "actual" table), the decisions and the
 significance matrices. Every iteration draws from its own seed (seed, combination, iteration), so
-the results are the same whether the work runs in one process or in ``threads`` processes.
+the results are the same whether the work runs in one process or in several (up to ``threads``,
+as many as the work is worth).
 """
 
 from __future__ import annotations
@@ -398,7 +399,20 @@ def stability_job(ranks: RankFile, settings: Settings):
     return job
 
 
-def units_of(checked: Plan) -> list[Unit]:
+# A process costs about a second of start-up (numpy, scipy); below this much work per process
+# (iterations x measures x system pairs x bootstrap samples, about 2 s) one process is faster.
+WORK_PER_PROCESS = 20_000_000
+
+
+def processes_for(checked: Plan) -> int:
+    """How many of the ``threads`` processes the work is worth."""
+    settings = checked.settings
+    work = sum(settings.iterations * len(checked.methods) * c.systems * (c.systems - 1) // 2 * settings.bootstrap
+               for c in checked.combinations)
+    return max(1, min(settings.threads, work // WORK_PER_PROCESS))
+
+
+def units_of(checked: Plan, processes: int = 1) -> list[Unit]:
     """The work: each combination's iterations in chunks whose arrays stay near 32 MB, in a multiple
     of the number of processes (so that they finish together)."""
     settings = checked.settings
@@ -409,8 +423,8 @@ def units_of(checked: Plan) -> list[Unit]:
         per_iteration = c.splits * c.systems * (max(width, M.BUCKETS) if per_mille else width)
         largest = max(1, 4_000_000 // max(per_iteration, 1))
         pieces = math.ceil(settings.iterations / largest)
-        if settings.threads > 1 and len(checked.combinations) < settings.threads:
-            pieces = math.ceil(pieces / settings.threads) * settings.threads
+        if processes > 1 and len(checked.combinations) < processes:
+            pieces = math.ceil(pieces / processes) * processes
         chunk = math.ceil(settings.iterations / min(pieces, settings.iterations))
         for start in range(0, settings.iterations, chunk):
             units.append(Unit(checked.ranks.ranks, settings, checked.methods, checked.levels, c, start,
@@ -424,8 +438,9 @@ def run(checked: Plan, state: JobState | None = None) -> StabilityResults:
     values = actual_scores(checked.ranks, checked.methods, settings.total_ranks, settings.compat)
     results: list[UnitResult] = []
     if settings.experiments:
-        units = units_of(checked)
-        for result in _execute(units, settings.threads, state):
+        processes = processes_for(checked)
+        units = units_of(checked, processes)
+        for result in _execute(units, processes, state):
             results.append(result)
             combination = checked.combinations[result.combination]
             state.progress(len(results) / len(units), f"Combination {combination.index + 1} of "
@@ -433,9 +448,9 @@ def run(checked: Plan, state: JobState | None = None) -> StabilityResults:
     return _assemble(checked, values, results)
 
 
-def _execute(units: list[Unit], threads: int, state: JobState):
-    """Run the units here (one process) or in ``threads`` processes; yield results as they finish."""
-    if threads <= 1 or len(units) <= 1:
+def _execute(units: list[Unit], processes: int, state: JobState):
+    """Run the units here (one process) or in ``processes`` processes; yield results as they finish."""
+    if processes <= 1 or len(units) <= 1:
         for unit in units:
             state.check()
             yield run_unit(unit, state)
@@ -446,7 +461,7 @@ def _execute(units: list[Unit], threads: int, state: JobState):
 
     # spawn: safe beside the GUI's threads, and the same on every platform
     with one_blas_thread_for_children():
-        pool = multiprocessing.get_context("spawn").Pool(min(threads, len(units)))
+        pool = multiprocessing.get_context("spawn").Pool(min(processes, len(units)))
     try:
         pending = [pool.apply_async(run_unit, (unit,)) for unit in units]
         while pending:
