@@ -200,6 +200,14 @@ def test_correlation_is_spearman_over_all_pairs_and_bug_6_skips_the_first_system
     assert results.evaluation["stddev corr"][0] == pytest.approx(np.std([0.5, -1.0, -0.5]))
 
 
+def test_average_ranks_are_scipys():
+    from scipy.stats import rankdata
+
+    values = np.random.default_rng(4).integers(1, 6, size=(3, 40, 4)).astype(float)     # many ties
+    np.testing.assert_array_equal(X.average_ranks(values), rankdata(values, axis=1))
+    assert X.average_ranks(np.array([[[3.0], [1.0], [3.0], [2.0]]])).ravel().tolist() == [3.5, 1.0, 3.5, 2.0]
+
+
 def test_decisions_by_hand():
     actual = np.array([1.0, 2.0, 4.0])                 # differences 1, 3 and 2
     assert X._decisions(actual, 1.5) == pytest.approx(200 / 3)

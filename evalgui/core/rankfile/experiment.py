@@ -323,10 +323,8 @@ def _t_rates(scores: np.ndarray, levels: list[float]) -> np.ndarray:
 
 def _correlations(ranks: np.ndarray, entities: list[np.ndarray], systems: np.ndarray, skip_first: bool) -> np.ndarray:
     """iterations x pairs: Spearman's rho between every two drawn systems over the iteration's entities."""
-    from scipy.stats import rankdata
-
     values = np.stack([ranks[e][:, s] for e, s in zip(entities, systems)])      # I x E' x S'
-    ranked = rankdata(values, axis=1)
+    ranked = average_ranks(values)
     centred = ranked - ranked.mean(axis=1, keepdims=True)
     norms = np.sqrt((centred ** 2).sum(axis=1))                                  # I x S'
     first, second = stability.pair_indices(values.shape[2])
@@ -335,6 +333,24 @@ def _correlations(ranks: np.ndarray, entities: list[np.ndarray], systems: np.nda
         first, second = first[keep], second[keep]
     with np.errstate(invalid="ignore", divide="ignore"):
         return (centred[:, :, first] * centred[:, :, second]).sum(axis=1) / (norms[:, first] * norms[:, second])
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n along axis 1, tied values sharing their mean rank (as scipy's rankdata; numpy
+    alone, because importing scipy.stats costs a worker process over a second)."""
+    order = np.argsort(values, axis=1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=1)
+    n = values.shape[1]
+    position = np.arange(n).reshape((1, n) + (1,) * (values.ndim - 2))
+    starts = np.ones(ordered.shape, dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    ends = np.ones(ordered.shape, dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n - 1), axis=1), axis=1), axis=1)
+    out = np.empty(ordered.shape)
+    np.put_along_axis(out, order, (first + last) / 2.0 + 1.0, axis=1)
+    return out
 
 
 # ---------------------------------------------------------------------------
