@@ -25,7 +25,7 @@ from importlib import import_module
 from evalgui.cli.common import PROG, Parser, UsageProblem, fail
 
 # The subcommands, in the order --help lists them: modules of this package.
-SUBCOMMANDS = ("trec_eval", "evaluate", "compare", "preference", "metaeval", "similarity", "casebase",
+SUBCOMMANDS = ("trec_eval", "evaluate", "compare", "preference", "metaeval", "stability", "similarity", "casebase",
                "measures")
 
 

@@ -107,6 +107,7 @@ _FAMILIES: dict[str, str | Registry] = {
     "corrections": "evalgui.core.stats.catalogue:CORRECTIONS",
     "preference": "evalgui.core.ranked.preference:REGISTRY",
     "metaeval": "evalgui.core.metaeval.catalogue:EXPERIMENTS",
+    "rankfile": "evalgui.core.rankfile.measures:REGISTRY",
     "cbr": "evalgui.core.cbr.catalogue:METRICS",
     "cbr-similarity": "evalgui.core.cbr.catalogue:LOCAL_SIMILARITIES",
 }

@@ -1,10 +1,133 @@
-"""Ranks of test entities per system (the Ranking Evaluation Tool's input). No reader yet."""
+"""Ranks of test entities per system (the Ranking Evaluation Tool's input).
+
+Tab-separated: the first row is the experiment name, then one id per system; every further row
+is an entity id, then the rank each system gives it (1-based, fractional allowed, e.g. 10.5).
+"""
 
 from __future__ import annotations
 
-from evalgui.core.inputs import InputKind
+from evalgui.core.errors import EvalInputError
+from evalgui.core.inputs import Claim, FileHead, InputKind
+
+_SNIFF_BYTES = 1 << 16
+
+
+def _is_rank(text: str) -> bool:
+    try:
+        value = float(text)
+    except ValueError:
+        return False
+    return value >= 1 and value != float("inf")
+
+
+def sniff(head: FileHead) -> Claim:
+    """Sure when every line in the head has the header's number of tab-separated fields and every
+    field after the first of the data rows is a rank; less sure when the header is numbers too."""
+    from evalgui.core.formats import _text
+
+    try:
+        data = _text.load_head(head.path, _SNIFF_BYTES)
+    except EvalInputError:
+        return Claim(0.0)
+    lines = data.decode("utf-8", "replace").split("\n")
+    if len(data) >= _SNIFF_BYTES:
+        lines = lines[:-1]                          # the last line may be cut off
+    rows = [line.rstrip("\r").split("\t") for line in lines if line.strip()]
+    if len(rows) < 2 or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows):
+        return Claim(0.0)
+    if not all(_is_rank(field.strip()) for row in rows[1:] for field in row[1:]):
+        return Claim(0.0)
+    if all(_is_rank(field.strip()) for field in rows[0][1:]):
+        return Claim(0.4, "tab-separated ranks (1 or more) under a header of numbers")
+    return Claim(0.95, f"a header of {len(rows[0]) - 1} system ids, then one entity per line with its rank in each")
+
+
+def read(path, **_):
+    """The rank file at ``path``; EvalInputError naming the line for anything malformed."""
+    import numpy as np
+
+    from evalgui.core.formats import _text
+    from evalgui.core.rankfile.ranks import RankFile
+
+    source = str(path)
+    data = _text.load_bytes(source)
+    lines = [(number, _text.decode_line(raw, source, number).rstrip("\r"))
+             for number, raw in enumerate(data.split(b"\n"), 1)]
+    lines = [(number, line) for number, line in lines if line.strip()]
+    header_line, header = lines[0][0], [f.strip() for f in lines[0][1].split("\t")]
+    if len(header) < 2:
+        raise EvalInputError(source, "the first line must be the experiment name and one id per system, "
+                                     "separated by tabs" + _tab_hint(lines[0][1]), header_line)
+    name, systems = header[0], header[1:]
+    _check_ids(source, systems, "system", header_line)
+    if len(lines) < 2:
+        raise EvalInputError(source, "no entities: the file has only its header line")
+    width = len(header)
+    entities, cells, seen = [], [], {}
+    for number, line in lines[1:]:
+        fields = [f.strip() for f in line.split("\t")]
+        if len(fields) != width:
+            raise EvalInputError(source, f"expected {width} tab-separated fields (an entity id and one rank for each "
+                                         f"of the {width - 1} systems), found {len(fields)}" + _tab_hint(line), number)
+        entity = fields[0]
+        if not entity:
+            raise EvalInputError(source, "the entity id (first field) is empty", number)
+        if entity in seen:
+            raise EvalInputError(source, f"the entity '{entity}' is listed twice (first on line {seen[entity]})",
+                                 number)
+        seen[entity] = number
+        entities.append(entity)
+        cells.append(fields[1:])
+    try:
+        ranks = np.array(cells, dtype=np.float64)
+    except ValueError:
+        ranks = None
+    if ranks is None or not (np.isfinite(ranks) & (ranks >= 1)).all():
+        _raise_bad_rank(source, cells, systems, [number for number, _ in lines[1:]])
+    return RankFile(name, systems, entities, ranks, source=source)
+
+
+def _tab_hint(line: str) -> str:
+    return " (is the file tab-separated?)" if "\t" not in line and len(line.split()) > 1 else ""
+
+
+def _check_ids(source: str, ids: list[str], what: str, line: int) -> None:
+    seen = set()
+    for column, value in enumerate(ids, 2):
+        if not value:
+            raise EvalInputError(source, f"the {what} id in column {column} is empty", line)
+        if value in seen:
+            raise EvalInputError(source, f"the {what} '{value}' is listed twice", line)
+        seen.add(value)
+
+
+def _raise_bad_rank(source: str, cells: list[list[str]], systems: list[str], numbers: list[int]) -> None:
+    import math
+
+    for row, number in zip(cells, numbers):
+        for text, system in zip(row, systems):
+            try:
+                value = float(text)
+            except ValueError:
+                raise EvalInputError(source, f"the rank '{text}' of system {system} is not a number", number) from None
+            if not math.isfinite(value):
+                raise EvalInputError(source, f"the rank '{text}' of system {system} is not a finite number", number)
+            if value < 1:
+                raise EvalInputError(source, f"the rank {text} of system {system} is below 1 (ranks start at 1)",
+                                     number)
+
+
+def summary(ranks) -> dict:
+    return ranks.summary()
+
+
+def warnings(ranks, counts: dict) -> list[str]:
+    if counts["systems"] < 2:
+        return ["only one system: the stability experiments and significance matrices need at least two"]
+    return []
+
 
 KIND = InputKind(
     name="rank file", label="Rank file", patterns=("*.txt", "*.tsv"),
     expected="tab-separated: experiment name and system ids, then one row per entity with its rank per system",
-    sniff=lambda head: 0.0)
+    sniff=sniff, read=read, summary=summary, headline=("systems", "entities"), warnings=warnings)

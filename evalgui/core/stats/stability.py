@@ -122,14 +122,19 @@ def per_query_rates(scores: np.ndarray, fuzziness: float, higher_better: bool = 
     """Error and tie rate (percent) of each iteration of an iterations x queries x systems stack.
 
     Per system pair and query: better, worse, or a tie when |difference| ≤ fuzziness x the mean
-    score of all systems on that query; error rate = Σ_pairs min(better, worse) / Σ comparisons."""
+    score of all systems on that query; error rate = Σ_pairs min(better, worse) / Σ comparisons.
+    A missing score (NaN, e.g. an average over no entity) cannot decide: its comparisons are ties,
+    and the query's mean is taken over the other systems."""
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim == 2:
         scores = scores[None]
     first, second = pair_indices(scores.shape[2])
     diff = scores[:, :, first] - scores[:, :, second]                   # I x Q x pairs
-    tolerance = fuzziness * scores.mean(axis=2, keepdims=True)
-    equal = np.abs(diff) <= np.abs(tolerance) + NOISE
+    present = ~np.isnan(scores)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(present, scores, 0.0).sum(axis=2, keepdims=True) / present.sum(axis=2, keepdims=True)
+    tolerance = fuzziness * np.nan_to_num(mean)
+    equal = (np.abs(diff) <= np.abs(tolerance) + NOISE) | np.isnan(diff)
     better = ~equal & ((diff > 0) if higher_better else (diff < 0))
     worse = ~equal & ~better
     n_better, n_worse, n_equal = better.sum(axis=1), worse.sum(axis=1), equal.sum(axis=1)   # I x pairs
@@ -194,28 +199,31 @@ class SwapResult:
             return np.where(self.trials > 0, self.swaps / np.maximum(self.trials, 1), np.nan)
 
 
-def swap_method(diffs: np.ndarray, levels, samples: int = 1000, seed: int = 42, bins: int = SWAP_BINS,
-                state: JobState | None = None) -> SwapResult:
-    """Per trial, two bootstrap query sets; for each pair the mean difference over each set.
-    A swap is a pair-trial whose two mean differences disagree in sign. Trials are binned by
-    |first mean difference| into ``bins`` equal bins from 0 to the largest one observed."""
+def swap_trials(diffs: np.ndarray, samples: int = 1000, seed: int = 42,
+                state: JobState | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """rows x samples: each pair's mean difference over the first and over the second bootstrap
+    query set of each trial (the sets are shared by all rows)."""
     state = state_or_default(state)
     diffs = np.atleast_2d(np.asarray(diffs, dtype=np.float64))
     n = diffs.shape[1]
     first_sets = resample_counts(n, samples, seed)
     second_sets = resample_counts(n, samples, seed + 1)
-    magnitudes, swapped = [], []
+    first, second = np.empty((len(diffs), samples)), np.empty((len(diffs), samples))
     step = max(1, 4_000_000 // max(samples, 1))
     for start in range(0, len(diffs), step):
         state.check()
         block = diffs[start:start + step]
-        d1 = block @ first_sets.T / n
-        d2 = block @ second_sets.T / n
-        magnitudes.append(np.abs(d1).ravel())
-        swapped.append((np.sign(np.where(np.abs(d1) > NOISE, d1, 0.0)) *
-                        np.sign(np.where(np.abs(d2) > NOISE, d2, 0.0)) < 0).ravel())
-    magnitude = np.concatenate(magnitudes) if magnitudes else np.empty(0)
-    swap = np.concatenate(swapped) if swapped else np.empty(0, dtype=bool)
+        first[start:start + step] = block @ first_sets.T / n
+        second[start:start + step] = block @ second_sets.T / n
+    return first, second
+
+
+def swap_bins(first: np.ndarray, second: np.ndarray, levels, bins: int = SWAP_BINS) -> SwapResult:
+    """Bin the trials by |first| into ``bins`` equal bins from 0 to the largest one observed; a swap
+    is a trial whose two differences disagree in sign; the limits at each level."""
+    first, second = np.ravel(first), np.ravel(second)
+    magnitude = np.abs(first)
+    swap = np.sign(np.where(magnitude > NOISE, first, 0.0)) * np.sign(np.where(np.abs(second) > NOISE, second, 0.0)) < 0
     top = float(magnitude.max()) if len(magnitude) else 0.0
     edges = np.linspace(0.0, top, bins + 1)
     which = np.minimum(np.searchsorted(edges, magnitude, side="right") - 1, bins - 1) if top > 0 else \
@@ -229,3 +237,11 @@ def swap_method(diffs: np.ndarray, levels, samples: int = 1000, seed: int = 42, 
         result.limits[float(level)] = (float(edges[ok[0]]), float(edges[ok[0] + 1])) if len(ok) else \
             (float("nan"), float("nan"))
     return result
+
+
+def swap_method(diffs: np.ndarray, levels, samples: int = 1000, seed: int = 42, bins: int = SWAP_BINS,
+                state: JobState | None = None) -> SwapResult:
+    """Per trial, two bootstrap query sets; for each pair the mean difference over each set.
+    A swap is a pair-trial whose two mean differences disagree in sign. Trials are binned by
+    |first mean difference| into ``bins`` equal bins from 0 to the largest one observed."""
+    return swap_bins(*swap_trials(diffs, samples, seed, state), levels, bins)
