@@ -11,7 +11,8 @@ import importlib
 
 # "module:Class" of every workspace, in tab order.
 WORKSPACES = ["evalgui.gui.workspaces.ranked:RankedWorkspace",
-              "evalgui.gui.workspaces.compare:CompareWorkspace"]
+              "evalgui.gui.workspaces.compare:CompareWorkspace",
+              "evalgui.gui.workspaces.metaeval:MetaevalWorkspace"]
 
 
 def workspace_classes() -> list[type]:
