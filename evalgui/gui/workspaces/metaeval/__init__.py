@@ -62,6 +62,8 @@ class MetaevalWorkspace(Workspace):
         self.results_tabs.setMinimumWidth(300)
         for view in self.views:
             self.results_tabs.addTab(view.page, view.title)
+        # Views that only keep up while in sight catch up when shown.
+        self.results_tabs.currentChanged.connect(lambda index: self.views[index].shown() if index >= 0 else None)
 
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.form_column)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.workspaces.metaeval.views import ResultView
 
 PEARSON, SIGN, TAU = "pearson", "sign_agreement", "kendall_tau"
 VALUES = (("Pearson (per-query differences)", PEARSON), ("Sign agreement (%)", SIGN),
@@ -27,12 +28,12 @@ CAPTIONS = {
 }
 
 
-class AgreementView:
+class AgreementView(ResultView):
     title = "Agreement matrix"
     experiments = ("agreement",)
 
     def __init__(self):
-        self.outcome = None
+        super().__init__()
         self.value = ChoiceBox("metaevalAgreementValue")
         self.value.set_items(list(VALUES))
         self.value.currentIndexChanged.connect(lambda _: self.draw())
@@ -56,10 +57,6 @@ class AgreementView:
     def choices(self) -> list:
         return [self.value]
 
-    def refresh(self, outcome) -> None:
-        self.outcome = outcome if outcome is not None and outcome.experiment in self.experiments else None
-        self.draw()
-
     def draw(self) -> None:
         if self.outcome is None:
             self.model.set_frame(pd.DataFrame())
@@ -81,9 +78,14 @@ class AgreementView:
                                                 " The darker, the more they agree."))
 
     def export_plot_dialog(self) -> None:
+        self.shown()
         export_plot_dialog(self.page, self.heatmap, f"agreement_{self.value.currentData()}")
 
     def export_targets(self) -> list:
         if self.outcome is None:
             return []
-        return [("Agreement heatmap…", self.export_plot_dialog), ("Agreement matrix table…", self.table.export_dialog)]
+        return [("Agreement heatmap…", self.export_plot_dialog), ("Agreement matrix table…", self.export_table_dialog)]
+
+    def export_table_dialog(self) -> None:
+        self.shown()
+        self.table.export_dialog()

@@ -20,16 +20,17 @@ from evalgui.gui.matrix import HeatmapPlot, MatrixView
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 from evalgui.gui.workspaces.compare.matrices import CellTextModel
+from evalgui.gui.workspaces.metaeval.views import ResultView
 
 ERROR_LEVELS = (0.0, 50.0)          # percent: min(B, W) is at most half of the decisions
 
 
-class DecisionsView:
+class DecisionsView(ResultView):
     title = "Better / worse / equal"
     experiments = ("stability",)
 
     def __init__(self):
-        self.outcome = None
+        super().__init__()
         self.measure = ChoiceBox("metaevalDecisionsMeasure")
         self.measure.currentIndexChanged.connect(lambda _: self.draw())
         self.model = CellTextModel(mask_diagonal=True, diverging=False, levels=ERROR_LEVELS, precision=1)
@@ -52,10 +53,8 @@ class DecisionsView:
     def choices(self) -> list:
         return [self.measure]
 
-    def refresh(self, outcome) -> None:
-        self.outcome = outcome if outcome is not None and outcome.experiment in self.experiments else None
+    def update_choices(self) -> None:
         self.measure.set_items([(m, m) for m in self.outcome.result.counts] if self.outcome is not None else [])
-        self.draw()
 
     def counts(self) -> np.ndarray:
         """runs x runs x (better, worse, equal) of the chosen measure."""
@@ -89,6 +88,7 @@ class DecisionsView:
                              f"share min(B, W) / (B + W + E), from 0% (always the same verdict) to 50%.")
 
     def export_plot_dialog(self) -> None:
+        self.shown()
         name = f"better_worse_equal_{self.measure.currentData() or ''}".replace("/", "_")
         export_plot_dialog(self.page, self.heatmap, name)
 
@@ -107,4 +107,8 @@ class DecisionsView:
             return []
         return [("Better / worse / equal heatmap…", self.export_plot_dialog),
                 ("Better / worse / equal counts…", self.export_counts_dialog),
-                ("Error share table…", self.table.export_dialog)]
+                ("Error share table…", self.export_table_dialog)]
+
+    def export_table_dialog(self) -> None:
+        self.shown()
+        self.table.export_dialog()

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.plots import run_colour
 from evalgui.gui.toolbar import ChoiceBox
-from evalgui.gui.workspaces.metaeval.plotting import PlotView, new_plot
+from evalgui.gui.workspaces.metaeval.views import PlotView, new_plot
 
 TAU, FLIPPED = "kendall_tau", "flipped_pairs"
 VALUES = (("Kendall's τ", TAU), ("Flipped pairs (%)", FLIPPED))
@@ -64,13 +64,13 @@ class RobustnessView(PlotView):
             item.setTitle("")
             self.caption.setText("")
             return
-        column, band = self.value.currentData(), self.band.currentData()
+        column, spread_kind = self.value.currentData(), self.band.currentData()
         repetitions = self.outcome.result.repetitions
         for i, measure in enumerate(self.measures()):
             stats = spread(repetitions, measure, column)
             x = stats["fraction"].to_numpy(float)
             mean = stats["mean"].to_numpy(float)
-            low, high = (stats["min"], stats["max"]) if band == RANGE else \
+            low, high = (stats["min"], stats["max"]) if spread_kind == RANGE else \
                 (stats["mean"] - stats["sd"], stats["mean"] + stats["sd"])
             colour = QColor(run_colour(i))
             edges = [pg.PlotDataItem(x, v.to_numpy(float), pen=pg.mkPen(None)) for v in (low, high)]
@@ -101,7 +101,7 @@ class RobustnessView(PlotView):
             item.setLabel("left", "Run pairs flipped (%)")
         label = dict((key, text) for text, key in VALUES)[column]
         item.setTitle(f"{label} as judgments are removed ({settings.repetitions} repetitions)", size="10pt")
-        spread_text = "the range over the repetitions" if band == RANGE else "± one standard deviation"
+        spread_text = "the range over the repetitions" if spread_kind == RANGE else "± one standard deviation"
         self.caption.setText(f"Curves: the mean over {settings.repetitions} repetitions (seed {settings.seed}); bands: "
                              f"{spread_text}. Each query loses that share of its judged documents (the runs are "
                              f"untouched), and the runs are ordered again by their means. Click a measure in the legend to hide it.")

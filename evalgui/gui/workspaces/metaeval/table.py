@@ -81,20 +81,23 @@ class TableView:
         self.model.set_header_tooltips(HEADER_TIPS)
         self.view = FrameTableView(self.model, name="metaeval")
         self.view.setObjectName("metaevalTable")
-        self.shown = ChoiceBox("metaevalTableShown")
-        self.shown.setToolTip("The experiment's table, or the details behind it")
-        self.shown.currentIndexChanged.connect(lambda _: self.draw())
+        self.choice = ChoiceBox("metaevalTableChoice")
+        self.choice.setToolTip("The experiment's table, or the details behind it")
+        self.choice.currentIndexChanged.connect(lambda _: self.draw())
         self.report = QLabel()
         self.report.setObjectName("metaevalReport")
         self.report.setWordWrap(True)
         self.report.setTextFormat(Qt.TextFormat.PlainText)
         export = QPushButton("Export table…")
         export.clicked.connect(self.view.export_dialog)
-        self.page = with_toolbar(self.view, [self.shown, export])
+        self.page = with_toolbar(self.view, [self.choice, export])
         self.page.layout().insertWidget(1, self.report)
 
     def choices(self) -> list:
-        return [self.shown]
+        return [self.choice]
+
+    def shown(self) -> None:
+        """Always up to date (a table is cheap to refill)."""
 
     def refresh(self, outcome) -> None:
         self.outcome = outcome
@@ -104,7 +107,7 @@ class TableView:
             if outcome.experiment in DETAILS:
                 key, label = DETAILS[outcome.experiment]
                 items.append((label, key))
-        self.shown.set_items(items)
+        self.choice.set_items(items)
         self.report.setText(describe(outcome) if outcome is not None else "")
         self.draw()
 
@@ -112,7 +115,7 @@ class TableView:
         """The table chosen, as the engine gives it."""
         if self.outcome is None:
             return pd.DataFrame()
-        result, shown = self.outcome.result, self.shown.currentData()
+        result, shown = self.outcome.result, self.choice.currentData()
         if shown == "counts":
             return pd.concat([result.matrix_frame(m) for m in result.counts], ignore_index=True)
         if shown == "pairs":
@@ -124,7 +127,7 @@ class TableView:
     def draw(self) -> None:
         self.model.set_frame(self.frame(), directions=None, integers=INTEGERS)
         experiment = self.outcome.experiment if self.outcome is not None else ""
-        shown = self.shown.currentData()
+        shown = self.choice.currentData()
         self.view.name = f"metaeval_{experiment}" + ("" if shown in (None, MAIN) else f"_{shown}")
 
     def export_targets(self) -> list:
