@@ -497,6 +497,27 @@ def test_runs_lacking_queries_are_reported_and_minus_c_scores_them(qtbot, window
     assert "lack" not in metaeval.table.report.text() and "lack" not in metaeval.progress_label.text()
 
 
+# ---------------------------------------------------------------------------- layout
+def test_at_the_windows_minimum_size_nothing_overlaps(qtbot, window):
+    from PySide6.QtWidgets import QScrollArea
+
+    from tests.gui.test_layout import fully_visible, rect_in, resize_and_wait
+
+    metaeval = _run(qtbot, window, "robustness", fractions_edit="0.5", robustness_repetitions_spin=2)
+    _show(metaeval, metaeval.robustness)
+    resize_and_wait(qtbot, window, window.minimumWidth(), window.minimumHeight())
+    assert window.minimumSizeHint().width() <= window.minimumWidth()      # this tab does not widen the window
+    form = rect_in(window, metaeval.form_column.findChild(QScrollArea))
+    controls = rect_in(window, metaeval.run_button.parentWidget())
+    results = rect_in(window, metaeval.results_tabs)
+    assert not form.intersects(controls) and not form.intersects(results) and not controls.intersects(results)
+    for part in (form, controls, results):
+        assert window.rect().contains(part)
+    assert fully_visible(metaeval.run_button) and fully_visible(metaeval.cancel_button)
+    assert fully_visible(metaeval.robustness.value)          # the plot's controls scroll sideways, uncovered
+    assert rect_in(window, metaeval.robustness.plot).height() > 150
+
+
 # ---------------------------------------------------------------------------- responsiveness
 def test_heartbeat_keeps_firing_while_28_runs_are_meta_evaluated(qtbot, window):
     load_synthetic(qtbot, window)

@@ -42,7 +42,7 @@ class MetaevalWorkspace(Workspace):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.form_column = QWidget()
-        self.form_column.setMinimumWidth(300)
+        self.form_column.setMinimumWidth(290)       # with the results, within the window's minimum width
         column = QVBoxLayout(self.form_column)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(scroll, 1)
