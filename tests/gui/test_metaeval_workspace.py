@@ -206,7 +206,14 @@ def test_stability_equals_the_engine_with_its_points_curves_and_matrix(qtbot, wi
             assert b + w + e == 3 * 300 and view.model.display_text(i, j) == f"{b} / {w} / {e}"
             assert view.model.value(i, j) == pytest.approx(100 * min(b, w) / (b + w + e))
             assert f"better {b:,}, worse {w:,}, equal {e:,}" in view.model.tooltip(i, j)
-    assert view.model.levels == (0.0, 50.0) and not view.model.diverging
+    # one colour scale for every measure of the result: 0 to a round number above the largest share
+    largest = max(100 * np.minimum(c[..., 0], c[..., 1]).max() / (3 * 300) for c in expected.counts.values())
+    top = view.model.levels[1]
+    assert view.model.levels[0] == 0 and largest <= top <= 50 and np.isclose(top / 10 ** np.floor(np.log10(top)), (1, 2, 5)).any()
+    assert top < 2.5 * largest and not view.model.diverging
+    _choose(view.measure, "map")
+    assert view.model.levels[1] == top
+    _choose(view.measure, "P_10")
     assert sorted(view.heatmap.value_labels()) == sorted(view.model.display_text(i, j) for i in range(4)
                                                          for j in range(4) if i != j)
     assert "query sets of 20" in view.caption.text()

@@ -4,8 +4,9 @@ Cell (row, column) reads "B / W / E": over every query set of the largest size (
 repetitions), how often the row run's mean is better than the column run's, worse, or
 equal within the fuzziness. The colour is the cell's error share, min(B, W) / (B + W + E):
 white where the measure always gives the same verdict, darker where it contradicts
-itself (at most 50%). Copy and Export of the table give those shares; the counts
-themselves export as a tidy table.
+itself, on one scale for every measure of a result (from 0 to a round number above the
+largest share; at most 50%). Copy and Export of the table give those shares; the
+counts themselves export as a tidy table.
 """
 
 from __future__ import annotations
@@ -21,8 +22,13 @@ from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 from evalgui.gui.workspaces.compare.matrices import CellTextModel
 from evalgui.gui.workspaces.metaeval.views import ResultView
+from evalgui.gui.workspaces.ranked.run_matrix import nice_limit
 
-ERROR_LEVELS = (0.0, 50.0)          # percent: min(B, W) is at most half of the decisions
+
+def error_shares(counts: np.ndarray) -> np.ndarray:
+    """runs x runs: min(better, worse) / all decisions, in percent (NaN where there were none)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 100.0 * np.minimum(counts[..., BETTER], counts[..., WORSE]) / counts.sum(axis=2)
 
 
 class DecisionsView(ResultView):
@@ -33,7 +39,7 @@ class DecisionsView(ResultView):
         super().__init__()
         self.measure = ChoiceBox("metaevalDecisionsMeasure")
         self.measure.currentIndexChanged.connect(lambda _: self.draw())
-        self.model = CellTextModel(mask_diagonal=True, diverging=False, levels=ERROR_LEVELS, precision=1)
+        self.model = CellTextModel(mask_diagonal=True, diverging=False, levels=(0.0, 50.0), precision=1)
         self.table = MatrixView(self.model, name="error_share")
         self.table.setObjectName("metaevalDecisionsTable")
         self.heatmap = HeatmapPlot(self.model)
@@ -55,6 +61,10 @@ class DecisionsView(ResultView):
 
     def update_choices(self) -> None:
         self.measure.set_items([(m, m) for m in self.outcome.result.counts] if self.outcome is not None else [])
+        if self.outcome is not None:
+            # min(B, W) is at most half of the decisions; one scale for every measure of the result.
+            shares = [np.nanmax(error_shares(c), initial=0.0) for c in self.outcome.result.counts.values()]
+            self.model.set_levels((0.0, min(nice_limit(max(shares, default=0.0)), 50.0)))
 
     def counts(self) -> np.ndarray:
         """runs x runs x (better, worse, equal) of the chosen measure."""
@@ -69,8 +79,7 @@ class DecisionsView(ResultView):
         counts = self.counts()
         runs = result.systems
         total = counts.sum(axis=2)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            share = 100.0 * np.minimum(counts[..., BETTER], counts[..., WORSE]) / total
+        share = error_shares(counts)
         texts = np.array([[f"{counts[i, j, BETTER]} / {counts[i, j, WORSE]} / {counts[i, j, EQUAL]}"
                            for j in range(len(runs))] for i in range(len(runs))], dtype=object)
         tips = np.array([[f"{a} against {b} · {measure}, {total[i, j]:,} query sets of {result.matrix_set_size}:\n"
@@ -85,7 +94,8 @@ class DecisionsView(ResultView):
         self.caption.setText(f"{measure}: over {int(total[0, 1]) if len(runs) > 1 else 0:,} query sets of "
                              f"{result.matrix_set_size} (all repetitions), how often the row run is better / worse / "
                              f"equal (within {result.settings.fuzziness:g}) against the column run. Colour: the error "
-                             f"share min(B, W) / (B + W + E), from 0% (always the same verdict) to 50%.")
+                             f"share min(B, W) / (B + W + E), from 0% (always the same verdict) to "
+                             f"{self.model.levels[1]:g}% (50%: as often one verdict as the other).")
 
     def export_plot_dialog(self) -> None:
         self.shown()
