@@ -73,6 +73,14 @@ def main() -> int:
     compare.results_tabs.setCurrentWidget(compare.matrix.page)
     compare.matrix.measure.setCurrentIndex(max(compare.matrix.measure.findData("P_10"), 0))
     shoot("compare")
+
+    # Meta-evaluation: stability of the demo's measures, error rate against the query-set size.
+    metaeval = window.workspaces["metaeval"]
+    window.tabs.setCurrentWidget(metaeval)
+    settle()
+    finished(metaeval, metaeval.run)
+    metaeval.results_tabs.setCurrentWidget(metaeval.set_size.page)
+    shoot("metaeval")
     window.close()
     return 0
 
