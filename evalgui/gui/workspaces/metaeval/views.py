@@ -15,7 +15,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
-from evalgui.gui.plots import export_plot_dialog
+from evalgui.gui.plots import export_plot_dialog, plain_axes
 from evalgui.gui.toolbar import with_toolbar
 
 
@@ -67,8 +67,7 @@ def new_plot(object_name: str, bottom: str, left: str) -> pg.PlotWidget:
     item.setMenuEnabled(False)
     item.setLabel("bottom", bottom)
     item.setLabel("left", left)
-    for side in ("left", "bottom"):
-        item.getAxis(side).enableAutoSIPrefix(False)    # rates stay 12.5, not 12500 (x0.001)
+    plain_axes(item)
     return plot
 
 
