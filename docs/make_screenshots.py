@@ -74,11 +74,17 @@ def main() -> int:
     compare.matrix.measure.setCurrentIndex(max(compare.matrix.measure.findData("P_10"), 0))
     shoot("compare")
 
-    # Case-based retrieval: the used cars, ProCAKE-style MAC/FAC sweep, the quality-versus-time chart.
-    from PySide6.QtCore import QEventLoop as _Loop
+    # Meta-evaluation: stability of the demo's measures, error rate against the query-set size.
+    metaeval = window.workspaces["metaeval"]
+    window.tabs.setCurrentWidget(metaeval)
+    settle()
+    finished(metaeval, metaeval.run)
+    metaeval.results_tabs.setCurrentWidget(metaeval.set_size.page)
+    shoot("metaeval")
 
+    # Case-based retrieval: the used cars, ProCAKE-style MAC/FAC sweep, the quality-versus-time chart.
     cbr = Path(__file__).resolve().parents[1] / "resources" / "sample_data" / "cbr"
-    loaded = _Loop()
+    loaded = QEventLoop()
     window.files_loaded.connect(loaded.quit)
     window.load_files([(str(cbr / "cars.csv"), None), (str(cbr / "queries.csv"), None)])
     loaded.exec()

@@ -12,6 +12,7 @@ import importlib
 # "module:Class" of every workspace, in tab order.
 WORKSPACES = ["evalgui.gui.workspaces.ranked:RankedWorkspace",
               "evalgui.gui.workspaces.compare:CompareWorkspace",
+              "evalgui.gui.workspaces.metaeval:MetaevalWorkspace",
               "evalgui.gui.workspaces.casebase:CaseBaseWorkspace"]
 
 

@@ -40,6 +40,19 @@ def _parameter(test: str, name: str) -> str:
     return next((p.description for p in TESTS[test].parameters if p.name == name), "")
 
 
+def registry_combo(name: str, registry, labels: dict[str, str]) -> QComboBox:
+    """A combo box of a registry's records (data: the name), each with its help as tooltip; the box's
+    own tooltip follows the choice. The meta-evaluation form's test and correction use it too."""
+    combo = QComboBox()
+    combo.setObjectName(name)
+    for record in registry.values():
+        combo.addItem(labels.get(record.name, record.name), record.name)
+        combo.setItemData(combo.count() - 1, record.help_text, Qt.ItemDataRole.ToolTipRole)
+    combo.currentIndexChanged.connect(lambda _: combo.setToolTip(registry[combo.currentData()].help_text))
+    combo.setToolTip(registry[combo.currentData()].help_text)
+    return combo
+
+
 class CompareForm(QWidget):
     """``ranked_results()`` gives the Ranked retrieval tab's ResultSet (or None): see the workspace.
     ``edited`` fires when a setting changes (the session then has something to save)."""
@@ -105,8 +118,8 @@ class CompareForm(QWidget):
 
         # ---------------------------------------------------------------- the test
         test_box = QGroupBox("Test")
-        self.test_combo = self._registry_combo("compareTest", TESTS, TEST_LABELS)
-        self.correction_combo = self._registry_combo("compareCorrection", CORRECTIONS, CORRECTION_LABELS)
+        self.test_combo = registry_combo("compareTest", TESTS, TEST_LABELS)
+        self.correction_combo = registry_combo("compareCorrection", CORRECTIONS, CORRECTION_LABELS)
         self.correction_combo.setCurrentIndex(self.correction_combo.findData("holm"))
         self.alpha_spin = QDoubleSpinBox()
         self.alpha_spin.setObjectName("compareAlpha")
@@ -207,17 +220,6 @@ class CompareForm(QWidget):
         form.addRow("Runs", runs)
         form.addRow("Measures", measures)
         return page
-
-    @staticmethod
-    def _registry_combo(name: str, registry, labels: dict[str, str]) -> QComboBox:
-        combo = QComboBox()
-        combo.setObjectName(name)
-        for record in registry.values():
-            combo.addItem(labels.get(record.name, record.name), record.name)
-            combo.setItemData(combo.count() - 1, record.help_text, Qt.ItemDataRole.ToolTipRole)
-        combo.currentIndexChanged.connect(lambda _: combo.setToolTip(registry[combo.currentData()].help_text))
-        combo.setToolTip(registry[combo.currentData()].help_text)
-        return combo
 
     # ------------------------------------------------------------ reacting
     def source(self) -> str:

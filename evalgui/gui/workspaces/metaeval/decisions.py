@@ -1,0 +1,124 @@
+"""Stability: the better / worse / equal matrix of one measure (Buckley & Voorhees' run × run table).
+
+Cell (row, column) reads "B / W / E": over every query set of the largest size (all
+repetitions), how often the row run's mean is better than the column run's, worse, or
+equal within the fuzziness. The colour is the cell's error share, min(B, W) / (B + W + E):
+white where the measure always gives the same verdict, darker where it contradicts
+itself, on one scale for every measure of a result (from 0 to a round number above the
+largest share; at most 50%). Copy and Export of the table give those shares; the
+counts themselves export as a tidy table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
+
+from evalgui.core.stats.stability import BETTER, EQUAL, WORSE
+from evalgui.gui.matrix import HeatmapPlot, MatrixView
+from evalgui.gui.plots import export_plot_dialog
+from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.workspaces.compare.matrices import CellTextModel
+from evalgui.gui.workspaces.metaeval.views import ResultView
+from evalgui.gui.workspaces.ranked.run_matrix import nice_limit
+
+
+def error_shares(counts: np.ndarray) -> np.ndarray:
+    """runs x runs: min(better, worse) / all decisions, in percent (NaN where there were none)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 100.0 * np.minimum(counts[..., BETTER], counts[..., WORSE]) / counts.sum(axis=2)
+
+
+class DecisionsView(ResultView):
+    title = "Better / worse / equal"
+    experiments = ("stability",)
+
+    def __init__(self):
+        super().__init__()
+        self.measure = ChoiceBox("metaevalDecisionsMeasure")
+        self.measure.currentIndexChanged.connect(lambda _: self.draw())
+        self.model = CellTextModel(mask_diagonal=True, diverging=False, levels=(0.0, 50.0), precision=1)
+        self.table = MatrixView(self.model, name="error_share")
+        self.table.setObjectName("metaevalDecisionsTable")
+        self.heatmap = HeatmapPlot(self.model)
+        self.heatmap.setObjectName("metaevalDecisionsHeatmap")
+        self.heatmap.setMinimumSize(200, 150)
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        export = QPushButton("Export plot…")
+        export.clicked.connect(self.export_plot_dialog)
+        sides = QSplitter(Qt.Orientation.Vertical)
+        sides.addWidget(self.heatmap)
+        sides.addWidget(self.table)
+        sides.setSizes([6000, 3000])
+        self.page = with_toolbar(sides, [QLabel("Measure"), self.measure, export])
+        self.page.layout().addWidget(self.caption)
+
+    def choices(self) -> list:
+        return [self.measure]
+
+    def update_choices(self) -> None:
+        self.measure.set_items([(m, m) for m in self.outcome.result.counts] if self.outcome is not None else [])
+        if self.outcome is not None:
+            # min(B, W) is at most half of the decisions; one scale for every measure of the result.
+            shares = [np.nanmax(error_shares(c), initial=0.0) for c in self.outcome.result.counts.values()]
+            self.model.set_levels((0.0, min(nice_limit(max(shares, default=0.0)), 50.0)))
+
+    def counts(self) -> np.ndarray:
+        """runs x runs x (better, worse, equal) of the chosen measure."""
+        return self.outcome.result.counts[self.measure.currentData()]
+
+    def draw(self) -> None:
+        if self.outcome is None or self.measure.currentData() is None:
+            self.model.set_frame(pd.DataFrame())
+            self.caption.setText("")
+            return
+        result, measure = self.outcome.result, self.measure.currentData()
+        counts = self.counts()
+        runs = result.systems
+        total = counts.sum(axis=2)
+        share = error_shares(counts)
+        texts = np.array([[f"{counts[i, j, BETTER]} / {counts[i, j, WORSE]} / {counts[i, j, EQUAL]}"
+                           for j in range(len(runs))] for i in range(len(runs))], dtype=object)
+        tips = np.array([[f"{a} against {b} · {measure}, {total[i, j]:,} query sets of {result.matrix_set_size}:\n"
+                          f"better {counts[i, j, BETTER]:,}, worse {counts[i, j, WORSE]:,}, equal "
+                          f"{counts[i, j, EQUAL]:,}\nerror share min(B, W) / total = {share[i, j]:.2f}%"
+                          for j, b in enumerate(runs)] for i, a in enumerate(runs)], dtype=object)
+
+        def frame(values) -> pd.DataFrame:
+            return pd.DataFrame(values, index=runs, columns=runs)
+
+        self.model.set_frame(frame(share), texts=frame(texts), tooltips=frame(tips))
+        self.caption.setText(f"{measure}: over {int(total[0, 1]) if len(runs) > 1 else 0:,} query sets of "
+                             f"{result.matrix_set_size} (all repetitions), how often the row run is better / worse / "
+                             f"equal (within {result.settings.fuzziness:g}) against the column run. Colour: the error "
+                             f"share min(B, W) / (B + W + E), from 0% (always the same verdict) to "
+                             f"{self.model.levels[1]:g}% (50%: as often one verdict as the other).")
+
+    def export_plot_dialog(self) -> None:
+        self.shown()
+        name = f"better_worse_equal_{self.measure.currentData() or ''}".replace("/", "_")
+        export_plot_dialog(self.page, self.heatmap, name)
+
+    def export_counts_dialog(self) -> None:
+        """The counts of every ordered pair, tidy (what evalgui-cli metaeval --matrix writes)."""
+        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
+        from evalgui.gui.tables import export_frame
+
+        measure = self.measure.currentData()
+        export_dialog(self.page, f"better_worse_equal_{measure}".replace("/", "_"), TABLE_FORMATS,
+                      lambda path: export_frame(self.outcome.result.matrix_frame(measure), path),
+                      title="Export the better / worse / equal counts")
+
+    def export_targets(self) -> list:
+        if self.outcome is None:
+            return []
+        return [("Better / worse / equal heatmap…", self.export_plot_dialog),
+                ("Better / worse / equal counts…", self.export_counts_dialog),
+                ("Error share table…", self.export_table_dialog)]
+
+    def export_table_dialog(self) -> None:
+        self.shown()
+        self.table.export_dialog()

@@ -1,0 +1,325 @@
+"""The meta-evaluation form: the qrels and runs, the measures, the experiment and its settings.
+
+The experiment is chosen in a combo box; below it, a page of that experiment's own
+settings (stability: fuzziness, set sizes, sets, replacement, repetitions; power: test,
+correction, α, B; robustness: fractions, repetitions; agreement: none), then the seed
+and "score missing queries as 0" (-c), which they share. Every tooltip is the
+description the ``metaeval`` registry (and, for the test and the correction, the
+comparison's registries) gives ``evalgui-cli`` and the help.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QLineEdit,
+                               QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
+
+from evalgui.core.errors import EvalUsageError
+from evalgui.core.metaeval.catalogue import EXPERIMENTS
+from evalgui.core.ranked.measures import REGISTRY
+from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
+from evalgui.gui.measurepicker import MeasurePicker
+from evalgui.gui.workspaces.compare.form import CORRECTION_LABELS, TEST_LABELS, registry_combo
+from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
+
+STABILITY, POWER, ROBUSTNESS, AGREEMENT = "stability", "power", "robustness", "agreement"
+EXPERIMENT_LABELS = {STABILITY: "Stability (Buckley & Voorhees)", POWER: "Discriminative power (Sakai)",
+                     ROBUSTNESS: "Robustness to missing judgments", AGREEMENT: "Agreement between measures"}
+
+
+def parameter_tip(experiment: str, name: str) -> str:
+    """A parameter's description in the registry, with its default: "Queries per set; ... (default 5, 10, ...)"."""
+    p = next(p for p in EXPERIMENTS[experiment].parameters if p.name == name)
+    text = p.description[:1].upper() + p.description[1:]
+    return f"{text} (default {p.default})" if p.default else text
+
+
+def _numbers(text: str, kind: type, what: str, example: str) -> tuple:
+    """Numbers typed with commas or blanks between them; () when the box is empty (the engine's default)."""
+    parts = [p for p in re.split(r"[\s,;]+", text.strip()) if p]
+    try:
+        return tuple(kind(p) for p in parts)
+    except ValueError:
+        raise EvalUsageError(f"{what}: type numbers separated by commas (e.g. {example}), not '{text.strip()}'.") \
+            from None
+
+
+def _spin(name: str, low: int, high: int, value: int, tip: str) -> QSpinBox:
+    spin = QSpinBox()
+    spin.setObjectName(name)
+    spin.setRange(low, high)
+    spin.setValue(value)
+    spin.setGroupSeparatorShown(True)
+    spin.setToolTip(tip)
+    return spin
+
+
+def _line(name: str, placeholder: str, tip: str) -> QLineEdit:
+    line = QLineEdit()
+    line.setObjectName(name)
+    line.setPlaceholderText(placeholder)
+    line.setClearButtonEnabled(True)
+    line.setToolTip(tip + ". Empty: the default.")
+    return line
+
+
+class MetaevalForm(QWidget):
+    """``edited`` fires when the user changes a setting (the session then has something to save)."""
+
+    edited = Signal()
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.setObjectName("metaevalForm")
+        self.session = session
+        self.samples = dict(DEFAULT_SAMPLES)           # B per resampling test, as last set
+
+        self.data = QrelsRunsPicker(session, object_prefix="metaeval")
+        measures_box = QGroupBox("Measures")
+        self.picker = MeasurePicker(registry=REGISTRY)
+        self.picker.setMinimumHeight(260)
+        self.level_spin = _spin("metaevalRelevanceLevel", -100, 100, 1,
+                                "Minimum grade that counts as relevant (trec_eval -l)")
+        measures_layout = QFormLayout(measures_box)
+        measures_layout.addRow(self.picker)
+        measures_layout.addRow("Relevant from grade", self.level_spin)
+
+        experiment_box = QGroupBox("Experiment")
+        self.experiment_combo = registry_combo("metaevalExperiment", EXPERIMENTS, EXPERIMENT_LABELS)
+        self.pages = QStackedWidget()
+        for page in (self._stability_page(), self._power_page(), self._robustness_page(), self._agreement_page()):
+            self.pages.addWidget(page)
+        self.seed_spin = _spin("metaevalSeed", 0, 2_147_483_647, 42, parameter_tip(STABILITY, "seed"))
+        self.fill_check = QCheckBox("Score missing queries as 0 (-c)")
+        self.fill_check.setObjectName("metaevalFillMissing")
+        self.fill_check.setToolTip("Use every qrels query; a run without results for one scores 0 there, as "
+                                   "trec_eval -c. Otherwise only the queries every run has are used.")
+        common = QFormLayout()
+        common.addRow("Seed", self.seed_spin)
+        common.addRow(self.fill_check)
+        experiment_layout = QVBoxLayout(experiment_box)
+        experiment_layout.addWidget(self.experiment_combo)
+        experiment_layout.addWidget(self.pages)
+        experiment_layout.addLayout(common)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.data)
+        layout.addWidget(measures_box, 1)
+        layout.addWidget(experiment_box)
+
+        self.experiment_combo.currentIndexChanged.connect(self._experiment_changed)
+        self.test_combo.currentIndexChanged.connect(self._test_changed)
+        self._experiment_changed()
+        # The user's edits only (itemChanged: a click; refilling the lists from the session is none).
+        for signal in (self.data.qrels_combo.currentIndexChanged, self.data.run_list.itemChanged, self.picker.changed,
+                       self.level_spin.valueChanged, self.experiment_combo.currentIndexChanged,
+                       self.fuzziness_spin.valueChanged, self.set_sizes_edit.textEdited, self.sets_spin.valueChanged,
+                       self.replacement_check.toggled, self.stability_repetitions_spin.valueChanged,
+                       self.test_combo.currentIndexChanged, self.correction_combo.currentIndexChanged,
+                       self.alpha_spin.valueChanged, self.samples_spin.valueChanged, self.fractions_edit.textEdited,
+                       self.robustness_repetitions_spin.valueChanged, self.seed_spin.valueChanged,
+                       self.fill_check.toggled):
+            signal.connect(self.edited)
+
+    # ------------------------------------------------------------ the experiments' pages
+    def _stability_page(self) -> QWidget:
+        self.fuzziness_spin = QDoubleSpinBox()
+        self.fuzziness_spin.setObjectName("metaevalFuzziness")
+        self.fuzziness_spin.setDecimals(3)
+        self.fuzziness_spin.setRange(0.0, 0.99)
+        self.fuzziness_spin.setSingleStep(0.01)
+        self.fuzziness_spin.setValue(0.05)
+        self.fuzziness_spin.setToolTip(parameter_tip(STABILITY, "fuzziness"))
+        self.set_sizes_edit = _line("metaevalSetSizes", "5, 10, … up to n/2", parameter_tip(STABILITY, "set size"))
+        self.sets_spin = _spin("metaevalSets", 1, 10_000_000, 1000, parameter_tip(STABILITY, "sets"))
+        self.replacement_check = QCheckBox("Draw with replacement")
+        self.replacement_check.setObjectName("metaevalReplacement")
+        self.replacement_check.setToolTip(parameter_tip(STABILITY, "replacement"))
+        self.stability_repetitions_spin = _spin("metaevalStabilityRepetitions", 1, 100_000, 5,
+                                                parameter_tip(STABILITY, "repetitions"))
+        page = QWidget()
+        form = QFormLayout(page)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Fuzziness", self.fuzziness_spin)
+        form.addRow("Set sizes", self.set_sizes_edit)
+        form.addRow("Sets", self.sets_spin)
+        form.addRow(self.replacement_check)
+        form.addRow("Repetitions", self.stability_repetitions_spin)
+        return page
+
+    def _power_page(self) -> QWidget:
+        self.test_combo = registry_combo("metaevalTest", TESTS, TEST_LABELS)
+        self.test_combo.setCurrentIndex(self.test_combo.findData("bootstrap"))      # Sakai's
+        self.correction_combo = registry_combo("metaevalCorrection", CORRECTIONS, CORRECTION_LABELS)
+        self.correction_combo.setCurrentIndex(self.correction_combo.findData("none"))
+        self.alpha_spin = QDoubleSpinBox()
+        self.alpha_spin.setObjectName("metaevalAlpha")
+        self.alpha_spin.setDecimals(4)
+        self.alpha_spin.setRange(0.0001, 0.5)
+        self.alpha_spin.setSingleStep(0.01)
+        self.alpha_spin.setValue(0.05)
+        self.alpha_spin.setToolTip(parameter_tip(POWER, "alpha"))
+        self.samples_spin = _spin("metaevalSamples", 1, 10_000_000, DEFAULT_SAMPLES["bootstrap"], "")
+        self.samples_spin.valueChanged.connect(self._samples_changed)
+        page = QWidget()
+        form = QFormLayout(page)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Test", self.test_combo)
+        form.addRow("Correction", self.correction_combo)
+        form.addRow("α", self.alpha_spin)
+        form.addRow("Samples B", self.samples_spin)
+        return page
+
+    def _robustness_page(self) -> QWidget:
+        self.fractions_edit = _line("metaevalFractions", "0.1, 0.2, … 0.9", parameter_tip(ROBUSTNESS, "fractions"))
+        self.robustness_repetitions_spin = _spin("metaevalRobustnessRepetitions", 1, 100_000, 10,
+                                                 parameter_tip(ROBUSTNESS, "repetitions"))
+        page = QWidget()
+        form = QFormLayout(page)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Fractions", self.fractions_edit)
+        form.addRow("Repetitions", self.robustness_repetitions_spin)
+        return page
+
+    @staticmethod
+    def _agreement_page() -> QWidget:
+        note = QLabel("Nothing more to set: every two measures are compared, over the queries both have.")
+        note.setWordWrap(True)
+        return note
+
+    # ------------------------------------------------------------ reacting
+    def experiment(self) -> str:
+        return self.experiment_combo.currentData()
+
+    def _experiment_changed(self) -> None:
+        self.pages.setCurrentIndex(self.experiment_combo.currentIndex())
+        self._test_changed()
+
+    def _test_changed(self) -> None:
+        test = self.test_combo.currentData()
+        resampling = test in RESAMPLING
+        self.samples_spin.setEnabled(resampling)
+        self.samples_spin.blockSignals(True)
+        self.samples_spin.setValue(self.samples.get(test, DEFAULT_SAMPLES["bootstrap"]))
+        self.samples_spin.blockSignals(False)
+        self.samples_spin.setToolTip(f"{parameter_tip(POWER, 'samples')}: {DEFAULT_SAMPLES[test]:,} for this test"
+                                     if resampling else "Only the resampling tests (randomization, bootstrap, "
+                                                        "Tukey HSD) draw samples")
+        tukey = test == "tukey"
+        self.correction_combo.setEnabled(not tukey)
+        if tukey:
+            self.correction_combo.setToolTip("Tukey's HSD controls the family-wise error over all pairs itself: "
+                                             "no further correction is applied.")
+        else:
+            self.correction_combo.setToolTip(CORRECTIONS[self.correction_combo.currentData()].help_text)
+        # The seed matters where something is drawn at random.
+        experiment = self.experiment()
+        self.seed_spin.setEnabled(experiment in (STABILITY, ROBUSTNESS) or (experiment == POWER and resampling))
+
+    def _samples_changed(self, value: int) -> None:
+        test = self.test_combo.currentData()
+        if test in RESAMPLING:
+            self.samples[test] = value
+
+    def refresh_inputs(self) -> None:
+        self.data.refresh_inputs()
+
+    # ------------------------------------------------------------ what Run needs
+    def settings(self):
+        """The chosen experiment's engine settings; EvalUsageError names a bad value, in words for a dialog."""
+        from evalgui.core.metaeval import experiments as ex
+
+        experiment, seed = self.experiment(), self.seed_spin.value()
+        try:
+            if experiment == STABILITY:
+                sizes = _numbers(self.set_sizes_edit.text(), int, "Set sizes", "5, 10, 25")
+                return ex.StabilitySettings(set_sizes=sizes, sets=self.sets_spin.value(),
+                                            fuzziness=self.fuzziness_spin.value(),
+                                            replacement=self.replacement_check.isChecked(),
+                                            repetitions=self.stability_repetitions_spin.value(), seed=seed)
+            if experiment == POWER:
+                test = self.test_combo.currentData()
+                return ex.PowerSettings(test=test, correction=self.correction_combo.currentData(),
+                                        alpha=self.alpha_spin.value(),
+                                        samples=self.samples_spin.value() if test in RESAMPLING else None, seed=seed)
+            if experiment == ROBUSTNESS:
+                fractions = _numbers(self.fractions_edit.text(), float, "Fractions", "0.3, 0.6, 0.9")
+                return ex.RobustnessSettings(fractions=fractions or ex.DEFAULT_FRACTIONS,
+                                             repetitions=self.robustness_repetitions_spin.value(), seed=seed)
+            return ex.AgreementSettings()
+        except EvalUsageError:
+            raise
+        except ValueError as exc:
+            raise EvalUsageError(f"{EXPERIMENT_LABELS[experiment]}: {exc}.") from None
+
+    def request(self):
+        """What the job needs (engine.Request); EvalUsageError says what is missing, in words for a dialog."""
+        from evalgui.core.ranked.evaluate import EvalOptions
+        from evalgui.gui.workspaces.metaeval.engine import Request
+
+        qrels = self.data.qrels_item()
+        if qrels is None:
+            raise EvalUsageError("Load a qrels file and the runs to meta-evaluate first (File ▸ Open data…).")
+        items = self.data.checked_run_items()
+        if len(items) < 2:
+            raise EvalUsageError("Meta-evaluation compares runs: tick at least two runs under Data.")
+        specs = self.picker.specs()
+        if not specs:
+            raise EvalUsageError("Tick at least one measure.")
+        options = EvalOptions(relevance_level=self.level_spin.value(), complete=self.fill_check.isChecked())
+        return Request(qrels.data, [item.data for item in items], self.session.run_names([i.path for i in items]),
+                       specs, self.settings(), options)
+
+    # ------------------------------------------------------------ settings
+    def state(self) -> dict:
+        return {
+            **self.data.state(),
+            "measures": self.picker.state(),
+            "relevance_level": self.level_spin.value(),
+            "experiment": self.experiment(),
+            "seed": self.seed_spin.value(),
+            "fill_missing": self.fill_check.isChecked(),
+            "fuzziness": self.fuzziness_spin.value(),
+            "set_sizes": self.set_sizes_edit.text(),
+            "sets": self.sets_spin.value(),
+            "replacement": self.replacement_check.isChecked(),
+            "stability_repetitions": self.stability_repetitions_spin.value(),
+            "test": self.test_combo.currentData(),
+            "correction": self.correction_combo.currentData(),
+            "alpha": self.alpha_spin.value(),
+            "samples": dict(self.samples),
+            "fractions": self.fractions_edit.text(),
+            "robustness_repetitions": self.robustness_repetitions_spin.value(),
+        }
+
+    def restore(self, state: dict) -> None:
+        if not isinstance(state, dict):
+            return
+        if isinstance(state.get("measures"), dict):
+            self.picker.restore(state["measures"])
+        if isinstance(state.get("samples"), dict):
+            self.samples.update({k: int(v) for k, v in state["samples"].items()
+                                 if k in RESAMPLING and isinstance(v, int) and v >= 1})
+        for combo, key in ((self.experiment_combo, "experiment"), (self.test_combo, "test"),
+                           (self.correction_combo, "correction")):
+            index = combo.findData(state.get(key))
+            if index >= 0:
+                combo.setCurrentIndex(index)
+        self._experiment_changed()
+        for spin, key, kind in ((self.level_spin, "relevance_level", int), (self.seed_spin, "seed", int),
+                                (self.fuzziness_spin, "fuzziness", float), (self.sets_spin, "sets", int),
+                                (self.stability_repetitions_spin, "stability_repetitions", int),
+                                (self.alpha_spin, "alpha", float),
+                                (self.robustness_repetitions_spin, "robustness_repetitions", int)):
+            if isinstance(state.get(key), (int, float)) and not isinstance(state.get(key), bool):
+                spin.setValue(kind(state[key]))
+        for check, key in ((self.fill_check, "fill_missing"), (self.replacement_check, "replacement")):
+            if isinstance(state.get(key), bool):
+                check.setChecked(state[key])
+        for line, key in ((self.set_sizes_edit, "set_sizes"), (self.fractions_edit, "fractions")):
+            if isinstance(state.get(key), str):
+                line.setText(state[key])
+        self.data.restore(state)        # the ticks and the qrels, then a refresh from the session

@@ -1,0 +1,95 @@
+"""What the meta-evaluation result views share.
+
+:class:`ResultView`: a view of one kind of experiment that draws only while in sight.
+A meta-evaluation of 30 runs has 435 pairs and a 30 × 30 matrix: drawing every view
+when the results arrive would stall the window, so only the view on screen is drawn
+then; the others are drawn when their tab is shown (the workspace calls
+:meth:`ResultView.shown`) or before they are exported.
+
+:class:`PlotView`: a :class:`ResultView` around a pyqtgraph plot (:func:`new_plot`),
+with its controls above, Export plot… (PNG, SVG) and a caption below.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+
+from evalgui.gui.plots import export_plot_dialog, plain_axes
+from evalgui.gui.toolbar import with_toolbar
+
+
+class ResultView:
+    """Subclasses set ``page``, ``title`` and ``experiments`` (the experiments whose results they show),
+    and implement ``update_choices()`` (cheap: refill the combo boxes) and ``draw()`` (the expensive part)."""
+
+    title = ""
+    experiments: tuple[str, ...] = ()
+
+    def __init__(self):
+        self.outcome = None
+        self._stale = False
+
+    def choices(self) -> list:
+        """Combo boxes whose choice survives a new run."""
+        return []
+
+    def refresh(self, outcome) -> None:
+        self.outcome = outcome if outcome is not None and outcome.experiment in self.experiments else None
+        self.update_choices()
+        self._stale = True
+        if self.page.isVisible():
+            self.shown()
+
+    def shown(self) -> None:
+        """The tab came into sight (or is about to be exported): catch up with the outcome."""
+        if self._stale:
+            self._stale = False
+            self.draw()
+
+    def update_choices(self) -> None:
+        pass
+
+    def draw(self) -> None:
+        pass
+
+    def measures(self) -> list[str]:
+        return list(self.outcome.measures) if self.outcome is not None else []
+
+
+def new_plot(object_name: str, bottom: str, left: str) -> pg.PlotWidget:
+    plot = pg.PlotWidget()
+    plot.setObjectName(object_name)
+    plot.setMinimumSize(200, 150)       # the window's minimum size must not grow with the plots
+    item = plot.getPlotItem()
+    item.showGrid(x=True, y=True, alpha=0.25)
+    item.hideButtons()
+    item.setMenuEnabled(False)
+    item.setLabel("bottom", bottom)
+    item.setLabel("left", left)
+    plain_axes(item)
+    return plot
+
+
+class PlotView(ResultView):
+    """Subclasses also set ``export_name`` and ``export_label``, and build their items on ``self.plot``."""
+
+    export_name = "plot"
+    export_label = "Plot…"
+
+    def __init__(self, plot: pg.PlotWidget, controls: list[QWidget]):
+        super().__init__()
+        self.plot = plot
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        export = QPushButton("Export plot…")
+        export.clicked.connect(self.export_dialog)
+        self.page = with_toolbar(plot, [*controls, export])
+        self.page.layout().addWidget(self.caption)
+
+    def export_dialog(self) -> None:
+        self.shown()
+        export_plot_dialog(self.page, self.plot, self.export_name)
+
+    def export_targets(self) -> list:
+        return [(self.export_label, self.export_dialog)] if self.outcome is not None else []
