@@ -138,7 +138,7 @@ def test_a_table_of_another_kind_is_not_taken_for_a_case_base(tmp_path):
 
 def test_similarity_results_with_aliases_and_the_procake_example(tmp_path):
     loaded = inputs.read_input(sample_data("cbr", "procake_ground_truth.csv"))
-    assert loaded.kind == "similarity results" and loaded.record.describe(loaded.summary) == "1 queries, 3 cases, 3 pairs"
+    assert loaded.kind == "similarity results" and loaded.record.describe(loaded.summary) == "1 query, 3 cases, 3 pairs"
     sims = loaded.data
     assert sims.query_ids.tolist() == ["G1"] and sims.case_ids[sims.case_codes].tolist() == ["G2", "G3", "G4"]
     assert sims.similarity.tolist() == [0.5, 0.3, 0.2]

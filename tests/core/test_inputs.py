@@ -169,3 +169,10 @@ def test_a_new_kind_is_one_module_and_one_registry_line(tmp_path, monkeypatch):
         for name in ("fake_kinds.words", "fake_kinds"):
             sys.modules.pop(name, None)
     assert "word list" not in inputs.kinds()
+
+
+def test_the_headline_says_one_query_not_one_queries():
+    qrels = inputs.kinds()["qrels"]
+    assert qrels.describe({"queries": 1, "judged": 1, "relevant": 1}) == "1 query, 1 judged, 1 relevant"
+    assert inputs.kinds()["run"].describe({"queries": 1, "documents": 1}) == "1 query, 1 document"
+    assert qrels.describe({"queries": 1200, "judged": 2, "relevant": 0}) == "1,200 queries, 2 judged, 0 relevant"

@@ -17,7 +17,7 @@ def test_case_bases_and_similarity_results_are_listed_with_their_counts(qtbot, w
     tree = window.data_panel.tree
     assert _rows(tree) == [["cars.csv", "case base", "20 cases, 9 attributes"],
                            ["queries.csv", "case base", "3 cases, 9 attributes"],
-                           ["procake_ground_truth.csv", "similarity results", "1 queries, 3 cases, 3 pairs"]]
+                           ["procake_ground_truth.csv", "similarity results", "1 query, 3 cases, 3 pairs"]]
     tip = tree.topLevelItem(0).toolTip(3)
     assert "types: 4 numeric, 3 categorical, 1 text, 1 set" in tip and "id column: id" in tip
     assert "no query or document column" in tip                   # why it was read as a case base

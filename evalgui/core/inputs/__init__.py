@@ -138,8 +138,20 @@ class InputKind:
 
     def describe(self, summary: dict) -> str:
         """The dock's one-line summary, e.g. "50 queries, 2,994 judged, 1,604 relevant"."""
-        return ", ".join(f"{summary[k]:,} {k}" if isinstance(summary[k], int) else f"{summary[k]} {k}"
-                         for k in self.headline if k in summary)
+        return ", ".join(_count(summary[k], k) for k in self.headline if k in summary)
+
+
+# Headline nouns whose singular differs ("1 query", not "1 queries"); adjectives such as
+# "judged" read the same either way.
+_SINGULAR = {"queries": "query", "entities": "entity"}
+
+
+def _count(value, noun: str) -> str:
+    if not isinstance(value, int):
+        return f"{value} {noun}"
+    if value == 1:
+        noun = _SINGULAR.get(noun, noun[:-1] if noun.endswith("s") else noun)
+    return f"{value:,} {noun}"
 
 
 _KINDS: dict[str, InputKind] | None = None
