@@ -602,6 +602,8 @@ def test_the_picker_offers_the_preference_measures_and_every_experiment_takes_th
             assert view.model.value(0, 1) == pytest.approx(expected.matrix("pearson").loc["map", "rpp"])
         else:
             assert list(view.curves) == WITH_PREFERENCES
+        if plots == "robustness":
+            assert "(a preference's: by mean preference, then win rate)" in view.caption.text()
     window.grab().save(str(tmp_path / "agreement_with_preferences.png"))
 
 
