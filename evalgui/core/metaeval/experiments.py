@@ -269,8 +269,8 @@ def power_experiment(scores, settings: PowerSettings = PowerSettings(),
 
 class JudgedSource(Protocol):
     """What the robustness experiment needs: the judgments it may remove, and the measures evaluated
-    with some removed. :class:`RankedSource` is one (ranked measures, from prepared rankings); a
-    preference engine can be another, over the same Judgments."""
+    with some removed (a score: R x queries x systems; a preference: R x pairs x queries).
+    :class:`RankedSource` is one (ranked and preference measures, from rankings prepared once)."""
 
     systems: list[str]
     judgments: Judgments
