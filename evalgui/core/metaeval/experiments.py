@@ -59,6 +59,11 @@ def _scores_list(scores) -> list[MeasureScores]:
     return items
 
 
+def _check_seed(seed: int) -> None:
+    if seed < 0:
+        raise ValueError(f"the seed is a whole number of 0 or more, not {seed}")
+
+
 def _provenance(table: pd.DataFrame, **columns) -> pd.DataFrame:
     for name, value in columns.items():
         table[name] = value
@@ -80,6 +85,7 @@ class StabilitySettings:
     experiment: ClassVar[str] = "stability"
 
     def __post_init__(self):
+        _check_seed(self.seed)
         object.__setattr__(self, "set_sizes", tuple(int(s) for s in self.set_sizes))
         if any(s < 1 for s in self.set_sizes):
             raise ValueError("a query set needs at least one query")
@@ -211,6 +217,7 @@ class PowerSettings:
     experiment: ClassVar[str] = "power"
 
     def __post_init__(self):
+        _check_seed(self.seed)
         check_test(self.test)
         check_correction(self.correction)
         self.compare_options()             # the comparison engine checks alpha and samples
@@ -291,6 +298,7 @@ class RobustnessSettings:
     experiment: ClassVar[str] = "robustness"
 
     def __post_init__(self):
+        _check_seed(self.seed)
         object.__setattr__(self, "fractions", tuple(float(f) for f in self.fractions))
         if not self.fractions:
             raise ValueError("choose at least one fraction of judgments to remove")
