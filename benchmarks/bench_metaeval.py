@@ -7,6 +7,9 @@ P@10, R@100, RR), in one process, after reading the files and ranking the runs o
 * discriminative power: Sakai's paired bootstrap, B = 1,000, every pair, 5 measures (under 10 s);
 * robustness: 9 fractions x 10 repetitions of removed judgments, 5 measures (under 30 s);
 * agreement between the 5 measures (no target);
+* stability with its defaults (the curve over 10 set sizes x 1,000 sets x 5 repetitions), and the
+  experiments on the 5 preference measures (rpp, dcgrpp, invrpp, lexirecall, lexiprecision: a value
+  per pair of runs, so the query-set means are runs x runs wide);
 
 then each as a whole ``evalgui-cli metaeval`` process (reading and ranking included), how soon
 each stops after Cancel, and on a small case (10 runs x 100 queries) each experiment against a
@@ -46,8 +49,9 @@ from evalgui.core.ranked.specs import parse_measures  # noqa: E402
 from evalgui.core.stats.significance import NOISE, resample_counts  # noqa: E402
 
 MEASURES = list(bc.MEASURES)
+PREFERENCES = ["rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision"]
 BEGIN, END = "<!-- bench_metaeval:begin -->", "<!-- bench_metaeval:end -->"
-TARGETS = {"stability": 10.0, "power": 10.0, "robustness": 30.0}
+TARGETS = {"stability": 10.0, "power": 10.0, "robustness": 30.0, "stability-default": 10.0}
 
 
 def timed(fn, repeat: int) -> tuple[list[float], list[float], object]:
@@ -100,13 +104,13 @@ def cancel_latency(source, full, settings, after: float) -> float:
 
 def naive_stability(scores: np.ndarray, size: int, sets: int, fuzziness: float, repetitions: int, seed: int):
     """Buckley & Voorhees by the book: per repetition, per query set, per pair, the means by hand.
-    The query sets are drawn with the same random numbers as the engine (stability.query_set_means)."""
-    rng = np.random.default_rng(seed)
+    The query sets are drawn with the same random numbers as the engine (stability.query_sets: the
+    set_size smallest of n random keys, one generator per set size and repetition)."""
     n, systems = scores.shape
     table = scores.tolist()
     rates = []
-    for _ in range(repetitions):
-        keys = rng.random((sets, n))
+    for r in range(repetitions):
+        keys = np.random.default_rng([seed, size, r]).random((sets, n))
         chosen = np.argpartition(keys, size - 1, axis=1)[:, :size].tolist()
         errors = ties = total = 0
         counts = {}
@@ -289,7 +293,8 @@ def render(c: bc.Collection, small: bc.Collection, machine: dict, load_end: tupl
             lines.append(f"| `{r.note}` | - | - | - | {r.skipped or r.failed} |")
     lines += ["", "Cancel: seconds from asking to stop, part-way through, until the experiment has stopped "
               "(the workspace's promise is half a second): " +
-              ", ".join(f"{name} {value:.3f} s" for name, value in cancels.items()) + ".", "",
+              ", ".join(f"{name} {value:.3f} s" if value == value else f"{name}: done before the request"
+                        for name, value in cancels.items()) + ".", "",
               f"Against a plain Python loop (written in the benchmark: per pair, per query set, per repetition, per "
               f"bootstrap sample; robustness evaluates every run again from scratch on each reduced qrels) on a small "
               f"case, {small.runs} runs x {small.queries} queries, the same random draws:", "",
@@ -341,13 +346,28 @@ def main(argv: list[str] | None = None) -> int:
         engine.append((name, labels[name], walls, cpus))
         print(f"  {labels[name]:<55} {min(walls):7.2f} s (median {statistics.median(walls):.2f})", flush=True)
     default = ex.StabilitySettings()
+    curve = f"the curve ({len(ex.default_set_sizes(args.queries))} set sizes) x 1,000 sets x 5 repetitions"
     walls, cpus, _ = timed(lambda: run_one(source, full, default), args.repeat)
-    engine.append(("stability-default", f"stability, defaults: the curve ({len(ex.default_set_sizes(args.queries))} "
-                   f"set sizes) x 1,000 sets x 5 repetitions, 5 measures", walls, cpus))
+    engine.append(("stability-default", f"stability, defaults: {curve}, 5 measures", walls, cpus))
     print(f"  {engine[-1][1]:<55} {min(walls):7.2f} s", flush=True)
 
+    # The preference measures: ranked once more (a source of their own), then the same experiments.
+    walls, cpus, preferences = timed(lambda: RankedSource(qrels, runs, PREFERENCES), args.repeat)
+    steps.append(("rank every run once for the 5 preference measures", walls, cpus))
+    walls, cpus, preferred = timed(preferences.measure_scores, args.repeat)
+    steps.append(("5 preference measures with the full judgments (every pair of runs)", walls, cpus))
+    for name, label, s in (("stability-default", f"stability, defaults: {curve}, 5 preference measures", default),
+                           ("power", "power: bootstrap B = 1,000, every pair, 5 preference measures",
+                            settings["power"]),
+                           ("robustness", "robustness: 9 fractions x 10 repetitions, 5 preference measures",
+                            settings["robustness"]),
+                           ("agreement", "agreement: every two of the 5 preference measures", settings["agreement"])):
+        walls, cpus, _ = timed(lambda: run_one(preferences, preferred, s), args.repeat)
+        engine.append((f"{name}-preferences", label, walls, cpus))
+        print(f"  {label:<55} {min(walls):7.2f} s", flush=True)
+
     cancels = {}
-    for name, s in settings.items():
+    for name, s in (*settings.items(), ("stability-default", default)):
         if name == "agreement":
             continue
         took = statistics.median(next(e[2] for e in engine if e[0] == name))

@@ -13,7 +13,13 @@ DESCRIPTION = ("Evaluates the runs against the qrels on each measure and runs on
                "ranked runs, never re-reading them); agreement: Pearson and sign agreement of the per-query "
                "differences and Kendall's tau between the run rankings, for every two measures. Rates are in "
                "percent; every experiment is seeded. Measures are compared over the qrels queries every run has "
-               "(with -c: every qrels query, 0 where a run has none).")
+               "(with -c: every qrels query, 0 where a run has none). Preference measures (rpp, dcgrpp, invrpp, "
+               "lexirecall, lexiprecision) go where any measure goes: a pair of runs is decided by the sign of its "
+               "mean preference (stability: a tie within the fuzziness, absolute), tested as a one-sample test of "
+               "its per-query preferences (power), and runs are ranked by mean preference, then win rate "
+               "(robustness, agreement); they compare runs on the queries with a relevant document, graded at the "
+               "default -l 1 and binary at grade >= N with -l N. 'evalgui-cli measures --family metaeval' says "
+               "more.")
 
 
 def _fractions(text: str) -> list[float]:
@@ -35,8 +41,9 @@ def add_arguments(p) -> None:
                                                     "QRELS RUN..., e.g. what evaluate --per-query writes; not "
                                                     "for robustness, which evaluates the runs again")
     p.add_argument("-m", "--measure", dest="measures", action="append", default=[], metavar="MEASURE",
-                   help="measure to meta-evaluate; repeatable (e.g. -m AP -m nDCG@10; with --scores, default: "
-                        "every measure in the file)")
+                   help="measure to meta-evaluate, ranked (AP, nDCG@10...) or a preference (rpp, dcgrpp, invrpp, "
+                        "lexirecall, lexiprecision); repeatable (e.g. -m AP -m nDCG@10 -m rpp; with --scores, "
+                        "default: every measure in the file)")
     p.add_argument("--experiment", required=True, choices=list(EXPERIMENTS), help="the experiment to run")
     g = p.add_argument_group("stability")
     g.add_argument("--fuzziness", type=float, default=None,

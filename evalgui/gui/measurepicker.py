@@ -1,6 +1,7 @@
 """The measure picker: a searchable, checkable list under its groups, with editable cutoffs and help.
 
-Items come from a family's registry (the ranked measures by default), so every
+Items come from a family's registry (the ranked measures by default; any mapping of
+names to records, e.g. ranked and preference measures together), so every
 measure the engine knows is offered with its own description and formula. A checked item
 becomes a trec_eval-style spec (``P.5,10``) or, for the custom ones typed in,
 the text as typed (``P(rel=2)@5``).
@@ -9,6 +10,7 @@ the text as typed (``P(rel=2)@5``).
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QSplitter, QStyledItemDelegate,
@@ -16,7 +18,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton,
                                QWidget)
 
 from evalgui.core.ranked.measures import REGISTRY, Measure, ParamKind, params_text
-from evalgui.core.registry import Record, Registry
+from evalgui.core.registry import Record
 
 # What a new user starts with: the usual suspects at the usual cutoffs.
 DEFAULT_CHECKED = {"map": "", "P": "10", "ndcg_cut": "10", "recall": "100", "recip_rank": ""}
@@ -25,8 +27,13 @@ _NAME_ROLE = Qt.ItemDataRole.UserRole
 _EDITABLE_KINDS = (ParamKind.LONG_CUTOFFS, ParamKind.DOUBLE_CUTOFFS, ParamKind.DOUBLE_PARAMS, ParamKind.PAIRS)
 
 
+def _kind(record: Record) -> ParamKind:
+    """A ranked measure's parameter syntax; a record of another family takes none here."""
+    return getattr(record, "kind", ParamKind.NONE)
+
+
 def _default_params_text(measure: Measure) -> str:
-    return "" if measure.kind == ParamKind.NONE else params_text(measure.defaults)
+    return "" if _kind(measure) == ParamKind.NONE else params_text(measure.defaults)
 
 
 def spec_problem(spec: str) -> str | None:
@@ -90,7 +97,7 @@ class MeasurePicker(QWidget):
 
     changed = Signal()
 
-    def __init__(self, parent=None, registry: Registry[Measure] = REGISTRY):
+    def __init__(self, parent=None, registry: Mapping[str, Record] = REGISTRY):
         super().__init__(parent)
         self.registry = registry
         self.search = QLineEdit(self)
@@ -144,6 +151,7 @@ class MeasurePicker(QWidget):
     def _group(self, title: str) -> QTreeWidgetItem:
         if title not in self._families:
             group = QTreeWidgetItem(self.tree, [title])
+            group.setFirstColumnSpanned(True)          # a heading is read whole, not cut at the first column
             group.setFlags(Qt.ItemFlag.ItemIsEnabled)
             font = group.font(0)
             font.setBold(True)
@@ -157,16 +165,16 @@ class MeasurePicker(QWidget):
         for measure in self.registry.values():
             if measure.value_type == "text":     # runid, relstring: text, not numbers to compare
                 continue
-            item = QTreeWidgetItem(self._group(measure.group), [measure.name, "", measure.ir_name or ""])
+            item = QTreeWidgetItem(self._group(measure.group), [measure.name, "", getattr(measure, "ir_name", None) or ""])
             item.setData(0, _NAME_ROLE, measure.name)
             flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
-            if measure.kind in _EDITABLE_KINDS:
+            if _kind(measure) in _EDITABLE_KINDS:
                 flags |= Qt.ItemFlag.ItemIsEditable
                 item.setText(1, _default_params_text(measure))
             item.setFlags(flags)
             item.setCheckState(0, Qt.CheckState.Unchecked)
             item.setToolTip(0, measure.help_text)
-            if measure.kind in _EDITABLE_KINDS:
+            if _kind(measure) in _EDITABLE_KINDS:
                 item.setToolTip(1, "Double-click to edit, e.g. 5,10,20 (empty: trec_eval's defaults)")
         self.tree.blockSignals(False)
         self.set_checked({name: cutoffs for name, cutoffs in DEFAULT_CHECKED.items() if name in self.registry})
@@ -212,7 +220,7 @@ class MeasurePicker(QWidget):
             measure = self.registry[name]
             on = name in checked and measure.value_type != "text"
             item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
-            if measure.kind in _EDITABLE_KINDS:
+            if _kind(measure) in _EDITABLE_KINDS:
                 item.setText(1, checked[name] if on and checked[name] else _default_params_text(measure))
         self.tree.blockSignals(False)
         self.changed.emit()

@@ -124,6 +124,9 @@ def test_queries_every_run_has_or_zero_filled_with_c(capsys, tmp_path):
     (["--experiment", "stability", "--set-size", "60"], "a query set of 60 cannot be drawn from the 50 queries"),
     (["--experiment", "stability", "--set-size", "0"], "at least one query"),
     (["--experiment", "stability", "--fuzziness", "1.5"], "fuzziness"),
+    (["--experiment", "stability", "--seed", "-1"], "the seed is a whole number of 0 or more, not -1"),
+    (["--experiment", "robustness", "--seed", "-3"], "the seed is a whole number of 0 or more, not -3"),
+    (["--experiment", "power", "--seed", "-3"], "the seed is a whole number of 0 or more, not -3"),
     (["--experiment", "stability", "--matrix", "nDCG"], "--matrix nDCG: not one of the measures (AP)"),
     (["--experiment", "robustness", "--fractions", "0.5,1"], "between 0 and 1"),
     (["--experiment", "power", "--alpha", "2"], "alpha"),
@@ -193,3 +196,25 @@ def test_scores_file_problems(capsys, tmp_path, argv, needle):
     argv = [str(QRELS) if a == "QRELS" else a for a in argv]
     status, out, err = run_cli(capsys, "metaeval", "--scores", scores, *argv)
     assert status == 2 and out == "" and len(err) == 1 and needle in err[0], err
+
+
+@pytest.mark.parametrize("experiment, extra", [("stability", ["--set-size", "10", "--sets", "100"]),
+                                               ("power", ["--test", "t"]), ("robustness", ["--fractions", "0.5"]),
+                                               ("agreement", [])])
+def test_preference_measures_in_every_experiment(capsys, experiment, extra):
+    status, out, err = run_cli(capsys, "metaeval", QRELS, *RUNS, "-m", "AP", "-m", "rpp", "-m", "lexiprecision",
+                               "--experiment", experiment, *extra)
+    frame = table(out)
+    assert status == 0 and err == []
+    first = "measure_a" if experiment == "agreement" else "measure"
+    assert list(dict.fromkeys(frame[first])) == ["AP", "rpp", "lexiprecision"]
+    assert frame[list(COLUMNS[experiment])].notna().all().all() and (frame["queries"] == 50).all()
+
+
+def test_the_better_worse_equal_matrix_of_a_preference(capsys):
+    status, out, _ = run_cli(capsys, "metaeval", QRELS, *RUNS, "-m", "rpp", "--experiment", "stability",
+                             "--set-size", "5", "--sets", "50", "--repetitions", "2", "--matrix", "rpp")
+    matrix = table(out)
+    assert status == 0 and len(matrix) == 12 and ((matrix["better"] + matrix["worse"] + matrix["equal"]) == 100).all()
+    pairs = matrix.set_index(["system_a", "system_b"])
+    assert pairs.loc[("rerank", "random"), "better"] == pairs.loc[("random", "rerank"), "worse"]

@@ -121,9 +121,6 @@ def test_stability_refuses_what_it_cannot_do(full):
         ex.stability_experiment(full, ex.StabilitySettings(set_sizes=(60,)))
     assert len(ex.stability_experiment(full, ex.StabilitySettings(set_sizes=(60,), sets=10, repetitions=1,
                                                                   replacement=True)).table) == 4
-    preference = MeasureScores("pref", ["a", "b"], ["q1", "q2"], pair_values=[[0.5, -1.0]])
-    with pytest.raises(ValueError, match="pref: the stability experiment needs each system's scores"):
-        ex.stability_experiment([preference])
     with pytest.raises(ValueError, match="fuzziness"):
         ex.StabilitySettings(fuzziness=-0.1)
 
@@ -405,3 +402,236 @@ def test_a_measure_that_ties_every_system_has_no_tau(synthetic):
     tied = table[table["measure"] == "NumRel"].iloc[0]
     assert np.isnan(tied["kendall_tau"]) and np.isnan(tied["kendall_tau_sd"]) and tied["flipped_pairs"] == 0.0
     assert table[table["measure"] == "AP"]["kendall_tau"].notna().all()
+
+
+# ---------------------------------------------------------------------------------------- stability: speed,
+# the same query sets for every measure, progress per repetition and Cancel
+
+def test_query_sets_are_drawn_once_per_set_size_and_repetition_for_every_measure(full, monkeypatch):
+    from evalgui.core.stats import stability as st
+
+    drawn = []
+    draw = st.query_sets
+    monkeypatch.setattr(st, "query_sets", lambda *args: drawn.append(args[1]) or draw(*args))
+    settings = ex.StabilitySettings(set_sizes=(5, 20), sets=300, repetitions=3)
+    result = ex.stability_experiment(full, settings)
+    assert drawn == [5] * 3 + [20] * 3              # one block of sets per (size, repetition), not per measure
+    # the same sets: AP's per-query differences as a preference are decided exactly as AP (fuzziness 0)
+    ap = full["AP"]
+    twin = MeasureScores("AP as a preference", ap.systems, ap.queries, pair_values=ap.differences)
+    both = ex.stability_experiment([ap, twin], ex.StabilitySettings(set_sizes=(5, 20), sets=300, repetitions=3,
+                                                                     fuzziness=0.0))
+    assert np.array_equal(both.counts["AP"], both.counts["AP as a preference"])
+    rows = both.table.set_index(["measure", "set_size"])
+    assert rows.loc["AP", ["error_rate", "tie_rate"]].equals(rows.loc["AP as a preference", ["error_rate", "tie_rate"]])
+    # each measure's numbers are those of the shared stability arithmetic on its own
+    for m in MEASURES:
+        one = st.stability(full[m].scores, 20, 300, 0.05, False, 3, 42, full[m].higher_better)
+        row = result.table[(result.table["measure"] == m) & (result.table["set_size"] == 20)].iloc[0]
+        assert (row["error_rate"], row["tie_rate"], row["error_rate_sd"]) == \
+            (one.error_rate, one.tie_rate, one.error_rate_sd)
+        assert np.array_equal(result.counts[m], st.decision_matrix(one.counts, 4))
+
+
+@pytest.mark.parametrize("replacement", [False, True])
+def test_stability_is_the_same_whatever_the_blocks_of_sets(full, monkeypatch, replacement):
+    settings = ex.StabilitySettings(set_sizes=(10, 25), sets=250, repetitions=2, replacement=replacement, seed=5)
+    whole = ex.stability_experiment(full, settings)
+    monkeypatch.setattr(ex, "_SET_CELLS", 7 * 50)           # 7 sets at a time
+    blocks = ex.stability_experiment(full, settings)
+    pd.testing.assert_frame_equal(whole.table, blocks.table)
+    for m in MEASURES:
+        assert np.array_equal(whole.counts[m], blocks.counts[m])
+
+
+def test_stability_reports_each_set_size_and_repetition_and_stops_soon_after_cancel():
+    import time
+
+    from evalgui.core.jobs import Cancelled
+
+    rng = np.random.default_rng(0)
+    systems = [f"s{i}" for i in range(30)]
+    items = [MeasureScores.of_matrix(f"m{k}", rng.random((500, 30)), systems) for k in range(5)]
+    heard = []
+    ex.stability_experiment(items, ex.StabilitySettings(set_sizes=(50, 250), sets=50, repetitions=3),
+                            JobState(lambda f, m: heard.append((f, m)), min_interval=0.0))
+    messages = list(dict.fromkeys(m for _, m in heard))
+    assert messages[:-1] == [f"50 query sets of {size} (set size {i + 1} of 2), repetition {r} of 3"
+                             for i, size in enumerate((50, 250)) for r in (1, 2, 3)]
+    assert messages[-1] == "Done" and [f for f, _ in heard] == sorted(f for f, _ in heard)
+    # Cancel is heard between blocks of query sets, well within half a second
+    deadline = time.perf_counter() + 0.3
+    with pytest.raises(Cancelled):
+        ex.stability_experiment(items, ex.StabilitySettings(set_sizes=(250,), sets=100_000, repetitions=20),
+                                JobState(is_cancelled=lambda: time.perf_counter() > deadline))
+    assert time.perf_counter() - deadline < 0.5
+
+
+# ---------------------------------------------------------------------------------------- preference measures
+
+PREFERENCES = ["rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision"]
+
+
+@pytest.fixture(scope="module")
+def with_preferences(synthetic):
+    source = RankedSource(*synthetic, ["AP", *PREFERENCES, "P.5,10"])
+    return source, source.measure_scores()
+
+
+def _preference_engine(qrels, runs, queries, level=1):
+    """The preference engine's per-query values on ``queries`` (pairs x queries; 0 where it compares none)."""
+    from evalgui.core.ranked import preference
+
+    result = preference.compare(qrels, runs, PREFERENCES, binary_threshold=None if level == 1 else level)
+    at = {q: i for i, q in enumerate(result.query_ids.tolist())}
+    pairs = len(result.pair_a)
+    return {m: np.stack([result.per_query[m][:, at[q]] if q in at else np.zeros(pairs) for q in queries], axis=1)
+            for m in PREFERENCES}, result
+
+
+def test_preference_measures_are_the_preference_engines_values(synthetic, with_preferences):
+    qrels, runs = synthetic
+    source, full = with_preferences
+    assert source.measures == list(full) == ["AP", *PREFERENCES, "P_5", "P_10"]         # as asked
+    expected, result = _preference_engine(qrels, runs, full["rpp"].queries)
+    for m in PREFERENCES:
+        assert full[m].is_preference and full[m].systems == list(NAMES) and full[m].n_queries == 50
+        assert np.array_equal(full[m].pair_values, expected[m]), m
+        assert full[m].query_set.policy == "shared" and not full[m].query_set.missing
+        # the system ordering is the preference engine's ranking (mean preference, then win rate)
+        ranks = result.ranking_frame().query("measure == @m").set_index("run")["rank"].reindex(NAMES)
+        assert np.array_equal(full[m].ordering, pair_signs(-ranks.to_numpy(dtype=float))), m
+        assert np.array_equal(full[m].decisions, np.sign(result.means[m]))
+
+
+@pytest.mark.parametrize("options", [EvalOptions(), EvalOptions(complete=True), EvalOptions(relevance_level=2)],
+                         ids=["plain", "-c", "-l2 (binary)"])
+def test_preferences_with_judgments_removed_are_the_preference_engines_on_the_reduced_qrels(options):
+    for seed in range(3):
+        qrels, runs = tied_collection(seed)
+        source = RankedSource(qrels, runs, PREFERENCES + ["AP"], options)
+        full = source.measure_scores()
+        queries = full["rpp"].queries
+        assert ("q3" in queries) == options.complete          # r1 has no results for q3
+        # with the full judgments, and with half of them removed in 3 ways at once
+        expected, _ = _preference_engine(qrels, runs, queries, options.relevance_level)
+        for m in PREFERENCES:
+            assert np.array_equal(full[m].pair_values, expected[m]), (seed, m)
+        removed = source.judgments.removed(source.judgments.removal_ranks(3, range(3), source.relevant), 0.5)
+        reduced = source.reduced_scores(removed, {m: s.queries for m, s in full.items()})
+        for r in range(3):
+            smaller = source.judgments.reduced_qrels(qrels, source.universe, removed[r])
+            expected, _ = _preference_engine(smaller, runs, queries, options.relevance_level)
+            for m in PREFERENCES:
+                assert reduced[m].shape == (3, 6, len(queries))
+                assert np.allclose(reduced[m][r], expected[m], rtol=0, atol=1e-12), (seed, r, m)
+
+
+@pytest.mark.parametrize("options", [EvalOptions(judged_only=True), EvalOptions(max_docs=7)], ids=["-J", "-M7"])
+def test_preferences_with_judgments_removed_equal_ranking_the_reduced_qrels_again(options):
+    # -J: a removed document leaves the ranking, those below move up; -M: the rankings are cut alike
+    for seed in range(3):
+        qrels, runs = tied_collection(seed)
+        source = RankedSource(qrels, runs, PREFERENCES, options)
+        full = source.measure_scores()
+        removed = source.judgments.removed(source.judgments.removal_ranks(4, range(3), source.relevant), 0.6)
+        reduced = source.reduced_scores(removed, {m: s.queries for m, s in full.items()})
+        for r in range(3):
+            smaller = source.judgments.reduced_qrels(qrels, source.universe, removed[r])
+            again = RankedSource(smaller, runs, PREFERENCES, options).measure_scores()
+            for m in PREFERENCES:
+                at = {q: i for i, q in enumerate(again[m].queries)}
+                expected = np.stack([again[m].pair_values[:, at[q]] if q in at else np.zeros(6)
+                                     for q in full[m].queries], axis=1)
+                assert np.allclose(reduced[m][r], expected, rtol=0, atol=1e-12), (seed, r, m)
+
+
+def test_preference_ordering_breaks_mean_ties_by_win_rate():
+    from evalgui.core.ranked.preference import PreferenceResult
+
+    # pairs (a, b), (a, c), (b, c): a and b both prefer themselves by 0.1 on average, a beats two, b one
+    values = np.array([[0.1], [0.1], [0.3]])
+    measure = MeasureScores("p", ["a", "b", "c"], ["q"], pair_values=values)
+    assert np.allclose(measure.system_values, [0.1, 0.1, -0.2])
+    assert measure.ordering.tolist() == [1, 1, 1] and measure.decisions.tolist() == [1, 1, 1]
+    result = PreferenceResult(["a", "b", "c"], np.array(["q"]), ["p"], np.array([0, 0, 1]), np.array([1, 2, 2]),
+                              {"p": values})
+    assert result.ranking_frame()["run"].tolist() == ["a", "b", "c"]
+    # a pair's decision is its own mean preference, whatever the ordering says
+    cycle = MeasureScores("p", ["a", "b", "c"], ["q"], pair_values=[[0.5], [-0.2], [0.5]])
+    assert cycle.decisions.tolist() == [1, -1, 1]
+    assert cycle.ordering.tolist() == [1, 1, 1]       # means 0.15, 0, -0.15
+
+
+def test_stability_of_a_preference_by_hand_with_the_fuzziness_boundary():
+    # One query per set. Pairs (A, B), (A, C), (B, C); q1: 0.05 (a tie at f = 0.05), 0.5, -0.2; q2: -0.5, 0.3, 0.2.
+    # With k sets on q1 of N: (A, B) (0, N−k, k); (A, C) (N, 0, 0); (B, C) (N−k, k, 0)
+    preference = MeasureScores("pref", ["A", "B", "C"], ["q1", "q2"], pair_values=[[0.05, -0.5], [0.5, 0.3],
+                                                                                    [-0.2, 0.2]])
+    n = 400
+    result = ex.stability_experiment([preference], ex.StabilitySettings(set_sizes=(1,), sets=n, repetitions=1))
+    counts = result.counts["pref"]
+    k = int(counts[0, 1, 2])
+    assert 0 < k < n
+    assert counts[0, 1].tolist() == [0, n - k, k] and counts[1, 0].tolist() == [n - k, 0, k]
+    assert counts[0, 2].tolist() == [n, 0, 0] and counts[1, 2].tolist() == [n - k, k, 0]
+    row = result.table.iloc[0]
+    assert row["error_rate"] == pytest.approx(100 * min(k, n - k) / (3 * n))
+    assert row["tie_rate"] == pytest.approx(100 * k / (3 * n))
+    sharper = ex.stability_experiment([preference], ex.StabilitySettings(set_sizes=(1,), sets=n, repetitions=1,
+                                                                         fuzziness=0.049))
+    assert sharper.counts["pref"][0, 1].tolist() == [k, n - k, 0]
+
+
+def test_every_experiment_takes_preference_measures(synthetic, with_preferences):
+    qrels, runs = synthetic
+    source, full = with_preferences
+    rpp, ap = full["rpp"], full["AP"]
+    # stability: rates like any measure's, and the error rate falls with the set size
+    table = ex.stability_experiment(full, ex.StabilitySettings(set_sizes=(5, 25), sets=200, repetitions=2)).table
+    for m in PREFERENCES:
+        rates = table[table["measure"] == m]
+        assert rates["error_rate"].between(0, 50).all() and rates["error_rate"].iloc[1] <= rates["error_rate"].iloc[0]
+    # power: the t-test is a one-sample t-test of each pair's per-query preferences against 0
+    power = ex.power_experiment(full, ex.PowerSettings(test="t"))
+    curve = power.curve("rpp").set_index(["system_a", "system_b"])
+    for k, (i, j) in enumerate(zip(*np.triu_indices(4, 1))):
+        p = stats.ttest_1samp(rpp.pair_values[k], 0.0).pvalue
+        assert curve.loc[(NAMES[i], NAMES[j]), "p_value"] == pytest.approx(p, rel=1e-9)
+    # agreement: the per-query preference against AP's per-query differences, both orders of every pair
+    agreement = ex.agreement_experiment([ap, rpp]).table.set_index(["measure_a", "measure_b"])
+    d, p = ap.differences.ravel(), rpp.pair_values.ravel()
+    assert agreement.loc[("AP", "rpp"), "pearson"] == pytest.approx(stats.pearsonr(np.r_[d, -d], np.r_[p, -p])[0])
+    same = np.mean(np.sign(np.round(d, 12)) == np.sign(np.round(p, 12)))
+    assert agreement.loc[("AP", "rpp"), "sign_agreement"] == pytest.approx(100 * same)
+    assert agreement.loc[("AP", "rpp"), "kendall_tau"] == pytest.approx(kendall_tau(ap.ordering, rpp.ordering))
+
+
+def test_robustness_of_preferences_against_the_preference_engine_on_reduced_qrels(synthetic, with_preferences):
+    qrels, runs = synthetic
+    source, full = with_preferences
+    settings = ex.RobustnessSettings(fractions=(0.4, 0.9), repetitions=3, seed=2)
+    result = ex.robustness_experiment(source, settings, full=full)
+    ranks = source.judgments.removal_ranks(2, range(3), source.relevant)
+    _, whole = _preference_engine(qrels, runs, full["rpp"].queries)
+
+    def ranking(engine, m):
+        return engine.ranking_frame().query("measure == @m").set_index("run")["rank"].reindex(NAMES).to_numpy()
+    for fraction in (0.4, 0.9):
+        removed = source.judgments.removed(ranks, fraction)
+        engines = [_preference_engine(source.judgments.reduced_qrels(qrels, source.universe, removed[r]), runs,
+                                      full["rpp"].queries)[1] for r in range(3)]
+        for m in PREFERENCES:
+            taus = [stats.kendalltau(ranking(whole, m), ranking(e, m)).statistic for e in engines]
+            flips = [100 * np.mean(np.sign(whole.means[m]) * np.sign(e.means[m]) < 0) for e in engines]
+            row = result.table[(result.table["measure"] == m) & (result.table["fraction"] == fraction)].iloc[0]
+            assert row["kendall_tau"] == pytest.approx(np.nanmean(taus)), (m, fraction)
+            assert row["flipped_pairs"] == pytest.approx(np.mean(flips)), (m, fraction)
+
+
+def test_preference_measures_refuse_what_they_cannot_do(synthetic):
+    qrels, runs = synthetic
+    with pytest.raises(ValueError, match="choose a level of 0 or more"):
+        RankedSource(qrels, runs, ["rpp"], EvalOptions(relevance_level=-1)).measure_scores()
+    with pytest.raises(ValueError, match="rpp: no query has a relevant document"):
+        RankedSource(qrels, runs, ["rpp"], EvalOptions(relevance_level=9)).measure_scores()

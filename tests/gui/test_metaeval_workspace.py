@@ -548,3 +548,171 @@ def test_heartbeat_keeps_firing_while_28_runs_are_meta_evaluated(qtbot, window):
     assert metaeval.decisions.model.frame.shape == (28, 28)
     assert end - start > 0.2                                   # long enough to mean something
     print(heartbeat.check(start, end, cpu_limit=0.1))
+
+
+# ---------------------------------------------------------------------------- preference measures
+PREFERENCE_PICKS = {"map": "", "rpp": "", "lexiprecision": ""}
+WITH_PREFERENCES = ["map", "rpp", "lexiprecision"]
+
+
+def test_the_picker_offers_the_preference_measures_and_every_experiment_takes_them(qtbot, window, tmp_path,
+                                                                                   monkeypatch):
+    from evalgui.core.metaeval.experiments import (AgreementSettings, PowerSettings, RobustnessSettings,
+                                                   StabilitySettings)
+    from evalgui.core.ranked.preference import REGISTRY
+
+    metaeval = _workspace(window)
+    picker = metaeval.form.picker
+    headings = {picker.tree.topLevelItem(i).text(0): picker.tree.topLevelItem(i)
+                for i in range(picker.tree.topLevelItemCount())}
+    offered = {headings[h].child(i).text(0): h for h in headings for i in range(headings[h].childCount())}
+    assert set(REGISTRY) <= set(offered) and "map" in offered
+    assert offered["rpp"] == "Preference · Recall-paired preference" and offered["lexirecall"] == "Preference · Lexicographic"
+    assert headings[offered["rpp"]].isFirstColumnSpanned()               # read whole, not cut at the first column
+    item = next(headings[offered["rpp"]].child(i) for i in range(headings[offered["rpp"]].childCount())
+                if headings[offered["rpp"]].child(i).text(0) == "rpp")
+    picker.tree.setCurrentItem(item)
+    assert "Recall-Paired Preference" in picker.help.toPlainText()          # the record's own help
+    picker.search.setText("lexicographic")                          # searched by the records' descriptions
+    assert not headings[offered["lexirecall"]].isHidden() and headings[offered["rpp"]].isHidden()
+    picker.search.setText("")
+
+    for settings, values, plots in (
+            (StabilitySettings(set_sizes=(5, 20), sets=200, repetitions=2, seed=4),
+             dict(set_sizes_edit="5, 20", sets_spin=200, stability_repetitions_spin=2, seed_spin=4), "tradeoff"),
+            (PowerSettings(test="t"), dict(test_combo="t", correction_combo="none"), "power"),
+            (RobustnessSettings(fractions=(0.5,), repetitions=2, seed=4),
+             dict(fractions_edit="0.5", robustness_repetitions_spin=2, seed_spin=4), "robustness"),
+            (AgreementSettings(), {}, "agreement")):
+        metaeval = _run(qtbot, window, settings.experiment, measures=PREFERENCE_PICKS, **values)
+        expected = _engine(settings, specs=("map", "rpp", "lexiprecision"))
+        assert metaeval.outcome.measures == WITH_PREFERENCES
+        _frame_equal(metaeval.outcome.result.table, expected.table)
+        _frame_equal(metaeval.table.model.frame, expected.table)
+        view = _show(metaeval, getattr(metaeval, plots))
+        if plots == "tradeoff":
+            assert [s.data() for s in view.points.points()] == WITH_PREFERENCES
+            decisions = _show(metaeval, metaeval.decisions)
+            _choose(decisions.measure, "rpp")
+            counts = expected.counts["rpp"]
+            assert decisions.model.display_text(0, 3) == " / ".join(str(v) for v in counts[0, 3])
+            assert "(|mean preference| ≤ 0.05)" in decisions.caption.text()
+        elif plots == "agreement":
+            assert list(view.model.frame.index) == WITH_PREFERENCES
+            assert view.model.value(0, 1) == pytest.approx(expected.matrix("pearson").loc["map", "rpp"])
+        else:
+            assert list(view.curves) == WITH_PREFERENCES
+        if plots == "robustness":
+            assert "(a preference's: by mean preference, then win rate)" in view.caption.text()
+    window.grab().save(str(tmp_path / "agreement_with_preferences.png"))
+
+
+# ---------------------------------------------------------------------------- progress
+def test_stability_reports_each_set_size_and_repetition_and_cancels_within_half_a_second(qtbot, window):
+    load_synthetic(qtbot, window)
+    metaeval = _workspace(window)
+    metaeval.form.picker.set_checked(MEASURES)
+    _set_form(metaeval, "stability", set_sizes_edit="10, 25", sets_spin=400_000, stability_repetitions_spin=4)
+    seen = []
+    metaeval.status_message.connect(seen.append)
+    with qtbot.waitSignal(metaeval.busy_changed, timeout=5000):
+        qtbot.mouseClick(metaeval.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "repetition 2 of 4" in metaeval.progress_label.text(), timeout=60_000)
+    assert "query sets of 10 (set size 1 of 2)" in metaeval.progress_label.text()
+    assert 0 < metaeval.progress.value() < metaeval.progress.maximum()
+    assert any("repetition 1 of 4" in m for m in seen)
+    with qtbot.waitSignal(metaeval.busy_changed, check_params_cb=not_busy, timeout=20_000):
+        start = time.perf_counter()
+        qtbot.mouseClick(metaeval.cancel_button, Qt.MouseButton.LeftButton)
+    latency = time.perf_counter() - start
+    print(f"cancel latency: {1000 * latency:.0f} ms")
+    # half a second when the machine has a core to spare (a loaded machine only delays the threads)
+    assert latency < (0.5 if os.getloadavg()[0] < (os.cpu_count() or 1) - 0.5 else 2.0)
+    assert metaeval.outcome is None and "Cancelled" in metaeval.progress_label.text()
+
+
+# ---------------------------------------------------------------------------- results out of date
+def test_results_the_inputs_no_longer_describe_say_so_until_run(qtbot, window, tmp_path):
+    metaeval = _run(qtbot, window, "stability", set_sizes_edit="5, 10", sets_spin=100, stability_repetitions_spin=2)
+    banner = metaeval.stale_banner
+    assert banner.objectName() == "staleBanner" and banner.isHidden()
+    form = metaeval.form
+
+    def stale(*parts):
+        assert banner.isVisible(), banner.text()
+        assert banner.text().startswith("⚠ Computed with qrels.txt; ") and banner.text().endswith("press Run to update.")
+        for part in parts:
+            assert part in banner.text(), (part, banner.text())
+
+    form.picker.set_checked({"map": "", "rpp": ""})
+    stale("the form has changed since (the measures)")
+    window.grab().save(str(tmp_path / "stale.png"))
+    form.picker.set_checked(MEASURES)
+    assert banner.isHidden()                                         # back to what was run
+    form.data.run_list.item(3).setCheckState(Qt.CheckState.Unchecked)
+    stale("(the runs ticked)")
+    form.data.run_list.item(3).setCheckState(Qt.CheckState.Checked)
+    form.fill_check.setChecked(True)
+    stale("(the options)")
+    form.fill_check.setChecked(False)
+    _set_form(metaeval, "stability", sets_spin=150)
+    stale("(the experiment's settings)")
+    _set_form(metaeval, "stability", sets_spin=100, set_sizes_edit="5, ten")
+    stale("(the experiment's settings)")                             # not a setting that was run
+    _set_form(metaeval, "agreement", set_sizes_edit="5, 10")
+    stale("(the experiment)")
+    _set_form(metaeval, "stability")
+    assert banner.isHidden()
+    # the files: one read again, one removed
+    load(qtbot, window, [(SYNTHETIC / "dense.run", "run")])
+    stale("dense.run has been read again")
+    run_and_wait(qtbot, metaeval)
+    assert banner.isHidden()
+    window.data_panel.remove_requested.emit(str(SYNTHETIC / "random.run"))
+    stale("random.run is no longer loaded")
+    assert "the runs ticked" not in banner.text()                   # said once, by the file
+    run_and_wait(qtbot, metaeval)
+    assert banner.isHidden() and metaeval.outcome.runs == ["bm25", "dense", "rerank"]
+    window.data_panel.remove_requested.emit(str(SYNTHETIC / "qrels.txt"))
+    stale("qrels.txt is no longer loaded")
+
+
+def test_a_restored_project_knows_what_its_results_were_computed_with(qtbot, make_window, tmp_path):
+    data = copy_synthetic(tmp_path / "data")
+    first = make_window()
+    load(qtbot, first, [data / "qrels.txt"] + [data / f"{r}.run" for r in SYNTHETIC_RUNS])
+    metaeval = _workspace(first)
+    metaeval.form.picker.set_checked(MEASURES)
+    _set_form(metaeval, "agreement")
+    run_and_wait(qtbot, metaeval)
+    project = tmp_path / "study.evalgui"
+    assert first.write_project(str(project))
+
+    second = make_window()
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(project))
+    qtbot.waitUntil(lambda: not second._loaders, timeout=20_000)
+    restored = second.workspaces["metaeval"]
+    assert restored.outcome is not None and restored.stale_banner.isHidden()
+    restored.form.picker.set_checked({"map": ""})
+    assert restored.stale_banner.isVisible() and "(the measures)" in restored.stale_banner.text()
+
+
+def test_labels_of_measures_whose_points_meet_do_not_overlap(qtbot):
+    from evalgui.core.metaeval.experiments import StabilityResult, StabilitySettings
+    from evalgui.gui.workspaces.metaeval.engine import Outcome
+    from evalgui.gui.workspaces.metaeval.tradeoff import TradeoffView
+
+    measures = ["map", "rpp", "P_10"]
+    table = pd.DataFrame({"measure": measures, "set_size": 25, "fuzziness": 0.05, "error_rate": [0.0, 0.05, 3.0],
+                          "tie_rate": [0.5, 0.6, 20.0], "error_rate_sd": 0.0, "tie_rate_sd": 0.0})
+    view = TradeoffView()
+    qtbot.addWidget(view.page)
+    view.page.resize(600, 400)
+    view.page.show()
+    qtbot.waitExposed(view.page)
+    view.refresh(Outcome(StabilityResult(table, StabilitySettings(), ["a", "b"], 25, {}), ["a", "b"], measures))
+    view.page.grab()                     # painted: the labels are where a user sees them
+    boxes = [label.mapRectToScene(label.boundingRect()) for label in view.labels]
+    assert not boxes[0].intersects(boxes[1])                      # map and rpp: stacked a line apart
+    assert view.labels[2].anchor == view.labels[0].anchor         # P_10 alone: where every label goes

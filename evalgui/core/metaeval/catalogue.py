@@ -15,6 +15,10 @@ EXPERIMENTS: Registry[Record] = Registry(
 
 _SEED = Parameter("seed", "random seed (the same seed gives the same table)", "42")
 
+# How each experiment reads a preference measure (rpp, lexiprecision...: a value per pair of systems
+# and query, > 0 when the pair's first system is preferred, antisymmetric): shown in the help.
+_PAIRWISE = "Preference measures (rpp, dcgrpp, invrpp, lexirecall, lexiprecision) too: "
+
 # The columns of each experiment's table, in order (more may follow them).
 COLUMNS = {
     "stability": ("measure", "set_size", "fuzziness", "error_rate", "tie_rate", "error_rate_sd", "tie_rate_sd"),
@@ -39,7 +43,12 @@ for _record in (
                        Parameter("sets", "query sets drawn per repetition", "1000"),
                        Parameter("replacement", "draw each set's queries with replacement", "no"),
                        Parameter("repetitions", "independent repetitions (the standard deviations)", "5"),
-                       _SEED)),
+                       _SEED),
+           notes=(_PAIRWISE + "a preference scores pairs, not systems, so a query set decides a pair by the sign "
+                  "of the pair's mean preference over the set, equal when |mean preference| ≤ fuzziness (absolute: "
+                  "a preference is already a difference on [-1, 1]).",
+                  "The query sets of one set size and repetition are drawn once and every measure is decided on "
+                  "the same sets.")),
     Record(name="power", family="metaeval", group="Experiments", direction=None,
            description="Discriminative power (Sakai, SIGIR 2006). The share of system pairs whose difference "
                        "is significant at α, by a paired test (Sakai's bootstrap, the t-test, randomization...) "
@@ -49,7 +58,11 @@ for _record in (
            parameters=(Parameter("test", "paired significance test", "bootstrap"),
                        Parameter("correction", "multiple-comparison correction over the pairs", "none"),
                        Parameter("alpha", "significance level", "0.05"),
-                       Parameter("samples", "resamples of a resampling test", "the test's default"), _SEED)),
+                       Parameter("samples", "resamples of a resampling test", "the test's default"), _SEED),
+           notes=(_PAIRWISE + "the per-query preferences of a pair take the place of its per-query differences: "
+                  "the test asks whether their mean differs from 0 (a one-sample test: the t-test is a one-sample "
+                  "t-test, randomization flips their signs, the bootstrap resamples the queries). Tukey's HSD needs "
+                  "each system's scores and refuses them.",)),
     Record(name="robustness", family="metaeval", group="Experiments", direction=None,
            description="Robustness to incomplete judgments (Buckley & Voorhees, SIGIR 2004; Sakai, SIGIR 2007). "
                        "A fraction of each query's judged documents is removed from the qrels at random (the "
@@ -61,7 +74,11 @@ for _record in (
                    "with full and reduced judgments; flipped pairs = 100 · #{pairs : sgn(Δ_full) = "
                    "−sgn(Δ_reduced) ≠ 0} / #pairs; mean and standard deviation over the repetitions",
            parameters=(Parameter("fractions", "shares of the judged documents to remove", "0.1, 0.2, ..., 0.9"),
-                       Parameter("repetitions", "random samples per fraction", "10"), _SEED)),
+                       Parameter("repetitions", "random samples per fraction", "10"), _SEED),
+           notes=(_PAIRWISE + "every pair is compared again with the reduced judgments (a removed relevant document "
+                  "leaves both runs' relevance vectors; a query left with none is a tie). The system ordering is by "
+                  "mean preference over the other systems, ties broken by the win rate (as evalgui-cli preference "
+                  "ranks runs); a pair flips when the sign of its own mean preference flips.",)),
     Record(name="agreement", family="metaeval", group="Experiments", direction=None,
            description="Agreement between measures (Diaz & Ferraro, SIGIR 2022). For every pair of systems and "
                        "every query, each measure's difference between the two; Pearson's correlation and the "
@@ -69,6 +86,9 @@ for _record in (
                        "two measures; and Kendall's τ between the system rankings (by mean) of every two measures.",
            formula="cells (pair, query), each pair in both orders; pearson = Σ Δ_a Δ_b / √(Σ Δ_a² Σ Δ_b²); "
                    "sign agreement = 100 · #{cells : sgn Δ_a = sgn Δ_b} / #cells; τ_b between the systems' means",
-           parameters=()),
+           parameters=(),
+           notes=(_PAIRWISE + "a preference's value for a pair and query takes the place of Δ (it is antisymmetric as "
+                  "Δ is), so Pearson and sign agreement compare the per-query preference with the other measures' "
+                  "per-query differences; its system ranking (for τ) is by mean preference, then win rate.",)),
 ):
     EXPERIMENTS.add(_record)

@@ -20,8 +20,8 @@ import pandas as pd
 from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.metaeval.catalogue import COLUMNS
-from evalgui.core.metaeval.scores import (Judgments, MeasureScores, RankedSource, kendall_tau, ordering_values,
-                                          pair_signs, signs)
+from evalgui.core.metaeval.scores import (Judgments, MeasureScores, RankedSource, kendall_tau, ordering_signs,
+                                          pair_decisions, signs)
 from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.core.stats import stability as st
 from evalgui.core.stats.compare import CompareOptions, pair_tests
@@ -59,6 +59,11 @@ def _scores_list(scores) -> list[MeasureScores]:
     return items
 
 
+def _check_seed(seed: int) -> None:
+    if seed < 0:
+        raise ValueError(f"the seed is a whole number of 0 or more, not {seed}")
+
+
 def _provenance(table: pd.DataFrame, **columns) -> pd.DataFrame:
     for name, value in columns.items():
         table[name] = value
@@ -80,6 +85,7 @@ class StabilitySettings:
     experiment: ClassVar[str] = "stability"
 
     def __post_init__(self):
+        _check_seed(self.seed)
         object.__setattr__(self, "set_sizes", tuple(int(s) for s in self.set_sizes))
         if any(s < 1 for s in self.set_sizes):
             raise ValueError("a query set needs at least one query")
@@ -107,39 +113,93 @@ class StabilityResult:
                              "set_size": self.matrix_set_size})
 
 
+# Query sets drawn at once hold about this many (set, query) cells, and their means about this many
+# (set, column) cells: memory stays bounded, and Cancel is heard between blocks.
+_SET_CELLS = 1 << 19
+_MEAN_CELLS = 1 << 21
+
+
+@dataclass(eq=False)
+class _SameQueries:
+    """Measures over as many queries: they read the same query sets. Their values side by side, a
+    column per system (a measure's scores) or per pair (a preference's values)."""
+
+    n_queries: int
+    measures: list[MeasureScores]
+    columns: np.ndarray = field(init=False)      # queries x (all the measures' columns)
+    slices: list[slice] = field(init=False)
+
+    def __post_init__(self):
+        parts = [m.scores if not m.is_preference else m.pair_values.T for m in self.measures]
+        self.columns = np.ascontiguousarray(np.hstack(parts))
+        ends = np.cumsum([p.shape[1] for p in parts])
+        self.slices = [slice(int(e - p.shape[1]), int(e)) for e, p in zip(ends, parts)]
+
+    def block(self, sets: int) -> int:
+        """Query sets drawn at once."""
+        return max(1, min(sets, _SET_CELLS // max(self.n_queries, 1),
+                          _MEAN_CELLS // max(self.columns.shape[1], 1)))
+
+
 def stability_experiment(scores, settings: StabilitySettings = StabilitySettings(),
                          state: JobState | None = None) -> StabilityResult:
-    """Error and tie rates of each measure at each query-set size; the decision matrices at the largest."""
+    """Error and tie rates of each measure at each query-set size; the decision matrices at the largest.
+
+    Per set size and repetition, the query sets are drawn once (:func:`~evalgui.core.stats.stability.repetition_rng`)
+    and every measure over as many queries is decided on the same sets, a block of sets at a time
+    (one matrix product gives every measure's means). A preference's decision on a set is the sign
+    of the pair's mean preference over it, a tie within the fuzziness
+    (:func:`~evalgui.core.stats.stability.preference_decisions`)."""
     state = state_or_default(state)
     items = _scores_list(scores)
-    for m in items:
-        if m.is_preference:
-            raise ValueError(f"{m.measure}: the stability experiment needs each system's scores (the fuzziness is "
-                             "relative to the systems' means), not a preference between two")
     n = min(m.n_queries for m in items)
-    sizes = settings.set_sizes or default_set_sizes(n)
+    sizes = tuple(dict.fromkeys(settings.set_sizes)) or default_set_sizes(n)
     if not settings.replacement and max(sizes) > n:
         short = min(items, key=lambda m: m.n_queries)
         raise ValueError(f"a query set of {max(sizes)} cannot be drawn from the {n} queries of {short.measure} "
                          "without replacement; choose a smaller set size or draw with replacement")
-    rows, counts = [], {}
-    steps = len(items) * len(sizes)
+    groups = [_SameQueries(k, [m for m in items if m.n_queries == k])
+              for k in dict.fromkeys(m.n_queries for m in items)]
+    reps, sets = settings.repetitions, settings.sets
+    rates = {m.measure: np.empty((len(sizes), reps, 2)) for m in items}
+    n_pairs = len(items[0].systems) * (len(items[0].systems) - 1) // 2
     largest = max(sizes)
-    for k, m in enumerate(items):
-        for i, size in enumerate(sizes):
-            step = k * len(sizes) + i
-            state.check()
-            state.progress(step / steps, f"{m.measure}: {settings.sets:,} query sets of {size}")
-            result = st.stability(m.scores, size, settings.sets, settings.fuzziness, settings.replacement,
-                                  settings.repetitions, settings.seed, m.higher_better, state=state)
-            rows.append((m.measure, size, settings.fuzziness, result.error_rate, result.tie_rate,
-                         result.error_rate_sd, result.tie_rate_sd, m.n_queries))
-            if size == largest:
-                counts[m.measure] = st.decision_matrix(result.counts, len(m.systems))
+    at_largest = {m.measure: np.zeros((n_pairs, 3), dtype=np.int64) for m in items}
+    steps = len(sizes) * reps
+    for i, size in enumerate(sizes):
+        for r in range(reps):
+            message = (f"{sets:,} query sets of {size} (set size {i + 1} of {len(sizes)}), "
+                       f"repetition {r + 1} of {reps}")
+            step = i * reps + r
+            counts = {m.measure: np.zeros((n_pairs, 3), dtype=np.int64) for m in items}
+            for group in groups:
+                rng = st.repetition_rng(settings.seed, size, r)
+                block = group.block(sets)
+                for start in range(0, sets, block):
+                    state.check()
+                    state.progress((step + start / sets) / steps, message)
+                    drawn = st.query_sets(group.n_queries, size, min(block, sets - start), settings.replacement, rng)
+                    means = drawn @ group.columns / size
+                    for m, columns in zip(group.measures, group.slices):
+                        counts[m.measure] += (st.preference_decisions(means[:, columns], settings.fuzziness)
+                                              if m.is_preference else
+                                              st.decisions(means[:, columns], settings.fuzziness, m.higher_better))
+            for m in items:
+                rates[m.measure][i, r] = st.error_tie_rates(counts[m.measure])
+                if size == largest:
+                    at_largest[m.measure] += counts[m.measure]
     state.progress(1.0, "Done")
+    rows = []
+    for m in items:
+        for i, size in enumerate(sizes):
+            mean = rates[m.measure][i].mean(axis=0)
+            sd = rates[m.measure][i].std(axis=0, ddof=1) if reps > 1 else np.zeros(2)
+            rows.append((m.measure, size, settings.fuzziness, float(mean[0]), float(mean[1]), float(sd[0]),
+                         float(sd[1]), m.n_queries))
     table = pd.DataFrame(rows, columns=[*COLUMNS["stability"], "queries"])
     _provenance(table, sets=settings.sets, repetitions=settings.repetitions, replacement=settings.replacement,
                 seed=settings.seed)
+    counts = {m.measure: st.decision_matrix(at_largest[m.measure], len(m.systems)) for m in items}
     return StabilityResult(table, settings, list(items[0].systems), largest, counts)
 
 
@@ -157,6 +217,7 @@ class PowerSettings:
     experiment: ClassVar[str] = "power"
 
     def __post_init__(self):
+        _check_seed(self.seed)
         check_test(self.test)
         check_correction(self.correction)
         self.compare_options()             # the comparison engine checks alpha and samples
@@ -215,8 +276,8 @@ def power_experiment(scores, settings: PowerSettings = PowerSettings(),
 
 class JudgedSource(Protocol):
     """What the robustness experiment needs: the judgments it may remove, and the measures evaluated
-    with some removed. :class:`RankedSource` is one (ranked measures, from prepared rankings); a
-    preference engine can be another, over the same Judgments."""
+    with some removed (a score: R x queries x systems; a preference: R x pairs x queries).
+    :class:`RankedSource` is one (ranked and preference measures, from rankings prepared once)."""
 
     systems: list[str]
     judgments: Judgments
@@ -237,6 +298,7 @@ class RobustnessSettings:
     experiment: ClassVar[str] = "robustness"
 
     def __post_init__(self):
+        _check_seed(self.seed)
         object.__setattr__(self, "fractions", tuple(float(f) for f in self.fractions))
         if not self.fractions:
             raise ValueError("choose at least one fraction of judgments to remove")
@@ -265,7 +327,7 @@ def robustness_experiment(source: JudgedSource, settings: RobustnessSettings = R
     judgments = source.judgments
     reps = range(settings.repetitions)
     ranks = judgments.removal_ranks(settings.seed, reps, source.relevant if settings.keep_relevant else None)
-    reference = {m.measure: pair_signs(m.system_values) for m in items}
+    reference = {m.measure: (m.ordering, m.decisions) for m in items}
     queries = {m.measure: m.queries for m in items}
     judged = max(len(judgments), 1)
     rows = {m.measure: [] for m in items}
@@ -277,13 +339,12 @@ def robustness_experiment(source: JudgedSource, settings: RobustnessSettings = R
         kept = 100.0 * (1.0 - removed.sum(axis=1).mean() / judged)
         reduced = source.reduced_scores(removed, queries, step)
         for m in items:
-            if m.is_preference:
-                values = ordering_values(None, reduced[m.measure], True, len(m.systems))
-            else:
-                values = ordering_values(reduced[m.measure], None, m.higher_better, len(m.systems))
-            now = pair_signs(values)                                       # R x pairs
-            tau = kendall_tau(reference[m.measure][None, :], now)
-            flipped = 100.0 * (reference[m.measure][None, :] * now < 0).mean(axis=1)
+            values = (None, reduced[m.measure]) if m.is_preference else (reduced[m.measure], None)
+            ordering, decisions = reference[m.measure]
+            now = ordering_signs(*values, m.higher_better, len(m.systems))            # R x pairs
+            tau = kendall_tau(ordering[None, :], now)
+            flipped = 100.0 * (decisions[None, :] * pair_decisions(*values, m.higher_better, len(m.systems)) < 0
+                               ).mean(axis=1)
             tau_mean, tau_sd, tau_min, tau_max = _spread(tau)
             flipped_mean, flipped_sd, _, _ = _spread(flipped)
             rows[m.measure].append((m.measure, fraction, tau_mean, tau_sd, flipped_mean, flipped_sd, tau_min, tau_max,
@@ -382,7 +443,7 @@ def _agreement_block(items: list[MeasureScores], state: JobState) -> dict[tuple[
         norms = np.sqrt(np.diag(products))
         pearson = products / np.outer(norms, norms)
         agreement = 100.0 * same / n_cells if n_cells else np.full(same.shape, np.nan)
-        orderings = np.stack([pair_signs(m.system_values) for m in items])     # measures x system pairs
+        orderings = np.stack([m.ordering for m in items])                      # measures x system pairs
         tau = kendall_tau(orderings[:, None, :], orderings[None, :, :])
     return {(a.measure, b.measure): (float(pearson[i, j]), float(agreement[i, j]), float(tau[i, j]), n_cells,
                                      a.n_queries)

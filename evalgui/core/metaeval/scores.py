@@ -3,18 +3,22 @@
 A :class:`MeasureScores` holds one measure, in one of two shapes:
 
 * a queries x systems matrix, for a measure that scores each system (AP, nDCG@10...);
-* a pairs x queries matrix, for a preference between two systems (RPP...): row k is the pair
-  ``pair_indices(systems)[k]`` (i < j) and a value > 0 prefers system i. This is the layout of
-  the preference engine's per-query results.
+* a pairs x queries matrix, for a preference between two systems (rpp, lexiprecision...): row k
+  is the pair ``pair_indices(systems)[k]`` (i < j) and a value > 0 prefers system i. This is the
+  layout of the preference engine's per-query results; a preference is antisymmetric (the pair
+  in the other order has the opposite value), so one order holds it all.
 
-Stability needs the first shape (Buckley & Voorhees' fuzziness is relative to each system's
-mean); power, robustness and agreement read only the pairs' differences and an ordering of the
-systems, which both shapes give.
+What the experiments read of either shape: the per-query differences of every pair (for a
+preference, the per-query preferences themselves), the *pair decisions* (the sign of the mean
+difference; of the mean preference) and the *system ordering* (by mean score; by mean
+preference over the other systems, then by win rate, as the preference engine ranks runs).
+For a scored measure the last two are the same thing.
 
 :class:`RankedSource` ranks the runs once against the qrels (:func:`~evalgui.core.ranked.ranking.prepare`)
-and gives ranked measures' scores with the full judgments, or with some judgments removed: then
-only the prepared rankings' judgment codes change, and the measures' kernels run again on them,
-for several repetitions at once.
+and gives ranked measures' scores, and preference measures' values
+(:mod:`~evalgui.core.metaeval.preferences`), with full judgments, or with some judgments removed:
+then only the prepared rankings' judgment codes change, and the measures run again on them, for
+several repetitions at once.
 """
 
 from __future__ import annotations
@@ -37,6 +41,13 @@ from evalgui.core.stats.stability import pair_differences, pair_indices
 
 # Rankings stacked for one re-evaluation hold about this many documents (R copies of a run).
 _STACK_DOCUMENTS = 4_000_000
+
+
+def is_preference_measure(name) -> bool:
+    """Whether ``name`` is a preference measure (family ``preference``: rpp, lexiprecision...)."""
+    from evalgui.core.ranked.preference import REGISTRY
+
+    return isinstance(name, str) and name in REGISTRY
 
 
 def signs(values: np.ndarray) -> np.ndarray:
@@ -125,6 +136,16 @@ class MeasureScores:
         a preference the mean preference of the system over the others."""
         return ordering_values(self.scores, self.pair_values, self.higher_better, len(self.systems))
 
+    @cached_property
+    def ordering(self) -> np.ndarray:
+        """(pairs,) the system ordering as pair signs (:func:`ordering_signs`): what Kendall's τ compares."""
+        return ordering_signs(self.scores, self.pair_values, self.higher_better, len(self.systems))
+
+    @cached_property
+    def decisions(self) -> np.ndarray:
+        """(pairs,) each pair's decision over all the queries (:func:`pair_decisions`)."""
+        return pair_decisions(self.scores, self.pair_values, self.higher_better, len(self.systems))
+
     def restricted(self, queries: list[str]) -> "MeasureScores":
         """The same measure on a subset of its queries, in the order given."""
         if list(queries) == self.queries:
@@ -166,11 +187,43 @@ def ordering_values(scores: np.ndarray | None, pair_values: np.ndarray | None, h
         means = scores.mean(axis=-2) if scores.shape[-2] else np.zeros(scores.shape[:-2] + (systems,))
         return means if higher_better else -means
     pair_means = pair_values.mean(axis=-1) if pair_values.shape[-1] else np.zeros(pair_values.shape[:-1])
+    return _per_system(pair_means, systems)
+
+
+def _per_system(pair_means: np.ndarray, systems: int) -> np.ndarray:
+    """(..., systems) from (..., pairs) values of pairs i < j: each system's mean over its pairs, the
+    pair's value counting for i and its opposite for j."""
     first, second = pair_indices(systems)
     totals = np.zeros(pair_means.shape[:-1] + (systems,))
     np.add.at(totals, (..., first), pair_means)
     np.add.at(totals, (..., second), -pair_means)
     return totals / max(systems - 1, 1)
+
+
+def pair_decisions(scores: np.ndarray | None, pair_values: np.ndarray | None, higher_better: bool,
+                   systems: int) -> np.ndarray:
+    """(..., pairs) signs: which system of each pair i < j the measure prefers over all the queries
+    (1: i). A score: the sign of the difference of the means; a preference: the sign of the mean
+    preference of the pair itself."""
+    if scores is not None:
+        return pair_signs(ordering_values(scores, None, higher_better, systems))
+    return signs(pair_values.mean(axis=-1) if pair_values.shape[-1] else np.zeros(pair_values.shape[:-1]))
+
+
+def ordering_signs(scores: np.ndarray | None, pair_values: np.ndarray | None, higher_better: bool,
+                   systems: int) -> np.ndarray:
+    """(..., pairs) the system ordering as signs for every pair i < j (1: i ranked above j): by mean
+    score; for a preference by mean preference over the other systems, ties broken by the win rate
+    (the share of the others the system is preferred to), as the preference engine ranks runs."""
+    by_mean = pair_signs(ordering_values(scores, pair_values, higher_better, systems))
+    if scores is not None:
+        return by_mean
+    decided = pair_decisions(None, pair_values, True, systems)
+    first, second = pair_indices(systems)
+    wins = np.zeros(decided.shape[:-1] + (systems,))
+    np.add.at(wins, (..., first), decided > 0)
+    np.add.at(wins, (..., second), decided < 0)
+    return np.where(by_mean != 0, by_mean, pair_signs(wins)).astype(np.int8)
 
 
 # ---------------------------------------------------------------------------
@@ -284,12 +337,15 @@ class _Prepared:
 
 
 class RankedSource:
-    """Runs ranked once against the qrels; ranked measures' per-query scores with full or reduced judgments.
+    """Runs ranked once against the qrels; ranked measures' per-query scores, and preference measures'
+    per-query values of every pair, with full or reduced judgments.
 
     The queries are the qrels' topics. A measure is compared over the topics every run has
     results for (``shared``), or with ``options.complete`` (trec_eval -c) over every topic,
     0 where a run has none (``zero-filled``), as the comparison engine does; NaN values (a
-    measure undefined on a query) count as missing there too.
+    measure undefined on a query) count as missing there too. A preference compares runs on the
+    topics with a relevant document only (as the preference engine), under the same policy: those
+    every run has, or with -c all of them (a run without results there has retrieved nothing).
     """
 
     def __init__(self, qrels: Qrels, runs: list[Run], measures: list[str] | list[MeasureRequest],
@@ -301,7 +357,19 @@ class RankedSource:
         self.qrels = qrels
         self.runs = list(runs)
         self.options = options
-        self.columns = measure_columns(measures)
+        self.columns: list[Column] = []       # the ranked measures' outputs
+        self.preferences: list[str] = []      # the preference measures
+        self._order: list[str] = []           # every output, in the order asked for
+        for spec in measures:
+            if is_preference_measure(spec):
+                outputs = [] if spec in self.preferences else [spec]
+                self.preferences += outputs
+            else:
+                known = {c.name for c in self.columns}
+                new = [c for c in measure_columns([spec]) if c.name not in known]
+                self.columns += new
+                outputs = [c.name for c in new]
+            self._order += outputs
         self.systems = list(names) if names is not None else unique_run_names(self.runs)
         self.universe = [str(q) for q in qrels.query_ids]
         self.absent: dict[str, list[str]] = {}
@@ -324,7 +392,7 @@ class RankedSource:
 
     @property
     def measures(self) -> list[str]:
-        return [c.name for c in self.columns]
+        return list(self._order)
 
     # ------------------------------------------------------------ full judgments
 
@@ -339,12 +407,17 @@ class RankedSource:
         """Every measure with the full judgments, over the queries the policy gives."""
         state = state_or_default(state)
         out = {}
+        share = len(self.columns) / len(self._order)       # of the progress: the ranked measures
         for k, column in enumerate(self.columns):
             state.check()
-            state.progress(k / len(self.columns), f"Evaluating {column.name}")
+            state.progress(share * k / len(self.columns), f"Evaluating {column.name}")
             out[column.name] = self._aligned(column, self._full_values(column))
+        if self.preferences:
+            step = state.scaled(share, 1.0, f"Comparing the runs on {', '.join(self.preferences)}: ")
+            values = self._preference_values.values(np.ones((1, len(self.judgments)), dtype=bool), state=step)
+            out.update({name: self._preference_aligned(name, values[name][:, 0, :]) for name in self.preferences})
         state.progress(1.0, "Evaluated")
-        return out
+        return {name: out[name] for name in self._order}
 
     def _aligned(self, column: Column, values: np.ndarray) -> MeasureScores:
         present = ~np.isnan(values)
@@ -359,6 +432,34 @@ class RankedSource:
         query_set = QuerySet(column.name, queries, policy, len(self.universe), missing)
         return MeasureScores(column.name, self.systems, queries, scores=matrix,
                              higher_better=_higher_better(column), query_set=query_set)
+
+    @cached_property
+    def _preference_values(self):
+        from evalgui.core.metaeval.preferences import PreferenceValues
+
+        self._locate()
+        return PreferenceValues(self.preferences, self.judgments, [(p.ranking, p.judged_at, p.judgment)
+                                                                  for p in self._prepared],
+                                self.systems, self.options.relevance_level, self.options.judged_only)
+
+    def _preference_aligned(self, name: str, values: np.ndarray) -> MeasureScores:
+        """A preference's values (pairs x universe) over its queries: those with a relevant document,
+        and of them those every run has (with -c: all of them)."""
+        compared = self._preference_values.queries()
+        if not len(compared):
+            raise EvalUsageError(f"{name}: no query has a relevant document (grade >= "
+                                 f"{self._preference_values.threshold}), so no run can be preferred")
+        topics = {self.universe[i] for i in compared}
+        missing = {run: [q for q in absent if q in topics] for run, absent in self.absent.items()}
+        missing = {run: qs for run, qs in missing.items() if qs}
+        if self.options.complete:
+            rows, policy = compared, ZERO_FILLED
+        else:
+            lacking = {q for qs in missing.values() for q in qs}
+            rows, policy = np.array([i for i in compared if self.universe[i] not in lacking], dtype=np.int64), SHARED
+        queries = [self.universe[i] for i in rows]
+        return MeasureScores(name, self.systems, queries, pair_values=values[:, rows],
+                             query_set=QuerySet(name, queries, policy, len(compared), missing))
 
     # ------------------------------------------------------------ reduced judgments
 
@@ -402,17 +503,33 @@ class RankedSource:
     def reduced_scores(self, removed: np.ndarray, queries: dict[str, list[str]],
                        state: JobState | None = None) -> dict[str, np.ndarray]:
         """Every measure on R reduced qrels at once: ``removed`` (R x judgments, bool) marks the
-        judgments each repetition removes. Returns measure -> R x queries x systems, over the
-        queries given for each measure (those of its full-judgment scores); a value undefined on
-        the reduced qrels (NaN) scores 0."""
+        judgments each repetition removes. Returns measure -> R x queries x systems (a preference:
+        R x pairs x queries), over the queries given for each measure (those of its full-judgment
+        scores); a value undefined on the reduced qrels (NaN) scores 0."""
         state = state_or_default(state)
         self._locate()
         removed = np.atleast_2d(removed)
-        reps = removed.shape[0]
-        judgments = self.judgments
         index = {q: i for i, q in enumerate(self.universe)}
         wanted = {name: np.array([index[q] for q in qs], dtype=np.int64) for name, qs in queries.items()}
+        out = self._reduced_ranked(removed, wanted, state.scaled(0.0, len(self.columns) / len(self._order)))
+        if self.preferences:
+            union = np.unique(np.concatenate([wanted[name] for name in self.preferences]))
+            step = state.scaled(len(self.columns) / len(self._order), 1.0,
+                                f"Comparing the runs on {', '.join(self.preferences)}: ")
+            values = self._preference_values.values(~removed, union, step)
+            for name in self.preferences:
+                out[name] = values[name][:, :, np.searchsorted(union, wanted[name])].transpose(1, 0, 2)
+        state.progress(1.0, "Re-evaluated")
+        return {name: out[name] for name in self._order if name in out}
+
+    def _reduced_ranked(self, removed: np.ndarray, wanted: dict[str, np.ndarray],
+                        state: JobState) -> dict[str, np.ndarray]:
+        """:meth:`reduced_scores` of the ranked measures."""
+        reps = removed.shape[0]
+        judgments = self.judgments
         out = {c.name: np.zeros((reps, len(wanted[c.name]), len(self.systems))) for c in self.columns}
+        if not self.columns:
+            return out
         levels = max(int(judgments.grade.max()) + 1 if len(judgments) else 1, 1)
         # judgments removed per repetition, query and grade
         lost = np.zeros((reps, judgments.n_queries * levels), dtype=np.int64)
@@ -433,7 +550,6 @@ class RankedSource:
                     full = np.zeros((stop - start, len(self.universe)))
                     full[:, p.rows] = np.nan_to_num(values, nan=0.0)
                     out[column.name][start:stop, :, j] = full[:, wanted[column.name]]
-        state.progress(1.0, "Re-evaluated")
         return out
 
 

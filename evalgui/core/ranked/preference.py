@@ -166,16 +166,23 @@ class Layout:
         present = np.unique(codes)
         if not len(present):
             raise EvalInputError(qrels.source, f"no query has a relevant document (grade >= {threshold})")
-        query = np.searchsorted(present, codes)
-        grade = np.full(len(codes), threshold) if binary_threshold is not None else qrels.rel[relevant]
+        return cls.of_relevant(qrels.query_ids[present], np.searchsorted(present, codes), qrels.rel[relevant],
+                               threshold, binary_threshold is not None)
+
+    @classmethod
+    def of_relevant(cls, query_ids: np.ndarray, query: np.ndarray, grade: np.ndarray, threshold: int,
+                    binary: bool) -> "Layout":
+        """From the relevant documents alone: each one's query (an index into ``query_ids``, every
+        query having one) and grade (>= ``threshold``). For judgments that are not a Qrels, e.g.
+        some removed (the meta-evaluation's robustness)."""
+        grade = np.full(len(query), threshold) if binary else grade
         # One level per (query, grade) present, in that order; m_g counts the documents of grade >= g.
         keys, counts = np.unique(np.stack((query, grade)), axis=1, return_counts=True)
         level_query, level_grade = keys
-        query_levels = np.searchsorted(level_query, np.arange(len(present) + 1))
+        query_levels = np.searchsorted(level_query, np.arange(len(query_ids) + 1))
         after = np.concatenate((np.cumsum(counts[::-1])[::-1], [0]))
         level_size = after[:-1] - after[query_levels[level_query + 1]]
-        return cls(qrels.query_ids[present], threshold, binary_threshold is not None, level_query,
-                   level_grade, level_size, query_levels)
+        return cls(query_ids, threshold, binary, level_query, level_grade, level_size, query_levels)
 
     @property
     def n_queries(self) -> int:
@@ -239,25 +246,29 @@ class Layout:
         ranking, _ = prepare(qrels, run)
         relevant = Positions.where(ranking.rel >= self.threshold, ranking.offsets)
         query = index_in(string_array(ranking.query_ids.tolist()), string_array(self.query_ids.tolist()))
-        query = query[relevant.seg]
+        out = self.positions(query[relevant.seg], ranking.rel[relevant.idx], relevant.pos + 1)
+        present = set(ranking.query_ids.tolist())
+        return out, [q for q in self.query_ids.tolist() if q not in present]
+
+    def positions(self, query: np.ndarray, grade: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        """A run's relevance vectors, (n_slots,) int32, from the relevant documents it retrieved: each
+        one's query (an index into ``query_ids``), grade and 1-based rank, in rank order within a query."""
         # A document of grade g counts in every level of its query up to g (binary: the one level).
         first = self.query_levels[query]
         if self.binary:
             n_levels = np.ones(len(query), dtype=np.int64)
         else:
-            grade = ranking.rel[relevant.idx]
             n_levels = np.searchsorted(self.level_query * _GRADE_SPAN + self.level_grade,
                                        query * _GRADE_SPAN + grade, side="right") - first
         doc = np.repeat(np.arange(len(query)), n_levels)
         level = first[doc] + np.arange(len(doc)) - np.repeat(np.cumsum(n_levels) - n_levels, n_levels)
         # Documents arrive in rank order within a query, so a stable sort by level keeps them ascending.
         order = np.argsort(level, kind="stable")
-        level, rank = level[order], relevant.pos[doc[order]] + 1
+        level, rank = level[order], rank[doc[order]]
         slot = self.level_starts[level] + np.arange(len(level)) - np.searchsorted(level, level)
         out = np.full(self.n_slots, NOT_RETRIEVED, dtype=np.int32)
         out[slot] = rank
-        present = set(ranking.query_ids.tolist())
-        return out, [q for q in self.query_ids.tolist() if q not in present]
+        return out
 
 
 _GRADE_SPAN = 1 << 20     # > every grade (data.MAX_GRADE): (query, grade) as one sortable number

@@ -33,35 +33,71 @@ def pair_indices(systems: int) -> tuple[np.ndarray, np.ndarray]:
 # Buckley & Voorhees (2000): decisions over query sets
 # ---------------------------------------------------------------------------
 
-def query_set_means(scores: np.ndarray, set_size: int, sets: int, replacement: bool,
-                    rng: np.random.Generator) -> np.ndarray:
-    """sets x systems: each system's mean over ``sets`` random query sets of ``set_size`` queries."""
-    n = scores.shape[0]
+def repetition_rng(seed: int, set_size: int, repetition: int) -> np.random.Generator:
+    """The random numbers of one repetition at one query-set size: the same whatever the other sizes
+    and repetitions asked for, and the same query sets for every measure over as many queries."""
+    return np.random.default_rng([seed, set_size, repetition])
+
+
+def query_sets(n: int, set_size: int, sets: int, replacement: bool, rng: np.random.Generator) -> np.ndarray:
+    """sets x n: how often each of n queries is in each of ``sets`` random query sets of ``set_size``
+    (0 or 1 without replacement). Drawing a block of sets after another gives the same sets as
+    drawing them all at once."""
     if not 1 <= set_size <= (n if not replacement else max(n, set_size)):
         raise ValueError(f"a query set of {set_size} cannot be drawn from {n} queries without replacement")
     if replacement:
-        counts = np.zeros((sets, n))
         draws = rng.integers(0, n, size=(sets, set_size))
-        np.add.at(counts, (np.repeat(np.arange(sets), set_size), draws.ravel()), 1.0)
-    else:
-        # The first set_size of a random permutation per set: ranks of random keys.
-        keys = rng.random((sets, n))
-        chosen = np.argpartition(keys, set_size - 1, axis=1)[:, :set_size]
-        counts = np.zeros((sets, n))
-        np.put_along_axis(counts, chosen, 1.0, axis=1)
-    return counts @ scores / set_size
+        cells = (np.arange(sets)[:, None] * n + draws).ravel()
+        return np.bincount(cells, minlength=sets * n).reshape(sets, n).astype(np.float64)
+    # The set_size smallest of n random keys: a uniformly random set of distinct queries.
+    keys = rng.random((sets, n))
+    kth = np.partition(keys, set_size - 1, axis=1)[:, set_size - 1:set_size]
+    return (keys <= kth).astype(np.float64)
+
+
+def query_set_means(scores: np.ndarray, set_size: int, sets: int, replacement: bool,
+                    rng: np.random.Generator) -> np.ndarray:
+    """sets x systems: each system's mean over ``sets`` random query sets of ``set_size`` queries."""
+    scores = np.asarray(scores, dtype=np.float64)
+    return query_sets(scores.shape[0], set_size, sets, replacement, rng) @ scores / set_size
+
+
+# (set, pair) cells decided at once: the temporaries stay in the processor's cache.
+_CELLS_AT_ONCE = 1 << 15
 
 
 def decisions(means: np.ndarray, fuzziness: float, higher_better: bool = True) -> np.ndarray:
     """Pairs x 3 counts over the rows of ``means`` (sets x systems): how often system i is better
     than j, worse, or equal (|m_i − m_j| ≤ fuzziness · max(|m_i|, |m_j|): Buckley & Voorhees' tie)."""
+    means = np.asarray(means, dtype=np.float64)
     first, second = pair_indices(means.shape[1])
-    a, b = means[:, first], means[:, second]
-    diff = a - b
-    equal = np.abs(diff) <= fuzziness * np.maximum(np.abs(a), np.abs(b)) + NOISE
-    better = ~equal & ((diff > 0) if higher_better else (diff < 0))
-    worse = ~equal & ~better
-    return np.stack([better.sum(axis=0), worse.sum(axis=0), equal.sum(axis=0)], axis=1)
+    counts = np.zeros((len(first), 3), dtype=np.int64)
+    magnitude = np.abs(means)
+    block = max(1, _CELLS_AT_ONCE // max(len(first), 1))
+    for start in range(0, len(means), block):
+        rows, size = means[start:start + block], magnitude[start:start + block]
+        diff = rows[:, first] - rows[:, second] if higher_better else rows[:, second] - rows[:, first]
+        tolerance = np.maximum(size[:, first], size[:, second])
+        tolerance *= fuzziness
+        tolerance += NOISE
+        # beyond the tolerance either way is a decision; within it, a tie
+        counts[:, BETTER] += (diff > tolerance).sum(axis=0)
+        np.negative(tolerance, out=tolerance)
+        counts[:, WORSE] += (diff < tolerance).sum(axis=0)
+    counts[:, EQUAL] = len(means) - counts[:, BETTER] - counts[:, WORSE]
+    return counts
+
+
+def preference_decisions(means: np.ndarray, fuzziness: float) -> np.ndarray:
+    """Pairs x 3 counts over the rows of ``means`` (sets x pairs), each pair's mean preference over a
+    query set (> 0: its first system preferred, as a preference measure gives it): better above the
+    fuzziness, worse below minus it, equal within (|mean| ≤ fuzziness: a preference is already a
+    difference on [-1, 1], so the fuzziness is absolute)."""
+    means = np.asarray(means, dtype=np.float64)
+    tolerance = fuzziness + NOISE
+    better = (means > tolerance).sum(axis=0)
+    worse = (means < -tolerance).sum(axis=0)
+    return np.stack([better, worse, len(means) - better - worse], axis=1).astype(np.int64)
 
 
 def error_tie_rates(counts: np.ndarray) -> tuple[float, float]:
@@ -97,16 +133,16 @@ def stability(scores: np.ndarray, set_size: int, sets: int = 1000, fuzziness: fl
               state: JobState | None = None) -> StabilityResult:
     """Buckley & Voorhees' error and tie rates of one measure from a queries x systems matrix.
 
-    Each repetition draws ``sets`` query sets of ``set_size`` queries and counts, for every
-    system pair, how often the set means say better, worse or equal."""
+    Each repetition draws ``sets`` query sets of ``set_size`` queries (:func:`repetition_rng`) and
+    counts, for every system pair, how often the set means say better, worse or equal."""
     state = state_or_default(state)
     scores = np.asarray(scores, dtype=np.float64)
-    rng = np.random.default_rng(seed)
     rates = np.empty((repetitions, 2))
     total = np.zeros((scores.shape[1] * (scores.shape[1] - 1) // 2, 3), dtype=np.int64)
     for r in range(repetitions):
         state.check()
-        counts = decisions(query_set_means(scores, set_size, sets, replacement, rng), fuzziness, higher_better)
+        means = query_set_means(scores, set_size, sets, replacement, repetition_rng(seed, set_size, r))
+        counts = decisions(means, fuzziness, higher_better)
         rates[r] = error_tie_rates(counts)
         total += counts
     spread = rates.std(axis=0, ddof=1) if repetitions > 1 else np.zeros(2)

@@ -5,6 +5,9 @@ progress bar and its label, and the worker: a subclass builds its form, calls
 :meth:`Workspace.run_controls` to place the buttons, and starts its engine job
 with :meth:`Workspace.start_job`. A job that was replaced or abandoned (another
 project opened) never reaches the views.
+
+Results that the form or the files no longer describe say so in a :class:`StaleBanner` above
+them until the next Run; :func:`changed_files` gives the reasons the files give.
 """
 
 from __future__ import annotations
@@ -15,6 +18,40 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from evalgui.gui.worker import Worker
+
+STALE_STYLE = ("QLabel#staleBanner { background: #fff4ce; color: #4d3800; border: 1px solid #e0c060; "
+               "border-radius: 3px; padding: 5px 8px; }")
+
+
+class StaleBanner(QLabel):
+    """Above a workspace's results: why they are out of date (hidden while they are current)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("staleBanner")
+        self.setStyleSheet(STALE_STYLE)
+        self.setWordWrap(True)
+        self.hide()
+
+    def show_reasons(self, computed_with: str, reasons: list[str]) -> None:
+        """Show the reasons (the results were computed with ``computed_with``, e.g. the qrels' name), or hide."""
+        if reasons:
+            self.setText(f"⚠ Computed with {computed_with}; {'; '.join(reasons)} — press Run to update.")
+        self.setVisible(bool(reasons))
+
+
+def changed_files(session, versions, required: dict[str, str]) -> list[str]:
+    """Why results computed from the files at ``versions`` ((path, Session.version) pairs) are out of
+    date: a file read again since, or one of ``required`` (path -> name) no longer loaded."""
+    reasons = []
+    for path, version in versions:
+        item = session.find(path)
+        if item is None:
+            if path in required:
+                reasons.append(f"{required[path]} is no longer loaded")
+        elif version is not None and session.version(path) != version:
+            reasons.append(f"{item.name} has been read again")
+    return reasons
 
 
 class Workspace(QWidget):

@@ -4,19 +4,22 @@ The form (:mod:`.form`) picks the qrels, the runs, the measures and the experime
 with its settings. Run starts one job on the worker (:func:`.engine.metaeval_job`:
 rank the runs, evaluate, run the experiment of :mod:`evalgui.core.metaeval`); its
 outcome replaces the results only when it succeeds, so a failed or cancelled run keeps
-the previous ones. Each result tab is one module with the ranked workspace's small
-interface: ``page``, ``title``, ``refresh(outcome)``, ``choices()`` and
+the previous ones. Results the form or the files no longer describe (other runs, measures,
+settings, a file read again...) say so in the shared stale banner until the next Run. Each
+result tab is one module with the ranked workspace's small interface: ``page``, ``title``, ``refresh(outcome)``, ``choices()`` and
 ``export_targets()``, plus ``experiments``: the experiments whose results it shows
 (the other tabs are hidden).
 """
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.gui.workspaces.base import Workspace
+from evalgui.gui.workspaces.base import StaleBanner, Workspace, changed_files
 from evalgui.gui.workspaces.metaeval.agreement import AgreementView
 from evalgui.gui.workspaces.metaeval.decisions import DecisionsView
 from evalgui.gui.workspaces.metaeval.form import EXPERIMENT_LABELS, MetaevalForm
@@ -35,6 +38,7 @@ class MetaevalWorkspace(Workspace):
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.outcome = None             # engine.Outcome shown in the views
+        self._computed = None           # ranked.EvaluationInputs: the files and form the outcome was computed with
 
         self.form = MetaevalForm(session)
         scroll = QScrollArea()
@@ -65,9 +69,17 @@ class MetaevalWorkspace(Workspace):
         # Views that only keep up while in sight catch up when shown.
         self.results_tabs.currentChanged.connect(lambda index: self.views[index].shown() if index >= 0 else None)
 
+        self.stale_banner = StaleBanner()
+        results_column = QWidget()
+        results_layout = QVBoxLayout(results_column)
+        results_layout.setContentsMargins(0, 0, 0, 0)
+        results_layout.setSpacing(4)
+        results_layout.addWidget(self.stale_banner)
+        results_layout.addWidget(self.results_tabs, 1)
+
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.form_column)
-        splitter.addWidget(self.results_tabs)
+        splitter.addWidget(results_column)
         splitter.setChildrenCollapsible(False)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
@@ -76,7 +88,9 @@ class MetaevalWorkspace(Workspace):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
         session.changed.connect(self.refresh_inputs)
+        session.changed.connect(self._update_stale_banner)
         self.form.edited.connect(self.modified)
+        self.form.changed.connect(self._update_stale_banner)
         self.refresh_inputs()
         self._refresh_views()
 
@@ -105,12 +119,26 @@ class MetaevalWorkspace(Workspace):
             for combo in view.choices():
                 combo.remember()
         label = EXPERIMENT_LABELS[request.settings.experiment]
+        inputs = self._form_inputs()
         self.start_job(metaeval_job(request), f"{label}: {len(request.runs)} runs, {len(request.specs)} measure(s)…",
-                       on_success=self._show_finished, on_cancelled=self._show_cancelled,
-                       failure_title="The meta-evaluation failed")
+                       on_success=lambda outcome: self._show_finished(outcome, inputs),
+                       on_cancelled=self._show_cancelled, failure_title="The meta-evaluation failed")
 
-    def _show_finished(self, outcome) -> None:
+    def _form_inputs(self):
+        """The files and settings the form describes now, each file as loaded now."""
+        from evalgui.gui.workspaces.ranked import EvaluationInputs
+
+        data = self.form.data
+        qrels, runs = data.qrels_item(), data.checked_run_paths()
+        inputs = EvaluationInputs(data.qrels_path or "", qrels.name if qrels is not None else "",
+                                  tuple(zip(self.session.run_names(runs), runs)), tuple(self.form.picker.specs()),
+                                  self.form.options())
+        return inputs.loaded_in(self.session)
+
+    def _show_finished(self, outcome, inputs) -> None:
         self.outcome = outcome
+        self._computed = inputs
+        self._update_stale_banner()
         self._refresh_views()
         self.modified.emit()
         message = (f"{EXPERIMENT_LABELS[outcome.experiment]}: {len(outcome.measures)} measure(s), "
@@ -136,7 +164,43 @@ class MetaevalWorkspace(Workspace):
         """Forget the results (another project is opened); a running job is stopped and ignored."""
         self.abandon_job()
         self.outcome = None
+        self._computed = None
         self._refresh_views()
+        self._update_stale_banner()
+
+    # ------------------------------------------------------------ are the results current?
+    def stale_reasons(self) -> list[str]:
+        """What changed since the shown results were computed (empty: they are current, or unknown)."""
+        inputs = self._computed
+        if self.outcome is None or inputs is None:
+            return []
+        data, form = self.form.data, []
+        if data.qrels_path != inputs.qrels:
+            form.append("the qrels")
+        loaded = {item.path for item in self.session.of_kind("run")}
+        if [p for _, p in inputs.runs if p in loaded] != data.checked_run_paths():
+            form.append("the runs ticked")
+        if list(inputs.specs) != self.form.picker.specs():
+            form.append("the measures")
+        if inputs.options != self.form.options():
+            form.append("the options")
+        try:
+            settings = self.form.settings()
+        except EvalUsageError:              # a setting being typed: not what was run
+            settings = None
+        if settings is not None and settings.experiment != self.outcome.experiment:
+            form.append("the experiment")
+        elif settings != self.outcome.result.settings:
+            form.append("the experiment's settings")
+        reasons = [f"the form has changed since ({', '.join(form)})"] if form else []
+        # every run counts: the experiment compared them all together
+        return reasons + changed_files(self.session, inputs.versions,
+                                       {inputs.qrels: inputs.qrels_name,
+                                        **{path: os.path.basename(path) for _, path in inputs.runs}})
+
+    def _update_stale_banner(self) -> None:
+        reasons = self.stale_reasons()
+        self.stale_banner.show_reasons(self._computed.qrels_name if reasons else "", reasons)
 
     # ------------------------------------------------------------ projects and export
     def has_results(self) -> bool:
@@ -145,16 +209,24 @@ class MetaevalWorkspace(Workspace):
     def results_state(self) -> dict | None:
         from evalgui.gui.workspaces.metaeval.engine import outcome_state
 
-        return outcome_state(self.outcome) if self.outcome is not None else None
+        if self.outcome is None:
+            return None
+        state = outcome_state(self.outcome)
+        if self._computed is not None:
+            state["inputs"] = self._computed.to_json()
+        return state
 
     def restore_results_state(self, state: dict) -> None:
         from evalgui.gui.workspaces.metaeval.engine import outcome_from_state
+        from evalgui.gui.workspaces.ranked import EvaluationInputs
 
         restored = outcome_from_state(state)
         if restored is None:
             return
         self.outcome = restored
+        self._computed = EvaluationInputs.from_json(state.get("inputs"), self.session) if "inputs" in state else None
         self._refresh_views()
+        self._update_stale_banner()
         self.progress_label.setText("Results restored from the project.")
 
     def export_targets(self):

@@ -16,6 +16,7 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
+from evalgui.core.metaeval.scores import is_preference_measure
 from evalgui.core.stats.stability import BETTER, EQUAL, WORSE
 from evalgui.gui.matrix import HeatmapPlot, MatrixView
 from evalgui.gui.plots import export_plot_dialog
@@ -91,9 +92,11 @@ class DecisionsView(ResultView):
             return pd.DataFrame(values, index=runs, columns=runs)
 
         self.model.set_frame(frame(share), texts=frame(texts), tooltips=frame(tips))
+        tie = (f"|mean preference| ≤ {result.settings.fuzziness:g}" if is_preference_measure(measure) else
+               f"within {result.settings.fuzziness:g}")
         self.caption.setText(f"{measure}: over {int(total[0, 1]) if len(runs) > 1 else 0:,} query sets of "
                              f"{result.matrix_set_size} (all repetitions), how often the row run is better / worse / "
-                             f"equal (within {result.settings.fuzziness:g}) against the column run. Colour: the error "
+                             f"equal ({tie}) against the column run. Colour: the error "
                              f"share min(B, W) / (B + W + E), from 0% (always the same verdict) to "
                              f"{self.model.levels[1]:g}% (50%: as often one verdict as the other).")
 

@@ -1,6 +1,7 @@
 """The meta-evaluation form: the qrels and runs, the measures, the experiment and its settings.
 
-The experiment is chosen in a combo box; below it, a page of that experiment's own
+The measures: every ranked measure and the preference measures (rpp, lexiprecision...,
+under their own headings), which every experiment takes. The experiment is chosen in a combo box; below it, a page of that experiment's own
 settings (stability: fuzziness, set sizes, sets, replacement, repetitions; power: test,
 correction, α, B; robustness: fractions, repetitions; agreement: none), then the seed
 and "score missing queries as 0" (-c), which they share. Every tooltip is the
@@ -11,13 +12,15 @@ comparison's registries) gives ``evalgui-cli`` and the help.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QLineEdit,
-                               QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QSpinBox,
+                               QStackedWidget, QVBoxLayout, QWidget)
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.metaeval.catalogue import EXPERIMENTS
+from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
 from evalgui.gui.measurepicker import MeasurePicker
@@ -27,6 +30,12 @@ from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 STABILITY, POWER, ROBUSTNESS, AGREEMENT = "stability", "power", "robustness", "agreement"
 EXPERIMENT_LABELS = {STABILITY: "Stability (Buckley & Voorhees)", POWER: "Discriminative power (Sakai)",
                      ROBUSTNESS: "Robustness to missing judgments", AGREEMENT: "Agreement between measures"}
+
+
+def measures_offered() -> dict:
+    """The picker's measures: every ranked measure, then the preference measures under headings that say so."""
+    return {**REGISTRY, **{name: replace(record, group=f"Preference · {record.group}")
+                           for name, record in preference.REGISTRY.items()}}
 
 
 def parameter_tip(experiment: str, name: str) -> str:
@@ -66,9 +75,11 @@ def _line(name: str, placeholder: str, tip: str) -> QLineEdit:
 
 
 class MetaevalForm(QWidget):
-    """``edited`` fires when the user changes a setting (the session then has something to save)."""
+    """``edited`` fires when the user changes a setting (the session then has something to save);
+    ``changed`` when anything changes, the user or a program (a restored project)."""
 
     edited = Signal()
+    changed = Signal()
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -78,10 +89,11 @@ class MetaevalForm(QWidget):
 
         self.data = QrelsRunsPicker(session, object_prefix="metaeval")
         measures_box = QGroupBox("Measures")
-        self.picker = MeasurePicker(registry=REGISTRY)
+        self.picker = MeasurePicker(registry=measures_offered())
         self.picker.setMinimumHeight(260)
         self.level_spin = _spin("metaevalRelevanceLevel", -100, 100, 1,
-                                "Minimum grade that counts as relevant (trec_eval -l)")
+                                "Minimum grade that counts as relevant (trec_eval -l). Preference measures: grades "
+                                "told apart at 1 (graded RPP), binary from grade N at another level N")
         measures_layout = QFormLayout(measures_box)
         measures_layout.addRow(self.picker)
         measures_layout.addRow("Relevant from grade", self.level_spin)
@@ -123,6 +135,9 @@ class MetaevalForm(QWidget):
                        self.robustness_repetitions_spin.valueChanged, self.seed_spin.valueChanged,
                        self.fill_check.toggled):
             signal.connect(self.edited)
+        self.edited.connect(self.changed)
+        for line in (self.set_sizes_edit, self.fractions_edit):
+            line.textChanged.connect(self.changed)         # textEdited (in edited) is the user's typing only
 
     # ------------------------------------------------------------ the experiments' pages
     def _stability_page(self) -> QWidget:
@@ -257,7 +272,6 @@ class MetaevalForm(QWidget):
 
     def request(self):
         """What the job needs (engine.Request); EvalUsageError says what is missing, in words for a dialog."""
-        from evalgui.core.ranked.evaluate import EvalOptions
         from evalgui.gui.workspaces.metaeval.engine import Request
 
         qrels = self.data.qrels_item()
@@ -269,9 +283,14 @@ class MetaevalForm(QWidget):
         specs = self.picker.specs()
         if not specs:
             raise EvalUsageError("Tick at least one measure.")
-        options = EvalOptions(relevance_level=self.level_spin.value(), complete=self.fill_check.isChecked())
         return Request(qrels.data, [item.data for item in items], self.session.run_names([i.path for i in items]),
-                       specs, self.settings(), options)
+                       specs, self.settings(), self.options())
+
+    def options(self):
+        """The evaluation options the form sets (-l, -c)."""
+        from evalgui.core.ranked.evaluate import EvalOptions
+
+        return EvalOptions(relevance_level=self.level_spin.value(), complete=self.fill_check.isChecked())
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:

@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel
 
+from evalgui.core.metaeval.scores import is_preference_measure
 from evalgui.gui.plots import run_colour
 from evalgui.gui.toolbar import ChoiceBox
 from evalgui.gui.workspaces.metaeval.views import PlotView, new_plot
@@ -102,9 +103,13 @@ class RobustnessView(PlotView):
         label = dict((key, text) for text, key in VALUES)[column]
         item.setTitle(f"{label} as judgments are removed ({settings.repetitions} repetitions)", size="10pt")
         spread_text = "the range over the repetitions" if spread_kind == RANGE else "± one standard deviation"
+        order = "by their means"
+        if any(is_preference_measure(m) for m in self.measures()):
+            order += " (a preference's: by mean preference, then win rate)"
         self.caption.setText(f"Curves: the mean over {settings.repetitions} repetitions (seed {settings.seed}); bands: "
                              f"{spread_text}. Each query loses that share of its judged documents (the runs are "
-                             f"untouched), and the runs are ordered again by their means. Click a measure in the legend to hide it.")
+                             f"untouched), and the runs are ordered again {order}. Click a measure in the legend to "
+                             f"hide it.")
 
     def curve_points(self, measure: str):
         return self.curves[measure].getData()

@@ -16,6 +16,10 @@ from evalgui.gui.toolbar import ChoiceBox
 from evalgui.gui.workspaces.metaeval.views import PlotView, new_plot
 
 
+# Labels of points nearer than these shares of the axes' ranges would overlap.
+LABEL_NEAR = (0.1, 0.06)
+
+
 class TradeoffView(PlotView):
     title = "Error vs ties"
     experiments = ("stability",)
@@ -71,15 +75,20 @@ class TradeoffView(PlotView):
         self.points.setData(x=x, y=y, data=measures, brush=[pg.mkBrush(c) for c in colours])
         self.bars.setData(x=x, y=y, height=2 * rows["error_rate_sd"].to_numpy(float),
                           width=2 * rows["tie_rate_sd"].to_numpy(float))
-        for m, px, py, colour in zip(measures, x, y, colours):
-            label = pg.TextItem(m, color=colour, anchor=(-0.1, 1.0))
-            label.setPos(px, py)
-            item.addItem(label, ignoreBounds=True)
-            self.labels.append(label)
         # Room for the labels right of and above the points; both axes start at 0.
         top_x = max(float(np.nanmax(x + rows["tie_rate_sd"].to_numpy(float))), 1.0)
         top_y = max(float(np.nanmax(y + rows["error_rate_sd"].to_numpy(float))), 1.0)
         item.setRange(xRange=(0, top_x * 1.25), yRange=(0, top_y * 1.2), padding=0.02)
+        placed: list[tuple[float, float]] = []
+        for m, px, py, colour in zip(measures, x, y, colours):
+            # Points close together (measures that agree) stack their labels a line apart.
+            lines = sum(abs(px - qx) < LABEL_NEAR[0] * top_x and abs(py - qy) < LABEL_NEAR[1] * top_y
+                        for qx, qy in placed)
+            label = pg.TextItem(m, color=colour, anchor=(-0.1, 1.0 + lines))
+            label.setPos(px, py)
+            item.addItem(label, ignoreBounds=True)
+            self.labels.append(label)
+            placed.append((px, py))
         size = self.set_size.currentData()
         item.setTitle(f"Error rate against tie rate, query sets of {size}", size="10pt")
         self.caption.setText(f"One point per measure over {self.outcome.result.settings.sets:,} query sets of {size} "

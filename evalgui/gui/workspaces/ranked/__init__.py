@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QLabel, QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.core.ranked.jobs import ResultSet, RunResult, evaluation_job, saved_results
-from evalgui.gui.workspaces.base import Workspace
+from evalgui.gui.workspaces.base import StaleBanner, Workspace, changed_files
 from evalgui.gui.workspaces.ranked.curves import CurvesView
 from evalgui.gui.workspaces.ranked.differences import DifferencesView
 from evalgui.gui.workspaces.ranked.drill_down import DrillDownView
@@ -27,9 +27,6 @@ from evalgui.gui.workspaces.ranked.form import RankedForm
 from evalgui.gui.workspaces.ranked.per_query import PerQueryView
 from evalgui.gui.workspaces.ranked.run_matrix import RunMatrixView
 from evalgui.gui.workspaces.ranked.summary import SummaryView
-
-STALE_STYLE = ("QLabel#staleBanner { background: #fff4ce; color: #4d3800; border: 1px solid #e0c060; "
-               "border-radius: 3px; padding: 5px 8px; }")
 
 
 @dataclass(frozen=True)
@@ -118,11 +115,7 @@ class RankedWorkspace(Workspace):
         # Views that only keep up while in sight (see RunMatrixView.refresh) catch up when shown.
         self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
         # Results the form no longer describes say so above the tabs.
-        self.stale_banner = QLabel()
-        self.stale_banner.setObjectName("staleBanner")
-        self.stale_banner.setStyleSheet(STALE_STYLE)
-        self.stale_banner.setWordWrap(True)
-        self.stale_banner.hide()
+        self.stale_banner = StaleBanner()
         results_column = QWidget()
         results_layout = QVBoxLayout(results_column)
         results_layout.setContentsMargins(0, 0, 0, 0)
@@ -306,22 +299,13 @@ class RankedWorkspace(Workspace):
         if inputs.options != self.form.options():
             form.append("the options")
         reasons = [f"the form has changed since ({', '.join(form)})"] if form else []
-        for path, version in inputs.versions:
-            item = self.session.find(path)
-            if item is None:
-                if path == inputs.qrels:
-                    reasons.append(f"{inputs.qrels_name} is no longer loaded")
-            elif version is not None and self.session.version(path) != version:
-                reasons.append(f"{item.name} has been read again")
+        reasons += changed_files(self.session, inputs.versions, {inputs.qrels: inputs.qrels_name})
         reasons += [f"{name} has changed since the project was saved" for name in self._changed_on_disk]
         return reasons
 
     def _update_stale_banner(self) -> None:
         reasons = self.stale_reasons()
-        if reasons:
-            self.stale_banner.setText(f"⚠ Computed with {self._evaluated.qrels_name}; {'; '.join(reasons)} — "
-                                      f"press Run to update.")
-        self.stale_banner.setVisible(bool(reasons))
+        self.stale_banner.show_reasons(self._evaluated.qrels_name if reasons else "", reasons)
 
     def clear_results(self) -> None:
         """Forget the results (a new project is opened); a running evaluation is stopped and ignored."""
