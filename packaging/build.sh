@@ -4,6 +4,7 @@
 # leaves in OUTPUT_DIR
 #     evalgui/                                  the bundle: start evalgui/evalgui; on Linux,
 #                                               evalgui/linux/install.sh adds it to the desktop
+#     evalgui.app                               on macOS, the same as an application
 #     evalgui-VERSION-SYSTEM-MACHINE.tar.gz     the bundle packed for download
 #     build-info.txt                            versions, build time, sizes (docs/benchmarks.md)
 # PYTHON names the interpreter (default python3, 3.11 or newer). PyInstaller is installed
@@ -43,8 +44,10 @@ fi
 version="$("$venv_python" -c 'import importlib.metadata as m; print(m.version("evalgui"))')"
 system="$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m)"
 archive="$out/evalgui-$version-$system.tar.gz"
+packed=evalgui
+if [ "$(uname -s)" = Darwin ]; then packed=evalgui.app; fi      # the spec's application bundle
 rm -f "$out"/evalgui-*.tar.gz
-tar -czf "$archive" -C "$out" evalgui
+tar -czf "$archive" -C "$out" "$packed"
 
 seconds=$((SECONDS - started))
 size_mb=$(du -sm "$out/evalgui" | cut -f1)

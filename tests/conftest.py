@@ -11,6 +11,22 @@ SAMPLE_DATA = ROOT / "resources" / "sample_data"
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
 
 
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true",
+                     help="also run the tests marked slow (building the bundle); they run when CI is set too")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Slow tests (minutes: tests/test_bundle.py builds the PyInstaller bundle) run in CI (CI set,
+    as CI services set it), with --run-slow or EVALGUI_SLOW_TESTS=1; otherwise they are skipped."""
+    if config.getoption("--run-slow") or os.environ.get("CI") or os.environ.get("EVALGUI_SLOW_TESTS") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: run with --run-slow (or EVALGUI_SLOW_TESTS=1; CI runs them)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
 def _private_settings(tmp_path, monkeypatch):
     """The GUI's QSettings go to a temporary INI file: tests never read or touch a user's settings."""
