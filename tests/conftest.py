@@ -3,11 +3,13 @@ from pathlib import Path
 
 import pytest
 
+from evalgui.core.resources import sample_data
+
 # Qt tests run headless; set before anything imports Qt.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_DATA = ROOT / "resources" / "sample_data"
+SAMPLE_DATA = sample_data()
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
 
 

@@ -37,8 +37,10 @@ def test_the_desktop_entry_opens_a_project_with_the_application():
     assert entry["Type"] == "Application" and entry["Name"] == "evalgui" and entry["Terminal"] == "false"
     assert entry["Exec"] == "evalgui %f"                    # the double-clicked file, as app.main reads it
     assert entry["MimeType"].rstrip(";").split(";") == [PROJECT_TYPE]
-    assert entry["Icon"] == "evalgui" and (ROOT / "resources" / "icons" / "evalgui.svg").is_file()
+    from evalgui.core.resources import icon
     from evalgui.gui.app import DESKTOP_FILE
+
+    assert entry["Icon"] == "evalgui" and icon("evalgui.svg").is_file()
 
     assert f"{DESKTOP_FILE}.desktop" == DESKTOP.name      # Wayland matches the window to the entry by it
 

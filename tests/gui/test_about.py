@@ -109,11 +109,13 @@ def test_version_flags_print_the_pyproject_version(main, capsys):
 def test_the_png_icons_are_the_svg_rendered(qapp):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("make_icons", ROOT / "resources" / "icons" / "make_icons.py")
+    from evalgui.core.resources import icon
+
+    spec = importlib.util.spec_from_file_location("make_icons", icon("make_icons.py"))
     make_icons = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(make_icons)
     for size in make_icons.SIZES:
-        committed = QImage(str(ROOT / "resources" / "icons" / f"evalgui-{size}.png"))
+        committed = QImage(str(icon(f"evalgui-{size}.png")))
         rendered = make_icons.render(size).convertToFormat(committed.format())
         assert committed.size() == rendered.size()
         # Another Qt may antialias a little differently: compare pixels, with a tolerance.
