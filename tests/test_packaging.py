@@ -9,6 +9,7 @@ its own evalgui: nothing of the checkout.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -130,7 +131,7 @@ def test_every_library_evalgui_runs_on_has_its_licence_from_the_metadata():
 
     libraries = {lib.name.lower(): lib for lib in bundled_libraries()}
     for requirement in PYPROJECT["dependencies"]:                 # each direct dependency, and theirs
-        name = requirement.split(";")[0].split("!")[0].split(">")[0].split("<")[0].split("=")[0].strip()
+        name = re.match(r"[A-Za-z0-9._-]+", requirement).group(0)
         assert name.lower().replace("-", "_") in {n.replace("-", "_") for n in libraries}, name
     assert libraries["pyarrow"].licence == licence_of(metadata("pyarrow")) == "Apache-2.0"
     assert libraries["pyqtgraph"].licence == "MIT"
@@ -139,9 +140,23 @@ def test_every_library_evalgui_runs_on_has_its_licence_from_the_metadata():
 
 
 def test_the_installation_is_complete():
-    from evalgui.core.distribution import installation_problems
+    from evalgui.core.distribution import installation_problems, unimportable_modules
 
     assert installation_problems() == []
+    assert unimportable_modules() == []
+
+
+def test_a_module_left_out_is_reported(tmp_path, monkeypatch):
+    from evalgui.core.distribution import unimportable_modules
+
+    package = tmp_path / "half_bundled"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "fine.py").write_text("")
+    (package / "workspace.py").write_text("import a_module_the_bundler_missed\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert unimportable_modules("half_bundled") == [
+        "cannot import half_bundled.workspace: No module named 'a_module_the_bundler_missed'"]
 
 
 def test_sample_data_is_found():

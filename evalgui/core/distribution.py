@@ -112,7 +112,7 @@ def evalgui_licence() -> str:
 
 
 def installation_problems() -> list[str]:
-    """What is missing from this installation (a bundle that left something out): empty when complete."""
+    """What this installation lacks (a bundle that left something out): metadata, licences, resources."""
     from evalgui.core.resources import icon, sample_data
 
     problems = []
@@ -125,13 +125,22 @@ def installation_problems() -> list[str]:
     for path in (sample_data("synthetic", "qrels.txt"), icon("evalgui.svg"), icon("evalgui-256.png")):
         if not path.is_file():
             problems.append(f"resource missing: {path}")
-    import evalgui
+    return problems
 
-    for module in pkgutil.walk_packages(evalgui.__path__, "evalgui."):
-        if module.name.startswith("evalgui._resources") or module.name.endswith("__main__"):
-            continue
+
+def unimportable_modules(package: str = "evalgui") -> list[str]:
+    """Every module of ``package`` that fails to import, with the reason (a bundle that missed one).
+
+    The workspaces and input kinds are imported by name from their registries, which a bundler
+    cannot see; this finds any it left out.
+    """
+    root = importlib.import_module(package)
+    modules = [m.name for m in pkgutil.walk_packages(root.__path__, f"{package}.")
+               if not m.name.startswith(f"{package}._resources") and not m.name.endswith("__main__")]
+    problems = [] if modules else [f"no module of {package} found"]
+    for name in modules:
         try:
-            importlib.import_module(module.name)
+            importlib.import_module(name)
         except Exception as exc:          # noqa: BLE001 - any failure is what we report
-            problems.append(f"cannot import {module.name}: {exc}")
+            problems.append(f"cannot import {name}: {exc}")
     return problems

@@ -17,9 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 
 
 DESKTOP_FILE = "evalgui"     # packaging/linux/evalgui.desktop
+SELF_TEST_PATIENCE = 600     # seconds; a self-test never hangs
 
 
 def create_main_window():
@@ -29,10 +31,11 @@ def create_main_window():
 
 
 def installation_problems(window) -> list[str]:
-    """What the self-test finds missing: the package's (see core.distribution) and the window's icon."""
-    from evalgui.core.distribution import installation_problems as package_problems
+    """What the self-test finds missing: metadata, resources, modules (see core.distribution), the icon."""
+    from evalgui.core import distribution
 
-    problems = [f"self-test: {problem}" for problem in package_problems()]
+    problems = [f"self-test: {problem}" for problem in
+                distribution.installation_problems() + distribution.unimportable_modules()]
     if window.windowIcon().isNull():
         problems.append("self-test: the window has no icon")
     return problems
@@ -82,17 +85,27 @@ def main(argv: list[str] | None = None) -> int:
     def finish_smoke_test():
         if not smoke:
             return
+        started = time.monotonic()
+
         def quit_when_idle():
-            if any(ws.is_busy() for ws in window.workspaces.values()) or window._loaders:
+            busy = [ws.title for ws in window.workspaces.values() if ws.is_busy()] + (["loading"] if window._loaders
+                                                                                     else [])
+            if busy and time.monotonic() - started < SELF_TEST_PATIENCE:
                 QTimer.singleShot(100, quit_when_idle)
                 return
-            errors.extend(installation_problems(window))
-            for message in errors:
-                print(message, file=sys.stderr)
-            summary = window.workspaces["ranked"].summary_frame()
-            if not errors:
-                print(summary.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-            app.exit(1 if errors else 0)
+            if busy:
+                errors.append(f"self-test: still busy after {SELF_TEST_PATIENCE} s: {', '.join(busy)}")
+            failed = True
+            try:          # whatever happens here, the test ends (an exception is printed, status 1)
+                errors.extend(installation_problems(window))
+                for message in errors:
+                    print(message, file=sys.stderr)
+                if not errors:
+                    summary = window.workspaces["ranked"].summary_frame()
+                    print(summary.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+                failed = bool(errors)
+            finally:
+                app.exit(1 if failed else 0)
         QTimer.singleShot(0, quit_when_idle)
 
     if args.demo:

@@ -95,6 +95,15 @@ def test_self_test_fails_on_an_incomplete_installation(qtbot, monkeypatch, capsy
     assert "self-test: the version is unknown" in capsys.readouterr().err
 
 
+def test_self_test_never_hangs(qtbot, monkeypatch, capsys):
+    from evalgui.gui import app
+
+    monkeypatch.setattr(app, "SELF_TEST_PATIENCE", 0)       # the demo is still loading: out of patience
+    status, _window = _main(qtbot, monkeypatch, ["--demo", "--self-test"], smoke_env=False)
+    assert status == 1
+    assert "self-test: still busy after 0 s" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("main", ["evalgui.gui.app:_parse_args", "evalgui.cli:main"])
 def test_version_flags_print_the_pyproject_version(main, capsys):
     import importlib
