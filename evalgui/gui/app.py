@@ -88,8 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
 
         def quit_when_idle():
-            busy = [ws.title for ws in window.workspaces.values() if ws.is_busy()] + (["loading"] if window._loaders
-                                                                                     else [])
+            busy = [ws.title for ws in window.workspaces.values() if ws.is_busy()]
+            if window._loaders:
+                busy.append("loading files")
             if busy and time.monotonic() - started < SELF_TEST_PATIENCE:
                 QTimer.singleShot(100, quit_when_idle)
                 return
