@@ -23,6 +23,7 @@ def main() -> int:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from evalgui.core.resources import sample_data
     from evalgui.gui.mainwindow import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -83,7 +84,7 @@ def main() -> int:
     shoot("metaeval")
 
     # Case-based retrieval: the used cars, ProCAKE-style MAC/FAC sweep, the quality-versus-time chart.
-    cbr = Path(__file__).resolve().parents[1] / "resources" / "sample_data" / "cbr"
+    cbr = sample_data("cbr")
     loaded = QEventLoop()
     window.files_loaded.connect(loaded.quit)
     window.load_files([(str(cbr / "cars.csv"), None), (str(cbr / "queries.csv"), None)])

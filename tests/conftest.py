@@ -3,12 +3,30 @@ from pathlib import Path
 
 import pytest
 
+from evalgui.core.resources import sample_data
+
 # Qt tests run headless; set before anything imports Qt.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_DATA = ROOT / "resources" / "sample_data"
+SAMPLE_DATA = sample_data()
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true",
+                     help="also run the tests marked slow (building the bundle); they run when CI is set too")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Slow tests (minutes: tests/test_bundle.py builds the PyInstaller bundle) run in CI (CI set,
+    as CI services set it), with --run-slow or EVALGUI_SLOW_TESTS=1; otherwise they are skipped."""
+    if config.getoption("--run-slow") or os.environ.get("CI") or os.environ.get("EVALGUI_SLOW_TESTS") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: run with --run-slow (or EVALGUI_SLOW_TESTS=1; CI runs them)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

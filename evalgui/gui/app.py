@@ -3,10 +3,13 @@
     evalgui                     an empty session
     evalgui FILE...             load qrels / runs (kind from the content) and evaluate them, or open a .evalgui project
     evalgui --demo              load the bundled sample data and evaluate it
+    evalgui --demo --self-test  the same, then check the installation and quit: exit 0 if all is well
+    evalgui --version
 
-``EVALGUI_SMOKE_TEST=1`` makes the window quit by itself once start-up work
-(loading, the demo's evaluation) is done, exiting 0 on success and 1 if an
-error dialog was shown: CI runs the README's ``evalgui --demo`` that way.
+``--self-test`` (or ``EVALGUI_SMOKE_TEST=1``) makes the window quit by itself once start-up
+work (loading, the demo's evaluation) is done, exiting 0 on success and 1 if an error dialog
+was shown or the installation lacks something (version, licences, resources, a module, the
+icon): CI runs the README's ``evalgui --demo`` that way, and the bundle's test runs the bundle so.
 """
 
 from __future__ import annotations
@@ -14,6 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
+
+
+DESKTOP_FILE = "evalgui"     # packaging/linux/evalgui.desktop
+SELF_TEST_PATIENCE = 600     # seconds; a self-test never hangs
 
 
 def create_main_window():
@@ -22,13 +30,27 @@ def create_main_window():
     return MainWindow()
 
 
+def installation_problems(window) -> list[str]:
+    """What the self-test finds missing: metadata, resources, modules (see core.distribution), the icon."""
+    from evalgui.core import distribution
+
+    problems = [f"self-test: {problem}" for problem in
+                distribution.installation_problems() + distribution.unimportable_modules()]
+    if window.windowIcon().isNull():
+        problems.append("self-test: the window has no icon")
+    return problems
+
+
 def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="evalgui", description="A desktop workbench for evaluating retrieval systems.")
     parser.add_argument("--demo", action="store_true", help="load the bundled sample data and evaluate it")
+    parser.add_argument("--self-test", action="store_true",
+                        help="quit once the files (or the demo) are loaded and evaluated, after checking the "
+                             "installation; exit 1 on any error")
     parser.add_argument("files", nargs="*", help="qrels, runs or an .evalgui project to open")
-    from evalgui import __version__
+    from evalgui.core.distribution import version
 
-    parser.add_argument("--version", action="version", version=f"evalgui {__version__}")
+    parser.add_argument("--version", action="version", version=f"evalgui {version()}")
     return parser.parse_args(argv)
 
 
@@ -44,13 +66,17 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from evalgui.gui.about import application_icon
+
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("evalgui")
     app.setOrganizationName("evalgui")
+    app.setDesktopFileName(DESKTOP_FILE)        # Wayland finds the icon and name through it
+    app.setWindowIcon(application_icon())
     window = create_main_window()
     window.show()
 
-    smoke = os.environ.get("EVALGUI_SMOKE_TEST") == "1"
+    smoke = args.self_test or os.environ.get("EVALGUI_SMOKE_TEST") == "1"
     errors: list[str] = []
     if smoke:
         window.ask_before_discarding = False       # nobody is there to answer
@@ -59,16 +85,28 @@ def main(argv: list[str] | None = None) -> int:
     def finish_smoke_test():
         if not smoke:
             return
+        started = time.monotonic()
+
         def quit_when_idle():
-            if any(ws.is_busy() for ws in window.workspaces.values()) or window._loaders:
+            busy = [ws.title for ws in window.workspaces.values() if ws.is_busy()]
+            if window._loaders:
+                busy.append("loading files")
+            if busy and time.monotonic() - started < SELF_TEST_PATIENCE:
                 QTimer.singleShot(100, quit_when_idle)
                 return
-            for message in errors:
-                print(message, file=sys.stderr)
-            summary = window.workspaces["ranked"].summary_frame()
-            if not errors:
-                print(summary.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-            app.exit(1 if errors else 0)
+            if busy:
+                errors.append(f"self-test: still busy after {SELF_TEST_PATIENCE} s: {', '.join(busy)}")
+            failed = True
+            try:          # whatever happens here, the test ends (an exception is printed, status 1)
+                errors.extend(installation_problems(window))
+                for message in errors:
+                    print(message, file=sys.stderr)
+                if not errors:
+                    summary = window.workspaces["ranked"].summary_frame()
+                    print(summary.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+                failed = bool(errors)
+            finally:
+                app.exit(1 if failed else 0)
         QTimer.singleShot(0, quit_when_idle)
 
     if args.demo:

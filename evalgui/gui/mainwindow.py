@@ -600,19 +600,9 @@ class MainWindow(QMainWindow):
         dialog.show()
 
     def show_about(self) -> None:
-        import html
+        from evalgui.gui.about import AboutDialog
 
-        from evalgui import __version__
-        from evalgui.core.inputs import readable_kinds
-
-        # Only what this build offers: the registered workspaces and the kinds of file it reads.
-        workspaces = "".join(f"<li>{html.escape(cls.title)}</li>" for cls in workspace_classes())
-        files = ", ".join(html.escape(kind.label) for kind in readable_kinds())
-        box = QMessageBox(QMessageBox.Icon.NoIcon, "About evalgui",
-                          f"<h3>evalgui {html.escape(__version__)}</h3><p>A desktop workbench for evaluating "
-                          f"retrieval systems.</p><p>Workspaces:</p><ul>{workspaces}</ul><p>Reads: {files}.</p>",
-                          QMessageBox.StandardButton.Ok, self)
-        box.setObjectName("aboutDialog")
-        box.setWindowModality(Qt.WindowModality.WindowModal)
-        box.open()
-        self.about_dialog = box
+        dialog = AboutDialog(self)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.open()
+        self.about_dialog = dialog

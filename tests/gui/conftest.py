@@ -19,7 +19,9 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-SAMPLE_DATA = Path(__file__).resolve().parents[2] / "resources" / "sample_data"
+from evalgui.core.resources import sample_data  # noqa: E402
+
+SAMPLE_DATA = sample_data()
 
 SYNTHETIC = SAMPLE_DATA / "synthetic"
 MEIC = SAMPLE_DATA / "meic"

@@ -215,8 +215,9 @@ def test_the_questions_are_message_boxes_with_the_standard_buttons(qtbot, window
     assert window.ask_stop_job("quit") is True
 
 
-def _main(qtbot, monkeypatch, argv):
-    """app.main(argv) as the smoke test runs it; (exit status, the window)."""
+def _main(qtbot, monkeypatch, argv, smoke_env=True):
+    """app.main(argv) as the smoke test runs it (EVALGUI_SMOKE_TEST=1 unless not ``smoke_env``);
+    (exit status, the window)."""
     from evalgui.gui import app
 
     windows = []
@@ -227,7 +228,10 @@ def _main(qtbot, monkeypatch, argv):
         qtbot.addWidget(windows[-1])
         return windows[-1]
 
-    monkeypatch.setenv("EVALGUI_SMOKE_TEST", "1")
+    if smoke_env:
+        monkeypatch.setenv("EVALGUI_SMOKE_TEST", "1")
+    else:
+        monkeypatch.delenv("EVALGUI_SMOKE_TEST", raising=False)
     monkeypatch.setattr(app, "create_main_window", create)
     status = app.main([str(a) for a in argv])
     return status, windows[0]

@@ -416,21 +416,6 @@ def test_exported_png_legend_scales_with_the_image(qtbot, tmp_path):
     assert sample_width(exported) == pytest.approx(on_screen * scale, rel=0.15)
 
 
-def test_about_lists_what_this_build_offers(qtbot, window):
-    from evalgui import __version__
-    from evalgui.core.inputs import readable_kinds
-    from evalgui.gui.workspaces import workspace_classes
-
-    window.show_about()
-    text = window.about_dialog.text()
-    assert __version__ in text
-    assert all(cls.title in text for cls in workspace_classes())
-    assert all(kind.label in text for kind in readable_kinds())
-    for not_built in ("stability", "comparison of systems"):
-        assert not_built not in text.lower()
-    window.about_dialog.close()
-
-
 def test_differences_are_drawn_again_only_when_the_chosen_pair_changes(qtbot, demo, monkeypatch):
     view = demo.differences
     drawn = []
