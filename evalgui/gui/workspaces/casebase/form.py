@@ -360,8 +360,8 @@ class CaseBaseForm(QWidget):
 
     def _refresh_preview_choices(self) -> None:
         test, train = self.test(), self.train()
-        self.preview.query.set_items([(str(i), str(i)) for i in test.ids.tolist()] if test is not None else [])
-        self.preview.case.set_items([(str(i), str(i)) for i in train.ids.tolist()] if train is not None else [])
+        self.preview.query.set_ids(test.ids.tolist() if test is not None else [])
+        self.preview.case.set_ids(train.ids.tolist() if train is not None else [])
         self.preview_wanted.emit()
 
     # ------------------------------------------------------------ the job's input

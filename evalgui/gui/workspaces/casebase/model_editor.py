@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, MEASURES_BY_TYPE
 from evalgui.core.cbr.model import TYPES, AttributeModel, SimilarityModel
 from evalgui.core.errors import EvalInputError
 from evalgui.gui.measurepicker import mark_invalid
 from evalgui.gui.tables import DataFrameModel, FrameTableView
-from evalgui.gui.toolbar import ChoiceBox
 
 ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT = range(5)
 MODEL_FILES = "Similarity model (*.json);;All files (*)"
@@ -200,15 +199,60 @@ class ModelEditor(QWidget):
         export_dialog(self, "model", (("Similarity model", ".json"),), model.save, title="Save the similarity model")
 
 
+class CaseIdBox(QComboBox):
+    """A case id picked from a case base's ids: a list to scroll, or typed (completed as one types).
+
+    A case base may hold 50,000 cases: the ids live in one QStringListModel (filled in C++ at
+    once, not item by item) and the box never measures them all for its size. ``currentData()``
+    and ``findData()`` speak in ids, as a ChoiceBox does."""
+
+    def __init__(self, object_name: str, parent=None):
+        super().__init__(parent)
+        self.setObjectName(object_name)
+        self.ids = QStringListModel(self)
+        self._rows: dict[str, int] = {}
+        self.setModel(self.ids)
+        self.setEditable(True)
+        self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(8)
+        self.view().setUniformItemSizes(True)
+        completer = QCompleter(self.ids, self)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.popup().setUniformItemSizes(True)      # else the first key lays out 50,000 rows: half a second
+        self.setCompleter(completer)
+        # Text typed that is no id: the box shows the chosen id again.
+        self.lineEdit().editingFinished.connect(lambda: self.setEditText(self.chosen_id()))
+
+    def chosen_id(self) -> str:
+        return self.itemText(self.currentIndex()) if self.currentIndex() >= 0 else ""
+
+    def set_ids(self, ids: list[str]) -> None:
+        """Offer ``ids``, keeping the chosen one when it is still there (else the first)."""
+        kept = self.currentData()
+        self.blockSignals(True)
+        self.ids.setStringList(ids)
+        self._rows = {case_id: row for row, case_id in enumerate(ids)}
+        self.setCurrentIndex(self._rows.get(kept, 0 if ids else -1))
+        self.blockSignals(False)
+
+    def currentData(self, role=Qt.ItemDataRole.UserRole):
+        return self.chosen_id() or None
+
+    def findData(self, data, role=Qt.ItemDataRole.UserRole, flags=Qt.MatchFlag.MatchExactly) -> int:
+        return self._rows.get(data, -1)
+
+
 class PreviewBox(QWidget):
-    """Two combo boxes (a query, a case) and each attribute's local similarity, then the global one."""
+    """Two case ids (a query, a case) and each attribute's local similarity, then the global one."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.query = ChoiceBox("cbrPreviewQuery")
-        self.query.setToolTip("A query (test case)")
-        self.case = ChoiceBox("cbrPreviewCase")
-        self.case.setToolTip("A case of the train case base")
+        self.query = CaseIdBox("cbrPreviewQuery")
+        self.query.setToolTip("A query (test case): pick it, or type its id")
+        self.case = CaseIdBox("cbrPreviewCase")
+        self.case.setToolTip("A case of the train case base: pick it, or type its id")
         self.model = DataFrameModel(best=None, precision=4)
         self.view = FrameTableView(self.model, name="similarity_preview", stretch_column="case")
         self.view.setObjectName("cbrPreviewTable")
