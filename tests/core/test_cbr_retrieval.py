@@ -237,6 +237,35 @@ def test_ranked_measures_come_from_the_ranked_engine_on_graded_qrels(cars, tmp_p
     assert got["P@3"] == expected.set_index("measure").loc["P@3", "value"]
 
 
+def test_ranked_measures_see_each_list_cut_at_k(cars, tmp_path):
+    """An imported retriever at k is scored on its first k cases, as the linear one is (and as the
+    case-based metrics cut both lists); similarity files alone, the same for every k."""
+    from evalgui.core.cbr.evaluate import evaluate_results
+    from evalgui.core.ranked.evaluate import evaluate
+
+    train, test, model, _ = cars
+    truth = run_casebase(CaseBaseRun(train, test, model, metrics=["hits"])).ground_truth
+    truth.write(str(tmp_path / "perfect.csv"))                 # every case, in the ground truth's order
+    perfect = read_similarity_results(tmp_path / "perfect.csv")
+    thresholds = (0.5,)
+    qrels = qrels_from_ground_truth(truth, thresholds)
+
+    def expected(k):
+        frame = evaluate(qrels, run_of_lists(truth.truncated(k), "x"), ["P@10", "AP"], per_query=False)
+        return frame.set_index("measure")["value"]
+
+    assert expected(3)["P@10"] < expected(None)["P@10"]         # the cut matters on this data
+    result = run_casebase(CaseBaseRun(train, test, model, ks=(3,), metrics=["P@10", "AP"],
+                                      predicted={"perfect": perfect}, relevance_thresholds=thresholds))
+    rows = result.table.set_index(["retriever", "metric"])["value"]
+    for metric in ("P@10", "AP"):
+        assert rows[("perfect", metric)] == rows[("linear", metric)] == expected(3)[metric], metric
+    table, _ = evaluate_results(perfect, [("perfect", perfect)], ["P@10", "hits"], [None, 3],
+                                relevance_thresholds=thresholds)
+    got = table.set_index(["k", "metric"])["value"]
+    assert got[(pd.NA, "P@10")] == expected(None)["P@10"] and got[(3, "P@10")] == expected(3)["P@10"]
+
+
 def test_imported_results_are_evaluated_beside_the_retrievers(cars, tmp_path):
     train, test, model, _ = cars
     truth = run_casebase(CaseBaseRun(train, test, model, metrics=["hits"])).ground_truth
