@@ -153,6 +153,28 @@ def test_casebase_with_one_file_leaves_each_query_out_and_mac_attributes(capsys)
     assert status == 0 and json.loads(out)[0]["filter_size"] is None
 
 
+def test_casebase_per_query_rows_add_up_to_the_summary(capsys):
+    """--per-query: one row per query and metric before each configuration's summary rows (query 'all'); the
+    summary is the mean of the defined per-query values (retrieval_seconds: their sum)."""
+    status, out, _ = run_cli(capsys, "casebase", *CARS, "--mac-model", CBR / "mac_model.json", "--filter-sizes",
+                             "3,6", "--ks", "3,3", "-m", "hits", "-m", "kendall", "-m", "nDCG@3",
+                             "--relevance-thresholds", "0.6,0.8", "--per-query")
+    frame = table(out)
+    assert status == 0 and list(frame.columns) == ["retriever", "filter_size", "k", "query", "metric", "value"]
+    keys = ["retriever", "filter_size", "k", "metric"]
+    rows, summary = frame[frame["query"] != "all"], frame[frame["query"] == "all"]
+    assert sorted(rows["query"].unique()) == ["q1", "q2", "q3"]
+    assert set(summary["metric"]) == {"hits", "kendall", "nDCG@3", "retrieval_seconds", "seconds_per_query",
+                                      "speedup", "mac_recall"}
+    assert "speedup" not in set(rows["metric"])                     # a ratio of totals: no per-query value
+    for key, group in rows.groupby(keys, dropna=False):
+        total = summary.set_index(keys).loc[key, "value"]
+        if key[3] == "retrieval_seconds":
+            assert group["value"].sum() == pytest.approx(total, rel=1e-9)
+        else:
+            assert group["value"].mean() == pytest.approx(total, abs=1e-12), key
+
+
 @pytest.mark.parametrize("files, extra, words", [
     ({}, ["--filter-sizes", "3,6", "--ks", "3", "--mac-attributes", "price"], ["lists must be equally long"]),
     ({}, ["--filter-sizes", "3", "--ks", "3"], ["MAC/FAC needs MAC's model"]),

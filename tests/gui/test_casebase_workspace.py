@@ -6,13 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog
 
 from tests.gui.conftest import SAMPLE_DATA, load, not_busy, run_and_wait
 
 CBR = SAMPLE_DATA / "cbr"
 METRICS = ["hits", "hits_normalized", "quality_mueller", "quality_stromer", "kendall", "mae"]
+RANKED = {"map": "", "P": "3", "ndcg_cut": "3"}
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -65,7 +67,7 @@ def _set_up(qtbot, window, monkeypatch, folder=CBR, filter_sizes="3,6", ks="3,3"
     return casebase
 
 
-def _engine(filter_sizes=(3, 6), ks=(3, 3), folder=CBR):
+def _engine(filter_sizes=(3, 6), ks=(3, 3), folder=CBR, metrics=METRICS, **options):
     """run_casebase as evalgui-cli casebase calls it on the same files."""
     from evalgui.core.cbr.evaluate import CaseBaseRun, run_casebase
     from evalgui.core.cbr.model import load_model
@@ -73,8 +75,8 @@ def _engine(filter_sizes=(3, 6), ks=(3, 3), folder=CBR):
 
     train, test = read_case_base(folder / "cars.csv"), read_case_base(folder / "queries.csv")
     request = CaseBaseRun(train, test, load_model(folder / "model.json", train),
-                          load_model(folder / "mac_model.json", train), filter_sizes, ks, METRICS,
-                          exclude_self=False)
+                          load_model(folder / "mac_model.json", train), filter_sizes, ks, metrics,
+                          exclude_self=False, **options)
     return run_casebase(request)
 
 
@@ -179,7 +181,7 @@ def test_linear_and_a_macfac_sweep_equal_the_engine(qtbot, window, monkeypatch):
     _choose(casebase.chart.metric, "quality_mueller")
     assert casebase.chart.point_count() == 2
     assert len(casebase.chart.linear.data) == 1 and casebase.chart.reference.isVisible()
-    assert sorted(p.toPlainText() for p in casebase.chart.labels) == ["3/3", "6/3"]
+    assert sorted(p.toPlainText() for p in casebase.chart.labels) == ["3/3", "6/3", "k=3"]
     macfac = shown[(shown["retriever"] == "macfac") & (shown["metric"] == "quality_mueller")]
     assert sorted(casebase.chart.macfac.data["y"]) == pytest.approx(sorted(macfac["value"]))
     assert sorted(casebase.chart.macfac.data["x"]) == pytest.approx(sorted(macfac["retrieval_seconds"]))
@@ -251,6 +253,136 @@ def test_similarity_files_only(qtbot, window):
     assert list(casebase.drill_down.model_truth.frame["rank_in_retriever"]) == [1, 3, 2]
 
 
+def _ranked_on(form, thresholds="0.6,0.8", measures=RANKED):
+    form.ranked_box.setChecked(True)
+    form.thresholds.clear()
+    form.thresholds.setFocus()
+    QTest.keyClicks(form.thresholds, thresholds)
+    form.ranked_picker.set_checked(measures)
+
+
+def test_ranked_measures_over_the_graded_ground_truth_equal_the_engine(qtbot, window, monkeypatch):
+    casebase = _set_up(qtbot, window, monkeypatch)
+    form = casebase.form
+    assert not form.ranked_box.isChecked() and not form.thresholds.isVisibleTo(form)    # off until asked for
+    _ranked_on(form, thresholds="0.6,1.5")
+    assert form.thresholds.isVisibleTo(form) and form.ranked_picker.isVisibleTo(form)
+    assert form.thresholds.property("invalid") and "(0, 1]" in form.thresholds.toolTip()
+    with qtbot.waitSignal(window.error_shown, timeout=10_000) as refused:
+        qtbot.mouseClick(casebase.run_button, Qt.MouseButton.LeftButton)
+    assert "(0, 1]" in refused.args[1] and casebase.outcome is None
+    window.last_error_dialog.close()
+    _ranked_on(form)
+    assert not form.thresholds.property("invalid")
+    run_and_wait(qtbot, casebase)
+    assert casebase.outcome is not None, casebase.progress_label.text()
+
+    expected = _engine(metrics=METRICS + form.ranked_picker.specs(), relevance_thresholds=(0.6, 0.8))
+    names = ["map", "P_3", "ndcg_cut_3"]
+    got = casebase.outcome.table
+    assert set(names) <= set(got["metric"])
+    pd.testing.assert_frame_equal(_quality(got), _quality(expected.table), check_exact=False, rtol=0, atol=1e-12)
+    shown = casebase.table.model.frame
+    assert set(names) <= set(shown["metric"])
+    # every configuration has them: linear at k = 3 and both MAC/FAC pairs
+    assert len(shown[shown["metric"] == "ndcg_cut_3"]) == 3
+    casebase.results_tabs.setCurrentWidget(casebase.chart.page)
+    _choose(casebase.chart.metric, "ndcg_cut_3")
+    assert casebase.chart.point_count() == 2
+    casebase.results_tabs.setCurrentWidget(casebase.per_query.page)
+    _choose(casebase.per_query.metric, "P_3")
+    assert list(casebase.per_query.model.frame["query"]) == ["q1", "q2", "q3"]
+
+    # ticked with no measure, or unticked: refused, or the ranked measures are gone from the next run
+    form.ranked_picker.set_checked({})
+    with qtbot.waitSignal(window.error_shown, timeout=10_000) as refused:
+        qtbot.mouseClick(casebase.run_button, Qt.MouseButton.LeftButton)
+    assert "tick at least one measure" in refused.args[1]
+    window.last_error_dialog.close()
+    form.ranked_box.setChecked(False)
+    run_and_wait(qtbot, casebase)
+    assert not set(names) & set(casebase.outcome.table["metric"])
+
+
+def test_ranked_measures_of_similarity_files(qtbot, window):
+    from evalgui.core.cbr.evaluate import evaluate_results
+    from evalgui.core.inputs.similarity import read_similarity_results
+
+    load(qtbot, window, [CBR / "procake_ground_truth.csv", CBR / "procake_evaluated.csv"])
+    casebase = _workspace(window)
+    form = casebase.form
+    _choose(form.source_combo, "files")
+    _tick_only(form.metrics, ["hits"])
+    _ranked_on(form, thresholds="0.25,0.4", measures={"ndcg_cut": "2", "map": ""})
+    run_and_wait(qtbot, casebase)
+    table, _ = evaluate_results(read_similarity_results(CBR / "procake_ground_truth.csv"),
+                                [("procake_evaluated", read_similarity_results(CBR / "procake_evaluated.csv"))],
+                                ["hits", "map", "ndcg_cut.2"], [None], relevance_thresholds=(0.25, 0.4))
+    pd.testing.assert_frame_equal(casebase.outcome.table, table)
+    assert casebase.table.model.frame.set_index("metric")["value"]["ndcg_cut_2"] == pytest.approx(
+        table.set_index("metric")["value"]["ndcg_cut_2"])
+
+
+# ---------------------------------------------------------------------------- per-query values
+def test_per_query_values_sort_filter_and_export(qtbot, window, monkeypatch, tmp_path):
+    casebase = _set_up(qtbot, window, monkeypatch)
+    run_and_wait(qtbot, casebase)
+    expected = _engine(per_query=True).table
+    expected = expected[expected["query"] != "all"].reset_index(drop=True)
+    view = casebase.per_query
+    casebase.results_tabs.setCurrentWidget(view.page)
+    offered = [view.metric.itemData(i) for i in range(view.metric.count())]
+    assert offered == list(dict.fromkeys(expected["metric"]))          # the engine's metrics, in its order
+    _choose(view.metric, "quality_mueller")
+    frame = view.model.frame
+    assert list(frame.columns) == ["query", "linear k=3", "macfac 3/3", "macfac 6/3"]
+    assert list(frame["query"]) == ["q1", "q2", "q3"]
+    rows = expected[expected["metric"] == "quality_mueller"]
+    for column, (retriever, size) in {"linear k=3": ("linear", None), "macfac 3/3": ("macfac", 3),
+                                      "macfac 6/3": ("macfac", 6)}.items():
+        mine = rows[(rows["retriever"] == retriever)
+                    & (rows["filter_size"].isna() if size is None else rows["filter_size"] == size)]
+        assert list(frame[column]) == pytest.approx(list(mine["value"]), abs=1e-12), column
+    # the best configuration of each query in bold: for times (lower is better), the fastest
+    _choose(view.metric, "seconds_per_query")
+    table = view.view
+    for r in range(table.model().rowCount()):
+        values = [table.model().index(r, c).data(Qt.ItemDataRole.UserRole + 1) for c in (1, 2, 3)]
+        bold = [bool(table.model().index(r, c).data(Qt.ItemDataRole.FontRole)) for c in (1, 2, 3)]
+        assert bold == [v == min(values) for v in values], (values, bold)
+    _choose(view.metric, "quality_mueller")
+    # sortable by clicking a header: the worst query for MAC/FAC 3/3 first
+    header = table.horizontalHeader()
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(header.sectionViewportPosition(2) + 10, header.height() // 2))
+    column = [table.model().index(r, 2).data(Qt.ItemDataRole.UserRole + 1) for r in range(3)]
+    assert column == sorted(column) or column == sorted(column, reverse=True)
+    assert len(set(column)) > 1
+    # a filter keeps the queries that match
+    qtbot.keyClicks(view.filter, "q2")
+    assert table.model().rowCount() == 1
+
+    targets = dict(casebase.export_targets())
+    _save_as(monkeypatch, tmp_path / "per_query.csv")
+    targets["Per-query table…"]()
+    back = pd.read_csv(tmp_path / "per_query.csv", dtype={"query": str})
+    assert list(back.columns) == ["retriever", "filter_size", "k", "query", "metric", "value"]  # as the CLI writes
+    want = rows[rows["query"] == "q2"]
+    assert list(back["query"]) == ["q2"] * 3 and list(back["metric"]) == ["quality_mueller"] * 3
+    assert list(back["value"]) == pytest.approx(list(want["value"]), abs=1e-12)
+    _save_as(monkeypatch, tmp_path / "per_query.md", "Markdown (*.md)")
+    targets["Per-query table…"]()
+    text = (tmp_path / "per_query.md").read_text()
+    assert "macfac 3/3" in text and "quality_mueller" in text and "q1" not in text
+    _save_as(monkeypatch, tmp_path / "every_metric.csv")
+    targets["Per-query values, every metric…"]()
+    every = pd.read_csv(tmp_path / "every_metric.csv", dtype={"query": str, "k": "Int64", "filter_size": "Int64"})
+    pd.testing.assert_frame_equal(every[["retriever", "filter_size", "k", "query", "metric"]],
+                                  expected[["retriever", "filter_size", "k", "query", "metric"]], check_dtype=False)
+    timing = expected["metric"].isin(["retrieval_seconds", "seconds_per_query"])
+    assert np.allclose(every["value"][~timing], expected["value"][~timing], atol=1e-12)
+
+
 # ---------------------------------------------------------------------------- bad input, cancel
 def test_bad_input_gives_a_dialog_and_keeps_the_results(qtbot, window, monkeypatch, tmp_path):
     casebase = _set_up(qtbot, window, monkeypatch)
@@ -317,6 +449,7 @@ def test_project_round_trip(qtbot, make_window, monkeypatch, tmp_path):
     casebase = _set_up(qtbot, first, monkeypatch, folder=folder)
     editor = casebase.form.editor
     editor.widget(editor.row_of("make"), 4).setValue(4)
+    _ranked_on(casebase.form, thresholds="0.7")
     run_and_wait(qtbot, casebase)
     project = tmp_path / "cars.evalgui"
     assert first.write_project(str(project))
@@ -332,6 +465,14 @@ def test_project_round_trip(qtbot, make_window, monkeypatch, tmp_path):
     assert restored.form.mac_path == str(folder / "mac_model.json") and restored.form.filter_sizes.text() == "3,6"
     pd.testing.assert_frame_equal(restored.outcome.table, casebase.outcome.table, check_dtype=False)
     pd.testing.assert_frame_equal(restored.table.model.frame, casebase.table.model.frame, check_dtype=False)
+    assert restored.form.ranked_box.isChecked() and restored.form.thresholds.text() == "0.7"
+    assert restored.form.ranked_picker.specs() == casebase.form.ranked_picker.specs()
+    pd.testing.assert_frame_equal(restored.outcome.per_query, casebase.outcome.per_query, check_dtype=False)
+    restored.results_tabs.setCurrentWidget(restored.per_query.page)
+    _choose(restored.per_query.metric, "ndcg_cut_3")
+    casebase.per_query.shown()
+    _choose(casebase.per_query.metric, "ndcg_cut_3")
+    pd.testing.assert_frame_equal(restored.per_query.model.frame, casebase.per_query.model.frame)
     restored.results_tabs.setCurrentWidget(restored.drill_down.page)
     _choose(restored.drill_down.retriever, "macfac 6/3")
     assert len(restored.drill_down.model_lists.frame) == 3

@@ -48,6 +48,14 @@ class Evaluated:
     summary: np.ndarray                 # (metrics,)
 
 
+def check_thresholds(thresholds: Sequence[float]) -> tuple[float, ...]:
+    """The relevance thresholds, ascending, each once; EvalUsageError for one outside (0, 1]."""
+    thresholds = tuple(sorted(set(float(t) for t in thresholds)))
+    if any(not 0 < t <= 1 for t in thresholds):
+        raise EvalUsageError("relevance thresholds are similarities in (0, 1]")
+    return thresholds
+
+
 @dataclass
 class MetricChoice:
     """The -m names split: the case-based metrics and the ranked measures (through graded qrels)."""
@@ -61,9 +69,7 @@ class MetricChoice:
         names = list(names) or list(QUALITY_METRICS)
         metrics = parse_metrics([n for n in names if is_metric(n)])
         ranked = [n for n in names if not is_metric(n)]
-        thresholds = tuple(sorted(set(float(t) for t in thresholds)))
-        if any(not 0 < t <= 1 for t in thresholds):
-            raise EvalUsageError("relevance thresholds are similarities in (0, 1]")
+        thresholds = check_thresholds(thresholds)
         if ranked:
             from evalgui.core.ranked.specs import parse_measures
 

@@ -6,7 +6,7 @@ filter sizes and ks, imported similarity results) and the metrics. Run starts on
 (:func:`.engine.evaluation_job`); its outcome replaces the results only when it succeeds,
 so a failed or cancelled run keeps the previous ones. Result tabs, one module each, follow
 the compare workspace's interface (``page``, ``title``, ``refresh``, ``choices``,
-``export_targets``): the table, the quality-versus-time chart and the drill-down.
+``export_targets``): the table, the per-query values, the quality-versus-time chart and the drill-down.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from evalgui.gui.workspaces.base import Workspace
 from evalgui.gui.workspaces.casebase.chart import ChartTab
 from evalgui.gui.workspaces.casebase.drill_down import DrillDownTab
 from evalgui.gui.workspaces.casebase.form import CaseBaseForm
+from evalgui.gui.workspaces.casebase.per_query import PerQueryTab
 from evalgui.gui.workspaces.casebase.table import TableView
 
 
@@ -45,9 +46,10 @@ class CaseBaseWorkspace(Workspace):
         column.addWidget(self.run_controls())
 
         self.table = TableView()
+        self.per_query = PerQueryTab()
         self.chart = ChartTab()
         self.drill_down = DrillDownTab()
-        self.views = [self.table, self.chart, self.drill_down]
+        self.views = [self.table, self.per_query, self.chart, self.drill_down]
         self.results_tabs = QTabWidget()
         self.results_tabs.setObjectName("cbrResultsTabs")
         for view in self.views:
@@ -59,7 +61,7 @@ class CaseBaseWorkspace(Workspace):
         splitter.addWidget(self.results_tabs)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([560, 800])
+        splitter.setSizes([510, 850])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)

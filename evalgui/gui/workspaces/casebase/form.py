@@ -4,8 +4,10 @@ Two sources: case bases from the session (train and test; the linear retriever c
 ground truth with the model, MAC/FAC runs for each filter-size/k pair, loaded similarity
 results are evaluated as further retrievers), or similarity files only (a loaded ground truth
 and retrievers' results, no case base). Every metric and local measure has its registry
-record's description as tooltip. :meth:`CaseBaseForm.request` turns the form into the job's
-input, or an EvalUsageError the workspace shows in a dialog.
+record's description as tooltip. The ranked measures (nDCG@10, P@10, AP...) come from the ranked
+measure picker; the engine scores them on the ground truth made graded qrels by the relevance
+thresholds. :meth:`CaseBaseForm.request` turns the form into the job's input, or an
+EvalUsageError the workspace shows in a dialog.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
 
 from evalgui.core.cbr.catalogue import METRICS, QUALITY_METRICS, TIES
 from evalgui.core.errors import EvalInputError, EvalUsageError
-from evalgui.gui.measurepicker import mark_invalid
+from evalgui.core.ranked.measures import REGISTRY
+from evalgui.gui.measurepicker import MeasurePicker, mark_invalid
 from evalgui.gui.workspaces.casebase.model_editor import ModelEditor, PreviewBox
 from evalgui.gui.workspaces.run_picker import Checklist
 
@@ -30,21 +33,25 @@ SOURCES = ((CASE_BASES, "Case bases and a model",
             "A loaded ground truth (query_id, case_id, similarity) and the results of retrievers run elsewhere "
             "(ProCAKE, CBRkit, a neural model): no case base needed"))
 SAME_AS_TRAIN = ""
+THRESHOLDS_TIP = ("A case is relevant with grade g when its true similarity reaches the g-th threshold (0.7,0.9: "
+                  "grade 1 from 0.7, grade 2 from 0.9); cases below the first are not judged.")
 TIE_LABELS = {"case_id": "Broken by case id", "interchangeable": "Tied cases interchangeable (hits)"}
 MAC_FILE_NONE = "The ticked attributes of the model"
 
 
-def parse_numbers(text: str) -> tuple[int, ...]:
-    """"10, 50" -> (10, 50); EvalUsageError naming what is not a whole number."""
+def parse_numbers(text: str, number=int) -> tuple:
+    """"10, 50" -> (10, 50) (``number=float``: "0.7, 0.9" -> (0.7, 0.9)); EvalUsageError naming what is
+    not a number."""
     out = []
     for part in (p.strip() for p in text.replace(";", ",").split(",")):
         if not part:
             continue
         try:
-            out.append(int(part))
+            out.append(number(part))
         except ValueError:
-            raise EvalUsageError(f"'{part}' is not a whole number (give numbers separated by commas, "
-                                 "e.g. 10,50)") from None
+            what, example = ("a whole number", "10,50") if number is int else ("a number", "0.7,0.9")
+            raise EvalUsageError(f"'{part}' is not {what} (give numbers separated by commas, "
+                                 f"e.g. {example})") from None
     return tuple(out)
 
 
@@ -164,12 +171,34 @@ class CaseBaseForm(QWidget):
         metrics_layout.addRow(self.metrics)
         metrics_layout.addRow("Ties", self.ties_combo)
 
+        # ---------------------------------------------------------------- ranked measures (graded ground truth)
+        self.ranked_box = QGroupBox("Ranked measures (ground truth as graded qrels)")
+        self.ranked_box.setObjectName("cbrRankedBox")
+        self.ranked_box.setCheckable(True)
+        self.ranked_box.setChecked(False)
+        self.ranked_box.setToolTip("nDCG@k, P@k, AP... by the ranked engine: the ground truth becomes graded qrels "
+                                   "(by the thresholds below) and each retriever's list, cut at k, a run")
+        self.thresholds = QLineEdit()
+        self.thresholds.setObjectName("cbrThresholds")
+        self.thresholds.setPlaceholderText("e.g. 0.7,0.9")
+        self.thresholds_note = QLabel(THRESHOLDS_TIP)
+        self.thresholds_note.setWordWrap(True)
+        self.ranked_picker = MeasurePicker(registry=REGISTRY)
+        self.ranked_picker.setObjectName("cbrRankedPicker")
+        self.ranked_picker.setMinimumHeight(260)
+        ranked_layout = QFormLayout(self.ranked_box)
+        ranked_layout.addRow("Relevance thresholds", self.thresholds)
+        ranked_layout.addRow(self.thresholds_note)
+        ranked_layout.addRow(self.ranked_picker)
+        self._show_ranked(False)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(source_box)
         layout.addWidget(self.model_box)
         layout.addWidget(retrievers_box)
         layout.addWidget(metrics_box)
+        layout.addWidget(self.ranked_box)
         layout.addStretch(1)
 
         self._update_tips()
@@ -183,6 +212,8 @@ class CaseBaseForm(QWidget):
         self.editor.defaults_button.clicked.connect(self.default_model)
         for box in (self.filter_sizes, self.ks):
             box.textChanged.connect(self.check_pairs)
+        self.thresholds.textChanged.connect(self.check_thresholds)
+        self.ranked_box.toggled.connect(self._show_ranked)
         for combo in (self.preview.query, self.preview.case):
             combo.currentIndexChanged.connect(self.preview_wanted)
         # The user's edits only (refilling the lists from the session is none).
@@ -190,7 +221,8 @@ class CaseBaseForm(QWidget):
                        self.test_combo.currentIndexChanged, self.truth_combo.currentIndexChanged,
                        self.include_self.toggled, self.editor.changed, self.mac_list.itemChanged,
                        self.filter_sizes.textEdited, self.ks.textEdited, self.predicted.itemChanged,
-                       self.metrics.itemChanged, self.ties_combo.currentIndexChanged):
+                       self.metrics.itemChanged, self.ties_combo.currentIndexChanged, self.ranked_box.toggled,
+                       self.thresholds.textEdited, self.ranked_picker.changed):
             signal.connect(self.edited)
         self.refresh_inputs()
 
@@ -327,6 +359,49 @@ class CaseBaseForm(QWidget):
         self.pairs_note.setText(problem or "")
         self.pairs_note.setVisible(bool(problem))
 
+    def _show_ranked(self, on: bool) -> None:
+        """A group box unticked disables its contents; here they are hidden too, so the form stays short."""
+        for widget in (self.thresholds, self.thresholds_note, self.ranked_picker):
+            widget.setVisible(on)
+        label = self.ranked_box.layout().labelForField(self.thresholds)
+        if label is not None:
+            label.setVisible(on)
+        self.check_thresholds()
+
+    def thresholds_problem(self) -> str | None:
+        """What is wrong with the relevance thresholds as typed (None: nothing, or ranked measures off)."""
+        from evalgui.core.cbr.evaluate import check_thresholds
+
+        if not self.ranked_box.isChecked():
+            return None
+        try:
+            if not check_thresholds(parse_numbers(self.thresholds.text(), float)):
+                return "give the relevance thresholds: similarities in (0, 1], e.g. 0.7,0.9"
+        except EvalUsageError as exc:
+            return str(exc)
+        return None
+
+    def check_thresholds(self) -> None:
+        problem = self.thresholds_problem()
+        mark_invalid(self.thresholds, problem)
+        if problem is None:
+            self.thresholds.setToolTip(THRESHOLDS_TIP)
+
+    def ranked_request(self) -> tuple[list[str], tuple[float, ...]]:
+        """The ranked measures ticked and the thresholds (nothing while the box is unticked)."""
+        if not self.ranked_box.isChecked():
+            return [], ()
+        problem = self.thresholds_problem()
+        if problem:
+            raise EvalUsageError(f"Ranked measures: {problem}.")
+        specs = self.ranked_picker.specs()
+        if not specs:
+            raise EvalUsageError("Ranked measures: tick at least one measure, or untick the box.")
+        problem = self.ranked_picker.specs_problem()
+        if problem:
+            raise EvalUsageError(problem)
+        return specs, parse_numbers(self.thresholds.text(), float)
+
     # ------------------------------------------------------------ inputs
     @staticmethod
     def _refill(combo: QComboBox, entries: list[tuple[str, str]], wanted) -> None:
@@ -365,11 +440,13 @@ class CaseBaseForm(QWidget):
         self.preview_wanted.emit()
 
     # ------------------------------------------------------------ the job's input
-    def metric_names(self) -> list[str]:
-        names = self.metrics.checked()
+    def metric_names(self) -> tuple[list[str], tuple[float, ...]]:
+        """The metrics ticked, then the ranked measures; and the relevance thresholds."""
+        ranked, thresholds = self.ranked_request()
+        names = self.metrics.checked() + ranked
         if not names:
             raise EvalUsageError("No metric is ticked: tick at least one.")
-        return names
+        return names, thresholds
 
     def _predicted(self) -> list[tuple[str, object]]:
         from evalgui.core.formats._text import file_stem
@@ -394,7 +471,7 @@ class CaseBaseForm(QWidget):
         if problem:
             raise EvalUsageError(problem[:1].upper() + problem[1:])
         ks = parse_numbers(self.ks.text())
-        metrics = self.metric_names()
+        metrics, thresholds = self.metric_names()
         ties = self.ties_combo.currentData()
         if self.source() == FILES:
             truth = self._item(self.truth_combo.currentData())
@@ -403,7 +480,7 @@ class CaseBaseForm(QWidget):
             predicted = self._predicted()
             if not predicted:
                 raise EvalUsageError("Tick at least one retriever's results to evaluate against the ground truth.")
-            return FilesSource(truth.data, predicted, metrics, list(ks) or [None], ties)
+            return FilesSource(truth.data, predicted, metrics, list(ks) or [None], ties, thresholds)
         train, test = self.train(), self.test()
         if train is None or test is None:
             raise EvalUsageError("Load a train case base first (File ▸ Open data…), then choose it here.")
@@ -424,7 +501,8 @@ class CaseBaseForm(QWidget):
                 mac = model.subset(names)
         same = self.test_combo.currentData() == SAME_AS_TRAIN
         return CaseBaseRun(train, test, model, mac, filter_sizes, ks, metrics, dict(self._predicted()),
-                           exclude_self=same and not self.include_self.isChecked(), ties=ties)
+                           exclude_self=same and not self.include_self.isChecked(), ties=ties, per_query=True,
+                           relevance_thresholds=thresholds)
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
@@ -442,6 +520,8 @@ class CaseBaseForm(QWidget):
             "predicted": dict(self.predicted.ticks),
             "metrics": dict(self.metrics.ticks),
             "ties": self.ties_combo.currentData(),
+            "ranked": {"on": self.ranked_box.isChecked(), "thresholds": self.thresholds.text(),
+                       "measures": self.ranked_picker.state()},
         }
 
     def restore(self, state: dict) -> None:
@@ -468,6 +548,13 @@ class CaseBaseForm(QWidget):
         index = self.ties_combo.findData(state.get("ties"))
         if index >= 0:
             self.ties_combo.setCurrentIndex(index)
+        ranked = state.get("ranked")
+        if isinstance(ranked, dict):
+            if isinstance(ranked.get("thresholds"), str):
+                self.thresholds.setText(ranked["thresholds"])
+            if isinstance(ranked.get("measures"), dict):
+                self.ranked_picker.restore(ranked["measures"])
+            self.ranked_box.setChecked(bool(ranked.get("on")))
         self.refresh_inputs()
         if isinstance(state.get("model"), dict):
             try:

@@ -24,6 +24,15 @@ ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT = range(5)
 MODEL_FILES = "Similarity model (*.json);;All files (*)"
 
 
+def parameters_tip(measure: str | None) -> str:
+    """What a measure's parameters box takes, from its record (the box is narrow: the text may not show whole)."""
+    record = LOCAL_SIMILARITIES[measure] if measure in LOCAL_SIMILARITIES else None
+    if record is None or not record.parameters:
+        return f"{measure} takes no parameters" if record else ""
+    return "\n".join([f"{measure}'s parameters, as a JSON object:"]
+                     + [f"{p.name}: {p.description} (default: {p.default or 'none'})" for p in record.parameters])
+
+
 class ModelEditor(QWidget):
     """``changed`` fires on every edit (the preview recomputes, the session has something to save)."""
 
@@ -90,7 +99,7 @@ class ModelEditor(QWidget):
         params = QLineEdit(json.dumps(a.parameters) if a.parameters else "")
         params.setPlaceholderText("{}")
         weight = QDoubleSpinBox()
-        weight.setRange(0.0, 1_000_000.0)
+        weight.setRange(0.0, 1000.0)
         weight.setDecimals(2)
         weight.setValue(a.weight)
         weight.setToolTip("The attribute's weight in the weighted mean (0 leaves it out)")
@@ -172,7 +181,10 @@ class ModelEditor(QWidget):
             bad_row = next((r for r in range(self.table.rowCount())
                             if f"'{self.table.item(r, ATTRIBUTE).text()}'" in problem), None)
         for row in range(self.table.rowCount()):
-            mark_invalid(self.widget(row, PARAMETERS), problem if row == bad_row else None)
+            box = self.widget(row, PARAMETERS)
+            mark_invalid(box, problem if row == bad_row else None)
+            if row != bad_row:
+                box.setToolTip(parameters_tip(self.widget(row, MEASURE).currentData()))
         self.problem_label.setText(problem or "")
         self.problem_label.setVisible(bool(problem))
         self.changed.emit()
