@@ -1,5 +1,6 @@
-"""The similarity model editor: one row per attribute (type, local measure, parameters, weight), loaded from
-and saved to the JSON model file, checked as edited; and the live preview of one query against one case.
+"""The similarity model editor: one row per attribute (type, local measure, parameters, weight and, for a set
+attribute, the delimiter of its values), loaded from and saved to the JSON model file, checked as edited; and
+the live preview of one query against one case.
 
 The measures offered fit the row's type (``MEASURES_BY_TYPE``), each with its record's description as
 tooltip. Parameters are typed as a JSON object (``{"range": 50000}``); a row the engine would refuse is
@@ -20,7 +21,8 @@ from evalgui.core.errors import EvalInputError
 from evalgui.gui.measurepicker import mark_invalid
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 
-ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT = range(5)
+ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT, DELIMITER = range(6)
+DELIMITER_TIP = "Set attributes: what separates the values of a cell (empty: the case base's, ';')"
 MODEL_FILES = "Similarity model (*.json);;All files (*)"
 
 
@@ -43,13 +45,13 @@ class ModelEditor(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.source = "<model>"          # the file the model came from (messages name it)
-        self.delimiters: dict[str, str | None] = {}
-        self.table = QTableWidget(0, 5)
+        self.table = QTableWidget(0, 6)
         self.table.setObjectName("cbrModelTable")
-        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Parameters", "Weight"])
+        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Parameters", "Weight", "Delimiter"])
+        self.table.horizontalHeaderItem(DELIMITER).setToolTip(DELIMITER_TIP)
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
-        for column in (ATTRIBUTE, TYPE, MEASURE, WEIGHT):
+        for column in (ATTRIBUTE, TYPE, MEASURE, WEIGHT, DELIMITER):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(PARAMETERS, QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumHeight(200)
@@ -79,7 +81,6 @@ class ModelEditor(QWidget):
     # ------------------------------------------------------------ rows
     def set_model(self, model: SimilarityModel) -> None:
         self.source = model.source
-        self.delimiters = {a.name: a.delimiter for a in model.attributes}
         self.table.setRowCount(0)
         for a in model.attributes:
             self._add_row(a)
@@ -107,6 +108,15 @@ class ModelEditor(QWidget):
         self.table.setCellWidget(row, MEASURE, measure)
         self.table.setCellWidget(row, PARAMETERS, params)
         self.table.setCellWidget(row, WEIGHT, weight)
+        delimiter = QLineEdit(a.delimiter or "")
+        delimiter.setPlaceholderText(";")
+        delimiter.setMaxLength(8)
+        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Delimiter") + 16)
+        delimiter.setToolTip(DELIMITER_TIP)
+        delimiter.setEnabled(a.type == "set")
+        self.table.setCellWidget(row, DELIMITER, delimiter)
+        delimiter.textChanged.connect(self._edited)
+        kind.currentTextChanged.connect(lambda text, d=delimiter: d.setEnabled(text == "set"))
         self._fill_measures(measure, a.type, a.measure)
         kind.currentTextChanged.connect(lambda text, m=measure: (self._fill_measures(m, text, None), self._edited()))
         measure.currentIndexChanged.connect(lambda _, m=measure: (self._measure_tip(m), self._edited()))
@@ -151,8 +161,9 @@ class ModelEditor(QWidget):
             item = {"name": name, "type": self.widget(row, TYPE).currentText(),
                     "measure": self.widget(row, MEASURE).currentData(), "weight": self.widget(row, WEIGHT).value(),
                     "parameters": parameters}
-            if self.delimiters.get(name):
-                item["delimiter"] = self.delimiters[name]
+            delimiter = self.widget(row, DELIMITER).text()
+            if delimiter and item["type"] == "set":
+                item["delimiter"] = delimiter
             attributes.append(item)
         return {"attributes": attributes}
 
