@@ -229,6 +229,15 @@ def test_exports_read_back(qtbot, window, monkeypatch, tmp_path):
     back = pd.read_csv(tmp_path / "gt.csv", dtype={"query_id": str, "case_id": str})
     assert np.allclose(back["similarity"], expected["similarity"]) and list(back["case_id"]) == list(
         expected["case_id"])
+    # the drill-down's two lists, as shown
+    drill = casebase.drill_down
+    for target, model in (("Drill-down, ground truth…", drill.model_truth), ("Drill-down, retriever…",
+                                                                               drill.model_lists)):
+        _save_as(monkeypatch, tmp_path / "list.csv")
+        targets[target]()
+        back = pd.read_csv(tmp_path / "list.csv", dtype={"case_id": str})
+        assert len(back) == len(model.frame) > 0 and list(back["case_id"]) == list(model.frame["case_id"])
+        assert np.allclose(back["similarity"], model.frame["similarity"])
     casebase.results_tabs.setCurrentWidget(casebase.chart.page)
     for ext in (".png", ".svg"):
         _save_as(monkeypatch, tmp_path / f"chart{ext}")
@@ -321,6 +330,149 @@ def test_ranked_measures_of_similarity_files(qtbot, window):
     pd.testing.assert_frame_equal(casebase.outcome.table, table)
     assert casebase.table.model.frame.set_index("metric")["value"]["ndcg_cut_2"] == pytest.approx(
         table.set_index("metric")["value"]["ndcg_cut_2"])
+
+
+# ---------------------------------------------------------------------------- case bases in the form
+KEYED = ("row,car,make,tags,emb\n"
+         '1,a7,VW,tow bar|navigation,"[1, 0]"\n'
+         '2,b2,VW,navigation,"[0.6, 0.8]"\n'
+         '3,c9,Audi,leather|tow bar|navigation,"[0, 1]"\n'
+         '4,d4,Audi,,"[1, 1]"\n')
+
+
+def test_the_id_column_a_types_delimiter_and_vectors(qtbot, make_window, monkeypatch, tmp_path):
+    """The case base keyed by the column the user picks, a column read as a set at the delimiter the user types,
+    a vector column; the preview, Run and the model file agree with the engine."""
+    from evalgui.core.cbr.evaluate import CaseBaseRun, run_casebase
+    from evalgui.core.cbr.model import load_model
+    from evalgui.core.inputs.case_base import read_case_base
+
+    path = tmp_path / "keyed.csv"
+    path.write_text(KEYED)
+    window = make_window()
+    load(qtbot, window, [path])
+    casebase = _workspace(window)
+    form, editor = casebase.form, casebase.form.editor
+    assert form.train_id.currentData() == "row" and not form.test_id.isVisibleTo(form)   # same file as test
+    assert [form.train_id.itemData(i) for i in range(form.train_id.count())] == ["row", "car", "make", "tags", "emb"]
+    # a column with repeated ids is refused with the reason, and the choice stays
+    with qtbot.waitSignal(window.error_shown, timeout=10_000) as refused:
+        _choose(form.train_id, "make")
+    assert "the case id 'VW' appears twice" in refused.args[1] and form.train_id.currentData() == "row"
+    window.last_error_dialog.close()
+    _choose(form.train_id, "car")
+    assert form.train().ids.tolist() == ["a7", "b2", "c9", "d4"]
+    assert editor.model().names == ["row", "make", "tags", "emb"]          # the default model follows
+    assert [form.preview.case.itemText(i) for i in range(form.preview.case.count())] == ["a7", "b2", "c9", "d4"]
+
+    # tags hold no ';' (and spaces): read as text; made a set split at '|' in the editor
+    row = editor.row_of("tags")
+    delimiter = editor.widget(row, 5)
+    assert editor.widget(row, 1).currentText() == "text" and not delimiter.isEnabled()
+    editor.widget(row, 1).setCurrentText("set")
+    assert delimiter.isEnabled() and editor.widget(row, 2).currentData() == "jaccard_index"
+    qtbot.keyClicks(delimiter, "|")
+    assert editor.widget(editor.row_of("emb"), 1).currentText() == "vector"
+    _choose(form.preview.query, "a7")
+    _choose(form.preview.case, "c9")
+    _preview_settled(qtbot, casebase)
+    assert form.preview.local_similarity("tags") == pytest.approx(2 / 3)          # {tow bar, navigation} in 3
+    assert form.preview.local_similarity("emb") == 0.0                            # orthogonal
+    _choose(form.preview.case, "b2")
+    _preview_settled(qtbot, casebase)
+    assert form.preview.local_similarity("tags") == 0.5 and form.preview.local_similarity("emb") == pytest.approx(0.6)
+
+    # the model file keeps the delimiter; Run equals the engine on the same choices
+    _save_as(monkeypatch, tmp_path / "keyed.json")
+    qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
+    cases = read_case_base(path, id_column="car")
+    model = load_model(tmp_path / "keyed.json", cases)
+    assert model.attributes[2].type == "set" and model.attributes[2].delimiter == "|"
+    form.ks.setText("2")
+    run_and_wait(qtbot, casebase)
+    expected = run_casebase(CaseBaseRun(cases, cases, model, ks=(2,), metrics=form.metrics.checked()))
+    pd.testing.assert_frame_equal(_quality(casebase.outcome.table), _quality(expected.table), check_exact=False,
+                                  rtol=0, atol=1e-12)
+    assert set(casebase.outcome.ground_truth.query_ids) == {"a7", "b2", "c9", "d4"}
+
+    # the choice of id column is part of the form's state (projects)
+    state = form.state()
+    again = make_window()
+    load(qtbot, again, [path])
+    again.workspaces["casebase"].restore_form_state(state)
+    assert again.workspaces["casebase"].form.train().id_column == "car"
+
+
+def test_one_case_base_as_train_and_test_leaves_each_query_out_unless_ticked(qtbot, window):
+    load(qtbot, window, [CBR / "cars.csv"])
+    casebase = _workspace(window)
+    form = casebase.form
+    assert form.test_combo.currentData() == "" and form.include_self.isEnabled()           # "Same as train"
+    form.load_model(str(CBR / "model.json"))
+    _tick_only(form.metrics, ["hits"])
+    run_and_wait(qtbot, casebase)
+    truth = casebase.outcome.ground_truth
+    assert truth.n_queries == 20 and set(truth.lengths()) == {19}
+    cases, _ = truth.list(list(truth.query_ids).index("4"))
+    assert "4" not in set(truth.case_ids[cases])
+    qtbot.mouseClick(form.include_self, Qt.MouseButton.LeftButton, pos=QPoint(8, form.include_self.height() // 2))
+    assert form.include_self.isChecked()
+    run_and_wait(qtbot, casebase)
+    truth = casebase.outcome.ground_truth
+    assert set(truth.lengths()) == {20}
+    cases, sims = truth.list(list(truth.query_ids).index("4"))
+    assert truth.case_ids[cases[0]] == "4" and sims[0] == 1.0
+
+
+def test_the_tie_rule_is_chosen_in_the_form(qtbot, window, tmp_path):
+    """Ground truth b and c tied at 0.5 after a: the list a, c has one hit of the true top 2 by case id
+    (a, b), two when tied cases are interchangeable."""
+    (tmp_path / "gt.csv").write_text("query_id,case_id,similarity\nq,a,0.9\nq,b,0.5\nq,c,0.5\nq,d,0.1\n")
+    (tmp_path / "rl.csv").write_text("query_id,case_id,similarity\nq,a,0.8\nq,c,0.7\n")
+    load(qtbot, window, [tmp_path / "gt.csv", tmp_path / "rl.csv"])
+    casebase = _workspace(window)
+    form = casebase.form
+    _choose(form.source_combo, "files")
+    _choose(form.truth_combo, str(tmp_path / "gt.csv"))
+    _tick_only(form.metrics, ["hits"])
+    form.ks.setText("2")
+    assert form.ties_combo.currentData() == "case_id"
+    run_and_wait(qtbot, casebase)
+    assert casebase.table.model.frame["value"].tolist() == [1.0]
+    _choose(form.ties_combo, "interchangeable")
+    run_and_wait(qtbot, casebase)
+    assert casebase.table.model.frame["value"].tolist() == [2.0]
+
+
+def test_imported_results_and_macs_attributes_beside_the_retrievers(qtbot, window, monkeypatch, tmp_path):
+    """Case bases, MAC's model as two of the model's attributes, and a loaded similarity file as one more
+    retriever: all equal to the engine's run of the same."""
+    from evalgui.core.cbr.evaluate import CaseBaseRun, run_casebase
+    from evalgui.core.cbr.model import load_model
+    from evalgui.core.inputs.case_base import read_case_base
+    from evalgui.core.inputs.similarity import read_similarity_results
+
+    worst = _engine().ground_truth.to_frame()
+    worst["similarity"] = 1 - worst["similarity"]
+    worst.to_csv(tmp_path / "worst.csv", index=False)
+    casebase = _set_up(qtbot, window, monkeypatch, filter_sizes="6", ks="3")
+    load(qtbot, window, [tmp_path / "worst.csv"])
+    form = casebase.form
+    qtbot.mouseClick(form.mac_clear_button, Qt.MouseButton.LeftButton)        # MAC: attributes, not the file
+    assert form.mac_path is None and form.mac_list.isEnabled()
+    _tick_only(form.mac_list, ["price", "make"])
+    assert form.predicted.checked() == []                                      # imported: ticked by the user
+    _tick_only(form.predicted, [str(tmp_path / "worst.csv")])
+    run_and_wait(qtbot, casebase)
+    train, test = read_case_base(CBR / "cars.csv"), read_case_base(CBR / "queries.csv")
+    model = load_model(CBR / "model.json", train)
+    expected = run_casebase(CaseBaseRun(train, test, model, model.subset(["price", "make"]), (6,), (3,), METRICS,
+                                        {"worst": read_similarity_results(tmp_path / "worst.csv")}, exclude_self=False))
+    pd.testing.assert_frame_equal(_quality(casebase.outcome.table), _quality(expected.table), check_exact=False,
+                                  rtol=0, atol=1e-12)
+    values = casebase.outcome.table.set_index(["retriever", "metric"])["value"]
+    assert values[("worst", "hits")] == 0.0 and values[("linear", "hits")] == 3.0
+    assert "worst" in [casebase.drill_down.retriever.itemData(i) for i in range(casebase.drill_down.retriever.count())]
 
 
 # ---------------------------------------------------------------------------- per-query values

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
                                QPushButton, QStackedWidget, QVBoxLayout, QWidget)
 
 from evalgui.core.cbr.catalogue import METRICS, QUALITY_METRICS, TIES
+from evalgui.core.cbr.model import DEFAULT_SOURCE
 from evalgui.core.errors import EvalInputError, EvalUsageError
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.gui.measurepicker import MeasurePicker, mark_invalid
@@ -65,6 +66,8 @@ class CaseBaseForm(QWidget):
         self.setObjectName("cbrForm")
         self.session = session
         self.wanted = {"train": None, "test": SAME_AS_TRAIN, "ground_truth": None}   # paths, kept across refills
+        self.id_columns: dict[str, str] = {}       # path -> the id column chosen (else the one it was read with)
+        self._keyed: dict[tuple, object] = {}      # (path, load, id column) -> the case base keyed by it
         self.mac_path: str | None = None
         self.mac_model = None
 
@@ -79,6 +82,8 @@ class CaseBaseForm(QWidget):
         self.train_combo = self._file_combo("cbrTrain", "The case base to retrieve from (train)")
         self.test_combo = self._file_combo("cbrTest", "The queries (test case base); the same file as train: "
                                                       "a query never retrieves itself unless ticked below")
+        self.train_id = self._id_combo("cbrTrainId", "The train case base's id column")
+        self.test_id = self._id_combo("cbrTestId", "The test case base's id column")
         self.include_self = QCheckBox("A query may retrieve itself")
         self.include_self.setObjectName("cbrIncludeSelf")
         self.include_self.setToolTip("With the same case base as train and test: let a query retrieve the case "
@@ -90,8 +95,11 @@ class CaseBaseForm(QWidget):
         bases = QFormLayout(bases_page)
         bases.setContentsMargins(0, 0, 0, 0)
         bases.addRow("Train", self.train_combo)
+        bases.addRow("Id column", self.train_id)
         bases.addRow("Test", self.test_combo)
+        bases.addRow("Id column", self.test_id)
         bases.addRow(self.include_self)
+        self.bases_form = bases
         files_page = QWidget()
         files = QFormLayout(files_page)
         files.setContentsMargins(0, 0, 0, 0)
@@ -205,6 +213,8 @@ class CaseBaseForm(QWidget):
         self.source_combo.currentIndexChanged.connect(self._source_changed)
         self.train_combo.currentIndexChanged.connect(self._train_changed)
         self.test_combo.currentIndexChanged.connect(self._test_changed)
+        self.train_id.currentIndexChanged.connect(lambda _: self._id_changed(self.train_id, self.train_combo))
+        self.test_id.currentIndexChanged.connect(lambda _: self._id_changed(self.test_id, self.test_combo))
         self.truth_combo.currentIndexChanged.connect(self._truth_changed)
         self.editor.changed.connect(self._model_changed)
         self.editor.load_requested.connect(self.load_model)
@@ -227,6 +237,16 @@ class CaseBaseForm(QWidget):
         self.refresh_inputs()
 
     # ------------------------------------------------------------ building
+    @staticmethod
+    def _id_combo(name: str, tip: str) -> QComboBox:
+        combo = QComboBox()
+        combo.setObjectName(name)
+        combo.setToolTip(f"{tip}: the column naming each case (read: 'id' in any case, else the first column). "
+                         "The others are its attributes.")
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(12)
+        return combo
+
     @staticmethod
     def _file_combo(name: str, tip: str) -> QComboBox:
         combo = QComboBox()
@@ -264,26 +284,77 @@ class CaseBaseForm(QWidget):
     def _item(self, path):
         return self.session.find(path) if path else None
 
+    def _case_base(self, path):
+        """The loaded case base at ``path``, keyed by the id column chosen for it (None: not loaded)."""
+        item = self._item(path)
+        if item is None:
+            return None
+        column = self.id_columns.get(path, item.data.id_column)
+        key = (path, self.session.version(path), column)
+        if key not in self._keyed:
+            try:
+                self._keyed[key] = item.data.with_id_column(column)
+            except EvalInputError:               # chosen for an earlier load of the file: back to its own
+                return item.data
+        return self._keyed[key]
+
     def train(self):
-        item = self._item(self.train_combo.currentData())
-        return item.data if item is not None else None
+        return self._case_base(self.train_combo.currentData())
 
     def test(self):
         path = self.test_combo.currentData()
-        if path == SAME_AS_TRAIN:
-            return self.train()
-        item = self._item(path)
-        return item.data if item is not None else None
+        return self.train() if path == SAME_AS_TRAIN else self._case_base(path)
 
-    def _train_changed(self) -> None:
-        self.wanted["train"] = self.train_combo.currentData()
-        if self.editor.table.rowCount() == 0 and self.train() is not None:
+    def _fill_ids(self, combo: QComboBox, path) -> None:
+        """Offer the columns of the case base at ``path`` as its id column, the chosen one selected."""
+        base = self._case_base(path)
+        combo.blockSignals(True)
+        combo.clear()
+        if base is not None:
+            for column in base.file_columns or (base.id_column, *base.attributes):
+                combo.addItem(column, column)
+            combo.setCurrentIndex(max(combo.findData(base.id_column), 0))
+        combo.blockSignals(False)
+
+    def _id_changed(self, combo: QComboBox, files: QComboBox) -> None:
+        """Key the case base by the column chosen; a column with a missing or repeated id is refused."""
+        path, column = files.currentData(), combo.currentData()
+        item = self._item(path)
+        if item is None or column is None:
+            return
+        try:
+            keyed = item.data.with_id_column(column)
+        except EvalInputError as exc:
+            self._fill_ids(combo, path)              # back to the id column it had
+            self.error.emit("That column cannot be the id column", str(exc))
+            return
+        self.id_columns[path] = column
+        self._keyed[(path, self.session.version(path), column)] = keyed
+        if self.editor.source == DEFAULT_SOURCE:      # the attributes changed: so does the default model
             self.default_model()
         self._refresh_preview_choices()
+        self.edited.emit()
+
+    def _train_changed(self) -> None:
+        self._train_picked()
+        self._refresh_preview_choices()
+
+    def _train_picked(self) -> None:
+        self.wanted["train"] = self.train_combo.currentData()
+        self._fill_ids(self.train_id, self.train_combo.currentData())
+        if self.editor.table.rowCount() == 0 and self.train() is not None:
+            self.default_model()
 
     def _test_changed(self) -> None:
-        self.wanted["test"] = self.test_combo.currentData()
+        self._test_picked()
         self._refresh_preview_choices()
+
+    def _test_picked(self) -> None:
+        self.wanted["test"] = self.test_combo.currentData()
+        same = self.test_combo.currentData() == SAME_AS_TRAIN
+        self._fill_ids(self.test_id, None if same else self.test_combo.currentData())
+        for widget in (self.test_id, self.bases_form.labelForField(self.test_id)):
+            widget.setVisible(not same)
 
     def _truth_changed(self) -> None:
         self.wanted["ground_truth"] = self.truth_combo.currentData()
@@ -429,14 +500,16 @@ class CaseBaseForm(QWidget):
         truth = self.truth_combo.currentData() if self.source() == FILES else None
         self.predicted.set_entries([(p, n) for n, p in results if p != truth], default=self.source() == FILES)
         if self.train_combo.currentData() != train_before or self.editor.table.rowCount() == 0:
-            self._train_changed()
+            self._train_picked()
         else:
-            self._refresh_preview_choices()
+            self._fill_ids(self.train_id, self.train_combo.currentData())
+        self._test_picked()
+        self._refresh_preview_choices()
 
     def _refresh_preview_choices(self) -> None:
         test, train = self.test(), self.train()
-        self.preview.query.set_ids(test.ids.tolist() if test is not None else [])
-        self.preview.case.set_ids(train.ids.tolist() if train is not None else [])
+        self.preview.query.set_ids(test.ids if test is not None else None)
+        self.preview.case.set_ids(train.ids if train is not None else None)
         self.preview_wanted.emit()
 
     # ------------------------------------------------------------ the job's input
@@ -510,6 +583,7 @@ class CaseBaseForm(QWidget):
             "source": self.source(),
             "train": self.wanted["train"],
             "test": self.wanted["test"],
+            "id_columns": dict(self.id_columns),
             "include_self": self.include_self.isChecked(),
             "ground_truth": self.wanted["ground_truth"],
             "model": self.editor.to_dict() if self.editor.table.rowCount() else None,
@@ -535,6 +609,8 @@ class CaseBaseForm(QWidget):
         for key in ("train", "test", "ground_truth"):
             if isinstance(state.get(key), str):
                 self.wanted[key] = state[key]
+        if isinstance(state.get("id_columns"), dict):
+            self.id_columns.update({str(p): str(c) for p, c in state["id_columns"].items()})
         if isinstance(state.get("include_self"), bool):
             self.include_self.setChecked(state["include_self"])
         for box, key in ((self.filter_sizes, "filter_sizes"), (self.ks, "ks")):

@@ -233,7 +233,8 @@ class CaseIdBox(QComboBox):
         super().__init__(parent)
         self.setObjectName(object_name)
         self.ids = QStringListModel(self)
-        self._rows: dict[str, int] = {}
+        self._offered = None                 # the array of ids offered
+        self._index = None                   # its pandas Index, for findData
         self.setModel(self.ids)
         self.setEditable(True)
         self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -251,20 +252,29 @@ class CaseIdBox(QComboBox):
     def chosen_id(self) -> str:
         return self.itemText(self.currentIndex()) if self.currentIndex() >= 0 else ""
 
-    def set_ids(self, ids: list[str]) -> None:
-        """Offer ``ids``, keeping the chosen one when it is still there (else the first)."""
+    def set_ids(self, ids) -> None:
+        """Offer the case base's ``ids`` (an array of str; None: none), keeping the chosen one when it is still
+        there (else the first). The same array again changes nothing."""
+        if ids is self._offered:
+            return
         kept = self.currentData()
+        self._offered, self._index = ids, None
         self.blockSignals(True)
-        self.ids.setStringList(ids)
-        self._rows = {case_id: row for row, case_id in enumerate(ids)}
-        self.setCurrentIndex(self._rows.get(kept, 0 if ids else -1))
+        self.ids.setStringList([] if ids is None else ids.tolist())
+        self.setCurrentIndex(max(self.findData(kept), 0) if ids is not None and len(ids) else -1)
         self.blockSignals(False)
 
     def currentData(self, role=Qt.ItemDataRole.UserRole):
         return self.chosen_id() or None
 
     def findData(self, data, role=Qt.ItemDataRole.UserRole, flags=Qt.MatchFlag.MatchExactly) -> int:
-        return self._rows.get(data, -1)
+        if self._offered is None or data is None:
+            return -1
+        if self._index is None:                      # a hashed lookup, built when first asked
+            import pandas as pd
+
+            self._index = pd.Index(self._offered)
+        return int(self._index.get_indexer([data])[0])
 
 
 class PreviewBox(QWidget):
