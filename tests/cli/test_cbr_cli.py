@@ -117,6 +117,18 @@ def test_similarity_needs_results_and_distinct_names(capsys):
     assert status == 2 and "two retrievers are named 'x'" in err[0]
 
 
+def test_measures_describes_every_metric_and_local_similarity(capsys):
+    from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, METRICS
+
+    for family, registry in (("cbr", METRICS), ("cbr-similarity", LOCAL_SIMILARITIES)):
+        status, out, _ = run_cli(capsys, "measures", "--family", family)
+        listed = [line.split()[0] for line in out.splitlines()[1:] if line.strip()]
+        assert status == 0 and listed == list(registry), family
+        for name in registry:
+            status, out, _ = run_cli(capsys, "measures", "--family", family, name)
+            assert status == 0 and registry[name].formula in out and registry[name].description in out, name
+
+
 # ---------------------------------------------------------------- casebase
 
 def test_casebase_sweep_table_timings_and_ground_truth_export(capsys, tmp_path):

@@ -203,6 +203,68 @@ def test_every_retrieval_is_timed_and_compared_with_linear(cars):
     assert summary[("linear", pd.NA, "speedup")] == 1.0
 
 
+def _python_calls(folder, n_cases: int) -> dict[str, int]:
+    """Python function calls made by the linear retriever and by MAC/FAC (both phases), on every thread, over
+    the synthetic case base (every attribute type, Levenshtein included) of 25 queries and n_cases cases."""
+    import sys
+    import threading
+
+    folder.mkdir()
+    train, test, model = synthetic(folder, n_cases=n_cases)
+    bases = retrieval.CaseBases.of(test, train, False)
+    full, mac = Scorer(model, bases.test, bases.train), Scorer(model.subset(["price", "kind"]), bases.test,
+                                                                bases.train)
+    counts = {}
+    for name, retrieve in (("linear", lambda: retrieval.linear(full, bases, (5,))),
+                           ("macfac", lambda: retrieval.macfac(mac, full, bases, 100, 5))):
+        count = [0]
+
+        def profile(frame, event, arg):
+            if event == "call":
+                count[0] += 1
+
+        threading.setprofile(profile)
+        sys.setprofile(profile)
+        try:
+            retrieve()
+        finally:
+            sys.setprofile(None)
+            threading.setprofile(None)
+        counts[name] = count[0]
+    return counts
+
+
+def test_no_python_code_runs_per_pair(tmp_path):
+    """The retrievers are vectorised: 16 times the pairs (25 x 300 -> 25 x 4,800 cases) leave the number of
+    Python calls as it was (a few hundred: per block, attribute and query, never per pair)."""
+    small, large = _python_calls(tmp_path / "small", 300), _python_calls(tmp_path / "large", 4800)
+    for name in ("linear", "macfac"):
+        assert large[name] < 3000 and large[name] < 1.5 * small[name], (name, small, large)
+
+
+def test_mac_recall_is_the_share_of_the_true_top_k_that_survives_mac(tmp_path):
+    """Each query's mac_recall by hand: MAC's filter_size best cases by the MAC model alone (ties: lower case
+    id), against the ground truth's top k."""
+    train, test, model = synthetic(tmp_path)
+    mac = model.subset(["price", "kind"])                   # rounded prices, three kinds: many ties
+    result = run_casebase(CaseBaseRun(train, test, model, mac, (40, 10), (5, 10), metrics=["hits"],
+                                      per_query=True))
+    bases = retrieval.CaseBases.of(test, train, False)
+    mac_sims = Scorer(mac, bases.test, bases.train).block(np.arange(bases.n_queries))
+    truth = result.ground_truth
+    rows = result.table[(result.table["metric"] == "mac_recall") & (result.table["query"] != "all")]
+    seen = set()
+    for size, k in ((40, 5), (10, 10)):
+        got = rows[rows["filter_size"] == size].set_index("query")["value"]
+        for q in range(bases.n_queries):
+            candidates = set(np.argsort(-mac_sims[q], kind="stable")[:size].tolist())
+            top = truth.list(q)[0][:k]
+            expected = len(candidates & set(top.tolist())) / k
+            assert got[truth.query_ids[q]] == expected, (size, k, truth.query_ids[q])
+            seen.add(expected)
+    assert len(seen) > 2                                    # not all 0 or 1: the test tells something
+
+
 @pytest.mark.parametrize("sizes, ks, words", [((5, 10), (3,), "equally long (2 filter sizes, 1 ks)"),
                                               ((2,), (3,), "smaller than its k"), ((0,), (0,), "at least 1")])
 def test_filter_sizes_and_ks_are_pairs(cars, sizes, ks, words):
