@@ -127,6 +127,28 @@ def test_the_tab_the_model_editor_and_the_live_preview(qtbot, window, monkeypatc
     assert not form.preview.model.frame.empty
 
 
+def test_a_type_the_values_do_not_fit_is_said_in_the_preview_and_refused_by_run(qtbot, window, monkeypatch):
+    """Made numeric, 'make' (VW, Audi...) cannot be read: the preview says why in place, without a dialog at
+    every edit; Run refuses it with a dialog naming the file, the case and the column."""
+    casebase = _set_up(qtbot, window, monkeypatch)
+    form, editor = casebase.form, casebase.form.editor
+    _preview_settled(qtbot, casebase)
+    errors = []
+    window.error_shown.connect(lambda title, message: errors.append(message))
+    editor.widget(editor.row_of("make"), 1).setCurrentText("numeric")
+    assert editor.widget(editor.row_of("make"), 2).currentData() == "linear"
+    qtbot.waitUntil(lambda: "is not a number" in form.preview.note.text(), timeout=10_000)
+    assert "case '1', column 'make': 'VW' is not a number" in form.preview.note.text()
+    assert form.preview.model.frame.empty and errors == []
+    with qtbot.waitSignal(window.error_shown, timeout=10_000) as refused:
+        qtbot.mouseClick(casebase.run_button, Qt.MouseButton.LeftButton)
+    assert "cars.csv, line 2" in refused.args[1] and "case '1', column 'make'" in refused.args[1]
+    window.last_error_dialog.close()
+    editor.widget(editor.row_of("make"), 1).setCurrentText("categorical")
+    qtbot.waitUntil(lambda: not form.preview.model.frame.empty, timeout=10_000)
+    assert "weighted mean" in form.preview.note.text()
+
+
 def test_the_model_saves_to_a_file_the_engine_reads(qtbot, window, monkeypatch, tmp_path):
     from evalgui.core.cbr.model import load_model
 

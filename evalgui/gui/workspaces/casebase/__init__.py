@@ -11,7 +11,6 @@ the compare workspace's interface (``page``, ``title``, ``refresh``, ``choices``
 
 from __future__ import annotations
 
-import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
@@ -82,18 +81,23 @@ class CaseBaseWorkspace(Workspace):
         query, case = box.query.currentData(), box.case.currentData()
         problem = self.form.editor.problem()
         if test is None or train is None or query is None or case is None or problem:
-            box.model.set_frame(pd.DataFrame())
-            box.note.setText(problem or "")
+            box.show_problem(problem or "")
             return
         model = self.form.editor.model()
 
         def job(_state):
-            return preview(model, test, train, query, case)
+            # A value that does not fit its attribute's type is the model being edited, not a failure:
+            # the preview says so in place (Run refuses it with a dialog).
+            try:
+                return preview(model, test, train, query, case)
+            except (EvalInputError, EvalUsageError) as exc:
+                return str(exc)
 
-        def show(frame) -> None:
-            box.model.set_frame(frame, directions=None)
-            box.note.setText("Global: the weighted mean over the attributes both have (an empty similarity: a "
-                             "value is missing).")
+        def show(result) -> None:
+            if isinstance(result, str):
+                box.show_problem(result)
+            else:
+                box.show_frame(result)
 
         self.start_side_job("preview", job, show, "The preview failed")
 

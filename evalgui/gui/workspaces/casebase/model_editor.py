@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
@@ -302,6 +303,18 @@ class PreviewBox(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.view)
         layout.addWidget(self.note)
+
+    def show_frame(self, frame) -> None:
+        self.model.set_frame(frame, directions=None)
+        self.note.setStyleSheet("")
+        self.note.setText("Global: the weighted mean over the attributes both have (an empty similarity: a value "
+                          "is missing).")
+
+    def show_problem(self, problem: str) -> None:
+        """No preview, and why (empty: nothing to say, e.g. no case base yet)."""
+        self.model.set_frame(pd.DataFrame())
+        self.note.setStyleSheet("color: #c62828;")
+        self.note.setText(problem)
 
     def global_similarity(self) -> float | None:
         frame = self.model.frame
