@@ -275,8 +275,13 @@ def test_similarity_files_only(qtbot, window):
     _choose(form.source_combo, "files")
     _choose(form.truth_combo, str(CBR / "procake_ground_truth.csv"))
     assert form.predicted.checked() == [str(CBR / "procake_evaluated.csv")]
+    # no MAC/FAC without case bases: its rows are hidden; the model editor too
+    assert not any(w.isVisibleTo(form) for w in (form.mac_list, form.filter_sizes, form.mac_file_button,
+                                                  form.model_box))
+    assert form.ks.isVisibleTo(form) and form.predicted.isVisibleTo(form)
     form.ks.setText("2")
     run_and_wait(qtbot, casebase)
+    assert list(casebase.table.model.frame.columns) == ["retriever", "k", "metric", "value"]   # nothing timed
     shown = casebase.table.model.frame.set_index("metric")["value"]
     assert shown["hits"] == 1.0 and shown["quality_stromer"] == pytest.approx(0.6)
     assert shown["quality_mueller"] == pytest.approx(0.85)
@@ -284,8 +289,15 @@ def test_similarity_files_only(qtbot, window):
     assert list(casebase.drill_down.model_truth.frame["rank_in_retriever"]) == [1, 3, 2]
 
 
-def _ranked_on(form, thresholds="0.6,0.8", measures=RANKED):
-    form.ranked_box.setChecked(True)
+def _tick(qtbot, box, on=True):
+    """Click a check box (at its indicator) unless it already is as wanted."""
+    if box.isChecked() != on:
+        qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))
+    assert box.isChecked() == on
+
+
+def _ranked_on(qtbot, form, thresholds="0.6,0.8", measures=RANKED):
+    _tick(qtbot, form.ranked_check)
     form.thresholds.clear()
     form.thresholds.setFocus()
     QTest.keyClicks(form.thresholds, thresholds)
@@ -295,15 +307,15 @@ def _ranked_on(form, thresholds="0.6,0.8", measures=RANKED):
 def test_ranked_measures_over_the_graded_ground_truth_equal_the_engine(qtbot, window, monkeypatch):
     casebase = _set_up(qtbot, window, monkeypatch)
     form = casebase.form
-    assert not form.ranked_box.isChecked() and not form.thresholds.isVisibleTo(form)    # off until asked for
-    _ranked_on(form, thresholds="0.6,1.5")
+    assert not form.ranked_check.isChecked() and not form.thresholds.isVisibleTo(form)    # off until asked for
+    _ranked_on(qtbot, form, thresholds="0.6,1.5")
     assert form.thresholds.isVisibleTo(form) and form.ranked_picker.isVisibleTo(form)
     assert form.thresholds.property("invalid") and "(0, 1]" in form.thresholds.toolTip()
     with qtbot.waitSignal(window.error_shown, timeout=10_000) as refused:
         qtbot.mouseClick(casebase.run_button, Qt.MouseButton.LeftButton)
     assert "(0, 1]" in refused.args[1] and casebase.outcome is None
     window.last_error_dialog.close()
-    _ranked_on(form)
+    _ranked_on(qtbot, form)
     assert not form.thresholds.property("invalid")
     run_and_wait(qtbot, casebase)
     assert casebase.outcome is not None, casebase.progress_label.text()
@@ -330,7 +342,7 @@ def test_ranked_measures_over_the_graded_ground_truth_equal_the_engine(qtbot, wi
         qtbot.mouseClick(casebase.run_button, Qt.MouseButton.LeftButton)
     assert "tick at least one measure" in refused.args[1]
     window.last_error_dialog.close()
-    form.ranked_box.setChecked(False)
+    _tick(qtbot, form.ranked_check, False)
     run_and_wait(qtbot, casebase)
     assert not set(names) & set(casebase.outcome.table["metric"])
 
@@ -344,7 +356,7 @@ def test_ranked_measures_of_similarity_files(qtbot, window):
     form = casebase.form
     _choose(form.source_combo, "files")
     _tick_only(form.metrics, ["hits"])
-    _ranked_on(form, thresholds="0.25,0.4", measures={"ndcg_cut": "2", "map": ""})
+    _ranked_on(qtbot, form, thresholds="0.25,0.4", measures={"ndcg_cut": "2", "map": ""})
     run_and_wait(qtbot, casebase)
     table, _ = evaluate_results(read_similarity_results(CBR / "procake_ground_truth.csv"),
                                 [("procake_evaluated", read_similarity_results(CBR / "procake_evaluated.csv"))],
@@ -437,8 +449,7 @@ def test_one_case_base_as_train_and_test_leaves_each_query_out_unless_ticked(qtb
     assert truth.n_queries == 20 and set(truth.lengths()) == {19}
     cases, _ = truth.list(list(truth.query_ids).index("4"))
     assert "4" not in set(truth.case_ids[cases])
-    qtbot.mouseClick(form.include_self, Qt.MouseButton.LeftButton, pos=QPoint(8, form.include_self.height() // 2))
-    assert form.include_self.isChecked()
+    _tick(qtbot, form.include_self)
     run_and_wait(qtbot, casebase)
     truth = casebase.outcome.ground_truth
     assert set(truth.lengths()) == {20}
@@ -623,7 +634,7 @@ def test_project_round_trip(qtbot, make_window, monkeypatch, tmp_path):
     casebase = _set_up(qtbot, first, monkeypatch, folder=folder)
     editor = casebase.form.editor
     editor.widget(editor.row_of("make"), 4).setValue(4)
-    _ranked_on(casebase.form, thresholds="0.7")
+    _ranked_on(qtbot, casebase.form, thresholds="0.7")
     run_and_wait(qtbot, casebase)
     project = tmp_path / "cars.evalgui"
     assert first.write_project(str(project))
@@ -639,7 +650,7 @@ def test_project_round_trip(qtbot, make_window, monkeypatch, tmp_path):
     assert restored.form.mac_path == str(folder / "mac_model.json") and restored.form.filter_sizes.text() == "3,6"
     pd.testing.assert_frame_equal(restored.outcome.table, casebase.outcome.table, check_dtype=False)
     pd.testing.assert_frame_equal(restored.table.model.frame, casebase.table.model.frame, check_dtype=False)
-    assert restored.form.ranked_box.isChecked() and restored.form.thresholds.text() == "0.7"
+    assert restored.form.ranked_check.isChecked() and restored.form.thresholds.text() == "0.7"
     assert restored.form.ranked_picker.specs() == casebase.form.ranked_picker.specs()
     pd.testing.assert_frame_equal(restored.outcome.per_query, casebase.outcome.per_query, check_dtype=False)
     restored.results_tabs.setCurrentWidget(restored.per_query.page)

@@ -60,7 +60,7 @@ class CaseBaseWorkspace(Workspace):
         splitter.addWidget(self.results_tabs)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([510, 850])
+        splitter.setSizes([530, 830])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)

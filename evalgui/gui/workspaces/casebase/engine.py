@@ -92,10 +92,12 @@ def evaluation_job(source: CaseBaseRun | FilesSource):
 
 
 def shown_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The quality rows with each configuration's retrieval time and speed-up as columns."""
+    """The quality rows with each configuration's retrieval time and speed-up as columns (when it was timed)."""
     keys = [c for c in (RETRIEVER, FILTER_SIZE, K) if c in table.columns]
     timing = table[METRIC].isin(TIMING)
     out = table[~timing].reset_index(drop=True)
+    if not timing.any():                 # similarity files only: nothing was timed
+        return out
     for name in (SECONDS, SPEEDUP):
         part = table[table[METRIC] == name][keys + [VALUE]].rename(columns={VALUE: name})
         # Merged on the configuration; pandas matches a missing filter_size / k with a missing one.

@@ -16,7 +16,7 @@ import os
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                               QPushButton, QStackedWidget, QVBoxLayout, QWidget)
+                               QPushButton, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget)
 
 from evalgui.core.cbr.catalogue import METRICS, QUALITY_METRICS, TIES
 from evalgui.core.cbr.model import DEFAULT_SOURCE
@@ -109,6 +109,7 @@ class CaseBaseForm(QWidget):
         source_layout = QVBoxLayout(source_box)
         source_layout.addWidget(self.source_combo)
         source_layout.addWidget(self.pages)
+        self._show_page(0)
 
         # ---------------------------------------------------------------- the model and its preview
         self.model_box = QGroupBox("Similarity model")
@@ -180,12 +181,11 @@ class CaseBaseForm(QWidget):
         metrics_layout.addRow("Ties", self.ties_combo)
 
         # ---------------------------------------------------------------- ranked measures (graded ground truth)
-        self.ranked_box = QGroupBox("Ranked measures (ground truth as graded qrels)")
-        self.ranked_box.setObjectName("cbrRankedBox")
-        self.ranked_box.setCheckable(True)
-        self.ranked_box.setChecked(False)
-        self.ranked_box.setToolTip("nDCG@k, P@k, AP... by the ranked engine: the ground truth becomes graded qrels "
-                                   "(by the thresholds below) and each retriever's list, cut at k, a run")
+        ranked_box = QGroupBox("Ranked measures")
+        self.ranked_check = QCheckBox("Also nDCG@k, P@k, AP...: the ground truth as graded qrels")
+        self.ranked_check.setObjectName("cbrRanked")
+        self.ranked_check.setToolTip("By the ranked engine: the ground truth becomes graded qrels (by the thresholds "
+                                     "below) and each retriever's list, cut at k, a run")
         self.thresholds = QLineEdit()
         self.thresholds.setObjectName("cbrThresholds")
         self.thresholds.setPlaceholderText("e.g. 0.7,0.9")
@@ -194,10 +194,15 @@ class CaseBaseForm(QWidget):
         self.ranked_picker = MeasurePicker(registry=REGISTRY)
         self.ranked_picker.setObjectName("cbrRankedPicker")
         self.ranked_picker.setMinimumHeight(260)
-        ranked_layout = QFormLayout(self.ranked_box)
+        self.ranked_settings = QWidget()             # shown while the box is ticked
+        ranked_layout = QFormLayout(self.ranked_settings)
+        ranked_layout.setContentsMargins(0, 0, 0, 0)
         ranked_layout.addRow("Relevance thresholds", self.thresholds)
         ranked_layout.addRow(self.thresholds_note)
         ranked_layout.addRow(self.ranked_picker)
+        ranked_column = QVBoxLayout(ranked_box)
+        ranked_column.addWidget(self.ranked_check)
+        ranked_column.addWidget(self.ranked_settings)
         self._show_ranked(False)
 
         layout = QVBoxLayout(self)
@@ -206,7 +211,7 @@ class CaseBaseForm(QWidget):
         layout.addWidget(self.model_box)
         layout.addWidget(retrievers_box)
         layout.addWidget(metrics_box)
-        layout.addWidget(self.ranked_box)
+        layout.addWidget(ranked_box)
         layout.addStretch(1)
 
         self._update_tips()
@@ -223,7 +228,7 @@ class CaseBaseForm(QWidget):
         for box in (self.filter_sizes, self.ks):
             box.textChanged.connect(self.check_pairs)
         self.thresholds.textChanged.connect(self.check_thresholds)
-        self.ranked_box.toggled.connect(self._show_ranked)
+        self.ranked_check.toggled.connect(self._show_ranked)
         for combo in (self.preview.query, self.preview.case):
             combo.currentIndexChanged.connect(self.preview_wanted)
         # The user's edits only (refilling the lists from the session is none).
@@ -231,7 +236,7 @@ class CaseBaseForm(QWidget):
                        self.test_combo.currentIndexChanged, self.truth_combo.currentIndexChanged,
                        self.include_self.toggled, self.editor.changed, self.mac_list.itemChanged,
                        self.filter_sizes.textEdited, self.ks.textEdited, self.predicted.itemChanged,
-                       self.metrics.itemChanged, self.ties_combo.currentIndexChanged, self.ranked_box.toggled,
+                       self.metrics.itemChanged, self.ties_combo.currentIndexChanged, self.ranked_check.toggled,
                        self.thresholds.textEdited, self.ranked_picker.changed):
             signal.connect(self.edited)
         self.refresh_inputs()
@@ -258,9 +263,14 @@ class CaseBaseForm(QWidget):
 
     def _update_tips(self) -> None:
         files = self.source() == FILES
-        self.filter_sizes.setEnabled(not files)
-        for widget in (self.mac_list, self.mac_file_button, self.mac_clear_button):
-            widget.setEnabled(not files)
+        # Similarity files only: no MAC/FAC to run, so its rows are hidden.
+        for widget in (self.mac_file_label, self.mac_list, self.filter_sizes):
+            label = self.retrievers_form.labelForField(widget)
+            for shown in (widget, label):
+                if shown is not None:
+                    shown.setVisible(not files)
+        for button in (self.mac_file_button, self.mac_clear_button):
+            button.setVisible(not files)
         self.filter_sizes.setToolTip("MAC/FAC: how many candidates MAC keeps, paired position by position with "
                                      "the ks (ProCAKE's setFilterSizes)")
         self.ks.setToolTip("The number of cases returned; with filter sizes, MAC/FAC's k paired position by "
@@ -273,13 +283,23 @@ class CaseBaseForm(QWidget):
         return self.source_combo.currentData()
 
     def _source_changed(self) -> None:
-        self.pages.setCurrentIndex(self.source_combo.currentIndex())
+        self._show_page(self.source_combo.currentIndex())
         self.model_box.setVisible(self.source() == CASE_BASES)
         self.linear_note.setVisible(self.source() == CASE_BASES)
         self.source_combo.setToolTip(SOURCES[self.source_combo.currentIndex()][2])
         self._update_tips()
         self.check_pairs()
         self.refresh_inputs()           # the ground truth is no retriever to evaluate
+
+    def _show_page(self, index: int) -> None:
+        """The source's page, the box as tall as it (not as the tallest page)."""
+        self.pages.setCurrentIndex(index)
+        for i in range(self.pages.count()):
+            page = self.pages.widget(i)
+            page.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred if i == index
+                               else QSizePolicy.Policy.Ignored)
+            page.updateGeometry()
+        self.pages.updateGeometry()
 
     def _item(self, path):
         return self.session.find(path) if path else None
@@ -431,19 +451,14 @@ class CaseBaseForm(QWidget):
         self.pairs_note.setVisible(bool(problem))
 
     def _show_ranked(self, on: bool) -> None:
-        """A group box unticked disables its contents; here they are hidden too, so the form stays short."""
-        for widget in (self.thresholds, self.thresholds_note, self.ranked_picker):
-            widget.setVisible(on)
-        label = self.ranked_box.layout().labelForField(self.thresholds)
-        if label is not None:
-            label.setVisible(on)
+        self.ranked_settings.setVisible(on)          # unticked, the form stays short
         self.check_thresholds()
 
     def thresholds_problem(self) -> str | None:
         """What is wrong with the relevance thresholds as typed (None: nothing, or ranked measures off)."""
         from evalgui.core.cbr.evaluate import check_thresholds
 
-        if not self.ranked_box.isChecked():
+        if not self.ranked_check.isChecked():
             return None
         try:
             if not check_thresholds(parse_numbers(self.thresholds.text(), float)):
@@ -460,7 +475,7 @@ class CaseBaseForm(QWidget):
 
     def ranked_request(self) -> tuple[list[str], tuple[float, ...]]:
         """The ranked measures ticked and the thresholds (nothing while the box is unticked)."""
-        if not self.ranked_box.isChecked():
+        if not self.ranked_check.isChecked():
             return [], ()
         problem = self.thresholds_problem()
         if problem:
@@ -594,7 +609,7 @@ class CaseBaseForm(QWidget):
             "predicted": dict(self.predicted.ticks),
             "metrics": dict(self.metrics.ticks),
             "ties": self.ties_combo.currentData(),
-            "ranked": {"on": self.ranked_box.isChecked(), "thresholds": self.thresholds.text(),
+            "ranked": {"on": self.ranked_check.isChecked(), "thresholds": self.thresholds.text(),
                        "measures": self.ranked_picker.state()},
         }
 
@@ -630,7 +645,7 @@ class CaseBaseForm(QWidget):
                 self.thresholds.setText(ranked["thresholds"])
             if isinstance(ranked.get("measures"), dict):
                 self.ranked_picker.restore(ranked["measures"])
-            self.ranked_box.setChecked(bool(ranked.get("on")))
+            self.ranked_check.setChecked(bool(ranked.get("on")))
         self.refresh_inputs()
         if isinstance(state.get("model"), dict):
             try:

@@ -23,7 +23,7 @@ from evalgui.gui.measurepicker import mark_invalid
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 
 ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT, DELIMITER = range(6)
-DELIMITER_TIP = "Set attributes: what separates the values of a cell (empty: the case base's, ';')"
+DELIMITER_TIP = "The delimiter of a set attribute: what separates the values of a cell (empty: the case base's, ';')"
 MODEL_FILES = "Similarity model (*.json);;All files (*)"
 
 
@@ -48,7 +48,8 @@ class ModelEditor(QWidget):
         self.source = "<model>"          # the file the model came from (messages name it)
         self.table = QTableWidget(0, 6)
         self.table.setObjectName("cbrModelTable")
-        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Parameters", "Weight", "Delimiter"])
+        # "Sep.": the delimiter's column is as narrow as one character needs, so that parameters have room.
+        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Parameters", "Weight", "Sep."])
         self.table.horizontalHeaderItem(DELIMITER).setToolTip(DELIMITER_TIP)
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
@@ -104,7 +105,9 @@ class ModelEditor(QWidget):
         weight.setRange(0.0, 1000.0)
         weight.setDecimals(2)
         weight.setValue(a.weight)
-        weight.setToolTip("The attribute's weight in the weighted mean (0 leaves it out)")
+        weight.setToolTip("The attribute's weight in the weighted mean (0 leaves it out); type it, or use the wheel "
+                          "or the arrow keys")
+        weight.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)      # room for the parameters
         self.table.setCellWidget(row, TYPE, kind)
         self.table.setCellWidget(row, MEASURE, measure)
         self.table.setCellWidget(row, PARAMETERS, params)
@@ -112,7 +115,7 @@ class ModelEditor(QWidget):
         delimiter = QLineEdit(a.delimiter or "")
         delimiter.setPlaceholderText(";")
         delimiter.setMaxLength(8)
-        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Delimiter") + 16)
+        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Sep.") + 16)
         delimiter.setToolTip(DELIMITER_TIP)
         delimiter.setEnabled(a.type == "set")
         self.table.setCellWidget(row, DELIMITER, delimiter)
@@ -306,13 +309,15 @@ class PreviewBox(QWidget):
 
     def show_frame(self, frame) -> None:
         self.model.set_frame(frame, directions=None)
+        self.view.show()
         self.note.setStyleSheet("")
         self.note.setText("Global: the weighted mean over the attributes both have (an empty similarity: a value "
                           "is missing).")
 
     def show_problem(self, problem: str) -> None:
-        """No preview, and why (empty: nothing to say, e.g. no case base yet)."""
+        """No preview, and why (empty: nothing to say, e.g. no case base yet): the reason where the table was."""
         self.model.set_frame(pd.DataFrame())
+        self.view.setVisible(not problem)
         self.note.setStyleSheet("color: #c62828;")
         self.note.setText(problem)
 
