@@ -265,6 +265,18 @@ def test_exports_read_back(qtbot, window, monkeypatch, tmp_path):
         _save_as(monkeypatch, tmp_path / f"chart{ext}")
         targets["Quality vs time chart…"]()
         assert (tmp_path / f"chart{ext}").stat().st_size > 1000
+    # the exported ground truth read back in the window: as ground truth and as a retriever, perfect
+    (tmp_path / "again.csv").write_bytes((tmp_path / "gt.csv").read_bytes())
+    load(qtbot, window, [tmp_path / "gt.csv", tmp_path / "again.csv"])
+    assert window.session.find(str(tmp_path / "gt.csv")).kind == "similarity results"
+    form = casebase.form
+    _choose(form.source_combo, "files")
+    _choose(form.truth_combo, str(tmp_path / "gt.csv"))
+    _tick_only(form.predicted, [str(tmp_path / "again.csv")])
+    form.ks.setText("3")
+    _tick_only(form.metrics, ["hits_normalized", "quality_stromer"])
+    run_and_wait(qtbot, casebase)
+    assert casebase.outcome.table["value"].tolist() == [1.0, 1.0]
 
 
 def test_similarity_files_only(qtbot, window):
