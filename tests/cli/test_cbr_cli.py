@@ -117,6 +117,18 @@ def test_similarity_needs_results_and_distinct_names(capsys):
     assert status == 2 and "two retrievers are named 'x'" in err[0]
 
 
+def test_measures_describes_every_metric_and_local_similarity(capsys):
+    from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, METRICS
+
+    for family, registry in (("cbr", METRICS), ("cbr-similarity", LOCAL_SIMILARITIES)):
+        status, out, _ = run_cli(capsys, "measures", "--family", family)
+        listed = [line.split()[0] for line in out.splitlines()[1:] if line.strip()]
+        assert status == 0 and listed == list(registry), family
+        for name in registry:
+            status, out, _ = run_cli(capsys, "measures", "--family", family, name)
+            assert status == 0 and registry[name].formula in out and registry[name].description in out, name
+
+
 # ---------------------------------------------------------------- casebase
 
 def test_casebase_sweep_table_timings_and_ground_truth_export(capsys, tmp_path):
@@ -151,6 +163,28 @@ def test_casebase_with_one_file_leaves_each_query_out_and_mac_attributes(capsys)
     assert summary[("macfac", "hits")] == 5.0 and summary[("macfac", "mac_recall")] == 1.0   # 19 = every other car
     status, out, _ = run_cli(capsys, *args, "--include-self", "--format", "json")
     assert status == 0 and json.loads(out)[0]["filter_size"] is None
+
+
+def test_casebase_per_query_rows_add_up_to_the_summary(capsys):
+    """--per-query: one row per query and metric before each configuration's summary rows (query 'all'); the
+    summary is the mean of the defined per-query values (retrieval_seconds: their sum)."""
+    status, out, _ = run_cli(capsys, "casebase", *CARS, "--mac-model", CBR / "mac_model.json", "--filter-sizes",
+                             "3,6", "--ks", "3,3", "-m", "hits", "-m", "kendall", "-m", "nDCG@3",
+                             "--relevance-thresholds", "0.6,0.8", "--per-query")
+    frame = table(out)
+    assert status == 0 and list(frame.columns) == ["retriever", "filter_size", "k", "query", "metric", "value"]
+    keys = ["retriever", "filter_size", "k", "metric"]
+    rows, summary = frame[frame["query"] != "all"], frame[frame["query"] == "all"]
+    assert sorted(rows["query"].unique()) == ["q1", "q2", "q3"]
+    assert set(summary["metric"]) == {"hits", "kendall", "nDCG@3", "retrieval_seconds", "seconds_per_query",
+                                      "speedup", "mac_recall"}
+    assert "speedup" not in set(rows["metric"])                     # a ratio of totals: no per-query value
+    for key, group in rows.groupby(keys, dropna=False):
+        total = summary.set_index(keys).loc[key, "value"]
+        if key[3] == "retrieval_seconds":
+            assert group["value"].sum() == pytest.approx(total, rel=1e-9)
+        else:
+            assert group["value"].mean() == pytest.approx(total, abs=1e-12), key
 
 
 @pytest.mark.parametrize("files, extra, words", [

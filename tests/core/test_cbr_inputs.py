@@ -52,6 +52,40 @@ def test_the_id_column_is_id_in_any_case_else_the_first_or_chosen(tmp_path):
     assert chosen.ids.tolist() == ["k1"] and chosen.attributes == ["id", "x"]
 
 
+def test_a_loaded_case_base_keyed_by_another_column(tmp_path):
+    """What the window does when the user chooses the id column of a case base already loaded."""
+    path = write(tmp_path, "k.csv", "id,key,price,tags\n1,k1,5,a;b\n2,k2,,b\n\n3,k1,7,c\n")
+    cb = read_case_base(path)
+    cb.types["tags"] = "categorical"                             # an edited type survives the change
+    with pytest.raises(EvalInputError) as error:
+        cb.with_id_column("key")
+    assert "the case id 'k1' appears twice (lines 2 and 5)" in str(error.value) and error.value.line == 5
+    with pytest.raises(EvalInputError, match="the case id is missing .* column price"):
+        cb.with_id_column("price")
+    cb2 = read_case_base(write(tmp_path, "k2.csv", "id,key,price\n1,k1,5\n2,k2,6\n"))
+    keyed = cb2.with_id_column("key")
+    assert keyed.ids.tolist() == ["k1", "k2"] and keyed.id_column == "key"
+    assert keyed.attributes == ["id", "price"] and keyed.types == {"id": "numeric", "price": "numeric"}
+    assert keyed.values("id").tolist() == [1.0, 2.0] and keyed.with_id_column("id").ids.tolist() == ["1", "2"]
+    assert cb2.with_id_column("id") is cb2
+
+
+def test_a_tsv_case_base_even_of_four_or_six_columns(tmp_path):
+    """A .tsv without query and document columns looks like TREC lines: six fields a run, four qrels. Its
+    header (names, not the numbers a run or qrels line has) says it is a table of cases."""
+    six = "id\tprice\tcolor\ttags\tname\temb\nc1\t10000\tred\tsport;cheap\tGolf GTI\t[0.1, 0.2]\n" \
+          "c2\t25000\tblue\tfamily\tPassat\t[0.3, 0.1]\n"
+    loaded = inputs.read_input(write(tmp_path, "cars.tsv", six))
+    assert loaded.kind == "case base" and loaded.data.ids.tolist() == ["c1", "c2"]
+    assert loaded.data.types == {"price": "numeric", "color": "categorical", "tags": "set", "name": "text",
+                                 "emb": "vector"}
+    four = inputs.read_input(write(tmp_path, "four.tsv", "id\tprice\tcolor\tsize\n1\t5\tred\t2\n"))
+    assert four.kind == "case base" and four.data.attributes == ["price", "color", "size"]
+    # TREC files named .tsv are still what they are
+    assert inputs.read_input(write(tmp_path, "r.tsv", "q1\tQ0\td1\t1\t2.5\tbm25\n")).kind == "run"
+    assert inputs.read_input(write(tmp_path, "j.tsv", "q1\t0\td1\t1\n")).kind == "qrels"
+
+
 def test_types_can_be_overridden_and_sets_take_a_delimiter(tmp_path):
     path = write(tmp_path, "z.csv", "id,zip,tags\n1,01067,a|b\n2,10115,b\n")
     assert read_case_base(path).types == {"zip": "numeric", "tags": "categorical"}

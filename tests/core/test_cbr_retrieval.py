@@ -203,6 +203,51 @@ def test_every_retrieval_is_timed_and_compared_with_linear(cars):
     assert summary[("linear", pd.NA, "speedup")] == 1.0
 
 
+def _python_calls(folder, n_cases: int) -> dict[str, int]:
+    """Calls of evalgui's own Python functions (lambdas included) made by the linear retriever and by MAC/FAC
+    (both phases), on every thread, over the synthetic case base (every attribute type, Levenshtein
+    included) of 25 queries and n_cases cases. Only evalgui's code is counted: the thread pool's own
+    waiting, which lasts as long as the machine is slow, is not evalgui's."""
+    import os
+    import sys
+    import threading
+
+    import evalgui
+
+    package = os.path.dirname(evalgui.__file__)
+    folder.mkdir()
+    train, test, model = synthetic(folder, n_cases=n_cases)
+    bases = retrieval.CaseBases.of(test, train, False)
+    full, mac = Scorer(model, bases.test, bases.train), Scorer(model.subset(["price", "kind"]), bases.test,
+                                                                bases.train)
+    counts = {}
+    for name, retrieve in (("linear", lambda: retrieval.linear(full, bases, (5,))),
+                           ("macfac", lambda: retrieval.macfac(mac, full, bases, 100, 5))):
+        count = [0]
+
+        def profile(frame, event, arg):
+            if event == "call" and frame.f_code.co_filename.startswith(package):
+                count[0] += 1
+
+        threading.setprofile(profile)
+        sys.setprofile(profile)
+        try:
+            retrieve()
+        finally:
+            sys.setprofile(None)
+            threading.setprofile(None)
+        counts[name] = count[0]
+    return counts
+
+
+def test_no_python_code_runs_per_pair(tmp_path):
+    """The retrievers are vectorised: 16 times the pairs (25 x 300 -> 25 x 4,800 cases: 112,500 more) leave
+    the number of calls of evalgui's functions about as it was (per block, attribute and query, not per pair)."""
+    small, large = _python_calls(tmp_path / "small", 300), _python_calls(tmp_path / "large", 4800)
+    for name in ("linear", "macfac"):
+        assert large[name] < small[name] + 1000 and large[name] < 3000, (name, small, large)
+
+
 @pytest.mark.parametrize("sizes, ks, words", [((5, 10), (3,), "equally long (2 filter sizes, 1 ks)"),
                                               ((2,), (3,), "smaller than its k"), ((0,), (0,), "at least 1")])
 def test_filter_sizes_and_ks_are_pairs(cars, sizes, ks, words):
@@ -235,6 +280,35 @@ def test_ranked_measures_come_from_the_ranked_engine_on_graded_qrels(cars, tmp_p
     got = result.table[(result.table["retriever"] == "macfac")].set_index("metric")["value"]
     assert got["nDCG@3"] == expected.set_index("measure").loc["nDCG@3", "value"]
     assert got["P@3"] == expected.set_index("measure").loc["P@3", "value"]
+
+
+def test_ranked_measures_see_each_list_cut_at_k(cars, tmp_path):
+    """An imported retriever at k is scored on its first k cases, as the linear one is (and as the
+    case-based metrics cut both lists); similarity files alone, the same for every k."""
+    from evalgui.core.cbr.evaluate import evaluate_results
+    from evalgui.core.ranked.evaluate import evaluate
+
+    train, test, model, _ = cars
+    truth = run_casebase(CaseBaseRun(train, test, model, metrics=["hits"])).ground_truth
+    truth.write(str(tmp_path / "perfect.csv"))                 # every case, in the ground truth's order
+    perfect = read_similarity_results(tmp_path / "perfect.csv")
+    thresholds = (0.5,)
+    qrels = qrels_from_ground_truth(truth, thresholds)
+
+    def expected(k):
+        frame = evaluate(qrels, run_of_lists(truth.truncated(k), "x"), ["P@10", "AP"], per_query=False)
+        return frame.set_index("measure")["value"]
+
+    assert expected(3)["P@10"] < expected(None)["P@10"]         # the cut matters on this data
+    result = run_casebase(CaseBaseRun(train, test, model, ks=(3,), metrics=["P@10", "AP"],
+                                      predicted={"perfect": perfect}, relevance_thresholds=thresholds))
+    rows = result.table.set_index(["retriever", "metric"])["value"]
+    for metric in ("P@10", "AP"):
+        assert rows[("perfect", metric)] == rows[("linear", metric)] == expected(3)[metric], metric
+    table, _ = evaluate_results(perfect, [("perfect", perfect)], ["P@10", "hits"], [None, 3],
+                                relevance_thresholds=thresholds)
+    got = table.set_index(["k", "metric"])["value"]
+    assert got[(pd.NA, "P@10")] == expected(None)["P@10"] and got[(3, "P@10")] == expected(3)["P@10"]
 
 
 def test_imported_results_are_evaluated_beside_the_retrievers(cars, tmp_path):

@@ -12,7 +12,7 @@ The table has the columns ``retriever, filter_size, k, metric, value`` (``filter
 for retrieval runs; ``query`` before ``metric`` with per-query rows, whose summary rows have
 query "all"). The ranked measures (nDCG@10, P@5, AP...) are computed by the ranked engine
 on the ground truth made graded qrels (grade = how many thresholds the similarity reaches)
-and the lists made runs.
+and the lists, cut at k as for the other metrics, made runs.
 """
 
 from __future__ import annotations
@@ -48,6 +48,14 @@ class Evaluated:
     summary: np.ndarray                 # (metrics,)
 
 
+def check_thresholds(thresholds: Sequence[float]) -> tuple[float, ...]:
+    """The relevance thresholds, ascending, each once; EvalUsageError for one outside (0, 1]."""
+    thresholds = tuple(sorted(set(float(t) for t in thresholds)))
+    if any(not 0 < t <= 1 for t in thresholds):
+        raise EvalUsageError("relevance thresholds are similarities in (0, 1]")
+    return thresholds
+
+
 @dataclass
 class MetricChoice:
     """The -m names split: the case-based metrics and the ranked measures (through graded qrels)."""
@@ -61,9 +69,7 @@ class MetricChoice:
         names = list(names) or list(QUALITY_METRICS)
         metrics = parse_metrics([n for n in names if is_metric(n)])
         ranked = [n for n in names if not is_metric(n)]
-        thresholds = tuple(sorted(set(float(t) for t in thresholds)))
-        if any(not 0 < t <= 1 for t in thresholds):
-            raise EvalUsageError("relevance thresholds are similarities in (0, 1]")
+        thresholds = check_thresholds(thresholds)
         if ranked:
             from evalgui.core.ranked.specs import parse_measures
 
@@ -217,7 +223,9 @@ def evaluate_results(ground_truth, predicted: list[tuple[str, object]], metrics:
     truth = ground_truth_lists(ground_truth)
     warnings: list[str] = []
     aligned = [(name, aligned_lists(results, truth, name)) for name, results in predicted]
-    ranked = ranked_values(truth, [lists for _, lists in aligned], choice, warnings) if choice.ranked else None
+    # The ranked measures see each list cut at k, as the case-based metrics do.
+    ranked = ranked_values(truth, [lists.truncated(k) for _, lists in aligned for k in ks], choice, warnings) \
+        if choice.ranked else None
     evaluated = []
     steps = max(len(aligned) * len(ks), 1)
     for i, (name, lists) in enumerate(aligned):
@@ -225,8 +233,8 @@ def evaluate_results(ground_truth, predicted: list[tuple[str, object]], metrics:
             step = state.scaled((i * len(ks) + j) / steps, (i * len(ks) + j + 1) / steps, f"{name}: ")
             labels, values, means = _quality(truth, lists, choice, k, ties, step)
             evaluated.append(Evaluated(name, None, k, labels, values, means))
-        if ranked:
-            evaluated.append(Evaluated(name, None, None, *ranked[i]))
+            if ranked:
+                evaluated.append(Evaluated(name, None, k, *ranked[i * len(ks) + j]))
     return tidy_table(evaluated, truth.query_ids, per_query, with_filter_size=False), warnings
 
 
@@ -290,7 +298,7 @@ def run_casebase(request: CaseBaseRun, state: JobState | None = None) -> CaseBas
         lists = aligned_lists(results, truth, name)
         runs.extend(retrieval.Retrieval(name, lists, None, None, k) for k in ks)
     warnings: list[str] = []
-    ranked = ranked_values(truth, [r.lists for r in runs], choice, warnings) if choice.ranked else None
+    ranked = ranked_values(truth, [r.lists.truncated(r.k) for r in runs], choice, warnings) if choice.ranked else None
     linear_seconds = {r.k: r.total_seconds for r in runs if r.name == LINEAR}
     evaluated = []
     scoring = state.scaled(0.8, 1.0)

@@ -27,6 +27,7 @@ from evalgui.core.cbr.catalogue import MEASURES_BY_TYPE
 from evalgui.core.errors import EvalInputError
 
 TYPES = tuple(MEASURES_BY_TYPE)
+DEFAULT_SOURCE = "<default model>"          # the source of default_model's models
 _KEYS = ("name", "type", "measure", "weight", "parameters", "delimiter")
 
 
@@ -155,7 +156,7 @@ def load_model(path: str | os.PathLike, case_base=None) -> SimilarityModel:
 def default_model(case_base) -> SimilarityModel:
     """Every attribute of a case base with its type's first measure and weight 1 (the form's start)."""
     return SimilarityModel([AttributeModel(name, kind, MEASURES_BY_TYPE[kind][0])
-                            for name, kind in case_base.types.items()], "<default model>")
+                            for name, kind in case_base.types.items()], DEFAULT_SOURCE)
 
 
 class Scorer:

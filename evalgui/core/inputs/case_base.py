@@ -175,6 +175,7 @@ class CaseBase:
     delimiter: str = DEFAULT_DELIMITER
     rows: np.ndarray | None = None        # each case's data row in the file (None: 0, 1, 2...)
     row_lines: np.ndarray | None = None   # the file line of each data row (None: counted when needed)
+    file_columns: tuple[str, ...] = ()    # every column, the id column too, in the file's order
     _parsed: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -205,7 +206,19 @@ class CaseBase:
     def take(self, rows: np.ndarray) -> "CaseBase":
         """The cases at ``rows``, in that order (the retrievers put cases in id order)."""
         return CaseBase(self.source, self.id_column, self.ids[rows], {c: v[rows] for c, v in self.cells.items()},
-                        dict(self.types), self.delimiter, self.rows[rows], self.row_lines)
+                        dict(self.types), self.delimiter, self.rows[rows], self.row_lines, self.file_columns)
+
+    def with_id_column(self, column: str) -> "CaseBase":
+        """The same cases keyed by another column (the id column so far becomes an attribute, its type
+        inferred; the others keep theirs). EvalInputError when that column has a missing or repeated id."""
+        if column == self.id_column:
+            return self
+        cells = {c: self.ids if c == self.id_column else self.cells[c] for c in self.file_columns}
+        if column not in cells:
+            raise EvalInputError(self.source, f"no id column '{column}' (columns: {', '.join(self.file_columns)})")
+        types = {c: t for c, t in self.types.items() if c != column}
+        return _keyed(self.source, list(self.file_columns), cells, self.row_lines, self.rows, column, types,
+                      self.delimiter)
 
     def case(self, case_id: str) -> dict:
         """One case's raw values by attribute (the model editor's preview)."""
@@ -377,20 +390,29 @@ def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarr
 def read_case_base(path: str | os.PathLike, *, id_column: str | None = None, types: dict[str, str] | None = None,
                    delimiter: str = DEFAULT_DELIMITER) -> CaseBase:
     """Read a case base. ``types`` overrides the inferred type of some columns."""
-    import pandas as pd
-
     source = os.fspath(path)
     columns, cells, lines = _load_cells(source)
     if not columns:
         raise EvalInputError(source, "no columns")
+    return _keyed(source, columns, cells, lines, None, id_column, types or {}, delimiter)
+
+
+def _keyed(source: str, columns: list[str], cells: dict[str, np.ndarray], lines: np.ndarray | None,
+           rows: np.ndarray | None, id_column: str | None, types: dict[str, str], delimiter: str) -> CaseBase:
+    """The case base of these columns keyed by ``id_column`` (None: ``id`` in any case, else the first):
+    its ids checked (none missing, none twice), the other columns' types given in ``types`` or inferred."""
+    import pandas as pd
+
     if id_column is None:
         id_column = next((c for c in columns if c.lower() == DEFAULT_ID_COLUMN), columns[0])
     elif id_column not in cells:
         raise EvalInputError(source, f"no id column '{id_column}' (columns: {', '.join(columns)})")
-    raw_ids = cells.pop(id_column)
+    attributes = {c: v for c, v in cells.items() if c != id_column}
+    raw_ids = cells[id_column]
     if not len(raw_ids):
         raise EvalInputError(source, "no cases (only the header)")
-    base = CaseBase(source, id_column, raw_ids, cells, {}, delimiter, row_lines=lines)
+    base = CaseBase(source, id_column, raw_ids, attributes, {}, delimiter, rows=rows, row_lines=lines,
+                    file_columns=tuple(columns))
     text = text_column(raw_ids)
     if text is not None:
         ids, missing = text
@@ -408,17 +430,15 @@ def read_case_base(path: str | os.PathLike, *, id_column: str | None = None, typ
         raise EvalInputError(source, f"the case id '{ids[row]}' appears twice (lines {base.lines[first]} and "
                                      f"{base.lines[row]})", int(base.lines[row]))
     base.ids = ids
-    if not cells:
+    if not attributes:
         raise EvalInputError(source, f"no attribute columns besides the id column '{id_column}'")
-    inferred = {c: infer_type(v, delimiter) for c, v in cells.items()}
-    for column, kind in (types or {}).items():
-        if column not in cells:
+    for column, kind in types.items():
+        if column not in attributes:
             raise EvalInputError(source, f"no column '{column}' to give the type '{kind}' "
-                                         f"(columns: {', '.join(cells)})")
+                                         f"(columns: {', '.join(attributes)})")
         if kind not in TYPES:
             raise EvalInputError(source, f"column '{column}': unknown type '{kind}' (choose from {', '.join(TYPES)})")
-        inferred[column] = kind
-    base.types = inferred
+    base.types = {c: types[c] if c in types else infer_type(v, delimiter) for c, v in attributes.items()}
     return base
 
 
@@ -445,6 +465,16 @@ def sniff(head: FileHead) -> Claim:
             return Claim(0.6, "a JSON array of records")
         if first == b"{" and head.name.endswith((".jsonl", ".jsonl.gz")):
             return Claim(0.6, "JSON lines, one record each")
+        return Claim(0.0)
+    if head.format == "trec" and extension_of(head.path) == "tsv":
+        # A .tsv without query and document columns is sniffed as whitespace-separated TREC lines, and one
+        # of six fields as a run. A header line is neither a run's nor a qrels line: its fields are names,
+        # never the numbers (rank, score, grade) those need.
+        names = head.header_names
+        if len(names) >= 2 and len(set(names)) == len(names) and not _other_kinds_columns(set(names)) \
+                and not any(_number(t.decode("utf-8", "replace")) is not None for t in head.tokens):
+            return Claim(0.95, "a tab-separated table whose first line names its columns (none a query or "
+                               "document column): cases and their attributes")
         return Claim(0.0)
     if head.format not in ("csv", "tsv", "parquet"):
         return Claim(0.0)

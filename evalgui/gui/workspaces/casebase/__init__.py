@@ -6,12 +6,11 @@ filter sizes and ks, imported similarity results) and the metrics. Run starts on
 (:func:`.engine.evaluation_job`); its outcome replaces the results only when it succeeds,
 so a failed or cancelled run keeps the previous ones. Result tabs, one module each, follow
 the compare workspace's interface (``page``, ``title``, ``refresh``, ``choices``,
-``export_targets``): the table, the quality-versus-time chart and the drill-down.
+``export_targets``): the table, the per-query values, the quality-versus-time chart and the drill-down.
 """
 
 from __future__ import annotations
 
-import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
@@ -20,6 +19,7 @@ from evalgui.gui.workspaces.base import Workspace
 from evalgui.gui.workspaces.casebase.chart import ChartTab
 from evalgui.gui.workspaces.casebase.drill_down import DrillDownTab
 from evalgui.gui.workspaces.casebase.form import CaseBaseForm
+from evalgui.gui.workspaces.casebase.per_query import PerQueryTab
 from evalgui.gui.workspaces.casebase.table import TableView
 
 
@@ -45,9 +45,10 @@ class CaseBaseWorkspace(Workspace):
         column.addWidget(self.run_controls())
 
         self.table = TableView()
+        self.per_query = PerQueryTab()
         self.chart = ChartTab()
         self.drill_down = DrillDownTab()
-        self.views = [self.table, self.chart, self.drill_down]
+        self.views = [self.table, self.per_query, self.chart, self.drill_down]
         self.results_tabs = QTabWidget()
         self.results_tabs.setObjectName("cbrResultsTabs")
         for view in self.views:
@@ -59,7 +60,7 @@ class CaseBaseWorkspace(Workspace):
         splitter.addWidget(self.results_tabs)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([560, 800])
+        splitter.setSizes([530, 830])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
@@ -80,18 +81,23 @@ class CaseBaseWorkspace(Workspace):
         query, case = box.query.currentData(), box.case.currentData()
         problem = self.form.editor.problem()
         if test is None or train is None or query is None or case is None or problem:
-            box.model.set_frame(pd.DataFrame())
-            box.note.setText(problem or "")
+            box.show_problem(problem or "")
             return
         model = self.form.editor.model()
 
         def job(_state):
-            return preview(model, test, train, query, case)
+            # A value that does not fit its attribute's type is the model being edited, not a failure:
+            # the preview says so in place (Run refuses it with a dialog).
+            try:
+                return preview(model, test, train, query, case)
+            except (EvalInputError, EvalUsageError) as exc:
+                return str(exc)
 
-        def show(frame) -> None:
-            box.model.set_frame(frame, directions=None)
-            box.note.setText("Global: the weighted mean over the attributes both have (an empty similarity: a "
-                             "value is missing).")
+        def show(result) -> None:
+            if isinstance(result, str):
+                box.show_problem(result)
+            else:
+                box.show_frame(result)
 
         self.start_side_job("preview", job, show, "The preview failed")
 

@@ -1,6 +1,7 @@
 """Quality-versus-time tab: the MAC/FAC sweep, one point per filter-size/k pair, retrieval seconds (x)
 against one metric's value (y); the linear retriever is the reference (a point per k and, when its
-value is the same at every k, a dashed line). Each point is labelled "filter size/k"."""
+value is the same at every k, a dashed line). Each point is labelled "filter size/k", the linear
+retriever's "k=5" ("k=all" without k)."""
 
 from __future__ import annotations
 
@@ -99,10 +100,13 @@ class ChartTab(LazyView):
         if len(finite):
             self.reference.setValue(float(finite[0]))
         # Labels alternate above and below their points, in order of time: close points stay readable.
-        for i, j in enumerate(np.argsort(x, kind="stable").tolist()):
-            sx, sy, name = x[j], y[j], names[j]
+        # The linear retriever's say which k each star is ("k=5"), in its colour.
+        points = [(sx, sy, name, "#333333") for sx, sy, name in zip(x, y, names)]
+        points += [(sx, sy, name.removeprefix("linear "), run_colour(3)) for sx, sy, name in zip(lx, ly, lnames)]
+        points.sort(key=lambda p: p[0])
+        for i, (sx, sy, name, colour) in enumerate(points):
             if np.isfinite(sy):
-                text = pg.TextItem(name, color="#333333", anchor=(0, 1) if i % 2 == 0 else (0, 0))
+                text = pg.TextItem(name, color=colour, anchor=(0, 1) if i % 2 == 0 else (0, 0))
                 text.setPos(float(sx), float(sy))
                 item.addItem(text)
                 self.labels.append(text)

@@ -3,9 +3,10 @@
 :func:`evaluation_job` is the one job Run starts: a retrieval run on case bases
 (:func:`evalgui.core.cbr.evaluate.run_casebase`) or imported similarity files only
 (:func:`evalgui.core.cbr.evaluate.evaluate_results`). Its :class:`Outcome` keeps the
-tidy table, the ground truth and every retriever's lists (for the drill-down).
-:func:`shown_table`, :func:`drill_down` and :func:`preview` shape results for the
-views; :func:`outcome_state` / :func:`outcome_from_state` keep an outcome in a project.
+tidy table (the means over queries), the per-query values, the ground truth and every
+retriever's lists (for the drill-down). :func:`shown_table`, :func:`per_query_frame`,
+:func:`drill_down` and :func:`preview` shape results for the views; :func:`outcome_state` /
+:func:`outcome_from_state` keep an outcome in a project.
 """
 
 from __future__ import annotations
@@ -16,14 +17,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalgui.core.cbr.evaluate import FILTER_SIZE, K, LINEAR, MACFAC, METRIC, RETRIEVER, VALUE, CaseBaseRun
+from evalgui.core.cbr.evaluate import (FILTER_SIZE, K, LINEAR, MACFAC, METRIC, QUERY, RETRIEVER, VALUE,
+                                       CaseBaseRun)
 from evalgui.core.cbr.lists import RankedLists
 from evalgui.core.jobs import JobState
+from evalgui.core.tidy import ALL_QUERIES
 
 SECONDS, SPEEDUP = "retrieval_seconds", "speedup"
 TIMING = (SECONDS, "seconds_per_query", SPEEDUP)
-# A project keeps the retrievers' lists up to this many (query, case) pairs in all; beyond, only the table.
+# A project keeps the retrievers' lists up to this many (query, case) pairs in all, and the per-query values
+# up to this many rows; beyond, only the table.
 MAX_SAVED_PAIRS = 200_000
+MAX_SAVED_PER_QUERY = 200_000
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,7 @@ class FilesSource:
     metrics: list[str]
     ks: list                             # [int] or [None]
     ties: str = "case_id"
+    relevance_thresholds: tuple = ()     # for the ranked measures
 
 
 @dataclass
@@ -43,6 +49,14 @@ class Outcome:
     ground_truth: RankedLists | None
     lists: dict[str, RankedLists] = field(default_factory=dict)    # retriever label -> its lists
     warnings: list[str] = field(default_factory=list)
+    per_query: pd.DataFrame | None = None   # the same columns and query before metric; None: not kept
+
+
+def split_queries(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The engine's table with per-query rows -> (the summary rows without the query column, the per-query rows)."""
+    summary = table[QUERY] == ALL_QUERIES
+    return (table[summary].drop(columns=QUERY).reset_index(drop=True),
+            table[~summary].reset_index(drop=True))
 
 
 def retriever_label(name: str, filter_size, k) -> str:
@@ -62,27 +76,55 @@ def evaluation_job(source: CaseBaseRun | FilesSource):
             for r in result.retrievals:
                 if r.name != LINEAR:
                     lists.setdefault(retriever_label(r.name, r.filter_size, r.k), r.lists)
-            return Outcome(result.table, result.ground_truth, lists, list(result.warnings))
+            summary, per_query = split_queries(result.table) if source.per_query else (result.table, None)
+            return Outcome(summary, result.ground_truth, lists, list(result.warnings), per_query)
         from evalgui.core.cbr.evaluate import evaluate_results
         from evalgui.core.cbr.lists import aligned_lists, ground_truth_lists
 
         table, warnings = evaluate_results(source.ground_truth, source.predicted, source.metrics, source.ks,
-                                           ties=source.ties, state=state)
+                                           ties=source.ties, per_query=True,
+                                           relevance_thresholds=source.relevance_thresholds, state=state)
         truth = ground_truth_lists(source.ground_truth)
         lists = {name: aligned_lists(results, truth, name) for name, results in source.predicted}
-        return Outcome(table, truth, lists, warnings)
+        summary, per_query = split_queries(table)
+        return Outcome(summary, truth, lists, warnings, per_query)
     return job
 
 
 def shown_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The quality rows with each configuration's retrieval time and speed-up as columns."""
+    """The quality rows with each configuration's retrieval time and speed-up as columns (when it was timed)."""
     keys = [c for c in (RETRIEVER, FILTER_SIZE, K) if c in table.columns]
     timing = table[METRIC].isin(TIMING)
     out = table[~timing].reset_index(drop=True)
+    if not timing.any():                 # similarity files only: nothing was timed
+        return out
     for name in (SECONDS, SPEEDUP):
         part = table[table[METRIC] == name][keys + [VALUE]].rename(columns={VALUE: name})
         # Merged on the configuration; pandas matches a missing filter_size / k with a missing one.
         out = out.merge(part, on=keys, how="left") if len(part) else out.assign(**{name: np.nan})
+    return out
+
+
+def configuration_label(name: str, filter_size, k) -> str:
+    """A retriever configuration as a column of the per-query table: "macfac 10/5", "linear k=5", "bm25"."""
+    if name == MACFAC:
+        return retriever_label(name, filter_size, k)
+    return name if k is None or k is pd.NA else f"{name} k={k}"
+
+
+def per_query_frame(per_query: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Queries x retriever configurations for one metric (queries in the engine's order; an empty cell: the
+    value is undefined for that query)."""
+    rows = per_query[per_query[METRIC] == metric]
+    if rows.empty:
+        return pd.DataFrame({QUERY: []})
+    keys = [c for c in (RETRIEVER, FILTER_SIZE, K) if c in rows.columns]
+    queries = pd.unique(per_query[QUERY])
+    out = pd.DataFrame({QUERY: queries})
+    for values, group in rows.groupby(keys, dropna=False, sort=False):
+        key = {k: None if pd.isna(v) else v for k, v in zip(keys, values)}
+        label = configuration_label(key[RETRIEVER], key.get(FILTER_SIZE), key[K])
+        out[label] = pd.Series(group[VALUE].to_numpy(), index=group[QUERY].to_numpy()).reindex(queries).to_numpy()
     return out
 
 
@@ -151,9 +193,27 @@ def _lists_from_state(state: dict) -> RankedLists:
                        np.asarray(state["sims"], dtype=np.float64))
 
 
+def _table_state(table: pd.DataFrame) -> dict:
+    return {c: _plain(table[c]) for c in table.columns}
+
+
+def _table_from_state(state: dict) -> pd.DataFrame:
+    table = pd.DataFrame(state)
+    for column in (FILTER_SIZE, K):
+        if column in table.columns:
+            table[column] = pd.array(table[column].tolist(), dtype="Int64")
+    if QUERY in table.columns:
+        table[QUERY] = table[QUERY].astype(object)
+    table[VALUE] = table[VALUE].astype(np.float64)
+    return table
+
+
 def outcome_state(outcome: Outcome) -> dict:
-    """The table always; the ground truth and lists when they are small enough for a project file."""
-    state = {"table": {c: _plain(outcome.table[c]) for c in outcome.table.columns}, "warnings": outcome.warnings}
+    """The table always; the per-query values, the ground truth and lists when they are small enough for a
+    project file."""
+    state = {"table": _table_state(outcome.table), "warnings": outcome.warnings}
+    if outcome.per_query is not None and len(outcome.per_query) <= MAX_SAVED_PER_QUERY:
+        state["per_query"] = _table_state(outcome.per_query)
     every = [outcome.ground_truth, *outcome.lists.values()] if outcome.ground_truth is not None else []
     if every and sum(len(lists.cases) for lists in every) <= MAX_SAVED_PAIRS:
         state["ground_truth"] = _lists_state(outcome.ground_truth)
@@ -164,13 +224,10 @@ def outcome_state(outcome: Outcome) -> dict:
 def outcome_from_state(state) -> Outcome | None:
     """The outcome :func:`outcome_state` saved; None when ``state`` is not one."""
     try:
-        table = pd.DataFrame(state["table"])
-        for column in (FILTER_SIZE, K):
-            if column in table.columns:
-                table[column] = pd.array(table[column].tolist(), dtype="Int64")
-        table[VALUE] = table[VALUE].astype(np.float64)
+        table = _table_from_state(state["table"])
+        per_query = _table_from_state(state["per_query"]) if "per_query" in state else None
         truth = _lists_from_state(state["ground_truth"]) if "ground_truth" in state else None
         lists = {str(k): _lists_from_state(v) for k, v in state.get("lists", {}).items()}
-        return Outcome(table, truth, lists, [str(w) for w in state.get("warnings", [])])
+        return Outcome(table, truth, lists, [str(w) for w in state.get("warnings", [])], per_query)
     except (KeyError, TypeError, ValueError, AttributeError):
         return None

@@ -4,8 +4,10 @@ Two sources: case bases from the session (train and test; the linear retriever c
 ground truth with the model, MAC/FAC runs for each filter-size/k pair, loaded similarity
 results are evaluated as further retrievers), or similarity files only (a loaded ground truth
 and retrievers' results, no case base). Every metric and local measure has its registry
-record's description as tooltip. :meth:`CaseBaseForm.request` turns the form into the job's
-input, or an EvalUsageError the workspace shows in a dialog.
+record's description as tooltip. The ranked measures (nDCG@10, P@10, AP...) come from the ranked
+measure picker; the engine scores them on the ground truth made graded qrels by the relevance
+thresholds. :meth:`CaseBaseForm.request` turns the form into the job's input, or an
+EvalUsageError the workspace shows in a dialog.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import os
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                               QPushButton, QStackedWidget, QVBoxLayout, QWidget)
+                               QPushButton, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget)
 
 from evalgui.core.cbr.catalogue import METRICS, QUALITY_METRICS, TIES
+from evalgui.core.cbr.model import DEFAULT_SOURCE
 from evalgui.core.errors import EvalInputError, EvalUsageError
-from evalgui.gui.measurepicker import mark_invalid
+from evalgui.core.ranked.measures import REGISTRY
+from evalgui.gui.measurepicker import MeasurePicker, mark_invalid
 from evalgui.gui.workspaces.casebase.model_editor import ModelEditor, PreviewBox
 from evalgui.gui.workspaces.run_picker import Checklist
 
@@ -30,21 +34,25 @@ SOURCES = ((CASE_BASES, "Case bases and a model",
             "A loaded ground truth (query_id, case_id, similarity) and the results of retrievers run elsewhere "
             "(ProCAKE, CBRkit, a neural model): no case base needed"))
 SAME_AS_TRAIN = ""
+THRESHOLDS_TIP = ("A case is relevant with grade g when its true similarity reaches the g-th threshold (0.7,0.9: "
+                  "grade 1 from 0.7, grade 2 from 0.9); cases below the first are not judged.")
 TIE_LABELS = {"case_id": "Broken by case id", "interchangeable": "Tied cases interchangeable (hits)"}
 MAC_FILE_NONE = "The ticked attributes of the model"
 
 
-def parse_numbers(text: str) -> tuple[int, ...]:
-    """"10, 50" -> (10, 50); EvalUsageError naming what is not a whole number."""
+def parse_numbers(text: str, number=int) -> tuple:
+    """"10, 50" -> (10, 50) (``number=float``: "0.7, 0.9" -> (0.7, 0.9)); EvalUsageError naming what is
+    not a number."""
     out = []
     for part in (p.strip() for p in text.replace(";", ",").split(",")):
         if not part:
             continue
         try:
-            out.append(int(part))
+            out.append(number(part))
         except ValueError:
-            raise EvalUsageError(f"'{part}' is not a whole number (give numbers separated by commas, "
-                                 "e.g. 10,50)") from None
+            what, example = ("a whole number", "10,50") if number is int else ("a number", "0.7,0.9")
+            raise EvalUsageError(f"'{part}' is not {what} (give numbers separated by commas, "
+                                 f"e.g. {example})") from None
     return tuple(out)
 
 
@@ -58,6 +66,8 @@ class CaseBaseForm(QWidget):
         self.setObjectName("cbrForm")
         self.session = session
         self.wanted = {"train": None, "test": SAME_AS_TRAIN, "ground_truth": None}   # paths, kept across refills
+        self.id_columns: dict[str, str] = {}       # path -> the id column chosen (else the one it was read with)
+        self._keyed: dict[tuple, object] = {}      # (path, load, id column) -> the case base keyed by it
         self.mac_path: str | None = None
         self.mac_model = None
 
@@ -72,6 +82,8 @@ class CaseBaseForm(QWidget):
         self.train_combo = self._file_combo("cbrTrain", "The case base to retrieve from (train)")
         self.test_combo = self._file_combo("cbrTest", "The queries (test case base); the same file as train: "
                                                       "a query never retrieves itself unless ticked below")
+        self.train_id = self._id_combo("cbrTrainId", "The train case base's id column")
+        self.test_id = self._id_combo("cbrTestId", "The test case base's id column")
         self.include_self = QCheckBox("A query may retrieve itself")
         self.include_self.setObjectName("cbrIncludeSelf")
         self.include_self.setToolTip("With the same case base as train and test: let a query retrieve the case "
@@ -83,8 +95,11 @@ class CaseBaseForm(QWidget):
         bases = QFormLayout(bases_page)
         bases.setContentsMargins(0, 0, 0, 0)
         bases.addRow("Train", self.train_combo)
+        bases.addRow("Id column", self.train_id)
         bases.addRow("Test", self.test_combo)
+        bases.addRow("Id column", self.test_id)
         bases.addRow(self.include_self)
+        self.bases_form = bases
         files_page = QWidget()
         files = QFormLayout(files_page)
         files.setContentsMargins(0, 0, 0, 0)
@@ -94,6 +109,7 @@ class CaseBaseForm(QWidget):
         source_layout = QVBoxLayout(source_box)
         source_layout.addWidget(self.source_combo)
         source_layout.addWidget(self.pages)
+        self._show_page(0)
 
         # ---------------------------------------------------------------- the model and its preview
         self.model_box = QGroupBox("Similarity model")
@@ -164,18 +180,46 @@ class CaseBaseForm(QWidget):
         metrics_layout.addRow(self.metrics)
         metrics_layout.addRow("Ties", self.ties_combo)
 
+        # ---------------------------------------------------------------- ranked measures (graded ground truth)
+        ranked_box = QGroupBox("Ranked measures")
+        self.ranked_check = QCheckBox("Also nDCG@k, P@k, AP...: the ground truth as graded qrels")
+        self.ranked_check.setObjectName("cbrRanked")
+        self.ranked_check.setToolTip("By the ranked engine: the ground truth becomes graded qrels (by the thresholds "
+                                     "below) and each retriever's list, cut at k, a run")
+        self.thresholds = QLineEdit()
+        self.thresholds.setObjectName("cbrThresholds")
+        self.thresholds.setPlaceholderText("e.g. 0.7,0.9")
+        self.thresholds_note = QLabel(THRESHOLDS_TIP)
+        self.thresholds_note.setWordWrap(True)
+        self.ranked_picker = MeasurePicker(registry=REGISTRY)
+        self.ranked_picker.setObjectName("cbrRankedPicker")
+        self.ranked_picker.setMinimumHeight(260)
+        self.ranked_settings = QWidget()             # shown while the box is ticked
+        ranked_layout = QFormLayout(self.ranked_settings)
+        ranked_layout.setContentsMargins(0, 0, 0, 0)
+        ranked_layout.addRow("Relevance thresholds", self.thresholds)
+        ranked_layout.addRow(self.thresholds_note)
+        ranked_layout.addRow(self.ranked_picker)
+        ranked_column = QVBoxLayout(ranked_box)
+        ranked_column.addWidget(self.ranked_check)
+        ranked_column.addWidget(self.ranked_settings)
+        self._show_ranked(False)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(source_box)
         layout.addWidget(self.model_box)
         layout.addWidget(retrievers_box)
         layout.addWidget(metrics_box)
+        layout.addWidget(ranked_box)
         layout.addStretch(1)
 
         self._update_tips()
         self.source_combo.currentIndexChanged.connect(self._source_changed)
         self.train_combo.currentIndexChanged.connect(self._train_changed)
         self.test_combo.currentIndexChanged.connect(self._test_changed)
+        self.train_id.currentIndexChanged.connect(lambda _: self._id_changed(self.train_id, self.train_combo))
+        self.test_id.currentIndexChanged.connect(lambda _: self._id_changed(self.test_id, self.test_combo))
         self.truth_combo.currentIndexChanged.connect(self._truth_changed)
         self.editor.changed.connect(self._model_changed)
         self.editor.load_requested.connect(self.load_model)
@@ -183,6 +227,8 @@ class CaseBaseForm(QWidget):
         self.editor.defaults_button.clicked.connect(self.default_model)
         for box in (self.filter_sizes, self.ks):
             box.textChanged.connect(self.check_pairs)
+        self.thresholds.textChanged.connect(self.check_thresholds)
+        self.ranked_check.toggled.connect(self._show_ranked)
         for combo in (self.preview.query, self.preview.case):
             combo.currentIndexChanged.connect(self.preview_wanted)
         # The user's edits only (refilling the lists from the session is none).
@@ -190,11 +236,22 @@ class CaseBaseForm(QWidget):
                        self.test_combo.currentIndexChanged, self.truth_combo.currentIndexChanged,
                        self.include_self.toggled, self.editor.changed, self.mac_list.itemChanged,
                        self.filter_sizes.textEdited, self.ks.textEdited, self.predicted.itemChanged,
-                       self.metrics.itemChanged, self.ties_combo.currentIndexChanged):
+                       self.metrics.itemChanged, self.ties_combo.currentIndexChanged, self.ranked_check.toggled,
+                       self.thresholds.textEdited, self.ranked_picker.changed):
             signal.connect(self.edited)
         self.refresh_inputs()
 
     # ------------------------------------------------------------ building
+    @staticmethod
+    def _id_combo(name: str, tip: str) -> QComboBox:
+        combo = QComboBox()
+        combo.setObjectName(name)
+        combo.setToolTip(f"{tip}: the column naming each case (read: 'id' in any case, else the first column). "
+                         "The others are its attributes.")
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(12)
+        return combo
+
     @staticmethod
     def _file_combo(name: str, tip: str) -> QComboBox:
         combo = QComboBox()
@@ -206,9 +263,14 @@ class CaseBaseForm(QWidget):
 
     def _update_tips(self) -> None:
         files = self.source() == FILES
-        self.filter_sizes.setEnabled(not files)
-        for widget in (self.mac_list, self.mac_file_button, self.mac_clear_button):
-            widget.setEnabled(not files)
+        # Similarity files only: no MAC/FAC to run, so its rows are hidden.
+        for widget in (self.mac_file_label, self.mac_list, self.filter_sizes):
+            label = self.retrievers_form.labelForField(widget)
+            for shown in (widget, label):
+                if shown is not None:
+                    shown.setVisible(not files)
+        for button in (self.mac_file_button, self.mac_clear_button):
+            button.setVisible(not files)
         self.filter_sizes.setToolTip("MAC/FAC: how many candidates MAC keeps, paired position by position with "
                                      "the ks (ProCAKE's setFilterSizes)")
         self.ks.setToolTip("The number of cases returned; with filter sizes, MAC/FAC's k paired position by "
@@ -221,7 +283,7 @@ class CaseBaseForm(QWidget):
         return self.source_combo.currentData()
 
     def _source_changed(self) -> None:
-        self.pages.setCurrentIndex(self.source_combo.currentIndex())
+        self._show_page(self.source_combo.currentIndex())
         self.model_box.setVisible(self.source() == CASE_BASES)
         self.linear_note.setVisible(self.source() == CASE_BASES)
         self.source_combo.setToolTip(SOURCES[self.source_combo.currentIndex()][2])
@@ -229,29 +291,90 @@ class CaseBaseForm(QWidget):
         self.check_pairs()
         self.refresh_inputs()           # the ground truth is no retriever to evaluate
 
+    def _show_page(self, index: int) -> None:
+        """The source's page, the box as tall as it (not as the tallest page)."""
+        self.pages.setCurrentIndex(index)
+        for i in range(self.pages.count()):
+            page = self.pages.widget(i)
+            page.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred if i == index
+                               else QSizePolicy.Policy.Ignored)
+            page.updateGeometry()
+        self.pages.updateGeometry()
+
     def _item(self, path):
         return self.session.find(path) if path else None
 
+    def _case_base(self, path):
+        """The loaded case base at ``path``, keyed by the id column chosen for it (None: not loaded)."""
+        item = self._item(path)
+        if item is None:
+            return None
+        column = self.id_columns.get(path, item.data.id_column)
+        key = (path, self.session.version(path), column)
+        if key not in self._keyed:
+            try:
+                self._keyed[key] = item.data.with_id_column(column)
+            except EvalInputError:               # chosen for an earlier load of the file: back to its own
+                return item.data
+        return self._keyed[key]
+
     def train(self):
-        item = self._item(self.train_combo.currentData())
-        return item.data if item is not None else None
+        return self._case_base(self.train_combo.currentData())
 
     def test(self):
         path = self.test_combo.currentData()
-        if path == SAME_AS_TRAIN:
-            return self.train()
-        item = self._item(path)
-        return item.data if item is not None else None
+        return self.train() if path == SAME_AS_TRAIN else self._case_base(path)
 
-    def _train_changed(self) -> None:
-        self.wanted["train"] = self.train_combo.currentData()
-        if self.editor.table.rowCount() == 0 and self.train() is not None:
+    def _fill_ids(self, combo: QComboBox, path) -> None:
+        """Offer the columns of the case base at ``path`` as its id column, the chosen one selected."""
+        base = self._case_base(path)
+        combo.blockSignals(True)
+        combo.clear()
+        if base is not None:
+            for column in base.file_columns or (base.id_column, *base.attributes):
+                combo.addItem(column, column)
+            combo.setCurrentIndex(max(combo.findData(base.id_column), 0))
+        combo.blockSignals(False)
+
+    def _id_changed(self, combo: QComboBox, files: QComboBox) -> None:
+        """Key the case base by the column chosen; a column with a missing or repeated id is refused."""
+        path, column = files.currentData(), combo.currentData()
+        item = self._item(path)
+        if item is None or column is None:
+            return
+        try:
+            keyed = item.data.with_id_column(column)
+        except EvalInputError as exc:
+            self._fill_ids(combo, path)              # back to the id column it had
+            self.error.emit("That column cannot be the id column", str(exc))
+            return
+        self.id_columns[path] = column
+        self._keyed[(path, self.session.version(path), column)] = keyed
+        if self.editor.source == DEFAULT_SOURCE:      # the attributes changed: so does the default model
             self.default_model()
         self._refresh_preview_choices()
+        self.edited.emit()
+
+    def _train_changed(self) -> None:
+        self._train_picked()
+        self._refresh_preview_choices()
+
+    def _train_picked(self) -> None:
+        self.wanted["train"] = self.train_combo.currentData()
+        self._fill_ids(self.train_id, self.train_combo.currentData())
+        if self.editor.table.rowCount() == 0 and self.train() is not None:
+            self.default_model()
 
     def _test_changed(self) -> None:
-        self.wanted["test"] = self.test_combo.currentData()
+        self._test_picked()
         self._refresh_preview_choices()
+
+    def _test_picked(self) -> None:
+        self.wanted["test"] = self.test_combo.currentData()
+        same = self.test_combo.currentData() == SAME_AS_TRAIN
+        self._fill_ids(self.test_id, None if same else self.test_combo.currentData())
+        for widget in (self.test_id, self.bases_form.labelForField(self.test_id)):
+            widget.setVisible(not same)
 
     def _truth_changed(self) -> None:
         self.wanted["ground_truth"] = self.truth_combo.currentData()
@@ -327,6 +450,44 @@ class CaseBaseForm(QWidget):
         self.pairs_note.setText(problem or "")
         self.pairs_note.setVisible(bool(problem))
 
+    def _show_ranked(self, on: bool) -> None:
+        self.ranked_settings.setVisible(on)          # unticked, the form stays short
+        self.check_thresholds()
+
+    def thresholds_problem(self) -> str | None:
+        """What is wrong with the relevance thresholds as typed (None: nothing, or ranked measures off)."""
+        from evalgui.core.cbr.evaluate import check_thresholds
+
+        if not self.ranked_check.isChecked():
+            return None
+        try:
+            if not check_thresholds(parse_numbers(self.thresholds.text(), float)):
+                return "give the relevance thresholds: similarities in (0, 1], e.g. 0.7,0.9"
+        except EvalUsageError as exc:
+            return str(exc)
+        return None
+
+    def check_thresholds(self) -> None:
+        problem = self.thresholds_problem()
+        mark_invalid(self.thresholds, problem)
+        if problem is None:
+            self.thresholds.setToolTip(THRESHOLDS_TIP)
+
+    def ranked_request(self) -> tuple[list[str], tuple[float, ...]]:
+        """The ranked measures ticked and the thresholds (nothing while the box is unticked)."""
+        if not self.ranked_check.isChecked():
+            return [], ()
+        problem = self.thresholds_problem()
+        if problem:
+            raise EvalUsageError(f"Ranked measures: {problem}.")
+        specs = self.ranked_picker.specs()
+        if not specs:
+            raise EvalUsageError("Ranked measures: tick at least one measure, or untick the box.")
+        problem = self.ranked_picker.specs_problem()
+        if problem:
+            raise EvalUsageError(problem)
+        return specs, parse_numbers(self.thresholds.text(), float)
+
     # ------------------------------------------------------------ inputs
     @staticmethod
     def _refill(combo: QComboBox, entries: list[tuple[str, str]], wanted) -> None:
@@ -354,22 +515,26 @@ class CaseBaseForm(QWidget):
         truth = self.truth_combo.currentData() if self.source() == FILES else None
         self.predicted.set_entries([(p, n) for n, p in results if p != truth], default=self.source() == FILES)
         if self.train_combo.currentData() != train_before or self.editor.table.rowCount() == 0:
-            self._train_changed()
+            self._train_picked()
         else:
-            self._refresh_preview_choices()
+            self._fill_ids(self.train_id, self.train_combo.currentData())
+        self._test_picked()
+        self._refresh_preview_choices()
 
     def _refresh_preview_choices(self) -> None:
         test, train = self.test(), self.train()
-        self.preview.query.set_items([(str(i), str(i)) for i in test.ids.tolist()] if test is not None else [])
-        self.preview.case.set_items([(str(i), str(i)) for i in train.ids.tolist()] if train is not None else [])
+        self.preview.query.set_ids(test.ids if test is not None else None)
+        self.preview.case.set_ids(train.ids if train is not None else None)
         self.preview_wanted.emit()
 
     # ------------------------------------------------------------ the job's input
-    def metric_names(self) -> list[str]:
-        names = self.metrics.checked()
+    def metric_names(self) -> tuple[list[str], tuple[float, ...]]:
+        """The metrics ticked, then the ranked measures; and the relevance thresholds."""
+        ranked, thresholds = self.ranked_request()
+        names = self.metrics.checked() + ranked
         if not names:
             raise EvalUsageError("No metric is ticked: tick at least one.")
-        return names
+        return names, thresholds
 
     def _predicted(self) -> list[tuple[str, object]]:
         from evalgui.core.formats._text import file_stem
@@ -394,7 +559,7 @@ class CaseBaseForm(QWidget):
         if problem:
             raise EvalUsageError(problem[:1].upper() + problem[1:])
         ks = parse_numbers(self.ks.text())
-        metrics = self.metric_names()
+        metrics, thresholds = self.metric_names()
         ties = self.ties_combo.currentData()
         if self.source() == FILES:
             truth = self._item(self.truth_combo.currentData())
@@ -403,7 +568,7 @@ class CaseBaseForm(QWidget):
             predicted = self._predicted()
             if not predicted:
                 raise EvalUsageError("Tick at least one retriever's results to evaluate against the ground truth.")
-            return FilesSource(truth.data, predicted, metrics, list(ks) or [None], ties)
+            return FilesSource(truth.data, predicted, metrics, list(ks) or [None], ties, thresholds)
         train, test = self.train(), self.test()
         if train is None or test is None:
             raise EvalUsageError("Load a train case base first (File ▸ Open data…), then choose it here.")
@@ -424,7 +589,8 @@ class CaseBaseForm(QWidget):
                 mac = model.subset(names)
         same = self.test_combo.currentData() == SAME_AS_TRAIN
         return CaseBaseRun(train, test, model, mac, filter_sizes, ks, metrics, dict(self._predicted()),
-                           exclude_self=same and not self.include_self.isChecked(), ties=ties)
+                           exclude_self=same and not self.include_self.isChecked(), ties=ties, per_query=True,
+                           relevance_thresholds=thresholds)
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
@@ -432,6 +598,7 @@ class CaseBaseForm(QWidget):
             "source": self.source(),
             "train": self.wanted["train"],
             "test": self.wanted["test"],
+            "id_columns": dict(self.id_columns),
             "include_self": self.include_self.isChecked(),
             "ground_truth": self.wanted["ground_truth"],
             "model": self.editor.to_dict() if self.editor.table.rowCount() else None,
@@ -442,6 +609,8 @@ class CaseBaseForm(QWidget):
             "predicted": dict(self.predicted.ticks),
             "metrics": dict(self.metrics.ticks),
             "ties": self.ties_combo.currentData(),
+            "ranked": {"on": self.ranked_check.isChecked(), "thresholds": self.thresholds.text(),
+                       "measures": self.ranked_picker.state()},
         }
 
     def restore(self, state: dict) -> None:
@@ -455,6 +624,8 @@ class CaseBaseForm(QWidget):
         for key in ("train", "test", "ground_truth"):
             if isinstance(state.get(key), str):
                 self.wanted[key] = state[key]
+        if isinstance(state.get("id_columns"), dict):
+            self.id_columns.update({str(p): str(c) for p, c in state["id_columns"].items()})
         if isinstance(state.get("include_self"), bool):
             self.include_self.setChecked(state["include_self"])
         for box, key in ((self.filter_sizes, "filter_sizes"), (self.ks, "ks")):
@@ -468,6 +639,13 @@ class CaseBaseForm(QWidget):
         index = self.ties_combo.findData(state.get("ties"))
         if index >= 0:
             self.ties_combo.setCurrentIndex(index)
+        ranked = state.get("ranked")
+        if isinstance(ranked, dict):
+            if isinstance(ranked.get("thresholds"), str):
+                self.thresholds.setText(ranked["thresholds"])
+            if isinstance(ranked.get("measures"), dict):
+                self.ranked_picker.restore(ranked["measures"])
+            self.ranked_check.setChecked(bool(ranked.get("on")))
         self.refresh_inputs()
         if isinstance(state.get("model"), dict):
             try:

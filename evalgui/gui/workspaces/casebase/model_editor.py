@@ -1,5 +1,6 @@
-"""The similarity model editor: one row per attribute (type, local measure, parameters, weight), loaded from
-and saved to the JSON model file, checked as edited; and the live preview of one query against one case.
+"""The similarity model editor: one row per attribute (type, local measure, parameters, weight and, for a set
+attribute, the delimiter of its values), loaded from and saved to the JSON model file, checked as edited; and
+the live preview of one query against one case.
 
 The measures offered fit the row's type (``MEASURES_BY_TYPE``), each with its record's description as
 tooltip. Parameters are typed as a JSON object (``{"range": 50000}``); a row the engine would refuse is
@@ -10,19 +11,29 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+import pandas as pd
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, MEASURES_BY_TYPE
 from evalgui.core.cbr.model import TYPES, AttributeModel, SimilarityModel
 from evalgui.core.errors import EvalInputError
 from evalgui.gui.measurepicker import mark_invalid
 from evalgui.gui.tables import DataFrameModel, FrameTableView
-from evalgui.gui.toolbar import ChoiceBox
 
-ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT = range(5)
+ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT, DELIMITER = range(6)
+DELIMITER_TIP = "The delimiter of a set attribute: what separates the values of a cell (empty: the case base's, ';')"
 MODEL_FILES = "Similarity model (*.json);;All files (*)"
+
+
+def parameters_tip(measure: str | None) -> str:
+    """What a measure's parameters box takes, from its record (the box is narrow: the text may not show whole)."""
+    record = LOCAL_SIMILARITIES[measure] if measure in LOCAL_SIMILARITIES else None
+    if record is None or not record.parameters:
+        return f"{measure} takes no parameters" if record else ""
+    return "\n".join([f"{measure}'s parameters, as a JSON object:"]
+                     + [f"{p.name}: {p.description} (default: {p.default or 'none'})" for p in record.parameters])
 
 
 class ModelEditor(QWidget):
@@ -35,13 +46,14 @@ class ModelEditor(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.source = "<model>"          # the file the model came from (messages name it)
-        self.delimiters: dict[str, str | None] = {}
-        self.table = QTableWidget(0, 5)
+        self.table = QTableWidget(0, 6)
         self.table.setObjectName("cbrModelTable")
-        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Parameters", "Weight"])
+        # "Sep.": the delimiter's column is as narrow as one character needs, so that parameters have room.
+        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Parameters", "Weight", "Sep."])
+        self.table.horizontalHeaderItem(DELIMITER).setToolTip(DELIMITER_TIP)
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
-        for column in (ATTRIBUTE, TYPE, MEASURE, WEIGHT):
+        for column in (ATTRIBUTE, TYPE, MEASURE, WEIGHT, DELIMITER):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(PARAMETERS, QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumHeight(200)
@@ -71,7 +83,6 @@ class ModelEditor(QWidget):
     # ------------------------------------------------------------ rows
     def set_model(self, model: SimilarityModel) -> None:
         self.source = model.source
-        self.delimiters = {a.name: a.delimiter for a in model.attributes}
         self.table.setRowCount(0)
         for a in model.attributes:
             self._add_row(a)
@@ -91,14 +102,25 @@ class ModelEditor(QWidget):
         params = QLineEdit(json.dumps(a.parameters) if a.parameters else "")
         params.setPlaceholderText("{}")
         weight = QDoubleSpinBox()
-        weight.setRange(0.0, 1_000_000.0)
+        weight.setRange(0.0, 1000.0)
         weight.setDecimals(2)
         weight.setValue(a.weight)
-        weight.setToolTip("The attribute's weight in the weighted mean (0 leaves it out)")
+        weight.setToolTip("The attribute's weight in the weighted mean (0 leaves it out); type it, or use the wheel "
+                          "or the arrow keys")
+        weight.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)      # room for the parameters
         self.table.setCellWidget(row, TYPE, kind)
         self.table.setCellWidget(row, MEASURE, measure)
         self.table.setCellWidget(row, PARAMETERS, params)
         self.table.setCellWidget(row, WEIGHT, weight)
+        delimiter = QLineEdit(a.delimiter or "")
+        delimiter.setPlaceholderText(";")
+        delimiter.setMaxLength(8)
+        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Sep.") + 16)
+        delimiter.setToolTip(DELIMITER_TIP)
+        delimiter.setEnabled(a.type == "set")
+        self.table.setCellWidget(row, DELIMITER, delimiter)
+        delimiter.textChanged.connect(self._edited)
+        kind.currentTextChanged.connect(lambda text, d=delimiter: d.setEnabled(text == "set"))
         self._fill_measures(measure, a.type, a.measure)
         kind.currentTextChanged.connect(lambda text, m=measure: (self._fill_measures(m, text, None), self._edited()))
         measure.currentIndexChanged.connect(lambda _, m=measure: (self._measure_tip(m), self._edited()))
@@ -143,8 +165,9 @@ class ModelEditor(QWidget):
             item = {"name": name, "type": self.widget(row, TYPE).currentText(),
                     "measure": self.widget(row, MEASURE).currentData(), "weight": self.widget(row, WEIGHT).value(),
                     "parameters": parameters}
-            if self.delimiters.get(name):
-                item["delimiter"] = self.delimiters[name]
+            delimiter = self.widget(row, DELIMITER).text()
+            if delimiter and item["type"] == "set":
+                item["delimiter"] = delimiter
             attributes.append(item)
         return {"attributes": attributes}
 
@@ -173,7 +196,10 @@ class ModelEditor(QWidget):
             bad_row = next((r for r in range(self.table.rowCount())
                             if f"'{self.table.item(r, ATTRIBUTE).text()}'" in problem), None)
         for row in range(self.table.rowCount()):
-            mark_invalid(self.widget(row, PARAMETERS), problem if row == bad_row else None)
+            box = self.widget(row, PARAMETERS)
+            mark_invalid(box, problem if row == bad_row else None)
+            if row != bad_row:
+                box.setToolTip(parameters_tip(self.widget(row, MEASURE).currentData()))
         self.problem_label.setText(problem or "")
         self.problem_label.setVisible(bool(problem))
         self.changed.emit()
@@ -200,15 +226,70 @@ class ModelEditor(QWidget):
         export_dialog(self, "model", (("Similarity model", ".json"),), model.save, title="Save the similarity model")
 
 
+class CaseIdBox(QComboBox):
+    """A case id picked from a case base's ids: a list to scroll, or typed (completed as one types).
+
+    A case base may hold 50,000 cases: the ids live in one QStringListModel (filled in C++ at
+    once, not item by item) and the box never measures them all for its size. ``currentData()``
+    and ``findData()`` speak in ids, as a ChoiceBox does."""
+
+    def __init__(self, object_name: str, parent=None):
+        super().__init__(parent)
+        self.setObjectName(object_name)
+        self.ids = QStringListModel(self)
+        self._offered = None                 # the array of ids offered
+        self._index = None                   # its pandas Index, for findData
+        self.setModel(self.ids)
+        self.setEditable(True)
+        self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(8)
+        self.view().setUniformItemSizes(True)
+        completer = QCompleter(self.ids, self)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.popup().setUniformItemSizes(True)      # else the first key lays out 50,000 rows: half a second
+        self.setCompleter(completer)
+        # Text typed that is no id: the box shows the chosen id again.
+        self.lineEdit().editingFinished.connect(lambda: self.setEditText(self.chosen_id()))
+
+    def chosen_id(self) -> str:
+        return self.itemText(self.currentIndex()) if self.currentIndex() >= 0 else ""
+
+    def set_ids(self, ids) -> None:
+        """Offer the case base's ``ids`` (an array of str; None: none), keeping the chosen one when it is still
+        there (else the first). The same array again changes nothing."""
+        if ids is self._offered:
+            return
+        kept = self.currentData()
+        self._offered, self._index = ids, None
+        self.blockSignals(True)
+        self.ids.setStringList([] if ids is None else ids.tolist())
+        self.setCurrentIndex(max(self.findData(kept), 0) if ids is not None and len(ids) else -1)
+        self.blockSignals(False)
+
+    def currentData(self, role=Qt.ItemDataRole.UserRole):
+        return self.chosen_id() or None
+
+    def findData(self, data, role=Qt.ItemDataRole.UserRole, flags=Qt.MatchFlag.MatchExactly) -> int:
+        if self._offered is None or data is None:
+            return -1
+        if self._index is None:                      # a hashed lookup, built when first asked
+            import pandas as pd
+
+            self._index = pd.Index(self._offered)
+        return int(self._index.get_indexer([data])[0])
+
+
 class PreviewBox(QWidget):
-    """Two combo boxes (a query, a case) and each attribute's local similarity, then the global one."""
+    """Two case ids (a query, a case) and each attribute's local similarity, then the global one."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.query = ChoiceBox("cbrPreviewQuery")
-        self.query.setToolTip("A query (test case)")
-        self.case = ChoiceBox("cbrPreviewCase")
-        self.case.setToolTip("A case of the train case base")
+        self.query = CaseIdBox("cbrPreviewQuery")
+        self.query.setToolTip("A query (test case): pick it, or type its id")
+        self.case = CaseIdBox("cbrPreviewCase")
+        self.case.setToolTip("A case of the train case base: pick it, or type its id")
         self.model = DataFrameModel(best=None, precision=4)
         self.view = FrameTableView(self.model, name="similarity_preview", stretch_column="case")
         self.view.setObjectName("cbrPreviewTable")
@@ -225,6 +306,20 @@ class PreviewBox(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.view)
         layout.addWidget(self.note)
+
+    def show_frame(self, frame) -> None:
+        self.model.set_frame(frame, directions=None)
+        self.view.show()
+        self.note.setStyleSheet("")
+        self.note.setText("Global: the weighted mean over the attributes both have (an empty similarity: a value "
+                          "is missing).")
+
+    def show_problem(self, problem: str) -> None:
+        """No preview, and why (empty: nothing to say, e.g. no case base yet): the reason where the table was."""
+        self.model.set_frame(pd.DataFrame())
+        self.view.setVisible(not problem)
+        self.note.setStyleSheet("color: #c62828;")
+        self.note.setText(problem)
 
     def global_similarity(self) -> float | None:
         frame = self.model.frame
