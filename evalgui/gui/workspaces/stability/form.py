@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLa
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_SIGS, OPTION_HELP
+from evalgui.core.rankfile.measures import parse_measure
 from evalgui.gui.workspaces.metaeval.form import _line, _numbers, _spin
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 from evalgui.gui.workspaces.stability.picker import RankMeasurePicker
@@ -226,8 +227,8 @@ class StabilityForm(QWidget):
         if self.rank_file_path in paths:
             self.rank_file_combo.setCurrentIndex(paths.index(self.rank_file_path))
         elif paths:
-            self.rank_file_combo.setCurrentIndex(len(paths) - 1)       # the one loaded last
-            self.rank_file_path = paths[-1]
+            self.rank_file_combo.setCurrentIndex(0)
+            self.rank_file_path = paths[0]
         self.rank_file_combo.blockSignals(False)
         self._describe_rank_file()
 
@@ -253,6 +254,15 @@ class StabilityForm(QWidget):
         problem = self.picker.specs_problem()
         if problem is not None:
             raise EvalUsageError(problem)
+        # What the engine would say in its command line's words, in the form's.
+        needing = self.picker.needs_total()
+        if needing and not self.total_spin.value():
+            raise EvalUsageError(f"{' and '.join(needing)} need{'s' if len(needing) == 1 else ''} the total number "
+                                 "of ranked entities: give it under “Total ranks T”.")
+        ranged = [spec for spec in measures if not self.picker.spec_problem(spec) and
+                  parse_measure(spec).has_range]
+        if ranged and not self.cutoffs_edit.text().strip():
+            raise EvalUsageError(f"{' and '.join(ranged)}: give the cut-offs under “Cut-offs k” (e.g. 10, 100).")
         experiments = self.experiments_check.isChecked()
         splits = _numbers(self.splits_edit.text(), int, "Queries (splits)", "2, 5, 10") or (10,)
         sigs = _numbers(self.sigs_edit.text(), float, "Fuzziness levels", "0.01, 0.05") or DEFAULT_SIGS
@@ -272,12 +282,12 @@ class StabilityForm(QWidget):
         from evalgui.core.rankfile.experiment import plan
         from evalgui.gui.workspaces.stability.engine import Request, TrecRanks
 
-        settings = self.settings()
         if self.source() == RANK_FILE:
             item = self.rank_file_item()
             if item is None:
                 raise EvalUsageError("Load a rank file first (File ▸ Open data…), or choose ranks from qrels and "
                                      "runs.")
+            settings = self.settings()
             plan(item.data, settings)
             return Request(item.name, item.data, settings)
         qrels = self.data.qrels_item()
@@ -289,7 +299,7 @@ class StabilityForm(QWidget):
         missing = float(self.missing_spin.value()) if self.missing_spin.value() else None
         trec = TrecRanks(qrels.data, [item.data for item in items], self.session.run_names([i.path for i in items]),
                          self.level_spin.value(), missing)
-        return Request(f"{qrels.name}, {len(items)} runs", trec, settings)
+        return Request(f"{qrels.name}, {len(items)} runs", trec, self.settings())
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:

@@ -33,11 +33,17 @@ class RankMeasurePicker(MeasurePicker):
         self.set_defaults()
 
     def set_defaults(self) -> None:
-        """The original's example set ticked, nothing else: the records it names as they are, the others as forms."""
-        self.set_checked({name: "" for name in DEFAULT_MEASURES if name in self.registry})
-        for name in DEFAULT_MEASURES:
-            if name not in self.registry:
-                self.add_custom(name)
+        """The original's example set ticked, nothing else."""
+        self.tick_only(DEFAULT_MEASURES)
+
+    def tick_only(self, names) -> None:
+        """Tick exactly these measures: the records among them as they are, the others as forms (added)."""
+        forms = [parse_measure(name).name for name in names if name not in self.registry]
+        self.set_checked({name: "" for name in names if name in self.registry})
+        for spec, _ in self.custom_specs():
+            self.add_custom(spec, spec in forms)
+        for name in forms:
+            self.add_custom(name)
 
     def spec_problem(self, spec: str) -> str | None:
         try:
