@@ -82,6 +82,21 @@ def main() -> int:
     metaeval.results_tabs.setCurrentWidget(metaeval.set_size.page)
     shoot("metaeval")
 
+    # Measure stability: the demo's runs as ranks of their relevant documents, error rate against tie rate.
+    stability = window.workspaces["stability"]
+    window.tabs.setCurrentWidget(stability)
+    form = stability.form
+    form.source_combo.setCurrentIndex(form.source_combo.findData("trec"))
+    form.picker.tick_only(["AP", "nDCG@Avg", "Average", "Median", "Average@20", "Average@Avg", "Average@10", "P@10",
+                           "R-precision"])
+    form.splits_edit.setText("5, 10, 20")
+    form.iterations_spin.setValue(20)
+    form.bootstrap_spin.setValue(500)
+    settle()
+    finished(stability, stability.run)
+    stability.results_tabs.setCurrentWidget(stability.tradeoff.page)
+    shoot("stability")
+
     # Case-based retrieval: the used cars, ProCAKE-style MAC/FAC sweep, the quality-versus-time chart.
     cbr = Path(__file__).resolve().parents[1] / "resources" / "sample_data" / "cbr"
     loaded = QEventLoop()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog
 from tests.cli.test_stability_cli import PUBLISHED_ACTUAL, PUBLISHED_AVERAGE_MATRIX, SYSTEMS
 from tests.conftest import CONFORMANCE
 from tests.gui.conftest import SYNTHETIC, SYNTHETIC_RUNS, Heartbeat, load, load_synthetic, not_busy, run_and_wait
+from tests.gui.test_layout import resize_and_wait
 
 MEASURES = ("AP", "Average", "nDCG@Avg", "Average@10", "P@500_per")
 TOTAL = 10_000
@@ -257,6 +258,19 @@ def test_every_view_equals_the_engine(qtbot, window, ranks_file):
         assert [label.toPlainText() for label in view.labels] == list(MEASURES)
         assert [(s.pos().x(), s.pos().y()) for s in spots] == list(zip(rows.tieRate, rows.errRate))
     assert len(_items(view, pg.ErrorBarItem)) == 1
+    # the labels read (at the screenshots' size): none over another, all inside the plot
+    resize_and_wait(qtbot, window, 1360, 860)
+    view.draw()
+
+    def labels_placed():
+        boxes = [label.sceneBoundingRect() for label in view.labels]
+        inside = view.plot.getPlotItem().vb.sceneBoundingRect().adjusted(-2, -2, 2, 2)
+        return all(inside.contains(box) for box in boxes) and \
+            not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.intersects(b)]
+    qtbot.waitUntil(labels_placed, timeout=5000)
+    # the combination's box shows it whole
+    text = view.combination.currentText()
+    assert view.combination.width() > view.combination.fontMetrics().horizontalAdvance(text) + 20
 
     # error rate against the number of queries: one curve per measure through both splits
     view = _show(stability, stability.splits)
@@ -265,6 +279,8 @@ def test_every_view_equals_the_engine(qtbot, window, ranks_file):
         rows = expected.evaluation[(expected.evaluation.method == measure) & (expected.evaluation.fuzziness == 0.05)]
         x, y = view.curve_points(measure)
         assert list(x) == [2, 4] and list(y) == list(rows.errRate)
+    low, high = view.plot.getPlotItem().vb.viewRange()[0]
+    assert low < 2 and high > 4 + 0.4 * 2                      # room right of the curves for the legend
     _choose(view.rate, "asl")
     rows = expected.evaluation[(expected.evaluation.method == "AP") & (expected.evaluation.fuzziness == 0.05)]
     assert list(view.curve_points("AP")[1]) == list(rows.asl)

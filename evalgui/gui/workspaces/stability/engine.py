@@ -23,7 +23,6 @@ from evalgui.core.rankfile.experiment import Settings, star
 TREC_SHARE = 0.05          # of the progress bar: finding the relevant documents' ranks in the runs
 EXPERIMENT = "rankfile"    # what the shared result views (metaeval.views.ResultView) are told they show
 COMBINATION = ["splitCount", "systemCount", "entityCount"]
-COMBINATION_CHARACTERS = 30     # what a combination's choice box shows whole: "10 queries · 20 systems · 2,000 entities"
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QLabel, QPushButton
 
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
-from evalgui.gui.workspaces.stability.engine import (COMBINATION_CHARACTERS, combination_items, combination_of,
-                                                     level_items)
+from evalgui.gui.workspaces.stability.engine import combination_items, combination_of, level_items
+from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH
 
 ALL = ""
 INTEGERS = {"systemCount", "splitCount", "entityCount"}
@@ -72,7 +72,7 @@ class EvaluationView:
         self.page = with_toolbar(self.view, [QLabel("Measure"), self.measure, QLabel("Fuzziness"), self.level,
                                              QLabel("Experiment"), self.combination, export])
         self.page.layout().insertWidget(1, self.report)
-        self.combination.setMinimumContentsLength(COMBINATION_CHARACTERS)
+        self.level.setMaximumWidth(LEVEL_WIDTH)
 
     def choices(self) -> list:
         return [self.measure, self.level, self.combination]
@@ -92,7 +92,7 @@ class EvaluationView:
             self.report.setText(f"{outcome.describe()}\nThe measures were not evaluated: tick “Evaluate the "
                                 "measures” and run again.")
         else:
-            warnings = [f"{w[:1].upper()}{w[1:]}." for w in outcome.warnings]
+            warnings = [f"{w[:1].upper()}{w[1:]}" + ("" if w.endswith(("?", ".")) else ".") for w in outcome.warnings]
             self.report.setText("\n".join([outcome.describe(), *warnings]))
         self.draw()
 

@@ -24,8 +24,8 @@ from evalgui.gui.tables import tsv_text
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 from evalgui.gui.workspaces.compare.matrices import CellTextModel
 from evalgui.gui.workspaces.metaeval.views import ResultView
-from evalgui.gui.workspaces.stability.engine import (COMBINATION_CHARACTERS, EXPERIMENT, combination_items,
-                                                     combination_of, combination_text)
+from evalgui.gui.workspaces.stability.engine import EXPERIMENT, combination_items, combination_of, combination_text
+from evalgui.gui.workspaces.stability.styles import show_combinations_whole
 
 
 class LabelMatrixView(MatrixView):
@@ -75,7 +75,6 @@ class SignificanceView(ResultView):
         sides.setSizes([6000, 3000])
         self.page = with_toolbar(sides, [QLabel("Measure"), self.measure, QLabel("Experiment"), self.combination,
                                          export])
-        self.combination.setMinimumContentsLength(COMBINATION_CHARACTERS)
         self.page.layout().addWidget(self.caption)
 
     def choices(self) -> list:
@@ -84,6 +83,7 @@ class SignificanceView(ResultView):
     def update_choices(self) -> None:
         self.measure.set_items([(m, m) for m in self.measures()])
         self.combination.set_items(combination_items(self.outcome))
+        show_combinations_whole(self.combination)
         if self.outcome is not None:
             levels = len(self.outcome.levels)
             self.model.set_levels((0.0, float(levels)))     # one scale for every measure

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel
 from evalgui.gui.toolbar import ChoiceBox
 from evalgui.gui.workspaces.metaeval.views import PlotView, new_plot
 from evalgui.gui.workspaces.stability.engine import EXPERIMENT, level_items
-from evalgui.gui.workspaces.stability.styles import measure_style
+from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH, measure_style, show_combinations_whole
 
 RATES = (("Error rate", "errRate"), ("Tie rate", "tieRate"), ("ASL rate", "asl"))
 NEEDS_E = {"errRate", "tieRate"}
@@ -28,6 +28,7 @@ class SplitsView(PlotView):
 
     def __init__(self):
         self.rate = ChoiceBox("stabilitySplitsRate")
+        self.rate.setToolTip("The rate shown")
         self.rate.set_items(list(RATES))
         self.level = ChoiceBox("stabilitySplitsFuzziness")
         self.level.setToolTip("The fuzziness level whose rates are shown")
@@ -36,8 +37,10 @@ class SplitsView(PlotView):
         for combo in (self.rate, self.level, self.drawn):
             combo.currentIndexChanged.connect(lambda _: self.draw())
         super().__init__(new_plot("stabilitySplits", "Queries (splits)", "Error rate (%)"),
-                         [QLabel("Show"), self.rate, QLabel("Fuzziness"), self.level, QLabel("Drawn"), self.drawn])
-        self.level.setMaximumWidth(90)       # a few short numbers: the room goes to the others
+                         [self.rate, QLabel("Fuzziness"), self.level, QLabel("Drawn"), self.drawn])
+        # Short entries: the room goes to the systems and entities drawn.
+        self.rate.setMaximumWidth(100)
+        self.level.setMaximumWidth(LEVEL_WIDTH)
         # On a white ground: the curves run under it.
         self.legend = self.plot.getPlotItem().addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 210),
                                                         pen=pg.mkPen("#bbbbbb"))
@@ -50,6 +53,7 @@ class SplitsView(PlotView):
         self.level.set_items(level_items(self.outcome), keep=None if self.level.preferred is not None else 0.05)
         drawn = list(dict.fromkeys((s, e) for _, s, e in self.outcome.combinations())) if self.outcome else []
         self.drawn.set_items([(f"{s} systems · {e:,} entities", f"{s},{e}") for s, e in drawn])
+        show_combinations_whole(self.drawn)
 
     def draw(self) -> None:
         item = self.plot.getPlotItem()
@@ -80,6 +84,10 @@ class SplitsView(PlotView):
         splits = sorted(set(table["splitCount"]))
         item.getAxis("bottom").setTicks([[(float(q), str(q)) for q in splits]])     # whole numbers of queries
         item.enableAutoRange()
+        # Room on the right for the legend, which would hide the curves' ends otherwise.
+        low, high = (splits[0], splits[-1]) if splits else (0, 1)
+        span = max(high - low, 1)
+        item.setXRange(low - 0.05 * span, high + 0.45 * span, padding=0)
         item.setTitle(f"{label} against the number of queries, fuzziness {level:g}", size="10pt")
         caption = (f"One curve per measure: {systems} systems, {entities:,} entities split into "
                    f"{', '.join(map(str, splits))} queries; each point is the mean over "

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.toolbar import ChoiceBox
 from evalgui.gui.workspaces.metaeval.views import PlotView, new_plot
-from evalgui.gui.workspaces.stability.engine import (COMBINATION_CHARACTERS, EXPERIMENT, combination_items,
-                                                     combination_of, combination_text, level_items)
-from evalgui.gui.workspaces.stability.styles import label_colour, measure_style
+from evalgui.gui.workspaces.stability.engine import (EXPERIMENT, combination_items, combination_of,
+                                                     combination_text, level_items)
+from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH, label_colour, measure_style, show_combinations_whole
 
-# Where a label may sit around its point: (TextItem anchor, pixel offset of its box from the point),
-# above right first; the first that overlaps no other label or point is taken.
-PLACES = (((-0.05, 1.0), (1, 1)), ((-0.05, 0.0), (1, -1)), ((1.05, 1.0), (-1, 1)), ((1.05, 0.0), (-1, -1)))
+# Where a label may sit around its point (TextItem anchors): above right first, then below right, above left,
+# below left; the first that overlaps no other label or point is taken.
+PLACES = ((-0.05, 1.0), (-0.05, 0.0), (1.05, 1.0), (1.05, 0.0))
 POINT_RADIUS = 7
 
 
@@ -40,8 +39,7 @@ class TradeoffView(PlotView):
             combo.currentIndexChanged.connect(lambda _: self.draw())
         super().__init__(new_plot("stabilityTradeoff", "Tie rate (%)", "Error rate (%)"),
                          [QLabel("Fuzziness"), self.level, QLabel("Experiment"), self.combination])
-        self.level.setMaximumWidth(90)       # a few short numbers: the room goes to the experiment
-        self.combination.setMinimumContentsLength(COMBINATION_CHARACTERS)
+        self.level.setMaximumWidth(LEVEL_WIDTH)       # a few short numbers: the room goes to the experiment
         item = self.plot.getPlotItem()
         self.bars = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), pen=pg.mkPen("#777777", width=1), beam=0)
         item.addItem(self.bars)
@@ -59,6 +57,7 @@ class TradeoffView(PlotView):
         combinations = combination_items(self.outcome)
         self.combination.set_items(combinations, keep=None if self.combination.preferred is not None or
                                    not combinations else combinations[-1][1])
+        show_combinations_whole(self.combination)
 
     @staticmethod
     def _tip(x: float, y: float, data) -> str:
@@ -76,25 +75,25 @@ class TradeoffView(PlotView):
         self.bars.setData(x=np.zeros(0), y=np.zeros(0))
         item.setTitle("")
 
-    def _anchors(self, texts, x, y, x_range, y_range) -> list[tuple[float, float]]:
-        """Each label's anchor: the first place around its point that overlaps no label placed before it
-        (in the plot's pixels, as it is now) nor any point; above right when every place is taken."""
+    def _place(self, labels, x, y, x_range, y_range) -> None:
+        """Anchor each label at the first place around its point that overlaps no label placed before it nor any
+        point, within the plot (in the plot's pixels, as it is now); at the first within it when every place is
+        taken."""
         box = self.plot.getPlotItem().vb.boundingRect()
         width, height = (box.width(), box.height()) if box.width() > 50 else (600.0, 400.0)
         sx, sy = width / (x_range[1] - x_range[0]), height / (y_range[1] - y_range[0])
-        metrics = QFontMetrics(self.plot.font())
         centres = [(px * sx, py * sy) for px, py in zip(np.nan_to_num(x), np.nan_to_num(y))]
         points = [(px - POINT_RADIUS, py - POINT_RADIUS, px + POINT_RADIUS, py + POINT_RADIUS) for px, py in centres]
         taken: list[tuple[float, float, float, float]] = []
-        anchors = []
-        for i, (text, centre) in enumerate(zip(texts, centres)):
-            size = (metrics.horizontalAdvance(text) + 6, metrics.height())
-            boxes = [(anchor, _box(centre, offset, size)) for anchor, offset in PLACES]
+        for i, (label, centre) in enumerate(zip(labels, centres)):
+            size = label.boundingRect().size()        # in pixels: a label keeps its size whatever the zoom
+            boxes = [(anchor, _box(centre, anchor, (size.width(), size.height()))) for anchor in PLACES]
             others = taken + points[:i] + points[i + 1:]
-            anchor, box = next(((a, b) for a, b in boxes if not any(_overlap(b, other) for other in others)), boxes[0])
-            taken.append(box)
-            anchors.append(anchor)
-        return anchors
+            inside = [(a, b) for a, b in boxes if b[0] >= 0 and b[1] >= 0 and b[2] <= width and b[3] <= height]
+            anchor, chosen = next(((a, b) for a, b in inside if not any(_overlap(b, other) for other in others)),
+                                  (inside or boxes)[0])
+            taken.append(chosen)
+            label.setAnchor(anchor)
 
     def draw(self) -> None:
         self.clear()
@@ -118,12 +117,12 @@ class TradeoffView(PlotView):
         x_range = (0.0, max(float(np.nanmax(x + x_sd, initial=0.0)), 1.0) * 1.3)
         y_range = (0.0, max(float(np.nanmax(y + y_sd, initial=0.0)), 1.0) * 1.2)
         item.setRange(xRange=x_range, yRange=y_range, padding=0.02)
-        for m, px, py, (colour, _, _), anchor in zip(measures, x, y, styles,
-                                                     self._anchors(measures, x, y, x_range, y_range)):
-            label = pg.TextItem(m, color=label_colour(colour), anchor=anchor)
+        for m, px, py, (colour, _, _) in zip(measures, x, y, styles):
+            label = pg.TextItem(m, color=label_colour(colour))
             label.setPos(px, py)
             item.addItem(label, ignoreBounds=True)
             self.labels.append(label)
+        self._place(self.labels, x, y, x_range, y_range)
         combination = combination_of(self.combination.currentData())
         level = self.level.currentData()
         item.setTitle(f"Error rate against tie rate, fuzziness {level:g}", size="10pt")
@@ -138,10 +137,9 @@ def _overlap(a, b) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _box(centre, offset, size) -> tuple[float, float, float, float]:
-    """The (left, bottom, right, top) pixels of a label of ``size`` beside the point at ``centre``, on the side
-    ``offset`` points to (+1/-1 in x and y)."""
-    (cx, cy), (dx, dy), (w, h) = centre, offset, size
-    left = cx + 4 if dx > 0 else cx - 4 - w
-    bottom = cy + 2 if dy > 0 else cy - 2 - h
+def _box(centre, anchor, size) -> tuple[float, float, float, float]:
+    """The (left, bottom, right, top) pixels, y upwards, of a label of ``size`` anchored at ``anchor`` (a
+    TextItem's: (0, 0) its top left, (1, 1) its bottom right) to the point at ``centre``."""
+    (cx, cy), (ax, ay), (w, h) = centre, anchor, size
+    left, bottom = cx - ax * w, cy - (1 - ay) * h
     return left, bottom, left + w, bottom + h
