@@ -167,7 +167,8 @@ class MeasurePicker(QWidget):
         for measure in self.registry.values():
             if measure.value_type == "text":     # runid, relstring: text, not numbers to compare
                 continue
-            item = QTreeWidgetItem(self._group(measure.group), [measure.name, "", getattr(measure, "ir_name", None) or ""])
+            ir_name = getattr(measure, "ir_name", None) or ""
+            item = QTreeWidgetItem(self._group(measure.group), [measure.name, "", ir_name])
             item.setData(0, _NAME_ROLE, measure.name)
             flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
             if getattr(measure, "kind", None) in _EDITABLE_KINDS:

@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QFileDialog
 
 from tests.cli.test_stability_cli import PUBLISHED_ACTUAL, PUBLISHED_AVERAGE_MATRIX, SYSTEMS
 from tests.conftest import CONFORMANCE
-from tests.gui.conftest import SYNTHETIC, SYNTHETIC_RUNS, Heartbeat, load, load_synthetic, not_busy, run_and_wait
+from tests.gui.conftest import (RUN_TIMEOUT, SYNTHETIC, SYNTHETIC_RUNS, Heartbeat, load, load_synthetic, not_busy,
+                                run_and_wait)
 from tests.gui.test_layout import resize_and_wait
 
 MEASURES = ("AP", "Average", "nDCG@Avg", "Average@10", "P@500_per")
@@ -90,12 +91,12 @@ def _set_form(stability, measures=None, **values):
 SMALL = dict(total_spin=TOTAL, splits_edit="2, 4", iterations_spin=6, bootstrap_spin=200, seed_spin=3)
 
 
-def _run(qtbot, window, path, measures=MEASURES, **values):
+def _run(qtbot, window, path, measures=MEASURES, timeout=RUN_TIMEOUT, **values):
     """Load the rank file, fill in the form (SMALL unless said otherwise), press Run and wait."""
     load(qtbot, window, [path])
     stability = _workspace(window)
     _set_form(stability, measures, **{**SMALL, **values})
-    run_and_wait(qtbot, stability)
+    run_and_wait(qtbot, stability, timeout=timeout)
     assert stability.outcome is not None, stability.progress_label.text()
     return stability
 
@@ -343,6 +344,17 @@ def test_exports_read_back(qtbot, window, ranks_file, tmp_path, monkeypatch):
             _save_as(monkeypatch, path)
             targets[label]()
             assert path.stat().st_size > 1000, path
+
+
+def test_processes_give_the_same_numbers(qtbot, window, ranks_file, monkeypatch):
+    """Processes started from the worker thread (spawned): the same seed, the same numbers as one process."""
+    from evalgui.core.rankfile import experiment
+
+    monkeypatch.setattr(experiment, "WORK_PER_PROCESS", 1)      # small work: processes all the same
+    stability = _run(qtbot, window, ranks_file, threads_spin=2, timeout=120_000)
+    expected = _engine(ranks_file, threads=1)
+    _frame_equal(stability.outcome.evaluation, expected.evaluation)
+    _frame_equal(stability.outcome.significance, expected.significance_table())
 
 
 def test_the_published_output_with_compat(qtbot, window, testranks):

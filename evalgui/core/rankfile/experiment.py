@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.core.jobs import Cancelled, JobState, state_or_default
+from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.rankfile import DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile import measures as M
 from evalgui.core.rankfile.compat import Compat, partial_bins, single_query_trials

@@ -67,8 +67,8 @@ class SplitsView(PlotView):
             return
         column, label = self.rate.currentData(), self.rate.currentText()
         if column in NEEDS_E and not self.outcome.has_error_rates:
-            self.caption.setText("The error and tie rates were not computed: tick “Error and tie rates (-e)” in the "
-                                 "form and run again (or show the ASL rate).")
+            self.caption.setText("The error and tie rates were not computed: tick “Error and tie rates (-e)” in "
+                                 "the form and run again (or show the ASL rate).")
             return
         systems, entities = (int(v) for v in self.drawn.currentData().split(","))
         level = self.level.currentData()
@@ -93,8 +93,8 @@ class SplitsView(PlotView):
                    f"{', '.join(map(str, splits))} queries; each point is the mean over "
                    f"{self.outcome.settings.iterations} iterations.")
         if len(splits) < 2:
-            caption += (" Only one number of queries was run: give several under “Queries (splits)”, e.g. 2, 5, 10, "
-                        "to see the rates change with it.")
+            caption += (" Only one number of queries was run: give several under “Queries (splits)”, e.g. 2, 5, "
+                        "10, to see the rates change with it.")
         self.caption.setText(caption)
 
     def curve_points(self, measure: str):

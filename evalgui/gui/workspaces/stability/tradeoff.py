@@ -101,8 +101,8 @@ class TradeoffView(PlotView):
             self.caption.setText("")
             return
         if not self.outcome.has_error_rates:
-            self.caption.setText("The error and tie rates were not computed: tick “Error and tie rates (-e)” in the "
-                                 "form and run again.")
+            self.caption.setText("The error and tie rates were not computed: tick “Error and tie rates (-e)” in "
+                                 "the form and run again.")
             return
         item = self.plot.getPlotItem()
         rows = self.rows()
