@@ -264,7 +264,8 @@ def test_every_view_equals_the_engine(qtbot, window, ranks_file):
     view.draw()
 
     def labels_placed():
-        boxes = [label.sceneBoundingRect() for label in view.labels]
+        view.plot.grab()                                       # labels keep their pixel size: placed when drawn
+        boxes = [label.sceneBoundingRect().adjusted(1, 1, -1, -1) for label in view.labels]    # touching is fine
         inside = view.plot.getPlotItem().vb.sceneBoundingRect().adjusted(-2, -2, 2, 2)
         return all(inside.contains(box) for box in boxes) and \
             not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.intersects(b)]
@@ -567,6 +568,41 @@ def test_the_plots_say_what_they_need(qtbot, window, ranks_file):
     assert not view.curves and "(-e)" in view.caption.text()
     _choose(view.rate, "asl")
     assert list(view.curves) == ["AP", "Average"] and "Only one number of queries" in view.caption.text()
+
+
+# ---------------------------------------------------------------------------- layout
+def test_at_the_windows_minimum_size_nothing_overlaps(qtbot, window, ranks_file):
+    from PySide6.QtWidgets import QScrollArea
+
+    from tests.gui.test_layout import fully_visible, rect_in
+
+    stability = _run(qtbot, window, ranks_file)
+    _show(stability, stability.tradeoff)
+    resize_and_wait(qtbot, window, window.minimumWidth(), window.minimumHeight())
+    assert window.minimumSizeHint().width() <= window.minimumWidth()      # this tab does not widen the window
+    form = rect_in(window, stability.form_column.findChild(QScrollArea))
+    controls = rect_in(window, stability.run_button.parentWidget())
+    results = rect_in(window, stability.results_tabs)
+    assert not form.intersects(controls) and not form.intersects(results) and not controls.intersects(results)
+    for part in (form, controls, results):
+        assert window.rect().contains(part)
+    assert fully_visible(stability.run_button) and fully_visible(stability.cancel_button)
+    assert fully_visible(stability.tradeoff.level)         # the plot's controls scroll sideways, uncovered
+    assert rect_in(window, stability.tradeoff.plot).height() > 150
+    # the point labels, placed again for the smaller plot, still overlap nothing
+    view = stability.tradeoff
+    resize_and_wait(qtbot, window, 1360, 860)
+    qtbot.waitUntil(lambda: view.plot.getPlotItem().vb.boundingRect().width() > 450)
+    _choose(view.level, 0.15)
+    _choose(view.combination, "2,5,40")                        # three points close together, placed for 1360
+    resize_and_wait(qtbot, window, window.minimumWidth(), window.minimumHeight())
+
+    def apart():
+        view.plot.grab()                                       # labels keep their pixel size: placed when drawn
+        boxes = [label.sceneBoundingRect().adjusted(1, 1, -1, -1) for label in view.labels]    # touching is fine
+        return not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.intersects(b)]
+    qtbot.waitUntil(lambda: view.plot.getPlotItem().vb.boundingRect().width() < 350)    # laid out small
+    qtbot.waitUntil(apart, timeout=5000)
 
 
 # ---------------------------------------------------------------------------- responsiveness

@@ -19,8 +19,10 @@ from evalgui.gui.workspaces.stability.engine import (EXPERIMENT, combination_ite
 from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH, label_colour, measure_style, show_combinations_whole
 
 # Where a label may sit around its point (TextItem anchors): above right first, then below right, above left,
-# below left; the first that overlaps no other label or point is taken.
-PLACES = ((-0.05, 1.0), (-0.05, 0.0), (1.05, 1.0), (1.05, 0.0))
+# below left, centred above or below, then a line further up or down; the first that overlaps no other label
+# or point is taken.
+PLACES = ((-0.05, 1.0), (-0.05, 0.0), (1.05, 1.0), (1.05, 0.0), (0.5, 1.3), (0.5, -0.3), (-0.05, 2.0),
+          (-0.05, -1.0), (1.05, 2.0), (1.05, -1.0))
 POINT_RADIUS = 7
 
 
@@ -46,6 +48,8 @@ class TradeoffView(PlotView):
         self.points = pg.ScatterPlotItem(size=11, pen=pg.mkPen("#ffffff", width=1), hoverable=True, tip=self._tip)
         item.addItem(self.points)
         self.labels: list[pg.TextItem] = []
+        self._placing = None           # what _place needs, to place the labels again when the plot is resized
+        item.vb.sigResized.connect(lambda _: self._place(*self._placing) if self._placing and self.labels else None)
 
     def choices(self) -> list:
         return [self.level, self.combination]
@@ -71,6 +75,7 @@ class TradeoffView(PlotView):
         for label in self.labels:
             item.removeItem(label)
         self.labels = []
+        self._placing = None
         self.points.clear()
         self.bars.setData(x=np.zeros(0), y=np.zeros(0))
         item.setTitle("")
@@ -122,7 +127,8 @@ class TradeoffView(PlotView):
             label.setPos(px, py)
             item.addItem(label, ignoreBounds=True)
             self.labels.append(label)
-        self._place(self.labels, x, y, x_range, y_range)
+        self._placing = (self.labels, x, y, x_range, y_range)
+        self._place(*self._placing)
         combination = combination_of(self.combination.currentData())
         level = self.level.currentData()
         item.setTitle(f"Error rate against tie rate, fuzziness {level:g}", size="10pt")
