@@ -116,8 +116,11 @@ def run(args) -> int:
     checked = plan(ranks, settings)
     for message in checked.warnings:
         warn(message)
+    told = len(checked.warnings)
     state = JobState(on_progress=_report) if args.verbose else None
     results = run_experiments(checked, state)
+    for message in results.warnings[told:]:        # what only the values on all entities show
+        warn(message)
     text = render(results, sections, fmt)
     if args.output:
         write_atomic(args.output, text)

@@ -264,3 +264,12 @@ def test_ranks_from_qrels_and_runs(capsys, tmp_path):
     assert saved.read_text().splitlines() == ["TREC\tfirst\tsecond", "1 d1\t1\t3", "1 d3\t3\t2", "2 d1\t2\t2"]
     status, _, err = run_cli(capsys, "stability", "--qrels", qrels, first, "-m", "AP")
     assert status == 2 and "at least two runs" in err[0]
+    # third ranks q1's d3 second: ranks 1, 2, 2 against first's 1, 3, 2, and AP is 1 for both (the average rank
+    # is not): said after the values
+    third = write(tmp_path, "third.run", RUN.replace("d3 3 1.0", "d3 3 2.5"))
+    status, out, err = run_cli(capsys, "stability", "--qrels", qrels, first, third, "-p", "actual", "-m", "AP",
+                               "-m", "Average", "--format", "tsv")
+    assert status == 0 and out.splitlines()[1:] == ["AP\t1.0\t1.0", "Average\t2.0\t1.66666666666667"]
+    assert err == ["evalgui-cli: warning: AP gives every system the same value on all the entities, so it cannot "
+                   "tell these systems apart (when the ranks come from several queries' rankings, measures comparing "
+                   "the i-th entity with its rank, such as AP, P@k and R-precision, are often 1 for every system)"]

@@ -406,6 +406,11 @@ def test_ranks_from_qrels_and_runs(qtbot, window):
     _frame_equal(outcome.actual, expected.actual)
     _frame_equal(outcome.evaluation, expected.evaluation)
     assert outcome.source == f"qrels.txt, {len(SYNTHETIC_RUNS)} runs"
+    # with the runs' own depth as the rank of what they miss, AP saturates: the report says so
+    _set_form(stability, ("AP", "Average"), missing_spin=0, level_spin=1)
+    run_and_wait(qtbot, stability)
+    assert "AP gives every system the same value on all the entities" in stability.evaluation.report.text()
+    assert (stability.outcome.actual.iloc[0, 1:] == 1.0).all()
 
 
 # ---------------------------------------------------------------------------- bad input

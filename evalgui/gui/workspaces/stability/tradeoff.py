@@ -93,7 +93,9 @@ class TradeoffView(PlotView):
         for i, (label, centre) in enumerate(zip(labels, centres)):
             size = label.boundingRect().size()        # in pixels: a label keeps its size whatever the zoom
             boxes = [(anchor, _box(centre, anchor, (size.width(), size.height()))) for anchor in PLACES]
-            others = taken + points[:i] + points[i + 1:]
+            # A point on top of this one cannot be avoided: only the others are.
+            others = taken + [box for j, box in enumerate(points)
+                              if j != i and np.hypot(*np.subtract(centres[j], centre)) > 2 * POINT_RADIUS]
             inside = [(a, b) for a, b in boxes if b[0] >= 0 and b[1] >= 0 and b[2] <= width and b[3] <= height]
             anchor, chosen = next(((a, b) for a, b in inside if not any(_overlap(b, other) for other in others)),
                                   (inside or boxes)[0])
