@@ -83,6 +83,22 @@ def main() -> int:
     metaeval.results_tabs.setCurrentWidget(metaeval.set_size.page)
     shoot("metaeval")
 
+    # Measure stability: the demo's runs as ranks of their relevant documents (rank statistics: pooled from
+    # 50 queries, precision measures are 1 for every run), error rate against tie rate.
+    stability = window.workspaces["stability"]
+    window.tabs.setCurrentWidget(stability)
+    form = stability.form
+    form.source_combo.setCurrentIndex(form.source_combo.findData("trec"))
+    form.picker.tick_only(["Average", "Median", "Average@10", "Average@20", "Average@50", "Average@Avg",
+                           "Median@50", "nDCG@Avg", "nDCG@10"])
+    form.splits_edit.setText("5, 10, 20")
+    form.iterations_spin.setValue(20)
+    form.bootstrap_spin.setValue(500)
+    settle()
+    finished(stability, stability.run)
+    stability.results_tabs.setCurrentWidget(stability.tradeoff.page)
+    shoot("stability")
+
     # Case-based retrieval: the used cars, ProCAKE-style MAC/FAC sweep, the quality-versus-time chart.
     cbr = sample_data("cbr")
     loaded = QEventLoop()

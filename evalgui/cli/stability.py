@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from evalgui.cli.common import UsageProblem, add_output_options, output_format, warn
-from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS
+from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS, OPTION_HELP
 
 NAME = "stability"
 HELP = "measure stability and significance on ranks of test entities"
@@ -32,42 +32,40 @@ def add_arguments(p) -> None:
                    help="what to compute and print: the measures' evaluation, their values per system, the "
                         "significance matrices, or all (default all)")
     p.add_argument("-m", "--measure", dest="measures", action="append", default=[], metavar="MEASURE[@cutoff]",
-                   help="a measure (repeatable), e.g. AP, nDCG@Avg, P@2000_per, Average@k (each --cutoffs value); "
-                        f"default: {' '.join(DEFAULT_MEASURES)}. `evalgui-cli measures --family rankfile` lists them")
+                   help=f"{OPTION_HELP['measures']} (repeatable; default: {' '.join(DEFAULT_MEASURES)})")
     p.add_argument("-i", "--iter", dest="iterations", type=int, default=50, metavar="N",
-                   help="iterations to average over (default 50)")
+                   help=OPTION_HELP["iterations"])
     p.add_argument("-b", "--boot", dest="bootstrap", type=int, default=1000, metavar="B",
-                   help="bootstrap samples (default 1000)")
+                   help=OPTION_HELP["bootstrap"])
     p.add_argument("-e", "--err", dest="error_rates", action="store_true",
-                   help="also compute the error and tie rates, tRate and relRate")
+                   help=OPTION_HELP["error_rates"])
     p.add_argument("-w", "--swap", action="store_true",
-                   help="decide significance with the swap method's difference (default: the bootstrap's estDiff)")
+                   help=OPTION_HELP["swap"])
     p.add_argument("-n", "--totalranks", dest="total_ranks", type=float, metavar="T",
-                   help="how many entities the systems ranked (needed by per-mille measures and ROC_AUC)")
+                   help=OPTION_HELP["total_ranks"])
     p.add_argument("--cutoffs", nargs="+", type=float, default=[], metavar="K",
-                   help="cut-offs for the measures written with @k")
+                   help=OPTION_HELP["cutoffs"])
     p.add_argument("--sigs", nargs="+", type=float, default=list(DEFAULT_SIGS), metavar="F",
-                   help=f"significance levels / fuzziness values (default {' '.join(map(str, DEFAULT_SIGS))})")
+                   help=OPTION_HELP["sigs"])
     p.add_argument("--splits", nargs="+", type=int, default=[10], metavar="Q",
-                   help="numbers of queries to split the entities into (default 10)")
+                   help=OPTION_HELP["splits"])
     p.add_argument("--systems", nargs="+", type=int, default=[], metavar="S",
-                   help="numbers of systems to draw at random (default: all)")
+                   help=OPTION_HELP["systems"])
     p.add_argument("--entities", nargs="+", type=int, default=[], metavar="E",
-                   help="numbers of entities to draw at random (default: all)")
+                   help=OPTION_HELP["entities"])
     p.add_argument("-s", "--seed", type=int, default=42,
-                   help="random seed; the same seed gives the same output, whatever -t (default 42)")
+                   help=OPTION_HELP["seed"])
     p.add_argument("-t", "--threads", type=int, default=1, metavar="N",
-                   help="processes to run the experiments in (default 1)")
+                   help=OPTION_HELP["threads"])
     p.add_argument("--compat", choices=COMPAT_MODES, default=None,
-                   help="reproduce the original tool's numbers, bugs included (docs/rankfile-compat.md)")
+                   help=OPTION_HELP["compat"])
     p.add_argument("-v", "--verbose", action="store_true", help="report progress on standard error")
     trec = p.add_argument_group("ranks from TREC data")
     trec.add_argument("--qrels", metavar="QRELS", help="derive the ranks from these qrels and the runs given as FILE")
     trec.add_argument("-l", "--level_for_rel", dest="level", type=int, default=1, metavar="N",
-                      help="minimum grade that counts as relevant (default 1)")
+                      help=OPTION_HELP["level"])
     trec.add_argument("--missing-rank", type=float, default=None, metavar="R",
-                      help="rank of a relevant document a run did not retrieve (default: the documents it "
-                           "retrieved for the query + 1)")
+                      help=OPTION_HELP["missing_rank"])
     trec.add_argument("--save-ranks", metavar="FILE", help="also write the ranks as a rank file")
     add_output_options(p)
 
@@ -118,8 +116,11 @@ def run(args) -> int:
     checked = plan(ranks, settings)
     for message in checked.warnings:
         warn(message)
+    told = len(checked.warnings)
     state = JobState(on_progress=_report) if args.verbose else None
     results = run_experiments(checked, state)
+    for message in results.warnings[told:]:        # what only the values on all entities show
+        warn(message)
     text = render(results, sections, fmt)
     if args.output:
         write_atomic(args.output, text)

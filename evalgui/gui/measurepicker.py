@@ -93,9 +93,15 @@ def help_html(record: Record) -> str:
 
 
 class MeasurePicker(QWidget):
-    """Checkable measures of ``registry`` (the ranked family by default), under the registry's groups."""
+    """Checkable measures of ``registry`` (the ranked family by default), under the registry's groups.
+
+    Another family's picker subclasses it: the custom entries' group, hint and help, and
+    :meth:`spec_problem` (what its engine refuses) say what that family's names look like."""
 
     changed = Signal()
+    custom_family = CUSTOM_FAMILY
+    custom_placeholder = "Add a measure, e.g. P(rel=2)@5, RBP(p=0.8), ndcg_cut.15"
+    custom_about = "A measure you added, in ir_measures or trec_eval syntax."
 
     def __init__(self, parent=None, registry: Mapping[str, Record] = REGISTRY):
         super().__init__(parent)
@@ -120,7 +126,7 @@ class MeasurePicker(QWidget):
                           "Tick it to evaluate it; double-click its parameters to change the cutoffs.</p>")
         self.help.setOpenExternalLinks(False)
         self.custom = QLineEdit(self)
-        self.custom.setPlaceholderText("Add a measure, e.g. P(rel=2)@5, RBP(p=0.8), ndcg_cut.15")
+        self.custom.setPlaceholderText(self.custom_placeholder)
         self.custom.returnPressed.connect(self._add_custom_from_box)
         self.custom.textEdited.connect(lambda _: mark_invalid(self.custom, None))
         add = QPushButton("Add", self)
@@ -128,6 +134,10 @@ class MeasurePicker(QWidget):
         self._families: dict[str, QTreeWidgetItem] = {}     # group heading -> its tree item
         self._build()
         self.tree.setColumnWidth(0, 185)
+        # Columns no record of this family fills (parameters, ir_measures names) are left out.
+        records = list(self.registry.values())
+        self.tree.setColumnHidden(1, not any(getattr(r, "kind", None) in _EDITABLE_KINDS for r in records))
+        self.tree.setColumnHidden(2, not any(getattr(r, "ir_name", None) for r in records))
 
         custom_row = QHBoxLayout()
         custom_row.addWidget(self.custom)
@@ -229,7 +239,7 @@ class MeasurePicker(QWidget):
         spec = spec.strip()
         if not spec:
             return
-        group = self._group(CUSTOM_FAMILY)
+        group = self._group(self.custom_family)
         for i in range(group.childCount()):
             if group.child(i).text(0) == spec:
                 group.child(i).setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
@@ -243,24 +253,28 @@ class MeasurePicker(QWidget):
         spec = self.custom.text().strip()
         if not spec:
             return
-        problem = spec_problem(spec)             # reject typos now, not at Run time
+        problem = self.spec_problem(spec)        # reject typos now, not at Run time
         mark_invalid(self.custom, problem)
         if problem is not None:
             self._show_problem("Not a measure:", problem)
             return
         self.add_custom(spec)
         self.custom.clear()
-        self.help.setHtml(f"<p>Added <b>{html.escape(spec)}</b> under “{html.escape(CUSTOM_FAMILY)}”.</p>")
+        self.help.setHtml(f"<p>Added <b>{html.escape(spec)}</b> under “{html.escape(self.custom_family)}”.</p>")
 
     def _show_problem(self, title: str, reason: str, after: str = "") -> None:
         self.help.setHtml(f"<p style='color:#b00020'><b>{html.escape(title)}</b> {html.escape(reason)}</p>{after}")
 
     # ------------------------------------------------------------ checking parameters
+    def spec_problem(self, spec: str) -> str | None:
+        """Why the engine would refuse ``spec``, or None when it reads it."""
+        return spec_problem(spec)
+
     def parameters_problem(self, name: str, text: str) -> str | None:
         """Why ``text`` is not a parameter list for measure ``name`` (None: fine; empty: the defaults)."""
         params = text.strip().replace(" ", "")
         spec = f"{name}.{params}"
-        problem = spec_problem(spec) if params else None
+        problem = self.spec_problem(spec) if params else None
         return problem.removeprefix(f"'{spec}': ") if problem else None
 
     def _check_parameters(self, editor: QLineEdit, name: str, text: str) -> None:
@@ -279,7 +293,7 @@ class MeasurePicker(QWidget):
     def specs_problem(self) -> str | None:
         """Why the engine would refuse a ticked measure (the measure named), or None when it reads them all."""
         for spec in self.specs():
-            problem = spec_problem(spec)
+            problem = self.spec_problem(spec)
             if problem is not None:
                 return f"The measure {spec} cannot be evaluated: {problem.removeprefix(repr(spec) + ': ')}"
         return None
@@ -317,7 +331,7 @@ class MeasurePicker(QWidget):
             self.tree.setCurrentItem(first)
             if first is None:
                 self.help.setHtml(f"<p style='color:gray'>No measure matches “{html.escape(text.strip())}”. "
-                                  "Type it in the box below to add it in ir_measures or trec_eval syntax.</p>")
+                                  "Type it in the box below to add it.</p>")
 
     def _show_help(self, item, _previous=None) -> None:
         if item is None:
@@ -326,5 +340,8 @@ class MeasurePicker(QWidget):
         if name is not None:
             self.help.setHtml(help_html(self.registry[name]))
         elif item.parent() is not None:
-            self.help.setHtml(f"<h3>{html.escape(item.text(0))}</h3><p>A measure you added, in ir_measures or "
-                              "trec_eval syntax.</p>")
+            self.help.setHtml(self.custom_help(item.text(0)))
+
+    def custom_help(self, spec: str) -> str:
+        """The help pane's text for a measure the user added."""
+        return f"<h3>{html.escape(spec)}</h3><p>{html.escape(self.custom_about)}</p>"

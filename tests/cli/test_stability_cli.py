@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -138,6 +139,36 @@ def test_eval_prints_the_originals_columns(capsys, small):
     assert rows.method.tolist() == ["AP", "Average"] * 5 and rows.errRate.notna().all()
 
 
+def test_the_range_flags_and_swap_mode(capsys, small):
+    """--cutoffs, --systems, --entities make one experiment per combination; -w decides with swapDiffMin."""
+    from evalgui.core.stats.stability import pair_indices
+
+    args = ["stability", small, "-p", "all", "-m", "Average@k", "-m", "AP", "--cutoffs", "5", "50", "--splits", "2",
+            "--systems", "2", "3", "--entities", "8", "12", "-i", "4", "-b", "100", "--sigs", "0.05", "0.15",
+            "--format", "json"]
+    status, out, _ = run_cli(capsys, *args, "-w")
+    data = json.loads(out)
+    rows = pd.DataFrame(data["eval"])
+    assert status == 0 and len(rows) == 2 * 2 * 2 * 3          # systems x entities x levels x methods
+    assert rows[["systemCount", "entityCount"]].drop_duplicates().values.tolist() == [[2, 8], [2, 12], [3, 8], [3, 12]]
+    assert rows.method.unique().tolist() == ["Average@k_5", "Average@k_50", "AP"]
+    assert rows[rows.method == "Average@k_50"].cutoff.unique().tolist() == [50]
+    assert [r["measure"] for r in data["actual"]] == ["Average@k_5", "Average@k_50", "AP"]
+    # decisions: the pairs whose values on all entities differ by more than swapDiffMin (estDiff without -w)
+    actual = {r["measure"]: [r[s] for s in "ABC"] for r in data["actual"]}
+    first, second = pair_indices(3)
+    for swap, column in ((True, "swapDiffMin"), (False, "estDiff")):
+        if not swap:
+            rows = pd.DataFrame(json.loads(run_cli(capsys, *args)[1])["eval"])
+        for row in rows[rows.systemCount == 3].itertuples():
+            values = np.array(actual[row.method], dtype=float)
+            required = getattr(row, column)
+            expected = 100 * np.mean(np.abs(values[first] - values[second]) > required) if required > 0 else 0.0
+            assert row.decisions == pytest.approx(expected), (swap, row)
+    sign = pd.DataFrame(data["sign"]["rows"])
+    assert sign[["systemCount", "entityCount"]].drop_duplicates().values.tolist() == [[2, 8], [2, 12], [3, 8], [3, 12]]
+
+
 def test_sign_alone_prints_matrices_with_labels(capsys, small):
     status, out, _ = run_cli(capsys, "stability", small, "-p", "sign", "-m", "Average", "--splits", "3", "-i", "5",
                              "-b", "200")
@@ -233,3 +264,12 @@ def test_ranks_from_qrels_and_runs(capsys, tmp_path):
     assert saved.read_text().splitlines() == ["TREC\tfirst\tsecond", "1 d1\t1\t3", "1 d3\t3\t2", "2 d1\t2\t2"]
     status, _, err = run_cli(capsys, "stability", "--qrels", qrels, first, "-m", "AP")
     assert status == 2 and "at least two runs" in err[0]
+    # third ranks q1's d3 second: ranks 1, 2, 2 against first's 1, 3, 2, and AP is 1 for both (the average rank
+    # is not): said after the values
+    third = write(tmp_path, "third.run", RUN.replace("d3 3 1.0", "d3 3 2.5"))
+    status, out, err = run_cli(capsys, "stability", "--qrels", qrels, first, third, "-p", "actual", "-m", "AP",
+                               "-m", "Average", "--format", "tsv")
+    assert status == 0 and out.splitlines()[1:] == ["AP\t1.0\t1.0", "Average\t2.0\t1.66666666666667"]
+    assert err == ["evalgui-cli: warning: AP gives every system the same value on all the entities, so it cannot "
+                   "tell these systems apart (when the ranks come from several queries' rankings, measures comparing "
+                   "the i-th entity with its rank, such as AP, P@k and R-precision, are often 1 for every system)"]

@@ -354,6 +354,15 @@ def test_warnings():
     assert "queries of 2.0 entities on average" in text
 
 
+def test_a_warning_names_the_measures_that_cannot_tell_the_systems_apart():
+    # Ranks pooled from several queries' rankings: many entities at every low rank, so AP and P@2 are 1 for both
+    ranks = ranks_of([[1, 2], [1, 1], [2, 1], [2, 3], [3, 2], [1, 4]])
+    results = run(ranks, measures=("AP", "P@2", "Average"), experiments=False)
+    assert results.actual.iloc[:2, 1:].to_numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert results.warnings[-1].startswith("AP and P@2 give every system the same value on all the entities")
+    assert not [w for w in run(ranks, measures=("Average",), experiments=False).warnings if "same value" in w]
+
+
 def test_a_measure_missing_on_whole_iterations_still_estimates_from_the_others():
     # Average@3 is missing for S2 and S3 everywhere, and for S1 where a query holds neither E1 nor E2
     ranks = ranks_of([[1, 50, 60], [2, 40, 70], [30, 5, 80], [40, 60, 90], [50, 70, 95], [60, 80, 99]])

@@ -41,6 +41,19 @@ def test_is_detected_as_a_rank_file_not_a_run_or_qrels(tmp_path):
     assert detect_kind(write(tmp_path, "tq.txt", tabbed_qrels)).name == "qrels"
 
 
+@pytest.mark.parametrize("text, line, reason", [
+    ("E\tA\tB\nx\t1\t2\ny\t0.5\t2\n", 3, "the rank 0.5 of system A is below 1"),
+    ("E\tA\tB\nx\t1\t2\ny\t3\n", 3, "expected 3 tab-separated fields"),
+    ("E\tA\tB\nx\t0\t2\ny\t3\t4\nz\t1\t1\n", 2, "the rank 0 of system A is below 1"),
+])
+def test_a_rank_file_with_a_bad_line_is_still_detected_so_reading_names_the_line(tmp_path, text, line, reason):
+    path = write(tmp_path, "ranks.txt", text)
+    assert detect_kind(path).name == "rank file"
+    with pytest.raises(EvalInputError) as info:
+        read_input(path)
+    assert info.value.line == line and reason in info.value.reason
+
+
 def test_crlf_bom_gzip_and_blank_lines(tmp_path):
     text = "\ufeff" + RANKS.replace("\n", "\r\n") + "\r\n\r\n"
     assert read(tmp_path, text).ranks.tolist() == [[5.0, 4.0, 1.0], [10.5, 2.0, 5.0]]

@@ -22,7 +22,8 @@ def _is_rank(text: str) -> bool:
 
 def sniff(head: FileHead) -> Claim:
     """Sure when every line in the head has the header's number of tab-separated fields and every
-    field after the first of the data rows is a rank; less sure when the header is numbers too."""
+    field after the first of the data rows is a rank; less sure when the header is numbers too, or
+    when some rows are not like that (most are: reading then names the line that is not)."""
     from evalgui.core.formats import _text
 
     try:
@@ -33,13 +34,19 @@ def sniff(head: FileHead) -> Claim:
     if len(data) >= _SNIFF_BYTES:
         lines = lines[:-1]                          # the last line may be cut off
     rows = [line.rstrip("\r").split("\t") for line in lines if line.strip()]
-    if len(rows) < 2 or len(rows[0]) < 2 or any(len(row) != len(rows[0]) for row in rows):
+    if len(rows) < 2 or len(rows[0]) < 2:
         return Claim(0.0)
-    if not all(_is_rank(field.strip()) for row in rows[1:] for field in row[1:]):
+    width = len(rows[0])
+    proper = [len(row) == width and all(_is_rank(field.strip()) for field in row[1:]) for row in rows[1:]]
+    if not (proper[0] or 2 * sum(proper) >= len(proper)):
         return Claim(0.0)
+    if not all(proper):
+        bad = proper.index(False) + 2
+        return Claim(0.6, f"a header of {width - 1} system ids, then entities with a rank in each (but line {bad} "
+                          "is not like that)")
     if all(_is_rank(field.strip()) for field in rows[0][1:]):
         return Claim(0.4, "tab-separated ranks (1 or more) under a header of numbers")
-    return Claim(0.95, f"a header of {len(rows[0]) - 1} system ids, then one entity per line with its rank in each")
+    return Claim(0.95, f"a header of {width - 1} system ids, then one entity per line with its rank in each")
 
 
 def read(path, **_):

@@ -20,6 +20,30 @@ DEFAULT_MEASURES = ("AP_inter_per", "nDCG@Avg", "Average", "Median", "Average@20
 DEFAULT_SIGS = (0.005, 0.01, 0.05, 0.1, 0.15)
 COMPAT_MODES = ("dunaiski2018",)
 
+# What each setting means: the command line's --help and the window's tooltips (one text for both).
+OPTION_HELP = {
+    "measures": "a measure, e.g. AP, nDCG@Avg, P@2000_per, Average@k (each cut-off of the range); "
+                "`evalgui-cli measures --family rankfile` lists them",
+    "iterations": "iterations to average over: each shuffles the entities and splits them into queries (default 50)",
+    "bootstrap": "bootstrap samples, for the ASL rate, estDiff and the swap method (default 1000)",
+    "error_rates": "also compute the error and tie rates, tRate and relRate",
+    "swap": "decide significance (decisions, matrices) with the swap method's swapDiffMin instead of the "
+            "bootstrap's estDiff",
+    "total_ranks": "how many entities the systems ranked, T (needed only by per-mille measures and ROC_AUC)",
+    "cutoffs": "cut-offs for the measures written with @k (or @N): one measure per value",
+    "sigs": "significance levels, also the fuzziness of the error and tie rates "
+            f"(default {' '.join(map(str, DEFAULT_SIGS))})",
+    "splits": "numbers of queries to split the entities into: one experiment each (default 10)",
+    "systems": "numbers of systems to draw at random: one experiment each (default: all)",
+    "entities": "numbers of entities to draw at random: one experiment each (default: all)",
+    "seed": "random seed; the same seed gives the same output, whatever -t (default 42)",
+    "threads": "processes to run the experiments in (default 1); the numbers do not depend on it",
+    "compat": "reproduce the original tool's numbers, bugs included (docs/rankfile-compat.md)",
+    "level": "minimum grade that counts as relevant (default 1)",
+    "missing_rank": "rank of a relevant document a run did not retrieve (default: the documents it retrieved for "
+                    "the query + 1)",
+}
+
 # The experiments multiply many small matrices: a BLAS thread pool only gets in the way there (on a
 # loaded two-core machine a threaded 190 x 10 x 1000 product took 70 times the CPU of a plain one),
 # and worker processes would each start one. Numpy reads these when it is first imported.

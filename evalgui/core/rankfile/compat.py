@@ -38,6 +38,25 @@ class Compat:
 
 PRESETS = {"dunaiski2018": Compat(*(True,) * len(fields(Compat)))}      # keys: rankfile.COMPAT_MODES
 
+# What each switch reproduces, in a sentence (the window's tooltip; docs/rankfile-compat.md has the numbers).
+DESCRIPTIONS = {
+    "bucket_index_counting": "per-mille buckets count rank <= i instead of rank <= i*T/1000, so ranks above 1,000 "
+                             "never count",
+    "swap_single_queries": "the swap method compares single-query differences, not mean differences over query sets",
+    "swap_partial_bins": "the swap bins cover only the lowest 20/105 of the differences, a non-swap counts in its "
+                         "own bin and every higher one, and the limits step by (range)/110.25",
+    "significance_estimators": "the significance matrices take swapDiffMin in bootstrap mode (estDiff with the swap "
+                               "method), and measures with a cut-off never get a mark",
+    "decisions_last_fuzziness": "every row's decisions is the last fuzziness's value",
+    "correlation_skips_first": "the correlation leaves out every pair with the first system",
+}
+
+
+def describe(name: str) -> str:
+    """What a preset reproduces, one line per switch (the window's tooltip)."""
+    switches = PRESETS[name].active
+    return "\n".join(f"{i}. {DESCRIPTIONS[switch]}" for i, switch in enumerate(switches, 1))
+
 
 def preset(name: str | None) -> Compat:
     if name is None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.core.jobs import Cancelled, JobState, state_or_default
+from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.rankfile import DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile import measures as M
 from evalgui.core.rankfile.compat import Compat, partial_bins, single_query_trials
@@ -452,6 +452,7 @@ def run(checked: Plan, state: JobState | None = None) -> StabilityResults:
     state = state_or_default(state)
     settings = checked.settings
     values = actual_scores(checked.ranks, checked.methods, settings.total_ranks, settings.compat)
+    checked.warnings.extend(indistinct(checked.methods, values))
     results: list[UnitResult] = []
     if settings.experiments:
         processes = processes_for(checked)
@@ -462,6 +463,21 @@ def run(checked: Plan, state: JobState | None = None) -> StabilityResults:
             state.progress(len(results) / len(units), f"Combination {combination.index + 1} of "
                                                       f"{len(checked.combinations)}: {combination.describe()}")
     return _assemble(checked, values, results)
+
+
+def indistinct(methods: list[Method], values: np.ndarray) -> list[str]:
+    """A warning naming the measures that give every system the same value on all the entities: their
+    error and tie rates say nothing about these systems. (Ranks pooled from several queries' rankings,
+    as from TREC runs, put many entities at every low rank, and measures comparing i with r_i saturate.)"""
+    same = [m.id for m, row in zip(methods, values)
+            if len(row) > 1 and np.isfinite(row).all() and np.ptp(row) <= NOISE * max(1.0, float(np.abs(row).max()))]
+    if not same:
+        return []
+    one = len(same) == 1
+    return [f"{_and(same)} give{'s' if one else ''} every system the same value on all the entities, so "
+            f"{'it cannot' if one else 'they cannot'} tell these systems apart (when the ranks come from several "
+            "queries' rankings, measures comparing the i-th entity with its rank, such as AP, P@k and R-precision, "
+            "are often 1 for every system)"]
 
 
 def _execute(units: list[Unit], processes: int, state: JobState):

@@ -13,6 +13,7 @@ import importlib
 WORKSPACES = ["evalgui.gui.workspaces.ranked:RankedWorkspace",
               "evalgui.gui.workspaces.compare:CompareWorkspace",
               "evalgui.gui.workspaces.metaeval:MetaevalWorkspace",
+              "evalgui.gui.workspaces.stability:StabilityWorkspace",
               "evalgui.gui.workspaces.casebase:CaseBaseWorkspace"]
 
 

@@ -1,0 +1,234 @@
+"""What the measure-stability workspace asks of the engine, without Qt.
+
+:func:`stability_job` is the one job Run starts: the ranks (a loaded rank file, or the
+ranks of the relevant documents in TREC runs), then the experiments of
+:mod:`evalgui.core.rankfile.experiment` (as ``evalgui-cli stability`` runs them), with
+progress per combination and Cancel through the :class:`~evalgui.core.jobs.JobState`.
+Its :class:`Outcome` keeps what the views show, as plain tables, so that
+:func:`outcome_state` and :func:`outcome_from_state` can keep it in a project file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from evalgui.core.errors import EvalUsageError
+from evalgui.core.jobs import JobState
+from evalgui.core.rankfile.compat import Compat
+from evalgui.core.rankfile.experiment import Settings, star
+
+TREC_SHARE = 0.05          # of the progress bar: finding the relevant documents' ranks in the runs
+EXPERIMENT = "rankfile"    # what the shared result views (metaeval.views.ResultView) are told they show
+COMBINATION = ["splitCount", "systemCount", "entityCount"]
+
+
+@dataclass(frozen=True)
+class TrecRanks:
+    """Ranks still to derive from TREC data: every relevant document's rank in each run."""
+
+    qrels: object                 # evalgui.core.data.Qrels
+    runs: list                    # evalgui.core.data.Run
+    names: list[str]              # the systems, as the session names the runs
+    relevance_level: int = 1
+    missing_rank: float | None = None      # None: the run's depth for the query + 1
+
+
+@dataclass(frozen=True)
+class Request:
+    source: str                   # the ranks' origin, in words ("testranks.txt", "qrels.txt, 3 runs")
+    ranks: object                 # a RankFile, or TrecRanks to derive one on the worker
+    settings: Settings
+
+
+@dataclass
+class Outcome:
+    """A finished run, as the views show it."""
+
+    source: str
+    systems: list[str]
+    entities: int
+    settings: Settings
+    methods: list[tuple[str, str]]         # (id, measure as asked for): "Average@k_10", "Average@k"
+    actual: pd.DataFrame                   # measure, then one column per system
+    evaluation: pd.DataFrame | None        # experiment.EVAL_COLUMNS (None: only the values on all entities)
+    significance: pd.DataFrame             # measure, the combination, Systems, one column per system
+    warnings: list[str] = field(default_factory=list)
+
+    experiment = EXPERIMENT
+
+    @property
+    def measures(self) -> list[str]:
+        return [m for m, _ in self.methods]
+
+    @property
+    def levels(self) -> list[float]:
+        return sorted(set(float(f) for f in self.settings.sigs))
+
+    @property
+    def legend(self) -> list[tuple[str, float]]:
+        return [(star(i), level) for i, level in enumerate(self.levels)]
+
+    @property
+    def has_error_rates(self) -> bool:
+        return self.evaluation is not None and self.evaluation["errRate"].notna().any()
+
+    def lower_better(self, method: str) -> bool:
+        from evalgui.core.rankfile.measures import parse_measure
+
+        return parse_measure(dict(self.methods)[method]).lower_better
+
+    def combinations(self) -> list[tuple[int, int, int]]:
+        """(splits, systems, entities) of every experiment, in the order they ran."""
+        if self.evaluation is None:
+            return []
+        return [tuple(int(v) for v in row) for row in self.evaluation[COMBINATION].drop_duplicates().to_numpy()]
+
+    def rows(self, combination: tuple[int, int, int] | None = None, level: float | None = None,
+             method: str | None = None) -> pd.DataFrame:
+        """The eval table's rows of one combination, level and method (None: all of them)."""
+        table = self.evaluation
+        keep = pd.Series(True, index=table.index)
+        if combination is not None:
+            for column, value in zip(COMBINATION, combination):
+                keep &= table[column] == value
+        if level is not None:
+            keep &= table["fuzziness"] == level
+        if method is not None:
+            keep &= table["method"] == method
+        return table[keep]
+
+    def matrix(self, method: str, combination: tuple[int, int, int]) -> pd.DataFrame:
+        """systems x systems: the star label of the lowest level at which the row system beats the column one."""
+        table = self.significance
+        keep = table["measure"] == method
+        for column, value in zip(COMBINATION, combination):
+            keep &= table[column] == value
+        labels = table[keep].set_index("Systems")[self.systems]
+        labels.index.name = None
+        return labels.fillna("").astype(str)
+
+    def significance_estimate(self) -> str:
+        """The eval table's column the matrices compare the differences with."""
+        swap = self.settings.swap != self.settings.compat.significance_estimators    # bug 4 swaps them
+        return "swapDiffMin" if swap else "estDiff"
+
+    def describe(self) -> str:
+        """How the results were made, in a line or two."""
+        s = self.settings
+        parts = [f"{self.source}: {len(self.systems)} systems, {self.entities:,} entities, "
+                 f"{len(self.methods)} measure(s)"]
+        if self.evaluation is not None:
+            parts.append(f"{s.iterations} iterations, B = {s.bootstrap:,}, {len(self.combinations())} "
+                         f"combination(s), seed {s.seed}" + ("" if s.error_rates else ", no error and tie rates"))
+        if s.total_ranks is not None:
+            parts.append(f"T = {s.total_ranks:,g}")
+        if s.compat.active:
+            parts.append("as the original tool (--compat dunaiski2018)")
+        return "; ".join(parts) + "."
+
+
+def stability_job(request: Request):
+    """``job(state) -> Outcome``; a usage error (bad settings for these ranks) fails it with a plain message."""
+    def job(state: JobState) -> Outcome:
+        from evalgui.core.rankfile.experiment import plan, run
+
+        ranks, share = request.ranks, 0.0
+        if isinstance(ranks, TrecRanks):
+            state.progress(0.0, "Finding the relevant documents' ranks in the runs…")
+            ranks, share = derive_ranks(ranks), TREC_SHARE
+            state.check()
+        checked = plan(ranks, request.settings)
+        results = run(checked, state.scaled(share, 1.0))
+        return Outcome(request.source, list(ranks.systems), len(ranks.entities), request.settings,
+                       [(m.id, m.norm) for m in checked.methods], results.actual, results.evaluation,
+                       results.significance_table(), list(checked.warnings))
+    return job
+
+
+def derive_ranks(trec: TrecRanks):
+    """The rank file of ``trec``: its entities are the qrels' relevant (query, document) pairs."""
+    from evalgui.core.rankfile.ranks import ranks_from_trec
+
+    ranks = ranks_from_trec(trec.qrels, trec.runs, relevance_level=trec.relevance_level,
+                            missing_rank=trec.missing_rank)
+    if not ranks.entities:
+        raise EvalUsageError(f"{trec.qrels.source}: no document is judged relevant at level {trec.relevance_level} "
+                             "or above, so there is nothing to rank.")
+    return dataclasses.replace(ranks, systems=list(trec.names))
+
+
+# ---------------------------------------------------------------------------- projects
+def _frame_state(frame: pd.DataFrame) -> dict:
+    return {"columns": [str(c) for c in frame.columns], "rows": frame.astype(object).to_numpy().tolist()}
+
+
+def _frame(state: dict) -> pd.DataFrame:
+    return pd.DataFrame(state["rows"], columns=state["columns"]).infer_objects()
+
+
+def settings_state(settings: Settings) -> dict:
+    state = dataclasses.asdict(settings)
+    state["compat"] = settings.compat.active
+    return state
+
+
+def settings_from_state(state: dict) -> Settings:
+    values = {f.name: state[f.name] for f in dataclasses.fields(Settings) if f.name in state}
+    for name, value in values.items():
+        if isinstance(value, list):
+            values[name] = tuple(value)
+    values["compat"] = Compat(**{name: True for name in state.get("compat", [])})
+    return Settings(**values)
+
+
+def outcome_state(outcome: Outcome) -> dict:
+    """An outcome as plain JSON-able values (NaN and infinite limits as JSON's NaN and Infinity)."""
+    return {"source": outcome.source, "systems": list(outcome.systems), "entities": outcome.entities,
+            "settings": settings_state(outcome.settings), "methods": [list(m) for m in outcome.methods],
+            "actual": _frame_state(outcome.actual),
+            "evaluation": None if outcome.evaluation is None else _frame_state(outcome.evaluation),
+            "significance": _frame_state(outcome.significance), "warnings": list(outcome.warnings)}
+
+
+def outcome_from_state(state) -> Outcome | None:
+    """The outcome :func:`outcome_state` saved; None when ``state`` is not one (another version's)."""
+    try:
+        actual = _frame(state["actual"])
+        evaluation = None if state["evaluation"] is None else _frame(state["evaluation"])
+        if evaluation is not None:
+            # Missing values came back as None: the numeric columns are floats again.
+            numeric = [c for c in evaluation.columns if c not in ("method", "norm")]
+            evaluation[numeric] = evaluation[numeric].astype(float)
+            for column in COMBINATION:
+                evaluation[column] = evaluation[column].astype(int)
+        systems = [str(s) for s in state["systems"]]
+        actual[systems] = actual[systems].astype(float)
+        return Outcome(str(state["source"]), systems, int(state["entities"]), settings_from_state(state["settings"]),
+                       [(str(i), str(n)) for i, n in state["methods"]], actual, evaluation,
+                       _frame(state["significance"]), [str(w) for w in state.get("warnings", [])])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+# ---------------------------------------------------------------------------- choices in the views
+def combination_text(combination: tuple[int, int, int]) -> str:
+    splits, systems, entities = combination
+    return f"{splits} queries · {systems} systems · {entities:,} entities"
+
+
+def combination_items(outcome: Outcome | None) -> list[tuple[str, str]]:
+    """(text, key) of every combination, for a ChoiceBox; the key is :func:`combination_of`'s."""
+    if outcome is None:
+        return []
+    return [(combination_text(c), ",".join(map(str, c))) for c in outcome.combinations()]
+
+
+def combination_of(key: str | None) -> tuple[int, int, int] | None:
+    return None if not key else tuple(int(v) for v in key.split(","))
+
+
+def level_items(outcome: Outcome | None) -> list[tuple[str, float]]:
+    return [] if outcome is None else [(f"{level:g}", level) for level in outcome.levels]

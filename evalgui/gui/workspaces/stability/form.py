@@ -1,0 +1,362 @@
+"""The measure-stability form: the ranks, the measures, the experiments' ranges and settings.
+
+The ranks come from a loaded rank file, or from TREC qrels and runs (the rank of every
+relevant document in each run; one not retrieved gets the rank the user sets, by
+default the run's depth for the query + 1). Every setting is one of ``evalgui-cli
+stability``'s flags, with that flag's help as its tooltip (``rankfile.OPTION_HELP``); the
+measures' tooltips and help are their records in the ``rankfile`` registry.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel, QSizePolicy, QStackedWidget,
+                               QVBoxLayout, QWidget)
+
+from evalgui.core.errors import EvalUsageError
+from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_SIGS, OPTION_HELP
+from evalgui.core.rankfile.measures import parse_measure
+from evalgui.gui.workspaces.metaeval.form import _line, _numbers, _spin
+from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
+from evalgui.gui.workspaces.stability.picker import RankMeasurePicker
+
+RANK_FILE, TREC = "rank file", "trec"
+SOURCES = (
+    (RANK_FILE, "Rank file", "A loaded rank file (File ▸ Open data…): the experiment's name and one id per system, "
+                             "then one line per test entity with its rank in each system"),
+    (TREC, "Ranks from qrels and runs", "The rank of every relevant document of the qrels in each ticked run: the "
+                                        "entities are the (query, document) pairs judged relevant"),
+)
+COMPAT = COMPAT_MODES[0]
+MAX_THREADS = 64
+
+
+def tip(option: str, flag: str) -> str:
+    """A setting's tooltip: its flag's help in ``evalgui-cli stability --help``, and the flag."""
+    text = OPTION_HELP[option]
+    return f"{text[:1].upper()}{text[1:]} ({flag})."
+
+
+class StabilityForm(QWidget):
+    """``edited`` fires when the user changes a setting (the session then has something to save)."""
+
+    edited = Signal()
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.setObjectName("stabilityForm")
+        self.session = session
+        self.rank_file_path: str | None = None
+
+        # ---------------------------------------------------------------- the ranks
+        source_box = QGroupBox("Ranks")
+        self.source_combo = QComboBox()
+        self.source_combo.setObjectName("stabilitySource")
+        for key, label, text in SOURCES:
+            self.source_combo.addItem(label, key)
+            self.source_combo.setItemData(self.source_combo.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
+        self.source_combo.currentIndexChanged.connect(
+            lambda index: self.source_combo.setToolTip(SOURCES[index][2]))
+        self.source_combo.setToolTip(SOURCES[0][2])
+        self.rank_file_combo = QComboBox()
+        self.rank_file_combo.setObjectName("stabilityRankFile")
+        self.rank_file_combo.setToolTip("A loaded rank file (File ▸ Open data…)")
+        self.rank_file_combo.currentIndexChanged.connect(self._rank_file_changed)
+        self.rank_file_note = QLabel()
+        self.rank_file_note.setWordWrap(True)
+        rank_file_page = QWidget()
+        rank_file_layout = QFormLayout(rank_file_page)
+        rank_file_layout.setContentsMargins(0, 0, 0, 0)
+        rank_file_layout.addRow("File", self.rank_file_combo)
+        rank_file_layout.addRow(self.rank_file_note)
+
+        self.data = QrelsRunsPicker(session, object_prefix="stability")
+        self.data.setTitle("")
+        self.data.setFlat(True)
+        self.level_spin = _spin("stabilityRelevanceLevel", -100, 100, 1, tip("level", "-l"))
+        self.missing_spin = _spin("stabilityMissingRank", 0, 2_000_000_000, 0, tip("missing_rank", "--missing-rank"))
+        self.missing_spin.setSpecialValueText("retrieved + 1")
+        trec_page = QWidget()
+        trec_layout = QFormLayout(trec_page)
+        trec_layout.setContentsMargins(0, 0, 0, 0)
+        trec_layout.addRow(self.data)
+        trec_layout.addRow("Relevant from grade", self.level_spin)
+        trec_layout.addRow("Not retrieved: rank", self.missing_spin)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(rank_file_page)
+        self.pages.addWidget(trec_page)
+        source_layout = QVBoxLayout(source_box)
+        source_layout.addWidget(self.source_combo)
+        source_layout.addWidget(self.pages)
+        self.source_combo.currentIndexChanged.connect(self._source_changed)
+        self._source_changed()
+
+        # ---------------------------------------------------------------- the measures
+        measures_box = QGroupBox("Measures")
+        self.picker = RankMeasurePicker()
+        self.picker.setMinimumHeight(260)
+        self.total_spin = _spin("stabilityTotalRanks", 0, 2_000_000_000, 0, tip("total_ranks", "-n"))
+        self.total_spin.setSpecialValueText("not given")
+        self.total_note = QLabel()
+        self.total_note.setObjectName("stabilityTotalNote")
+        self.total_note.setWordWrap(True)
+        self.cutoffs_edit = _line("stabilityCutoffs", "e.g. 10, 100 (for @k)", tip("cutoffs", "--cutoffs"))
+        measures_layout = QFormLayout(measures_box)
+        measures_layout.addRow(self.picker)
+        measures_layout.addRow("Total ranks T", self.total_spin)
+        measures_layout.addRow(self.total_note)
+        measures_layout.addRow("Cut-offs k", self.cutoffs_edit)
+
+        # ---------------------------------------------------------------- the experiments
+        experiments_box = QGroupBox("Experiments")
+        self.experiments_check = QCheckBox("Evaluate the measures")
+        self.experiments_check.setObjectName("stabilityExperiments")
+        self.experiments_check.setChecked(True)
+        self.experiments_check.setToolTip("Split the entities into queries again and again to see how stable and "
+                                          "sensitive each measure is, and which systems differ significantly. "
+                                          "Unticked: only each measure's value per system on all the entities "
+                                          "(--printing actual).")
+        self.splits_edit = _line("stabilitySplits", "10", tip("splits", "--splits"))
+        self.sigs_edit = _line("stabilitySigs", ", ".join(map(str, DEFAULT_SIGS)), tip("sigs", "--sigs"))
+        self.systems_edit = _line("stabilitySystems", "all", tip("systems", "--systems"))
+        self.entities_edit = _line("stabilityEntities", "all", tip("entities", "--entities"))
+        self.iterations_spin = _spin("stabilityIterations", 1, 1_000_000, 50, tip("iterations", "-i"))
+        self.bootstrap_spin = _spin("stabilityBootstrap", 1, 10_000_000, 1000, tip("bootstrap", "-b"))
+        self.error_check = QCheckBox("Error and tie rates (-e)")
+        self.error_check.setObjectName("stabilityErrorRates")
+        self.error_check.setChecked(True)      # the window's plots need them; they cost little
+        self.error_check.setToolTip(tip("error_rates", "-e"))
+        self.swap_check = QCheckBox("Significance by the swap method (-w)")
+        self.swap_check.setObjectName("stabilitySwap")
+        self.swap_check.setToolTip(tip("swap", "-w"))
+        self.seed_spin = _spin("stabilitySeed", 0, 2_147_483_647, 42, tip("seed", "-s"))
+        self.threads_spin = _spin("stabilityThreads", 1, MAX_THREADS, 1, tip("threads", "-t"))
+        self.compat_check = QCheckBox("As the original tool (--compat dunaiski2018)")
+        self.compat_check.setObjectName("stabilityCompat")
+        self.compat_check.setToolTip(compat_tip())
+        experiments_layout = QFormLayout(experiments_box)
+        experiments_layout.addRow(self.experiments_check)
+        experiments_layout.addRow("Queries (splits)", self.splits_edit)
+        experiments_layout.addRow("Fuzziness levels", self.sigs_edit)
+        experiments_layout.addRow("Systems drawn", self.systems_edit)
+        experiments_layout.addRow("Entities drawn", self.entities_edit)
+        experiments_layout.addRow("Iterations", self.iterations_spin)
+        experiments_layout.addRow("Bootstrap samples", self.bootstrap_spin)
+        experiments_layout.addRow(self.error_check)
+        experiments_layout.addRow(self.swap_check)
+        experiments_layout.addRow("Seed", self.seed_spin)
+        experiments_layout.addRow("Processes", self.threads_spin)
+        experiments_layout.addRow(self.compat_check)
+        self.experiment_widgets = [self.splits_edit, self.sigs_edit, self.systems_edit, self.entities_edit,
+                                   self.iterations_spin, self.bootstrap_spin, self.error_check, self.swap_check,
+                                   self.seed_spin, self.threads_spin]
+        self.experiments_check.toggled.connect(self._experiments_toggled)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(source_box)
+        layout.addWidget(measures_box, 1)
+        layout.addWidget(experiments_box)
+
+        self.picker.changed.connect(self._update_total_note)
+        self.total_spin.valueChanged.connect(self._update_total_note)
+        self._update_total_note()
+        # The user's edits only (itemChanged: a click; refilling the lists from the session is none).
+        for signal in (self.source_combo.currentIndexChanged, self.rank_file_combo.activated,
+                       self.data.qrels_combo.currentIndexChanged, self.data.run_list.itemChanged,
+                       self.level_spin.valueChanged, self.missing_spin.valueChanged, self.picker.changed,
+                       self.total_spin.valueChanged, self.cutoffs_edit.textEdited, self.experiments_check.toggled,
+                       self.splits_edit.textEdited, self.sigs_edit.textEdited, self.systems_edit.textEdited,
+                       self.entities_edit.textEdited, self.iterations_spin.valueChanged,
+                       self.bootstrap_spin.valueChanged, self.error_check.toggled, self.swap_check.toggled,
+                       self.seed_spin.valueChanged, self.threads_spin.valueChanged, self.compat_check.toggled):
+            signal.connect(self.edited)
+
+    # ------------------------------------------------------------ reacting
+    def source(self) -> str:
+        return self.source_combo.currentData()
+
+    def _source_changed(self) -> None:
+        # As tall as the page shown: a stack is as tall as its tallest page (the qrels and runs) otherwise.
+        index = self.source_combo.currentIndex()
+        self.pages.setCurrentIndex(index)
+        for i in range(self.pages.count()):
+            shown = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+            self.pages.widget(i).setSizePolicy(shown, shown)
+        self.pages.adjustSize()
+
+    def _experiments_toggled(self, on: bool) -> None:
+        for widget in self.experiment_widgets:
+            widget.setEnabled(on)
+
+    def _update_total_note(self) -> None:
+        """Say whether T is needed: only by the per-mille measures (and ROC_AUC) ticked."""
+        needing = self.picker.needs_total()
+        if not needing:
+            text = "Not needed: no per-mille measure (_per) or ROC_AUC is ticked."
+        elif self.total_spin.value():
+            text = f"Used by {', '.join(needing)}."
+        else:
+            text = (f"<span style='color:#b00020'>Needed by {html.escape(', '.join(needing))}: give the number of "
+                    "entities the systems ranked.</span>")
+        self.total_note.setText(text)
+
+    def _rank_file_changed(self) -> None:
+        self.rank_file_path = self.rank_file_combo.currentData()
+        self._describe_rank_file()
+
+    def _describe_rank_file(self) -> None:
+        item = self.rank_file_item()
+        self.rank_file_note.setText("No rank file loaded: File ▸ Open data…" if item is None else
+                                    f"{item.data.name}: {item.record.describe(item.summary)}, largest rank "
+                                    f"{item.summary['largest rank']:,}")
+
+    def refresh_inputs(self) -> None:
+        """Refill the pickers from the session, keeping the user's choices."""
+        self.data.refresh_inputs()
+        items = self.session.of_kind(RANK_FILE)
+        self.rank_file_combo.blockSignals(True)
+        self.rank_file_combo.clear()
+        for item in items:
+            self.rank_file_combo.addItem(item.name, item.path)
+            self.rank_file_combo.setItemData(self.rank_file_combo.count() - 1, item.path,
+                                             Qt.ItemDataRole.ToolTipRole)
+        paths = [i.path for i in items]
+        if self.rank_file_path in paths:
+            self.rank_file_combo.setCurrentIndex(paths.index(self.rank_file_path))
+        elif paths:
+            self.rank_file_combo.setCurrentIndex(0)
+            self.rank_file_path = paths[0]
+        self.rank_file_combo.blockSignals(False)
+        self._describe_rank_file()
+
+    def rank_file_item(self):
+        item = self.session.find(self.rank_file_path) if self.rank_file_path else None
+        return item if item is not None and item.kind == RANK_FILE else None
+
+    def set_rank_file(self, path: str) -> None:
+        """Use this loaded rank file (the source becomes "Rank file")."""
+        self.rank_file_path = path
+        self.source_combo.setCurrentIndex(self.source_combo.findData(RANK_FILE))
+        self.refresh_inputs()
+
+    # ------------------------------------------------------------ what Run needs
+    def settings(self):
+        """The engine's settings; EvalUsageError names a bad value, in words for a dialog."""
+        from evalgui.core.rankfile.compat import preset
+        from evalgui.core.rankfile.experiment import Settings
+
+        measures = tuple(self.picker.specs())
+        if not measures:
+            raise EvalUsageError("Tick at least one measure.")
+        problem = self.picker.specs_problem()
+        if problem is not None:
+            raise EvalUsageError(problem)
+        # What the engine would say in its command line's words, in the form's.
+        needing = self.picker.needs_total()
+        if needing and not self.total_spin.value():
+            raise EvalUsageError(f"{' and '.join(needing)} need{'s' if len(needing) == 1 else ''} the total number "
+                                 "of ranked entities: give it under “Total ranks T”.")
+        ranged = [spec for spec in measures if not self.picker.spec_problem(spec) and
+                  parse_measure(spec).has_range]
+        if ranged and not self.cutoffs_edit.text().strip():
+            raise EvalUsageError(f"{' and '.join(ranged)}: give the cut-offs under “Cut-offs k” (e.g. 10, 100).")
+        experiments = self.experiments_check.isChecked()
+        splits = _numbers(self.splits_edit.text(), int, "Queries (splits)", "2, 5, 10") or (10,)
+        sigs = _numbers(self.sigs_edit.text(), float, "Fuzziness levels", "0.01, 0.05") or DEFAULT_SIGS
+        return Settings(measures=measures, iterations=self.iterations_spin.value(),
+                        bootstrap=self.bootstrap_spin.value(), splits=splits,
+                        systems=_numbers(self.systems_edit.text(), int, "Systems drawn", "3, 4"),
+                        entities=_numbers(self.entities_edit.text(), int, "Entities drawn", "100, 200"),
+                        sigs=sigs, cutoffs=_numbers(self.cutoffs_edit.text(), float, "Cut-offs", "10, 100"),
+                        total_ranks=float(self.total_spin.value()) if self.total_spin.value() else None,
+                        error_rates=self.error_check.isChecked(), swap=self.swap_check.isChecked(),
+                        experiments=experiments, seed=self.seed_spin.value(), threads=self.threads_spin.value(),
+                        compat=preset(COMPAT if self.compat_check.isChecked() else None))
+
+    def request(self):
+        """What the job needs (engine.Request); EvalUsageError says what is missing, in words for a dialog.
+        A rank file's settings are checked here, TREC data's on the worker (after its ranks are found)."""
+        from evalgui.core.rankfile.experiment import plan
+        from evalgui.gui.workspaces.stability.engine import Request, TrecRanks
+
+        if self.source() == RANK_FILE:
+            item = self.rank_file_item()
+            if item is None:
+                raise EvalUsageError("Load a rank file first (File ▸ Open data…), or choose ranks from qrels and "
+                                     "runs.")
+            settings = self.settings()
+            plan(item.data, settings)
+            return Request(item.name, item.data, settings)
+        qrels = self.data.qrels_item()
+        if qrels is None:
+            raise EvalUsageError("Load a qrels file and the runs first (File ▸ Open data…).")
+        items = self.data.checked_run_items()
+        if len(items) < 2:
+            raise EvalUsageError("Comparing systems needs at least two: tick at least two runs.")
+        missing = float(self.missing_spin.value()) if self.missing_spin.value() else None
+        trec = TrecRanks(qrels.data, [item.data for item in items], self.session.run_names([i.path for i in items]),
+                         self.level_spin.value(), missing)
+        return Request(f"{qrels.name}, {len(items)} runs", trec, self.settings())
+
+    # ------------------------------------------------------------ settings
+    def state(self) -> dict:
+        return {
+            "source": self.source(),
+            "rank_file": self.rank_file_path,
+            **self.data.state(),
+            "relevance_level": self.level_spin.value(),
+            "missing_rank": self.missing_spin.value(),
+            "measures": self.picker.state(),
+            "total_ranks": self.total_spin.value(),
+            "cutoffs": self.cutoffs_edit.text(),
+            "experiments": self.experiments_check.isChecked(),
+            "splits": self.splits_edit.text(),
+            "sigs": self.sigs_edit.text(),
+            "systems": self.systems_edit.text(),
+            "entities": self.entities_edit.text(),
+            "iterations": self.iterations_spin.value(),
+            "bootstrap": self.bootstrap_spin.value(),
+            "error_rates": self.error_check.isChecked(),
+            "swap": self.swap_check.isChecked(),
+            "seed": self.seed_spin.value(),
+            "threads": self.threads_spin.value(),
+            "compat": self.compat_check.isChecked(),
+        }
+
+    def restore(self, state: dict) -> None:
+        if not isinstance(state, dict):
+            return
+        if isinstance(state.get("measures"), dict):
+            self.picker.restore(state["measures"])
+        for spin, key in ((self.level_spin, "relevance_level"), (self.missing_spin, "missing_rank"),
+                          (self.total_spin, "total_ranks"), (self.iterations_spin, "iterations"),
+                          (self.bootstrap_spin, "bootstrap"), (self.seed_spin, "seed"),
+                          (self.threads_spin, "threads")):
+            if isinstance(state.get(key), int) and not isinstance(state.get(key), bool):
+                spin.setValue(state[key])
+        for check, key in ((self.experiments_check, "experiments"), (self.error_check, "error_rates"),
+                           (self.swap_check, "swap"), (self.compat_check, "compat")):
+            if isinstance(state.get(key), bool):
+                check.setChecked(state[key])
+        for line, key in ((self.cutoffs_edit, "cutoffs"), (self.splits_edit, "splits"), (self.sigs_edit, "sigs"),
+                          (self.systems_edit, "systems"), (self.entities_edit, "entities")):
+            if isinstance(state.get(key), str):
+                line.setText(state[key])
+        if isinstance(state.get("rank_file"), str):
+            self.rank_file_path = state["rank_file"]
+        index = self.source_combo.findData(state.get("source"))
+        if index >= 0:
+            self.source_combo.setCurrentIndex(index)
+        self.data.restore(state)        # the ticks and the qrels, then a refresh from the session
+        self.refresh_inputs()
+
+
+def compat_tip() -> str:
+    from evalgui.core.rankfile.compat import describe
+
+    return (f"{OPTION_HELP['compat'][:1].upper()}{OPTION_HELP['compat'][1:]}: Dunaiski et al.'s published tables "
+            f"(actualresults.png, sigresults.png) come from its code, which\n{describe(COMPAT)}.\n"
+            "Average@10 stays the average rank within 10, and the seed makes every run repeatable either way.")
