@@ -26,7 +26,7 @@ import pandas as pd
 from evalgui.core import tidy
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.stats import significance as sig
-from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, RESAMPLING
+from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING
 from evalgui.core.sums import query_mean
 
 RUN_A, RUN_B = "run_a", "run_b"
@@ -315,8 +315,7 @@ def compare_job(scores: pd.DataFrame, runs: list[str], measures: list[str], opti
 # runs flips its sign), so "is the mean preference 0?" is what the paired tests ask of differences:
 # the t-test is ttest_1samp(p, 0), Wilcoxon and the sign test read p's signs and ranks, the
 # randomization test flips p's signs, the bootstrap resamples p. Tukey's HSD needs each system's own
-# scores, which a preference has not.
-PREFERENCE_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+# scores, which a preference has not (catalogue.PREFERENCE_TESTS).
 PREFERENCE_COLUMNS = ("measure", RUN_A, RUN_B, "preference", "ci_low", "ci_high", "effect_size", "p_value",
                       "p_adjusted", "significant", "wins", "ties", "losses", "n_queries")
 RANKING_COLUMNS = ("measure", "rank", tidy.RUN, "mean_preference", "win_rate", "wins", "ties", "losses",
@@ -382,7 +381,7 @@ def compare_preferences(result, options: CompareOptions = CompareOptions(),
                                   columns=list(PREFERENCE_COLUMNS)))
         matrices[measure] = result.matrix_frame(measure)
     table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(PREFERENCE_COLUMNS))
-    comparison = PreferenceComparison(table, _preference_ranking(result, table), matrices, runs, measures, options,
+    comparison = PreferenceComparison(table, preference_ranking(result, table), matrices, runs, measures, options,
                                       n, result.binary_threshold)
     for frame in (comparison.table, comparison.ranking):
         for column, value in comparison.provenance().items():
@@ -391,10 +390,12 @@ def compare_preferences(result, options: CompareOptions = CompareOptions(),
     return comparison
 
 
-def _preference_ranking(result, table: pd.DataFrame) -> pd.DataFrame:
+def preference_ranking(result, table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The runs ranked per measure (RANKING_COLUMNS); without the tests' ``table``, no significance columns."""
+    columns = list(RANKING_COLUMNS) if table is not None else list(RANKING_COLUMNS[:-2])
     ranking = result.ranking_frame()
-    if not len(ranking):
-        return pd.DataFrame(columns=list(RANKING_COLUMNS))
+    if not len(ranking) or table is None:
+        return ranking.reindex(columns=columns).reset_index(drop=True)
     significant = table[table["significant"].astype(bool)]
     winners = np.where(significant["preference"] > 0, significant[RUN_A], significant[RUN_B])
     losers = np.where(significant["preference"] > 0, significant[RUN_B], significant[RUN_A])
@@ -406,7 +407,7 @@ def _preference_ranking(result, table: pd.DataFrame) -> pd.DataFrame:
         return counts.reindex(keys, fill_value=0).to_numpy(dtype=np.int64)
 
     ranking["significant_wins"], ranking["significant_losses"] = count(winners), count(losers)
-    return ranking[list(RANKING_COLUMNS)].reset_index(drop=True)
+    return ranking[columns].reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------
