@@ -16,8 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QCursor
-from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QToolTip
+from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
 from evalgui.gui.plots import export_plot_dialog
@@ -31,8 +30,9 @@ MARK = "*"
 
 
 class CellTextModel(MatrixModel):
-    """A matrix model whose cells may show a text of their own ("40/0/10*", "<0.0001*") instead of the
-    number; the number still decides the colour and is what Copy and Export give."""
+    """A matrix model whose cells may show a text of their own ("40/0/10", "<0.0001") instead of the
+    number, followed by the cell's mark; the number still decides the colour and is what Copy and
+    Export give."""
 
     def set_frame(self, frame: pd.DataFrame, *, texts: pd.DataFrame | None = None, **kwargs) -> None:
         """``texts``: strings with ``frame``'s index and columns (None: the numbers, as MatrixModel shows them)."""
@@ -43,7 +43,7 @@ class CellTextModel(MatrixModel):
     def display_text(self, row: int, column: int) -> str:
         if self._texts is None or self.value(row, column) is None:
             return super().display_text(row, column)
-        return self._texts[row][column]
+        return self._texts[row][column] + self.mark(row, column)
 
 
 def p_text(p: float) -> str:
@@ -64,6 +64,31 @@ def oriented_cells(rows: pd.DataFrame) -> dict[tuple[str, str], dict]:
         cells[(r.run_b, r.run_a)] = dict(common, mean_row=r.mean_b, mean_column=r.mean_a, diff=-r.diff,
                                          ci=(-r.ci_high, -r.ci_low), wins=r.losses, losses=r.wins, d=-r.effect_size)
     return cells
+
+
+def fit_below(sides: QSplitter, table, rows: int) -> None:
+    """A table under a heatmap as tall as its rows, at most 40% of the page (30% past a dozen rows: a
+    big matrix needs the room more than its table, which scrolls), the heatmap taking the rest."""
+    total = sum(sides.sizes())
+    if getattr(sides, "user_sized", False) or total <= 0:
+        return
+    needed = (table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+              + sum(table.rowHeight(r) for r in range(table.model().rowCount()))
+              + table.horizontalScrollBar().sizeHint().height())
+    wanted = min(needed, int(total * (0.3 if rows > 12 else 0.4)))
+    sides.setSizes([total - wanted, wanted])
+
+
+def heatmap_over_table(heatmap, table) -> QSplitter:
+    """The heatmap above, the table (Copy, Export) below: side by side neither had room for its labels.
+    Once the user moves the divider, it stays where they put it (see :func:`fit_below`)."""
+    sides = QSplitter(Qt.Orientation.Vertical)
+    sides.addWidget(heatmap)
+    sides.addWidget(table)
+    sides.setSizes([6000, 4000])
+    sides.user_sized = False
+    sides.splitterMoved.connect(lambda *_: setattr(sides, "user_sized", True))
+    return sides
 
 
 def _signed(value: float) -> str:
@@ -96,20 +121,13 @@ class MatrixTab(LazyView):
         self.model = CellTextModel(mask_diagonal=True, precision=3)
         self.table = MatrixView(self.model, name="comparison_matrix")
         self.table.setObjectName("compareMatrixTable")
-        self.heatmap = HeatmapPlot(self.model)
+        self.heatmap = HeatmapPlot(self.model)       # hovering a cell shows the model's tooltip
         self.heatmap.setObjectName("compareHeatmap")
-        self.heatmap.scene().sigMouseMoved.connect(self._hover)
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         export = QPushButton("Export plot…")
         export.clicked.connect(self.export_plot_dialog)
-        # The heatmap above, the table (Copy, Export) below: side by side neither had room for its labels.
-        self.sides = QSplitter(Qt.Orientation.Vertical)
-        self.sides.addWidget(self.heatmap)
-        self.sides.addWidget(self.table)
-        self.sides.setSizes([6000, 4000])
-        self._user_sized = False          # once the user moves the divider, it stays where they put it
-        self.sides.splitterMoved.connect(lambda *_: setattr(self, "_user_sized", True))
+        self.sides = heatmap_over_table(self.heatmap, self.table)
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
         self.page.layout().addWidget(self.caption)
         self._scale = None
@@ -143,17 +161,17 @@ class MatrixTab(LazyView):
                 numbers[i, j] = cell["diff"]
             elif value == P_ADJUSTED:
                 numbers[i, j] = cell["p_adjusted"]
-                texts[i, j] = p_text(cell["p_adjusted"]) + marks[i, j]
+                texts[i, j] = p_text(cell["p_adjusted"])
             else:
                 numbers[i, j] = cell["wins"] - cell["losses"]
-                texts[i, j] = f"{cell['wins']}/{cell['ties']}/{cell['losses']}{marks[i, j]}"
+                texts[i, j] = f"{cell['wins']}/{cell['ties']}/{cell['losses']}"
         if value == DIFF:
             largest = float(np.nanmax(np.abs(numbers))) if np.isfinite(numbers).any() else 0.0
             scale, diverging = (-nice_limit(largest), nice_limit(largest)), True
             what = f"Mean per-query difference in {measure}, row run minus column run."
         elif value == P_ADJUSTED:
             scale, diverging = (0.0, 1.0), False
-            what = f"Adjusted p-values ({provenance['correction']}) of {measure}: the lighter, the smaller."
+            what = f"Adjusted p-values ({provenance['correction']}) of {measure}: the darker, the smaller."
         else:
             most = float(c.rows(measure)["n_queries"].max() or 1)
             scale, diverging = (-most, most), True
@@ -161,51 +179,24 @@ class MatrixTab(LazyView):
                     f"{measure}; colour, Copy and Export: wins minus losses.")
         if diverging:
             what += " Red: the row run scores higher; blue: lower."
-        # Each change of scale redraws the heatmap: only what changed.
+        # Each change of scale redraws the heatmap: only what changed. p-values: small is dark.
         if (diverging, scale) != self._scale:
             self._scale = (diverging, scale)
             self.model.set_diverging(diverging)
+            self.model.set_reverse(value == P_ADJUSTED)
             self.model.set_levels(scale)
 
         def frame(values) -> pd.DataFrame | None:
             return None if values is None else pd.DataFrame(values, index=runs, columns=runs)
 
-        self.model.set_frame(frame(numbers), marks=frame(marks) if texts is None else None, tooltips=frame(tips),
-                             texts=frame(texts))
+        self.model.set_frame(frame(numbers), marks=frame(marks), tooltips=frame(tips), texts=frame(texts))
         self._fit_table()
         test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")
         self.caption.setText(f"{what} {MARK}: significant at α = {provenance['alpha']} ({test}, correction "
                              f"{provenance['correction']}). Hover a cell for the details.")
 
     def _fit_table(self) -> None:
-        # The table as tall as its rows (at most 40% of the page), the heatmap gets the rest.
-        total = sum(self.sides.sizes())
-        if self._user_sized or total <= 0:
-            return
-        table = self.table
-        needed = (table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
-                  + sum(table.rowHeight(r) for r in range(self.model.rowCount()))
-                  + table.horizontalScrollBar().sizeHint().height())
-        wanted = min(needed, int(total * 0.4))
-        self.sides.setSizes([total - wanted, wanted])
-
-    def hover_text(self, row: int, column: int) -> str:
-        """What hovering the heatmap's cell (row, column) shows: the table cell's tooltip."""
-        if not (0 <= row < self.model.rowCount() and 0 <= column < self.model.columnCount()):
-            return ""
-        return self.model.tooltip(row, column) or ""
-
-    def _hover(self, position) -> None:
-        view = self.heatmap.getPlotItem().vb
-        text = ""
-        if view.sceneBoundingRect().contains(position):
-            point = view.mapSceneToView(position)
-            text = self.hover_text(int(round(point.y())), int(round(point.x())))
-        self.heatmap.setToolTip(text)
-        if text:
-            QToolTip.showText(QCursor.pos(), text, self.heatmap)
-        else:
-            QToolTip.hideText()
+        fit_below(self.sides, self.table, self.model.rowCount())
 
     def export_table_dialog(self) -> None:
         self.shown()
