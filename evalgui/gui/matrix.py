@@ -15,7 +15,8 @@
     ``reverse``: the palette runs the other way: for p-values, the smallest are the darkest.
   ``set_frame(frame, *, marks=None, tooltips=None)``: show a new matrix. ``marks``: DataFrame of
     strings appended to the value text (e.g. "*" for significance); ``tooltips``: DataFrame of
-    strings shown on hover. Both are aligned to ``frame`` by label; missing cells are blank.
+    strings shown on hover, or a function (row, column) -> str called on hover (nothing to build
+    for cells nobody hovers). DataFrames are aligned to ``frame`` by label; missing cells are blank.
   ``set_levels(levels)``, ``set_diverging(diverging)``, ``set_reverse(reverse)``: change the scale
     (None: automatic).
   ``frame``, ``levels``, ``diverging``, ``reverse``, ``colour_map``: what is shown, and how.
@@ -88,6 +89,9 @@ def contrast_text(background: QColor) -> QColor:
 def _aligned_strings(extra: pd.DataFrame | None, frame: pd.DataFrame) -> list[list[str]] | None:
     if extra is None:
         return None
+    if extra.index.equals(frame.index) and extra.columns.equals(frame.columns):
+        values = extra.to_numpy(dtype=object)          # (the usual case, and a 30 x 30 matrix is redrawn often)
+        return np.where(pd.isna(values), "", values).astype(str).tolist()
     extra = extra.reindex(index=frame.index, columns=frame.columns)
     return [["" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in row]
             for row in extra.astype(object).to_numpy().tolist()]
@@ -140,7 +144,8 @@ class MatrixModel(QAbstractTableModel):
         self._row_labels = [str(v) for v in frame.index]
         self._column_labels = [str(v) for v in frame.columns]
         self._marks = _aligned_strings(marks, frame)
-        self._tooltips = _aligned_strings(tooltips, frame)
+        self._tooltips = tooltips if callable(tooltips) else _aligned_strings(tooltips, frame)
+        self._display: list[list[str]] | None = None
         self._update_scale()
         self.endResetModel()
 
@@ -224,20 +229,45 @@ class MatrixModel(QAbstractTableModel):
         colour = self.background(row, column)
         return DARK_TEXT if colour is None else contrast_text(colour)
 
+    def display_texts(self) -> list[list[str]]:
+        """Every cell's :meth:`display_text`, made once per frame (views read them all at each layout)."""
+        if self._display is None:
+            empty = self._empty()
+            marks = self._marks
+            self._display = [["" if empty[r, c] else self.cell_text(r, c) + (marks[r][c] if marks else "")
+                              for c in range(self.columnCount())] for r in range(self.rowCount())]
+        return self._display
+
+    def _empty(self) -> np.ndarray:
+        """Cells shown empty: missing or masked."""
+        empty = np.isnan(self._values)
+        if self.mask_diagonal:
+            n = min(empty.shape)
+            empty[np.arange(n), np.arange(n)] = True
+        return empty
+
     def mark(self, row: int, column: int) -> str:
         """The cell's mark (e.g. "*"), "" if none or the cell is empty."""
         if self._marks is None or self.value(row, column) is None:
             return ""
         return self._marks[row][column]
 
+    def cell_text(self, row: int, column: int) -> str:
+        """A filled cell's text before its mark: the number at the model's precision (subclasses may say
+        otherwise)."""
+        return f"{float(self._values[row, column]):.{self.precision}f}"
+
     def display_text(self, row: int, column: int) -> str:
-        value = self.value(row, column)
-        if value is None:
+        if self.value(row, column) is None:
             return ""
-        return f"{value:.{self.precision}f}{self.mark(row, column)}"
+        return self.cell_text(row, column) + self.mark(row, column)
 
     def tooltip(self, row: int, column: int) -> str | None:
-        if self._tooltips is not None and self._tooltips[row][column]:
+        if callable(self._tooltips):
+            text = self._tooltips(row, column)
+            if text:
+                return text
+        elif self._tooltips is not None and self._tooltips[row][column]:
             return self._tooltips[row][column]
         value = self.value(row, column)
         if value is None:
@@ -319,8 +349,7 @@ class MatrixView(QTableView):
         # One width for every column (cells stay square-ish): the widest text, label or number.
         model = self.matrix_model
         metrics = QFontMetrics(self.font())
-        texts = [model.display_text(r, c) for r in range(min(model.rowCount(), 50))
-                 for c in range(model.columnCount())]
+        texts = list({text for row in model.display_texts()[:50] for text in row})
         texts += [model.column_label(c) for c in range(model.columnCount())]
         width = max([metrics.horizontalAdvance(t) for t in texts] + [0]) + 16
         height = metrics.height() + 10
@@ -543,9 +572,7 @@ class _CellTexts(pg.GraphicsObject):
         found: tuple[QFont | None, list, bool] = (None, [], False)
         rows, columns = model.rowCount(), model.columnCount()
         if choice is not False and rows and columns and width > 0 and height > 0:
-            texts = [(r, c, model.display_text(r, c)) for r in range(rows) for c in range(columns)]
-            texts = [t for t in texts if t[2]]
-            marks = [(r, c, m) for r, c, _ in texts for m in [model.mark(r, c)] if m]
+            texts = [(r, c, text) for r, row in enumerate(model.display_texts()) for c, text in enumerate(row) if text]
             base = QFont(self.plot.font())
             fonts = [base, _shrunk(base, 0.85), _shrunk(base, SMALLEST_FONT)]
             # The same font in every cell (a matrix reads as one table): the largest all texts fit in;
@@ -555,6 +582,7 @@ class _CellTexts(pg.GraphicsObject):
                     found = (font, texts, False)
                     break
             else:
+                marks = [(r, c, m) for r, c, _ in texts for m in [model.mark(r, c)] if m]
                 for font in fonts if marks else ():
                     if _all_fit(font, [m for _, _, m in marks], width, height, ink=True):
                         found = (font, marks, True)
