@@ -186,3 +186,19 @@ def test_ranking_with_and_without_tests(capsys, files):
     status, out, _ = run_cli(capsys, "preference", qrels, a, b, c, "-m", "rpp", "--ranking", "--test", "t",
                              "--format", "markdown")
     assert status == 0 and "| significant_wins | significant_losses | test |" in out.splitlines()[0]
+
+
+def test_the_pairs_table_needs_no_pandas(files):
+    """Importing pandas costs a fresh process a third of a second or more: the plain pairs table (the preference
+    matrix benchmark) never imports it."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    qrels, a, b, c = files
+    code = ("import sys; from evalgui.cli import main; status = main(sys.argv[1:]); "
+            "print('pandas' in sys.modules, file=sys.stderr); sys.exit(status)")
+    proc = subprocess.run([sys.executable, "-c", code, "preference", qrels, a, b, c, "--binary-threshold", "1"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stderr.splitlines()[-1] == "False", proc.stderr
