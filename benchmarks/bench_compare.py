@@ -197,7 +197,7 @@ def record_load() -> None:
 def load_range(r: br.ToolResult) -> str:
     """The load averages seen around a tool's measurements, lowest to highest."""
     loads = [x for m in r.runs for x in getattr(m, "load", ())]
-    return f"{min(loads):.1f}–{max(loads):.1f}" if loads else "–"
+    return f"{min(loads):.1f}-{max(loads):.1f}" if loads else "-"
 
 
 def _key(measure: str, a: str, b: str) -> str:
