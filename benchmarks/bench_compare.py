@@ -194,6 +194,20 @@ def record_load() -> None:
     br.measure = measure
 
 
+def write_section(path: Path, begin: str, end: str, section: str) -> None:
+    """Replace the marked section of the report (or append it), keep the rest; UTF-8, atomically (other
+    sections may hold more than ASCII)."""
+    from evalgui.core.export import write_atomic
+
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        text = head + section + rest.split(end, 1)[1].lstrip("\n")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    write_atomic(path, text)
+
+
 def load_range(r: br.ToolResult) -> str:
     """The load averages seen around a tool's measurements, lowest to highest."""
     loads = [x for m in r.runs for x in getattr(m, "load", ())]
@@ -248,7 +262,7 @@ def render(c: Collection, machine: dict, results: list[br.ToolResult], checks: l
             lines.append(f"| {r.name} | {n} | {r.best:.2f} | {r.median:.2f} | {r.cpu:.2f} | {load_range(r)} | "
                          f"{r.rss_mb:.0f} |")
         else:
-            lines.append(f"| {r.name} | {n} | – | – | – | – | {r.skipped or r.failed} |")
+            lines.append(f"| {r.name} | {n} | - | - | - | - | {r.skipped or r.failed} |")
     lines += ["", *checks, "", f"Benchmark run took {took / 60:.1f} min.", END, ""]
     return "\n".join(lines)
 
@@ -322,15 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     for line in checks:
         print(line)
     if not args.quick:
-        section = render(c, machine, results, checks, time.time() - started)
         path = Path(args.output)
-        text = path.read_text() if path.exists() else "# Benchmarks\n\n"
-        if BEGIN in text and END in text:
-            head, rest = text.split(BEGIN, 1)
-            text = head + section + rest.split(END, 1)[1].lstrip("\n")
-        else:
-            text = text.rstrip("\n") + "\n\n" + section
-        br._write_atomic(path, text)
+        write_section(path, BEGIN, END, render(c, machine, results, checks, time.time() - started))
         print(f"wrote {path}")
     return 0
 

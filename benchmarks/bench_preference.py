@@ -49,7 +49,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_ranked as br  # noqa: E402
-from bench_compare import load_range, record_load  # noqa: E402
+from bench_compare import load_range, record_load, write_section  # noqa: E402
 
 BEGIN, END = "<!-- preference:begin -->", "<!-- preference:end -->"
 MEASURES = ("rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision")
@@ -264,7 +264,7 @@ def render(*, command: str, spec: Spec, reused: bool, machine: dict, repeat: int
         loads = [r["load"] for r in inproc]
         lines += [f"evalgui in-process on the {spec.runs} runs ({best['pairs']} pairs, {best['queries']} queries, "
                   f"{best['slots']:,} relevance-vector slots per run; the quickest of {len(inproc)} fresh processes, "
-                  f"load average {min(loads):.1f}–{max(loads):.1f}), wall time (CPU time of all threads): "
+                  f"load average {min(loads):.1f}-{max(loads):.1f}), wall time (CPU time of all threads): "
                   + ", ".join(f"{STEPS[name]} {wall:.2f} s ({cpu:.2f} s)" for name, (wall, cpu) in best["steps"].items())
                   + ".", ""]
     lines.append("Targets:")
@@ -287,17 +287,6 @@ def render(*, command: str, spec: Spec, reused: bool, machine: dict, repeat: int
                         f"**{len(problems)} differ**: " + "; ".join(problems[:5])))
     lines += [END, ""]
     return "\n".join(lines)
-
-
-def write_section(path: Path, section: str) -> None:
-    """Replace this benchmark's marked section of the report (or append it); keep the rest."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section + rest.split(END, 1)[1].lstrip("\n")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    br._write_atomic(path, text)
 
 
 # ----------------------------------------------------------------------------- main
@@ -372,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         section = render(command=command, spec=spec, reused=reused, machine=machine, repeat=args.repeat,
                          results=results, full=full, small=small, peer=peer, inproc=inproc, problems=problems,
                          started=started, elapsed=time.time() - started_wall)
-        write_section(Path(args.output), section)
+        write_section(Path(args.output), BEGIN, END, section)
         print(f"\nwrote {args.output}")
     return 0
 

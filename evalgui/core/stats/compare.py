@@ -396,12 +396,13 @@ def preference_ranking(result, table: pd.DataFrame | None = None) -> pd.DataFram
     ranking = result.ranking_frame()
     if not len(ranking) or table is None:
         return ranking.reindex(columns=columns).reset_index(drop=True)
-    significant = table[table["significant"].astype(bool)]
+    # (a mean preference of exactly 0 wins nothing, even when its test says the preferences lean one way)
+    significant = table[table["significant"].astype(bool) & (table["preference"] != 0)]
     winners = np.where(significant["preference"] > 0, significant[RUN_A], significant[RUN_B])
     losers = np.where(significant["preference"] > 0, significant[RUN_B], significant[RUN_A])
     measure = significant["measure"].to_numpy()
 
-    def count(runs: np.ndarray) -> pd.Series:
+    def count(runs: np.ndarray) -> np.ndarray:
         counts = pd.Series(1, index=pd.MultiIndex.from_arrays([measure, runs])).groupby(level=[0, 1]).sum()
         keys = pd.MultiIndex.from_arrays([ranking["measure"], ranking[tidy.RUN]])
         return counts.reindex(keys, fill_value=0).to_numpy(dtype=np.int64)
