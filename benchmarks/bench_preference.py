@@ -11,8 +11,10 @@ time, CPU time of all threads, peak RSS), the tools interleaved over ``--repeat`
 evalgui computes all five preferences (rpp, dcgrpp, invrpp, lexirecall, lexiprecision) for every
 pair of runs, graded (its default) on 30 runs; on the 5 runs both tools use binary relevance
 (``--binary-threshold 1`` / ``-b 1``), where their definitions agree (pref_eval's graded RPP
-reads the binary vector: see ``evalgui-cli measures rpp``). A fresh in-process run breaks
-evalgui's 30-run time into its steps.
+reads the binary vector: see ``evalgui-cli measures rpp``). Also timed: the 30 runs ranked with
+every pair's preferences tested (``--ranking --test randomization``, B = 10,000). A fresh in-process
+run breaks evalgui's 30-run time into its steps (wall and CPU time each), the tests included. Every
+measurement notes the load average around it: the machine may be shared.
 
 Set up (the project's test environment stays clean)::
 
@@ -47,6 +49,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_ranked as br  # noqa: E402
+from bench_compare import load_range, record_load, write_section  # noqa: E402
 
 BEGIN, END = "<!-- preference:begin -->", "<!-- preference:end -->"
 MEASURES = ("rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision")
@@ -55,27 +58,39 @@ PEER_RUNS = 5
 TOLERANCE = 1e-9
 GENERATOR_VERSION = 1  # bump when the generator changes, so cached data is regenerated
 
-# evalgui in-process, step by step (a fresh process; modules imported before the clock starts).
+# evalgui in-process, step by step (a fresh process): wall and CPU time (all threads) of each step.
 INPROCESS_SCRIPT = r"""
 import json, os, sys, time
 from functools import partial
-t0 = time.perf_counter()
+steps, marks = {}, [(time.perf_counter(), time.process_time())]
+def step(name):
+    marks.append((time.perf_counter(), time.process_time()))
+    steps[name] = [marks[-1][0] - marks[-2][0], marks[-1][1] - marks[-2][1]]
 from evalgui.core.formats import read_qrels, read_run
 from evalgui.core.ranked.preference import RelevanceVectors, compare_vectors
-t1 = time.perf_counter()
+from evalgui.core.stats.compare import CompareOptions, compare_preferences
+import scipy.stats  # noqa: F401  (the tests' imports belong here, not to the first test)
+step("import")
 workers = min(os.cpu_count() or 1, 4)    # as evalgui-cli preference
 qrels = read_qrels(sys.argv[1])
-t2 = time.perf_counter()
+step("read_qrels")
 vectors = RelevanceVectors.of(qrels, [partial(read_run, p) for p in sys.argv[2:]], workers=workers)
-t3 = time.perf_counter()
+step("runs_to_vectors")
 result = compare_vectors(vectors, ["rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision"], workers=workers)
-t4 = time.perf_counter()
+step("compare")
 means = result.means
-t5 = time.perf_counter()
-print(json.dumps({"import": t1 - t0, "read_qrels": t2 - t1, "runs_to_vectors": t3 - t2, "compare": t4 - t3,
-                  "means": t5 - t4, "slots": int(vectors.layout.n_slots), "queries": int(vectors.layout.n_queries),
-                  "pairs": int(len(result.pair_a))}))
+step("means")
+compare_preferences(result, CompareOptions(test="t"))
+step("t_test")
+compare_preferences(result, CompareOptions(test="randomization"))
+step("randomization")
+print(json.dumps({"steps": steps, "load": os.getloadavg()[0], "slots": int(vectors.layout.n_slots),
+                  "queries": int(vectors.layout.n_queries), "pairs": int(len(result.pair_a))}))
 """
+STEPS = {"import": "import", "read_qrels": "read the qrels", "runs_to_vectors": "read the runs and make their "
+         "relevance vectors", "compare": "compare every pair on five preferences", "means": "means",
+         "t_test": "t-tests of the 5 x 435 pairs (with Holm)",
+         "randomization": "randomization tests of the 5 x 435 pairs, B = 10,000"}
 
 
 # ----------------------------------------------------------------------------- data
@@ -153,13 +168,16 @@ def ensure_data(spec: Spec) -> bool:
 
 # ----------------------------------------------------------------------------- tools
 
-def evalgui_tool(bin_dir: Path, spec: Spec, n_runs: int, out_csv: Path, binary: bool, name: str) -> br.Tool:
+def evalgui_tool(bin_dir: Path, spec: Spec, n_runs: int, out_csv: Path, binary: bool, name: str,
+                 extra: tuple[str, ...] = ()) -> br.Tool:
     cmd = [str(bin_dir / "evalgui-cli"), "preference", str(spec.qrels_path),
-           *[str(spec.run_path(i)) for i in range(n_runs)], "-o", str(out_csv)]
+           *[str(spec.run_path(i)) for i in range(n_runs)], "-o", str(out_csv), *extra]
     if binary:
         cmd += ["--binary-threshold", "1"]
 
     def parse(_: br.Measurement) -> dict[str, float]:
+        if extra:          # the ranking: nothing to cross-check
+            return {}
         with open(out_csv, newline="") as f:
             return {f"{r['measure']} {r['run_a']} {r['run_b']}": float(r["value"]) for r in csv.DictReader(f)}
 
@@ -200,8 +218,8 @@ def run_inprocess(bin_dir: Path, spec: Spec, repeat: int) -> list[dict]:
             raise SystemExit(f"evalgui in-process run failed:\n{m.stderr}")
         r = json.loads(m.stdout.strip().splitlines()[-1])
         out.append(r)
-        print(f"  [{i + 1}/{repeat}] in-process: runs -> vectors {r['runs_to_vectors']:.2f} s, "
-              f"compare {r['compare']:.2f} s", flush=True)
+        print(f"  [{i + 1}/{repeat}] in-process (load {r['load']:.1f}): " + ", ".join(
+            f"{name} {wall:.2f} s ({cpu:.2f} s CPU)" for name, (wall, cpu) in r["steps"].items()), flush=True)
     return out
 
 
@@ -224,29 +242,40 @@ def render(*, command: str, spec: Spec, reused: bool, machine: dict, repeat: int
              f"sorting path); graded qrels (0..3), "
              f"about {spec.judged} judged documents per query; every seventh run lacks a few queries.", "",
              f"Each tool runs {repeat} times as a fresh process (interleaved); wall time includes start-up, "
-             "imports and reading every file. All five preferences (rpp, dcgrpp, invrpp, lexirecall, "
-             "lexiprecision) for every pair of runs.", "",
-             *br.results_table(results, small), "",
-             "Commands:", ""]
+             "imports and reading every file; CPU is the median CPU time of all its threads, load the 1-minute "
+             "load average around its measurements (the machine is shared: on 2 cores, a load above 2 means other "
+             "jobs took turns with it). All five preferences (rpp, dcgrpp, invrpp, lexirecall, lexiprecision) for "
+             "every pair of runs.", "",
+             "| tool | wall best (s) | wall median (s) | CPU median (s) | load | peak RSS (MB) | wall / evalgui's (best) |",
+             "|:---|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        if r.ok:
+            lines.append(f"| {r.name} | {r.best:.2f} | {r.median:.2f} | {r.cpu:.2f} | {load_range(r)} | "
+                         f"{r.rss_mb:.0f} | {r.best / small.best:.2f}x |")
+        else:
+            lines.append(f"| {r.name} | {r.skipped or 'failed: ' + r.failed} | | | | | |")
+    lines += ["", "Commands:", ""]
     lines += [f"- {r.name}: `{r.command}`" for r in results]
     lines += ["", "The ratio column is against evalgui on the same 5 runs. pref_eval (diazf/pref_eval, plain "
               "Python) reads every run line by line and compares pairs query by query; both use binary "
               "relevance there (grade >= 1), where the two definitions agree.", ""]
     if inproc:
-        best = {k: min(r[k] for r in inproc) for k in ("import", "read_qrels", "runs_to_vectors", "compare", "means")}
-        lines += [f"evalgui in-process on the {spec.runs} runs ({inproc[0]['pairs']} pairs, {inproc[0]['queries']} "
-                  f"queries, {inproc[0]['slots']:,} relevance-vector slots per run; best of {len(inproc)}): import "
-                  f"{best['import']:.2f} s, read qrels {best['read_qrels']:.2f} s, read the runs and make their "
-                  f"relevance vectors {best['runs_to_vectors']:.2f} s, compare every pair on five preferences "
-                  f"{best['compare']:.2f} s, means {best['means']:.2f} s.", ""]
+        best = min(inproc, key=lambda r: sum(wall for wall, _ in r["steps"].values()))
+        loads = [r["load"] for r in inproc]
+        lines += [f"evalgui in-process on the {spec.runs} runs ({best['pairs']} pairs, {best['queries']} queries, "
+                  f"{best['slots']:,} relevance-vector slots per run; the quickest of {len(inproc)} fresh processes, "
+                  f"load average {min(loads):.1f}-{max(loads):.1f}), wall time (CPU time of all threads): "
+                  + ", ".join(f"{STEPS[name]} {wall:.2f} s ({cpu:.2f} s)" for name, (wall, cpu) in best["steps"].items())
+                  + ".", ""]
     lines.append("Targets:")
     lines.append("")
     if full.ok:
         met = full.best < TARGET_SECONDS
         lines.append(f"- Preference matrix, {spec.runs} runs x {spec.queries} queries x {spec.docs:,} documents, whole "
                      f"process under {TARGET_SECONDS:g} s on 2 cores: {'**met**' if met else '**NOT met**'} - "
-                     f"{full.best:.2f} s best, {full.median:.2f} s median; {full.cpu:.2f} s of CPU over all threads, "
-                     f"so at least {full.cpu / 2:.1f} s on 2 otherwise idle cores.")
+                     f"{full.best:.2f} s best, {full.median:.2f} s median at load {load_range(full)}; "
+                     f"{full.cpu:.2f} s of CPU over all threads, so about {full.cpu / 2:.1f} s on 2 otherwise idle "
+                     "cores.")
     if peer.ok and small.ok:
         lines.append(f"- Against pref_eval on {PEER_RUNS} runs: pref_eval takes {peer.best / small.best:.0f}x "
                      f"evalgui's time (best {peer.best:.1f} s vs {small.best:.2f} s).")
@@ -258,17 +287,6 @@ def render(*, command: str, spec: Spec, reused: bool, machine: dict, repeat: int
                         f"**{len(problems)} differ**: " + "; ".join(problems[:5])))
     lines += [END, ""]
     return "\n".join(lines)
-
-
-def write_section(path: Path, section: str) -> None:
-    """Replace this benchmark's marked section of the report (or append it); keep the rest."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section + rest.split(END, 1)[1].lstrip("\n")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    br._write_atomic(path, text)
 
 
 # ----------------------------------------------------------------------------- main
@@ -310,8 +328,13 @@ def main(argv: list[str] | None = None) -> int:
         peer_tool = pref_eval_tool(bin_dir, folder, spec, PEER_RUNS) if folder else None
         if peer_tool and (folder / "pref_eval.py").exists():
             tools.append(peer_tool)
+        tested = evalgui_tool(bin_dir, spec, spec.runs, tmp / "ranking.csv", False,
+                              f"evalgui, {spec.runs} runs, graded, --ranking --test randomization",
+                              ("--ranking", "--test", "randomization"))
         print(f"\nwhole processes, {args.repeat} repetition(s) each:")
-        results = br.run_tools(tools, args.repeat)
+        record_load()
+        results = br.run_tools(tools + [tested], args.repeat)
+        tested = results.pop()
         if len(results) == 2:
             skipped = br.ToolResult(f"pref_eval, {PEER_RUNS} runs, binary", "pref_eval.py ...")
             skipped.skipped = f"no checkout at {folder}" if folder else "no checkout given (--pref-eval)"
@@ -319,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\nevalgui in-process:")
         inproc = run_inprocess(bin_dir, spec, args.repeat)
     full, small, peer = results
+    results.insert(1, tested)
     for r in (full, small):
         if not r.ok:
             raise SystemExit(f"{r.name} failed: {r.failed or r.skipped}")
@@ -326,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for r in results:
         print(f"{r.name:<32} " + (f"best {r.best:7.2f} s  median {r.median:7.2f} s  cpu {r.cpu:6.2f} s  "
-                                  f"{r.rss_mb:5.0f} MB" if r.ok else (r.skipped or r.failed)))
+                                  f"load {load_range(r)}  {r.rss_mb:5.0f} MB" if r.ok else (r.skipped or r.failed)))
     if problems is not None:
         print("cross-check with pref_eval:", "agrees" if not problems else f"{len(problems)} differ: {problems[:3]}")
     print(f"target: {spec.runs} runs under {TARGET_SECONDS:g} s: {full.best:.2f} s -> "
@@ -337,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         section = render(command=command, spec=spec, reused=reused, machine=machine, repeat=args.repeat,
                          results=results, full=full, small=small, peer=peer, inproc=inproc, problems=problems,
                          started=started, elapsed=time.time() - started_wall)
-        write_section(Path(args.output), section)
+        write_section(Path(args.output), BEGIN, END, section)
         print(f"\nwrote {args.output}")
     return 0
 

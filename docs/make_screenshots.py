@@ -75,6 +75,13 @@ def main() -> int:
     compare.matrix.measure.setCurrentIndex(max(compare.matrix.measure.findData("P_10"), 0))
     shoot("compare")
 
+    # Preferences between the demo's runs (Recall-Paired Preference, lexicographic precision), the ranking below.
+    for name in ("rpp", "lexiprecision"):
+        compare.form.preference_list.set_checked(name, True)
+    finished(compare, compare.run)
+    compare.results_tabs.setCurrentWidget(compare.preference_view.page)
+    shoot("compare_preferences")
+
     # Meta-evaluation: stability of the demo's measures, error rate against the query-set size.
     metaeval = window.workspaces["metaeval"]
     window.tabs.setCurrentWidget(metaeval)

@@ -5,26 +5,35 @@
     heatmap = HeatmapPlot(model)                      # follows the model; Export via export_plot
     model.set_frame(differences, marks=stars, tooltips=p_values_text)
 
-``MatrixModel(frame=None, *, levels=None, diverging=None, mask_diagonal=False, precision=3)``
+``MatrixModel(frame=None, *, levels=None, diverging=None, mask_diagonal=False, precision=3, reverse=False)``
     ``frame``: a DataFrame of numbers, index = row labels, columns = column labels.
     ``levels``: (lo, hi) fixed colour levels, so a colour means the same value after every
     update; None: from each frame (symmetric around 0 when diverging). Values outside clip.
     ``diverging``: blue–white–red centred on 0 (True), sequential (False), or None: diverging
     when the values (or the given levels) change sign.
     ``mask_diagonal``: cell (i, i) shown empty and grey (a run against itself).
+    ``reverse``: the palette runs the other way: for p-values, the smallest are the darkest.
   ``set_frame(frame, *, marks=None, tooltips=None)``: show a new matrix. ``marks``: DataFrame of
     strings appended to the value text (e.g. "*" for significance); ``tooltips``: DataFrame of
-    strings shown on hover. Both are aligned to ``frame`` by label; missing cells are blank.
-  ``set_levels(levels)``, ``set_diverging(diverging)``: change the scale (None: automatic).
-  ``frame``, ``levels``, ``diverging``, ``colour_map``: what is shown, and how.
-  ``value(r, c)``, ``background(r, c)``, ``foreground(r, c)``, ``display_text(r, c)``, ``rgba()``.
+    strings shown on hover, or a function (row, column) -> str called on hover (nothing to build
+    for cells nobody hovers). DataFrames are aligned to ``frame`` by label; missing cells are blank.
+  ``set_levels(levels)``, ``set_diverging(diverging)``, ``set_reverse(reverse)``: change the scale
+    (None: automatic).
+  ``frame``, ``levels``, ``diverging``, ``reverse``, ``colour_map``: what is shown, and how.
+  ``value(r, c)``, ``mark(r, c)``, ``background(r, c)``, ``foreground(r, c)``, ``display_text(r, c)``,
+  ``rgba()``.
 ``MatrixView(model, parent=None, *, name="matrix")``: a QTableView with row labels as the vertical
     header, square-ish cells, no sorting; ``selection_tsv()``, ``copy_selection()``,
     ``export_frame()`` (row labels as first column), ``export_dialog()``.
 ``HeatmapPlot(model=None, parent=None, *, show_values=None)``: pyqtgraph ImageItem + ColorBarItem
-    with the model's colours and levels; ``set_frame(...)`` forwards to the model; values are
-    written in the cells when ``show_values`` (None: up to 12 × 12 cells).
-``colour_map(diverging, levels)``: the pyqtgraph ColorMap both use.
+    with the model's colours and levels; ``set_frame(...)`` forwards to the model. Each cell shows
+    what it can hold at the plot's current size (``show_values`` None or True): its text, in a
+    smaller font if need be, else its mark alone (say the "*" of significance), else nothing
+    (``value_labels()``: what is drawn now); ``show_values=False``: nothing. Column labels too wide
+    for their cells stand on end, row and column labels that still collide are thinned out
+    (every other one...) and long ones shortened with "…"; hovering a cell shows its tooltip,
+    hovering a label its full text (``hover_text(scene_pos)``).
+``colour_map(diverging, levels, reverse=False)``: the pyqtgraph ColorMap both use.
 """
 
 from __future__ import annotations
@@ -34,9 +43,9 @@ import math
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt
-from PySide6.QtGui import QAction, QColor, QFontMetrics, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QRectF, Qt
+from PySide6.QtGui import QAction, QColor, QCursor, QFont, QFontMetrics, QFontMetricsF, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QToolTip
 
 from evalgui.gui.plots import plain_axes
 from evalgui.gui.tables import tsv_text
@@ -48,13 +57,16 @@ SEQUENTIAL = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", 
 MASKED = QColor("#d9d9d9")
 DARK_TEXT, LIGHT_TEXT = QColor("#000000"), QColor("#ffffff")
 RAW_ROLE = Qt.ItemDataRole.UserRole + 1
-SHOW_VALUES_UP_TO = 144     # cells; beyond that the numbers would not fit in the heatmap
+LABEL_ROOM = 160            # pixels at most for a row label, or a column label on end: longer ones are shortened
+SMALLEST_FONT = 0.75        # labels and cell texts shrink to this share of the font before giving up
 
 
-def colour_map(diverging: bool, levels: tuple[float, float]) -> pg.ColorMap:
+def colour_map(diverging: bool, levels: tuple[float, float], reverse: bool = False) -> pg.ColorMap:
     """The palette over ``levels``: for a diverging one, its white middle sits at 0 even when the
-    levels are not symmetric (the two halves are stretched differently)."""
+    levels are not symmetric (the two halves are stretched differently). ``reverse`` runs it the
+    other way (the low end dark: small p-values stand out)."""
     colours = DIVERGING if diverging else SEQUENTIAL
+    colours = colours[::-1] if reverse else colours
     lo, hi = levels
     if not diverging or not lo < 0 < hi:
         return pg.ColorMap(np.linspace(0, 1, len(colours)), list(colours))
@@ -77,6 +89,9 @@ def contrast_text(background: QColor) -> QColor:
 def _aligned_strings(extra: pd.DataFrame | None, frame: pd.DataFrame) -> list[list[str]] | None:
     if extra is None:
         return None
+    if extra.index.equals(frame.index) and extra.columns.equals(frame.columns):
+        values = extra.to_numpy(dtype=object)          # (the usual case, and a 30 x 30 matrix is redrawn often)
+        return np.where(pd.isna(values), "", values).astype(str).tolist()
     extra = extra.reindex(index=frame.index, columns=frame.columns)
     return [["" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in row]
             for row in extra.astype(object).to_numpy().tolist()]
@@ -86,10 +101,12 @@ class MatrixModel(QAbstractTableModel):
     """A numeric DataFrame as a table of coloured cells; see the module docstring."""
 
     def __init__(self, frame: pd.DataFrame | None = None, *, levels: tuple[float, float] | None = None,
-                 diverging: bool | None = None, mask_diagonal: bool = False, precision: int = 3, parent=None):
+                 diverging: bool | None = None, mask_diagonal: bool = False, precision: int = 3,
+                 reverse: bool = False, parent=None):
         super().__init__(parent)
         self._fixed_levels = None if levels is None else (float(levels[0]), float(levels[1]))
         self._diverging_choice = diverging
+        self._reverse = bool(reverse)
         self.mask_diagonal = mask_diagonal
         self.precision = precision
         self._frame = pd.DataFrame()
@@ -112,6 +129,10 @@ class MatrixModel(QAbstractTableModel):
         return self._diverging
 
     @property
+    def reverse(self) -> bool:
+        return self._reverse
+
+    @property
     def colour_map(self) -> pg.ColorMap:
         return self._colour_map
 
@@ -123,7 +144,8 @@ class MatrixModel(QAbstractTableModel):
         self._row_labels = [str(v) for v in frame.index]
         self._column_labels = [str(v) for v in frame.columns]
         self._marks = _aligned_strings(marks, frame)
-        self._tooltips = _aligned_strings(tooltips, frame)
+        self._tooltips = tooltips if callable(tooltips) else _aligned_strings(tooltips, frame)
+        self._display: list[list[str]] | None = None
         self._update_scale()
         self.endResetModel()
 
@@ -136,6 +158,12 @@ class MatrixModel(QAbstractTableModel):
     def set_diverging(self, diverging: bool | None) -> None:
         self.beginResetModel()
         self._diverging_choice = diverging
+        self._update_scale()
+        self.endResetModel()
+
+    def set_reverse(self, reverse: bool) -> None:
+        self.beginResetModel()
+        self._reverse = bool(reverse)
         self._update_scale()
         self.endResetModel()
 
@@ -168,7 +196,7 @@ class MatrixModel(QAbstractTableModel):
                 levels = (lo - 0.5, lo + 0.5) if lo else (0.0, 1.0)
         self._levels = levels
         self._diverging = diverging
-        self._colour_map = colour_map(diverging, levels)
+        self._colour_map = colour_map(diverging, levels, self._reverse)
         self._rgba = self._colours(values)
 
     def _colours(self, values: np.ndarray) -> np.ndarray:
@@ -201,15 +229,45 @@ class MatrixModel(QAbstractTableModel):
         colour = self.background(row, column)
         return DARK_TEXT if colour is None else contrast_text(colour)
 
-    def display_text(self, row: int, column: int) -> str:
-        value = self.value(row, column)
-        if value is None:
+    def display_texts(self) -> list[list[str]]:
+        """Every cell's :meth:`display_text`, made once per frame (views read them all at each layout)."""
+        if self._display is None:
+            empty = self._empty()
+            marks = self._marks
+            self._display = [["" if empty[r, c] else self.cell_text(r, c) + (marks[r][c] if marks else "")
+                              for c in range(self.columnCount())] for r in range(self.rowCount())]
+        return self._display
+
+    def _empty(self) -> np.ndarray:
+        """Cells shown empty: missing or masked."""
+        empty = np.isnan(self._values)
+        if self.mask_diagonal:
+            n = min(empty.shape)
+            empty[np.arange(n), np.arange(n)] = True
+        return empty
+
+    def mark(self, row: int, column: int) -> str:
+        """The cell's mark (e.g. "*"), "" if none or the cell is empty."""
+        if self._marks is None or self.value(row, column) is None:
             return ""
-        mark = self._marks[row][column] if self._marks is not None else ""
-        return f"{value:.{self.precision}f}{mark}"
+        return self._marks[row][column]
+
+    def cell_text(self, row: int, column: int) -> str:
+        """A filled cell's text before its mark: the number at the model's precision (subclasses may say
+        otherwise)."""
+        return f"{float(self._values[row, column]):.{self.precision}f}"
+
+    def display_text(self, row: int, column: int) -> str:
+        if self.value(row, column) is None:
+            return ""
+        return self.cell_text(row, column) + self.mark(row, column)
 
     def tooltip(self, row: int, column: int) -> str | None:
-        if self._tooltips is not None and self._tooltips[row][column]:
+        if callable(self._tooltips):
+            text = self._tooltips(row, column)
+            if text:
+                return text
+        elif self._tooltips is not None and self._tooltips[row][column]:
             return self._tooltips[row][column]
         value = self.value(row, column)
         if value is None:
@@ -291,8 +349,7 @@ class MatrixView(QTableView):
         # One width for every column (cells stay square-ish): the widest text, label or number.
         model = self.matrix_model
         metrics = QFontMetrics(self.font())
-        texts = [model.display_text(r, c) for r in range(min(model.rowCount(), 50))
-                 for c in range(model.columnCount())]
+        texts = list({text for row in model.display_texts()[:50] for text in row})
         texts += [model.column_label(c) for c in range(model.columnCount())]
         width = max([metrics.horizontalAdvance(t) for t in texts] + [0]) + 16
         height = metrics.height() + 10
@@ -352,11 +409,230 @@ class MatrixView(QTableView):
                       title=f"Export {self.name}")
 
 
+def _shrunk(font: QFont, share: float) -> QFont:
+    smaller = QFont(font)
+    if font.pointSizeF() > 0:
+        smaller.setPointSizeF(font.pointSizeF() * share)
+    else:
+        smaller.setPixelSize(max(1, round(font.pixelSize() * share)))
+    return smaller
+
+
+def fitting_font(font: QFont, room: float) -> tuple[QFont, int]:
+    """The font for lines ``room`` pixels apart: ``font``, or shrunk (down to SMALLEST_FONT of it) when
+    its lines are taller; and the step that keeps every step-th line clear of the next (1: all)."""
+    height = QFontMetricsF(font).height()
+    if room <= 0 or height <= room:
+        return font, 1
+    share = room / height
+    while True:      # font heights do not scale exactly (hinting): shrink until the lines fit
+        smaller = _shrunk(font, max(SMALLEST_FONT, share))
+        if QFontMetricsF(smaller).height() <= room or share <= SMALLEST_FONT:
+            return smaller, max(1, math.ceil(QFontMetricsF(smaller).height() / room))
+        share -= 0.03
+
+
+class _LabelAxis(pg.AxisItem):
+    """The row labels (left) or column labels (top) of a heatmap, one per cell, drawn so they never
+    collide: shrunk a little if need be, column labels on end when wider than their cells, then only
+    every step-th label when even that is too crowded; shortened with "…" beyond LABEL_ROOM."""
+
+    def __init__(self, orientation: str):
+        super().__init__(orientation)
+        self.labels: list[str] = []
+        self.setStyle(tickLength=0, hideOverlappingLabels=False)
+
+    def set_labels(self, labels: list[str]) -> None:
+        self.labels = list(labels)
+        self.setTicks([list(enumerate(self.labels))])      # the ticks only place the (empty) tick marks
+
+    def base_font(self) -> QFont:
+        return self.style["tickFont"] or QFont(self.font())
+
+    def on_end(self, spacing: float) -> bool:
+        """Column labels stand on end when the widest is wider than its cell."""
+        if self.orientation != "top" or not self.labels:
+            return False
+        metrics = QFontMetricsF(self.base_font())
+        return max(metrics.horizontalAdvance(t) for t in self.labels) + 6 > spacing
+
+    def layout(self, spacing: float) -> tuple[QFont, int, bool]:
+        """(font, step, on end) for cells ``spacing`` pixels apart."""
+        on_end = self.on_end(spacing)
+        if self.orientation == "top" and not on_end:
+            return self.base_font(), 1, False
+        font, step = fitting_font(self.base_font(), spacing)
+        return font, step, on_end
+
+    def pixels_per_cell(self) -> float:
+        bounds = self.mapRectFromParent(self.geometry())
+        span = self.range[1] - self.range[0]
+        length = bounds.width() if self.orientation == "top" else bounds.height()
+        return abs(length / span) if span else 0.0
+
+    def cell_at(self, position: QPointF) -> int | None:
+        """The cell whose label is at ``position`` (this item's coordinates)."""
+        bounds = self.mapRectFromParent(self.geometry())
+        span = self.range[1] - self.range[0]
+        if not span or not self.labels:
+            return None
+        if self.orientation == "top":
+            value = self.range[0] + (position.x() - bounds.left()) / bounds.width() * span
+        else:
+            value = self.range[0] + (bounds.bottom() - position.y()) / bounds.height() * span
+        cell = int(round(value))
+        return cell if 0 <= cell < len(self.labels) else None
+
+    def placed(self) -> tuple[QFont, bool, list[tuple[QPointF, str]]]:
+        """What is drawn at the current size: the font, whether the labels stand on end, and each label
+        drawn (every step-th, shortened to the room there is) with its anchor, next to its cell."""
+        bounds = self.mapRectFromParent(self.geometry())
+        spacing = self.pixels_per_cell()
+        font, step, on_end = self.layout(spacing)
+        span = self.range[1] - self.range[0]
+        if not span or not self.labels:
+            return font, on_end, []
+        metrics = QFontMetricsF(font)
+        offset = self.style["tickTextOffset"][1 if self.orientation == "top" else 0]
+        texts = []
+        for i in range(0, len(self.labels), step):
+            if self.orientation == "top":
+                x = bounds.left() + (i - self.range[0]) / span * bounds.width()
+                room = bounds.height() - offset if on_end else bounds.width()
+                anchor = QPointF(x, bounds.bottom() - offset)
+            else:
+                room = bounds.width() - offset
+                anchor = QPointF(bounds.right() - offset, bounds.bottom() - (i - self.range[0]) / span * bounds.height())
+            texts.append((anchor, metrics.elidedText(self.labels[i], Qt.TextElideMode.ElideRight, max(room, 0))))
+        return font, on_end, texts
+
+    def generateDrawSpecs(self, p):
+        specs = super().generateDrawSpecs(p)
+        if specs is None or not self.labels:
+            return specs
+        axis_spec, tick_specs, _ = specs
+        return axis_spec, tick_specs, self.placed()
+
+    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs):
+        if not isinstance(textSpecs, tuple):
+            return super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
+        super().drawPicture(p, axisSpec, tickSpecs, [])
+        font, on_end, texts = textSpecs
+        p.setFont(font)
+        p.setPen(self.textPen())
+        height = QFontMetricsF(font).height()
+        big = 10_000.0
+        for anchor, text in texts:
+            p.save()
+            p.translate(anchor)
+            if self.orientation == "top" and on_end:
+                p.rotate(-90)           # reads upwards, starting next to the cells
+                p.drawText(QRectF(0, -height / 2, big, height), int(Qt.AlignmentFlag.AlignLeft
+                                                                     | Qt.AlignmentFlag.AlignVCenter), text)
+            elif self.orientation == "top":
+                p.drawText(QRectF(-big / 2, -height, big, height), int(Qt.AlignmentFlag.AlignHCenter
+                                                                      | Qt.AlignmentFlag.AlignBottom), text)
+            else:
+                p.drawText(QRectF(-big, -height / 2, big, height), int(Qt.AlignmentFlag.AlignRight
+                                                                      | Qt.AlignmentFlag.AlignVCenter), text)
+            p.restore()
+
+
+class _CellTexts(pg.GraphicsObject):
+    """Every cell's text, drawn in one item at whatever size the cells have on screen (or in an export):
+    the full text if it fits (in a smaller font if need be), else the mark alone, else nothing. Sizes
+    are in scene pixels, so an image exported at twice the size shows what the screen shows."""
+
+    def __init__(self, plot: "HeatmapPlot"):
+        super().__init__()
+        self.plot = plot
+        self._cache: tuple | None = None
+
+    def changed(self) -> None:
+        self._cache = None
+        self.prepareGeometryChange()
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        model = self.plot.model
+        return QRectF(-0.5, -0.5, model.columnCount(), model.rowCount())
+
+    def cell_size(self) -> tuple[float, float]:
+        t = self.sceneTransform()
+        return abs(t.m11()), abs(t.m22())
+
+    def layout(self) -> tuple[QFont | None, list[tuple[int, int, str]], bool]:
+        """The font, the (row, column, text) drawn at the current cell size, and whether they are the
+        marks alone."""
+        model, choice = self.plot.model, self.plot.show_values
+        width, height = self.cell_size()
+        key = (width, height, choice)
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
+        found: tuple[QFont | None, list, bool] = (None, [], False)
+        rows, columns = model.rowCount(), model.columnCount()
+        if choice is not False and rows and columns and width > 0 and height > 0:
+            texts = [(r, c, text) for r, row in enumerate(model.display_texts()) for c, text in enumerate(row) if text]
+            base = QFont(self.plot.font())
+            fonts = [base, _shrunk(base, 0.85), _shrunk(base, SMALLEST_FONT)]
+            # The same font in every cell (a matrix reads as one table): the largest all texts fit in;
+            # else the marks alone, which need only their ink's room (a "*" is a few pixels).
+            for font in fonts:
+                if _all_fit(font, [t for _, _, t in texts], width, height):
+                    found = (font, texts, False)
+                    break
+            else:
+                marks = [(r, c, m) for r, c, _ in texts for m in [model.mark(r, c)] if m]
+                for font in fonts if marks else ():
+                    if _all_fit(font, [m for _, _, m in marks], width, height, ink=True):
+                        found = (font, marks, True)
+                        break
+        self._cache = (key, found)
+        return found
+
+    def paint(self, p, *args) -> None:
+        font, texts, marks_only = self.layout()
+        if font is None:
+            return
+        model = self.plot.model
+        scene = self.sceneTransform()
+        inverse, invertible = scene.inverted()
+        if not invertible:
+            return
+        width, height = self.cell_size()
+        metrics = QFontMetricsF(font)
+        p.save()
+        p.setTransform(inverse * p.transform())      # draw in scene pixels: the font keeps its size
+        p.setFont(font)
+        align = int(Qt.AlignmentFlag.AlignCenter)
+        for r, c, text in texts:
+            centre = scene.map(QPointF(c, r))
+            p.setPen(model.foreground(r, c))
+            if marks_only:      # the ink centred in the cell (a "*" sits high on its line)
+                ink = metrics.tightBoundingRect(text)
+                p.drawText(centre - ink.center(), text)
+            else:
+                p.drawText(QRectF(centre.x() - width / 2, centre.y() - height / 2, width, height), align, text)
+        p.restore()
+
+
+def _all_fit(font: QFont, texts: list[str], width: float, height: float, ink: bool = False) -> bool:
+    """Every text fits a cell: its line (or with ``ink``, only its drawn pixels) with a pixel to spare."""
+    metrics = QFontMetricsF(font)
+    for text in set(texts):
+        box = metrics.tightBoundingRect(text) if ink else QRectF(0, 0, metrics.horizontalAdvance(text) + 2,
+                                                                  metrics.height())
+        if box.width() + 2 > width or box.height() + (1 if ink else 0) > height:
+            return False
+    return True
+
+
 class HeatmapPlot(pg.PlotWidget):
     """The model's matrix as an image, row 0 at the top, with a colour bar over the model's levels."""
 
     def __init__(self, model: MatrixModel | None = None, parent=None, *, show_values: bool | None = None):
-        super().__init__(parent)
+        axes = {"left": _LabelAxis("left"), "top": _LabelAxis("top")}
+        super().__init__(parent, axisItems=axes)
         self.setObjectName("heatmap")
         self.model = model if model is not None else MatrixModel(parent=self)
         self.show_values = show_values
@@ -370,24 +646,31 @@ class HeatmapPlot(pg.PlotWidget):
         # top axis stays at the pane's edge, far from the columns it names.
         item.setAspectLocked(False)
         item.showAxes(True, showValues=(True, True, False, False))   # labels left and top
-        for side in ("left", "top", "right", "bottom"):
-            # Names wider than their cell still show (pyqtgraph would drop the last one).
-            item.getAxis(side).setStyle(tickLength=0, hideOverlappingLabels=False)
         for side in ("right", "bottom"):      # frame only: zero-length ticks would still show as dots
+            item.getAxis(side).setStyle(tickLength=0)
             item.getAxis(side).setTicks([[]])
         # The model's colours, ready-made (masked cells grey, missing ones blank), so the image
         # and the table can never disagree; the colour bar shows the same map over the same levels.
         self.image = pg.ImageItem(axisOrder="row-major")
         item.addItem(self.image)
+        self.cell_texts = _CellTexts(self)
+        item.addItem(self.cell_texts, ignoreBounds=True)
         self.colour_bar = pg.ColorBarItem(values=self.model.levels, colorMap=self.model.colour_map,
                                           interactive=False, width=14)
         item.layout.addItem(self.colour_bar, 2, 5)
         item.layout.setColumnFixedWidth(4, 5)
         item.layout.setContentsMargins(4, 4, 4, 12)    # room for the colour bar's end labels
         self.cell_pixels = 1
-        self._labels: list[pg.TextItem] = []
         self.model.modelReset.connect(self._refresh)
+        # Column labels stand on end or lie flat as the cells narrow or widen.
+        item.getViewBox().sigResized.connect(lambda *_: self._fit_column_labels())
+        self.scene().sigMouseMoved.connect(self._hover)
         self._refresh()
+
+    @property
+    def _labels(self) -> list:
+        # (the text items of earlier versions; the cell texts are one item now, see value_labels)
+        return []
 
     def set_frame(self, frame: pd.DataFrame, **kwargs) -> None:
         """Show ``frame`` (forwards to the model: ``marks``, ``tooltips``)."""
@@ -396,13 +679,14 @@ class HeatmapPlot(pg.PlotWidget):
     def _refresh(self) -> None:
         model, item = self.model, self.getPlotItem()
         rows, columns = model.rowCount(), model.columnCount()
-        for label in self._labels:
-            item.removeItem(label)
-        self._labels = []
         self.colour_bar.setColorMap(model.colour_map)
         self.colour_bar.setLevels(model.levels)
+        self.cell_texts.changed()
+        top, left = item.getAxis("top"), item.getAxis("left")
         if not rows or not columns:
             self.image.clear()
+            top.set_labels([])
+            left.set_labels([])
             return
         # Each cell k × k pixels: viewers that smooth images (librsvg ignores image-rendering)
         # would otherwise blur a 5 × 5 picture into gradients.
@@ -410,25 +694,72 @@ class HeatmapPlot(pg.PlotWidget):
         self.image.setImage(np.repeat(np.repeat(model.rgba(), k, axis=0), k, axis=1),
                             autoLevels=False, levels=(0, 255))
         self.image.setRect(QRectF(-0.5, -0.5, columns, rows))    # cell (r, c) centred on (c, r)
-        item.getAxis("top").setTicks([[(c, model.column_label(c)) for c in range(columns)]])
-        left = item.getAxis("left")
-        left.setTicks([[(r, model.row_label(r)) for r in range(rows)]])
-        # Wide enough for the longest label now: the axis would only widen itself after a paint,
-        # and an export made before that would leave the labels out.
-        metrics = QFontMetrics(left.style["tickFont"] or self.font())
-        left.setWidth(max(metrics.horizontalAdvance(model.row_label(r)) for r in range(rows)) + 12)
+        top.set_labels([model.column_label(c) for c in range(columns)])
+        left.set_labels([model.row_label(r) for r in range(rows)])
+        # Wide enough for the longest label now (up to LABEL_ROOM): the axis would only widen itself
+        # after a paint, and an export made before that would leave the labels out.
+        metrics = QFontMetrics(left.base_font())
+        left.setWidth(min(max(metrics.horizontalAdvance(model.row_label(r)) for r in range(rows)), LABEL_ROOM) + 12)
         item.setRange(xRange=(-0.5, columns - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
-        show = self.show_values if self.show_values is not None else rows * columns <= SHOW_VALUES_UP_TO
-        if show:
-            for r in range(rows):
-                for c in range(columns):
-                    text = model.display_text(r, c)
-                    if not text:
-                        continue
-                    label = pg.TextItem(text, color=model.foreground(r, c), anchor=(0.5, 0.5))
-                    label.setPos(c, r)
-                    item.addItem(label, ignoreBounds=True)
-                    self._labels.append(label)
+        self._fit_column_labels()
+
+    def _fit_column_labels(self) -> None:
+        """The top axis as tall as its labels: one line, or the longest label on end (up to LABEL_ROOM)."""
+        top = self.getPlotItem().getAxis("top")
+        columns = self.model.columnCount()
+        width = self.getPlotItem().getViewBox().width()
+        if not columns or width <= 0:
+            return
+        spacing = width / columns
+        font, _, on_end = top.layout(spacing)
+        metrics = QFontMetricsF(font)
+        offset = top.style["tickTextOffset"][1]
+        if on_end:
+            height = min(max(metrics.horizontalAdvance(t) for t in top.labels), LABEL_ROOM) + offset + 4
+        else:
+            height = metrics.height() + offset + 2
+        if top.fixedHeight != math.ceil(height):
+            top.setHeight(math.ceil(height))
 
     def value_labels(self) -> list[str]:
-        return [label.toPlainText() for label in self._labels]
+        """The texts written in the cells at the plot's current size, row by row."""
+        return [text for _, _, text in self.cell_texts.layout()[1]]
+
+    def marks_only(self) -> bool:
+        """The cells show their marks alone: their texts do not fit at the current size."""
+        return self.cell_texts.layout()[2]
+
+    def column_labels_on_end(self) -> bool:
+        top = self.getPlotItem().getAxis("top")
+        return top.on_end(top.pixels_per_cell())
+
+    def shown_labels(self, side: str) -> list[str]:
+        """The row ("left") or column ("top") labels as drawn at the current size: every step-th,
+        shortened with "…" when longer than the room there is."""
+        return [text for _, text in self.getPlotItem().getAxis(side).placed()[2]]
+
+    def hover_text(self, scene_position) -> str:
+        """What hovering shows at ``scene_position``: a cell's tooltip, or a label's full text."""
+        item = self.getPlotItem()
+        view = item.getViewBox()
+        model = self.model
+        if view.sceneBoundingRect().contains(scene_position):
+            point = view.mapSceneToView(scene_position)
+            row, column = int(round(point.y())), int(round(point.x()))
+            if 0 <= row < model.rowCount() and 0 <= column < model.columnCount():
+                return model.tooltip(row, column) or ""
+            return ""
+        for side in ("top", "left"):
+            axis = item.getAxis(side)
+            if axis.sceneBoundingRect().contains(scene_position):
+                cell = axis.cell_at(axis.mapFromScene(scene_position))
+                return axis.labels[cell] if cell is not None else ""
+        return ""
+
+    def _hover(self, scene_position) -> None:
+        text = self.hover_text(scene_position)
+        self.setToolTip(text)
+        if text:
+            QToolTip.showText(QCursor.pos(), text, self)
+        else:
+            QToolTip.hideText()

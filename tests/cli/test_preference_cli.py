@@ -88,6 +88,14 @@ def test_formats_and_output_file(capsys, tmp_path, files):
     (["RUN_A", "QRELS"], "a run needs 6"),
     (["RUN_A", "nosuch.run"], "nosuch.run"),
     (["RUN_A", "RUN_B", "--format", "xml"], "invalid choice: 'xml'"),
+    (["RUN_A", "RUN_B", "--test", "tukey"], "invalid choice: 'tukey'"),
+    (["RUN_A", "RUN_B", "--correction", "bh"], "--correction sets the significance test: add --test"),
+    (["RUN_A", "RUN_B", "--samples", "100"], "--samples sets the significance test: add --test"),
+    (["RUN_A", "RUN_B", "--test", "t", "--alpha", "1.5"], "alpha must be between 0 and 1"),
+    (["RUN_A", "RUN_B", "--test", "bootstrap", "--samples", "0"], "the number of samples must be at least 1"),
+    (["RUN_A", "RUN_B", "--matrix", "--ranking"], "not allowed with argument --matrix"),
+    (["RUN_A", "RUN_B", "--matrix", "--test", "t"], "--matrix writes mean preferences only"),
+    (["RUN_A", "RUN_B", "--ranking", "--per-query"], "--per-query adds rows to the pairs table"),
 ])
 def test_bad_input_is_exit_2_with_one_line(capsys, files, argv, message):
     qrels, a, b, _ = files
@@ -117,3 +125,80 @@ def test_runs_in_different_folders_are_named_as_evaluate_names_them(capsys, tmp_
     status_e, out_e, _ = run_cli(capsys, "evaluate", qrels, one, two, "-m", "map")
     names = list(dict.fromkeys(read_table(out_e)["run"]))
     assert status == status_e == 0 and len(set(names)) == 2 and pairs == [names]
+
+
+# ---------------------------------------------------------------------------- tests, matrix, ranking
+def test_test_columns_follow_each_pairs_mean(capsys, files):
+    from evalgui.cli.preference import TEST_COLUMNS
+
+    qrels, a, b, c = files
+    status, out, _ = run_cli(capsys, "preference", qrels, a, b, c, "-m", "rpp", "-m", "lexiprecision", "--per-query",
+                             "--test", "randomization", "--samples", "500", "--seed", "3", "--correction", "bonferroni",
+                             "--alpha", "0.1")
+    assert status == 0
+    table = read_table(out)
+    assert tuple(table.columns) == ("measure", "run_a", "run_b", "query", "value") + TEST_COLUMNS
+    plain = read_table(run_cli(capsys, "preference", qrels, a, b, c, "-m", "rpp", "-m", "lexiprecision",
+                               "--per-query")[1])
+    assert table[list(plain.columns)].equals(plain)                        # the same rows, the same values
+    means, per_query = table[table["query"] == "all"], table[table["query"] != "all"]
+    assert per_query[list(TEST_COLUMNS)].isna().all().all()               # tests only beside the means
+    assert set(means["test"]) == {"randomization"} and set(means["samples"]) == {500} and set(means["seed"]) == {3}
+    assert set(means["correction"]) == {"bonferroni"} and set(means["alpha"]) == {0.1}
+    assert set(means["queries"]) == {"with-relevant"} and means["n_queries"].tolist() == [2] * 6
+    assert means["binary_threshold"].isna().all()
+    # two queries: all 4 sign flips are enumerated. A over B is -0.2 then 1: every flip's |sum| (0.8 or 1.2)
+    # reaches the observed 0.8, so p = 1.
+    ab = means[(means["measure"] == "rpp") & (means["run_a"] == "sysA") & (means["run_b"] == "sysB")].iloc[0]
+    assert ab["p_value"] == 1.0 and ab["p_adjusted"] == 1.0 and not ab["significant"]
+    assert (ab["wins"], ab["ties"], ab["losses"]) == (1, 0, 1)
+    assert "500" in out and "500.0" not in out                            # whole numbers stay whole
+
+
+def test_matrix_is_antisymmetric_per_measure(capsys, files):
+    qrels, a, b, c = files
+    status, out, _ = run_cli(capsys, "preference", qrels, a, b, c, "-m", "rpp", "-m", "invrpp", "--matrix")
+    assert status == 0
+    table = read_table(out)
+    assert list(table.columns) == ["measure", "run_a", "sysA", "sysB", "sysC"]
+    pairs = read_table(run_cli(capsys, "preference", qrels, a, b, c, "-m", "rpp", "-m", "invrpp")[1])
+    for measure in ("rpp", "invrpp"):
+        matrix = table[table["measure"] == measure].set_index("run_a")[["sysA", "sysB", "sysC"]]
+        assert list(matrix.index) == ["sysA", "sysB", "sysC"]
+        assert (matrix.to_numpy() == -matrix.to_numpy().T).all()
+        for row in pairs[pairs["measure"] == measure].itertuples():
+            assert matrix.loc[row.run_a, row.run_b] == row.value
+
+
+def test_ranking_with_and_without_tests(capsys, files):
+    qrels, a, b, c = files
+    status, out, _ = run_cli(capsys, "preference", qrels, a, b, c, "-m", "rpp", "--ranking")
+    table = read_table(out)
+    assert status == 0
+    assert list(table.columns) == ["measure", "rank", "run", "mean_preference", "win_rate", "wins", "ties", "losses"]
+    # rpp: A over B 0.4, A over C -1/3 * ... -> from the pairs: every run's mean preference over the two others
+    pairs = read_table(run_cli(capsys, "preference", qrels, a, b, c, "-m", "rpp")[1])
+    mean = {run: (pairs[pairs["run_a"] == run]["value"].sum() - pairs[pairs["run_b"] == run]["value"].sum()) / 2
+            for run in ("sysA", "sysB", "sysC")}
+    assert table["run"].tolist() == sorted(mean, key=mean.get, reverse=True)
+    assert table["mean_preference"].tolist() == pytest.approx(sorted(mean.values(), reverse=True))
+    assert table["rank"].tolist() == [1, 2, 3]
+    status, out, _ = run_cli(capsys, "preference", qrels, a, b, c, "-m", "rpp", "--ranking", "--test", "t",
+                             "--format", "markdown")
+    assert status == 0 and "| significant_wins | significant_losses | test |" in out.splitlines()[0]
+
+
+def test_the_pairs_table_needs_no_pandas(files):
+    """Importing pandas costs a fresh process a third of a second or more: the plain pairs table (the preference
+    matrix benchmark) never imports it."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    qrels, a, b, c = files
+    code = ("import sys; from evalgui.cli import main; status = main(sys.argv[1:]); "
+            "print('pandas' in sys.modules, file=sys.stderr); sys.exit(status)")
+    proc = subprocess.run([sys.executable, "-c", code, "preference", qrels, a, b, c, "--binary-threshold", "1"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stderr.splitlines()[-1] == "False", proc.stderr

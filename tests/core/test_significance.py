@@ -38,6 +38,19 @@ def test_t_wilcoxon_sign_equal_scipy(pairs_of_scores):
         assert s[i] == pytest.approx(stats.binomtest(wins, wins + losses).pvalue, rel=1e-12, abs=0)
 
 
+def test_wilcoxon_of_a_row_does_not_depend_on_the_other_rows():
+    """scipy chooses exact or approximate p-values once per call, from ties or zeros in any row: a row
+    without them must still get scipy's exact p when another row of the batch has some."""
+    rng = np.random.default_rng(3)
+    distinct = rng.normal(0.3, 0.2, (2, 14))               # no ties, no zeros: scipy's exact distribution
+    tied = np.round(rng.normal(0.1, 0.2, (2, 14)), 1)      # ties (and zeros): permutation / normal approximation
+    tied[0, 0] = 0.0
+    d = np.vstack([distinct[:1], tied[:1], distinct[1:], tied[1:]])
+    p = sig.wilcoxon_test(d)
+    for i in range(len(d)):
+        assert p[i] == stats.wilcoxon(d[i]).pvalue, i
+
+
 def _enumerated_randomization(d):
     observed = abs(d.sum())
     flips = np.array(list(itertools.product((-1.0, 1.0), repeat=len(d))))

@@ -247,6 +247,9 @@ def test_matrix_cells_marks_tooltips_and_hover(qtbot, window):
     scene = view.heatmap.getPlotItem().vb.mapViewToScene(QPointF(b, a))
     view.heatmap.scene().sigMouseMoved.emit(scene)
     assert view.heatmap.toolTip() == tip
+    # the cells show their values when there is room for them (else their marks)
+    window.resize(1360, 860)
+    qtbot.waitUntil(lambda: not view.heatmap.marks_only() and bool(view.heatmap.value_labels()))
     assert f"{row['diff']:.3f}"[:5] in " ".join(view.heatmap.value_labels())
     # adjusted p-values, then wins / ties / losses
     _choose(view.value, "p_adjusted")

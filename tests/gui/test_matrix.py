@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelectionModel, QPointF, Qt
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
@@ -188,10 +188,132 @@ def test_heatmap_image_levels_and_labels_follow_the_model(qtbot):
 
     model.set_levels((-1, 1))
     assert tuple(plot.colour_bar.levels()) == (-1, 1)
-    big = HeatmapPlot(show_values=None)
-    qtbot.addWidget(big)
-    big.set_frame(_frame(np.ones((20, 20)), rows=range(20), columns=range(20)))
-    assert big.value_labels() == [] and big.model.rowCount() == 20
+
+
+# ---------------------------------------------------------------------------- heatmap: 30 runs
+N = 30
+NAMES = [f"{kind}_{i:02d}" for i, kind in zip(range(N), ["bm25", "bm25+rm3", "dense_tasb", "monoT5_rerank"] * 8)]
+
+
+def _big(qtbot, width, height, **kwargs) -> HeatmapPlot:
+    """A 30 x 30 run matrix, masked diagonal, a "*" on a third of the cells, shown at width x height."""
+    rng = np.random.default_rng(1)
+    values = rng.normal(0, 0.05, (N, N))
+    values = values - values.T
+    marks = pd.DataFrame(np.where(rng.random((N, N)) < 0.33, "*", ""), index=NAMES, columns=NAMES)
+    plot = HeatmapPlot(MatrixModel(mask_diagonal=True), **kwargs)
+    qtbot.addWidget(plot)
+    plot.set_frame(_frame(values, rows=NAMES, columns=NAMES), marks=marks)
+    _resize(qtbot, plot, width, height)
+    return plot
+
+
+def _resize(qtbot, plot, width, height) -> None:
+    before = plot.cell_texts.cell_size()
+    plot.resize(width, height)
+    plot.show()
+    qtbot.waitExposed(plot)
+    qtbot.waitUntil(lambda: plot.cell_texts.cell_size() != before and plot.cell_texts.cell_size()[0] > 0)
+
+
+def _marked(plot) -> int:
+    model = plot.model
+    return sum(1 for r in range(N) for c in range(N) if model.mark(r, c))
+
+
+def test_cells_show_their_values_or_else_their_marks_at_any_size(qtbot):
+    plot = _big(qtbot, 2600, 1800)                     # cells ~80 x 50 px: every value
+    labels = plot.value_labels()
+    assert not plot.marks_only() and len(labels) == N * (N - 1)
+    assert sum(t.endswith("*") for t in labels) == _marked(plot) and "*" not in labels     # value and mark
+    _resize(qtbot, plot, 700, 560)                     # cells ~15 x 12 px (a 30-run matrix on a laptop)
+    assert plot.marks_only() and plot.value_labels() == ["*"] * _marked(plot) and _marked(plot) > 200
+    _resize(qtbot, plot, 140, 120)                     # cells of a pixel or two: nothing fits
+    assert plot.value_labels() == []
+    never = _big(qtbot, 2600, 1800, show_values=False)
+    assert never.value_labels() == []
+
+
+def test_column_labels_stand_on_end_and_labels_never_collide(qtbot):
+    from PySide6.QtGui import QFontMetricsF
+
+    plot = _big(qtbot, 700, 560)
+    item = plot.getPlotItem()
+    top, left = item.getAxis("top"), item.getAxis("left")
+    assert plot.column_labels_on_end()
+    font, on_end, placed = top.placed()
+    widest = max(QFontMetricsF(font).horizontalAdvance(name) for name in NAMES)
+    assert on_end and top.height() >= widest                             # tall enough for them on end
+    # On end, neighbouring labels are a cell apart: their lines must fit that (else every other one)
+    for axis in (top, left):
+        font, _, placed = axis.placed()
+        positions = [anchor.x() if axis is top else anchor.y() for anchor, _ in placed]
+        gaps = np.abs(np.diff(positions))
+        assert len(placed) >= N // 2 and gaps.min() >= QFontMetricsF(font).height() - 0.5, axis.orientation
+    # the labels drawn are the names, whole (they are short), every step-th
+    shown = plot.shown_labels("top")
+    step = N // len(shown) if len(shown) < N else 1
+    assert shown == NAMES[::step]
+    # a few short names lie flat above their columns
+    small = HeatmapPlot(MatrixModel(MIXED, mask_diagonal=True))
+    qtbot.addWidget(small)
+    _resize(qtbot, small, 500, 400)
+    assert not small.column_labels_on_end() and small.shown_labels("top") == RUNS
+    flat = small.getPlotItem().getAxis("top")
+    assert flat.height() < 2 * QFontMetricsF(flat.base_font()).height()
+
+
+def test_long_labels_are_shortened_and_hover_shows_them_whole(qtbot):
+    long_names = [f"run {i}: BM25 with RM3 expansion, fb_docs=10, fb_terms=20, k1=0.9, b=0.4" for i in range(N)]
+    plot = _big(qtbot, 900, 700)
+    frame = plot.model.frame.copy()
+    frame.index, frame.columns = long_names, long_names
+    plot.set_frame(frame, tooltips=pd.DataFrame("the pair's details", index=long_names, columns=long_names))
+    _resize(qtbot, plot, 900, 700)
+    for side in ("top", "left"):
+        shown = plot.shown_labels(side)
+        assert shown and all(t.endswith("…") and len(t) < len(long_names[0]) for t in shown), side
+    item = plot.getPlotItem()
+    top, left, view = item.getAxis("top"), item.getAxis("left"), item.getViewBox()
+    # hovering a column label, a row label, a cell
+    column = view.mapViewToScene(QPointF(7, 0))
+    over_top = top.mapToScene(top.mapFromScene(column).x(), top.boundingRect().bottom() - 10)
+    assert plot.hover_text(over_top) == long_names[7]
+    row = view.mapViewToScene(QPointF(0, 11))
+    over_left = left.mapToScene(left.boundingRect().right() - 10, left.mapFromScene(row).y())
+    assert plot.hover_text(over_left) == long_names[11]
+    assert plot.hover_text(view.mapViewToScene(QPointF(3, 4))) == "the pair's details"
+    plot.scene().sigMouseMoved.emit(view.mapViewToScene(QPointF(3, 4)))
+    assert plot.toolTip() == "the pair's details"
+
+
+def test_reversed_palette_makes_small_p_values_dark(qtbot):
+    p_values = _frame([[0.0, 0.001, 0.9], [0.001, 0.0, 0.04], [0.9, 0.04, 0.0]])
+    model = MatrixModel(p_values, levels=(0.0, 1.0), diverging=False, mask_diagonal=True)
+    assert _luminance(_colour(model, 0, 1)) > _luminance(_colour(model, 0, 2))     # default: small is light
+    model.set_reverse(True)
+    assert model.reverse
+    assert _luminance(_colour(model, 0, 1)) < _luminance(_colour(model, 1, 2)) < _luminance(_colour(model, 0, 2))
+    plot = HeatmapPlot(model)
+    qtbot.addWidget(plot)
+    lut = plot.colour_bar.colorMap().getLookupTable(nPts=2, mode="byte")
+    assert tuple(lut[0][:3]) == tuple(model.colour_map.map(0.0, mode="byte")[:3])      # the bar agrees
+    assert MatrixModel(p_values, reverse=True, diverging=False).reverse
+    assert colour_map(False, (0, 1), reverse=True).map(0.0, mode="byte")[:3].tolist() == \
+        colour_map(False, (0, 1)).map(1.0, mode="byte")[:3].tolist()
+
+
+def test_a_30_run_heatmap_exports_its_marks_and_labels(qtbot, tmp_path):
+    from evalgui.gui.plots import export_plot
+
+    plot = _big(qtbot, 700, 560)
+    path = tmp_path / "big.svg"
+    export_plot(plot, str(path))
+    text = path.read_text(encoding="utf-8")
+    assert text.count(">*<") == _marked(plot)
+    assert all(name in text for name in plot.shown_labels("top"))
+    export_plot(plot, str(tmp_path / "big.png"))
+    assert (tmp_path / "big.png").stat().st_size > 5000
 
 
 @pytest.mark.parametrize("ext", [".png", ".svg"])

@@ -416,6 +416,7 @@ class PreferenceResult:
     pair_b: np.ndarray                       # (n_pairs,) index of run b
     per_query: dict[str, np.ndarray]         # measure -> (n_pairs, n_queries)
     absent: list[list[str]] = field(default_factory=list)
+    binary_threshold: int | None = None      # grade >= it relevant, grades not told apart (None: graded)
 
     @cached_property
     def means(self) -> dict[str, np.ndarray]:
@@ -514,7 +515,7 @@ def compare_vectors(vectors: RelevanceVectors, measures: list[str], *, state: Jo
                        f"Compared pairs 1-{min(start + step, len(a))} of {len(a)}")
     state.progress(1.0, "Done")
     return PreferenceResult(vectors.run_names, layout.query_ids, [r.name for r in records], np.asarray(a),
-                            np.asarray(b), out, vectors.absent)
+                            np.asarray(b), out, vectors.absent, layout.threshold if layout.binary else None)
 
 
 def compare(qrels: Qrels, runs: Iterable[Run | Callable[[], Run]], measures: list[str] | None = None, *,

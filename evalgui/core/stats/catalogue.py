@@ -69,3 +69,6 @@ for _record in (
 
 DEFAULT_SAMPLES = {"randomization": 10_000, "bootstrap": 1_000, "tukey": 5_000}
 RESAMPLING = frozenset(DEFAULT_SAMPLES)
+# The tests that apply to preferences between two runs (one-sample, on the per-query preferences): all
+# but Tukey's HSD, which needs each run's own scores.
+PREFERENCE_TESTS = tuple(name for name in TESTS if name != "tukey")

@@ -26,7 +26,7 @@ import pandas as pd
 from evalgui.core import tidy
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.stats import significance as sig
-from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, RESAMPLING
+from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING
 from evalgui.core.sums import query_mean
 
 RUN_A, RUN_B = "run_a", "run_b"
@@ -271,25 +271,30 @@ def pair_tests(diffs: np.ndarray, options: CompareOptions, state: JobState | Non
     return PairTests(p, adjusted, adjusted < options.alpha, estimate)
 
 
+def _pair_statistics(diffs: np.ndarray, options: CompareOptions, state: JobState, matrix: np.ndarray | None = None,
+                     first: np.ndarray | None = None, second: np.ndarray | None = None) -> tuple[dict, PairTests]:
+    """Per row of a pairs x queries matrix (differences, or preferences): the mean, its bootstrap CI,
+    Cohen's d_z, the test under ``options``, wins / ties / losses and the number of queries."""
+    n = diffs.shape[1]
+    tests = pair_tests(diffs, options, state, matrix, first, second)
+    ci_low, ci_high = sig.mean_ci(diffs, options.resamples if options.test == "bootstrap" else CI_SAMPLES,
+                                  options.seed, options.confidence, state=state)
+    wins, ties, losses = sig.wins_ties_losses(diffs, options.tie_tolerance)
+    return {"mean": query_mean(diffs.T, n) if n else np.nan, "ci_low": ci_low, "ci_high": ci_high,
+            "effect_size": sig.cohens_dz(diffs), "p_value": tests.p_value, "p_adjusted": tests.p_adjusted,
+            "significant": tests.significant, "wins": wins, "ties": ties, "losses": losses, "n_queries": n}, tests
+
+
 def _compare_measure(measure: str, matrix: np.ndarray, first: np.ndarray, second: np.ndarray, runs: list[str],
                      options: CompareOptions, state: JobState) -> tuple[pd.DataFrame, float | None]:
     n = matrix.shape[0]
     diffs = (matrix[:, first] - matrix[:, second]).T          # pairs x queries
     means = query_mean(matrix, n) if n else np.full(len(runs), np.nan)
-    tests = pair_tests(diffs, options, state, matrix, first, second)
-    ci_low, ci_high = sig.mean_ci(diffs, options.resamples if options.test == "bootstrap" else CI_SAMPLES,
-                                  options.seed, options.confidence, state=state)
-    wins, ties, losses = sig.wins_ties_losses(diffs, options.tie_tolerance)
+    statistics, tests = _pair_statistics(diffs, options, state, matrix, first, second)
     frame = pd.DataFrame({
         "measure": measure,
         RUN_A: [runs[i] for i in first], RUN_B: [runs[j] for j in second],
-        "mean_a": means[first], "mean_b": means[second],
-        "diff": query_mean(diffs.T, n) if n else np.nan,
-        "ci_low": ci_low, "ci_high": ci_high,
-        "effect_size": sig.cohens_dz(diffs),
-        "p_value": tests.p_value, "p_adjusted": tests.p_adjusted,
-        "significant": tests.significant,
-        "wins": wins, "ties": ties, "losses": losses, "n_queries": n,
+        "mean_a": means[first], "mean_b": means[second], "diff": statistics.pop("mean"), **statistics,
     }, columns=list(COLUMNS))
     return frame, tests.difference_required
 
@@ -300,6 +305,110 @@ def compare_job(scores: pd.DataFrame, runs: list[str], measures: list[str], opti
     def job(state: JobState):
         return compare(scores, runs, measures, options, universe, state)
     return job
+
+
+# ---------------------------------------------------------------------------
+# Preferences: the same tests, one-sample, on per-query preferences
+# ---------------------------------------------------------------------------
+
+# A per-query preference of run a over run b is already a paired quantity, antisymmetric (swapping the
+# runs flips its sign), so "is the mean preference 0?" is what the paired tests ask of differences:
+# the t-test is ttest_1samp(p, 0), Wilcoxon and the sign test read p's signs and ranks, the
+# randomization test flips p's signs, the bootstrap resamples p. Tukey's HSD needs each system's own
+# scores, which a preference has not (catalogue.PREFERENCE_TESTS).
+PREFERENCE_COLUMNS = ("measure", RUN_A, RUN_B, "preference", "ci_low", "ci_high", "effect_size", "p_value",
+                      "p_adjusted", "significant", "wins", "ties", "losses", "n_queries")
+RANKING_COLUMNS = ("measure", "rank", tidy.RUN, "mean_preference", "win_rate", "wins", "ties", "losses",
+                   "significant_wins", "significant_losses")
+PREFERENCE_PROVENANCE = PROVENANCE + ("binary_threshold",)
+# The queries of a preference: the qrels queries with a relevant document, a run without results there
+# retrieving nothing (by the measures' definition; nothing is dropped).
+WITH_RELEVANT = "with-relevant"
+
+
+@dataclass
+class PreferenceComparison:
+    """What :func:`compare_preferences` returns: tidy frames, each with its provenance columns."""
+
+    table: pd.DataFrame                  # PREFERENCE_COLUMNS: one row per tested pair and measure
+    ranking: pd.DataFrame                # RANKING_COLUMNS: per measure, the runs from best to worst
+    matrices: dict[str, pd.DataFrame]    # measure -> runs x runs mean preference of the row run over the column
+    runs: list[str]
+    measures: list[str]
+    options: CompareOptions
+    n_queries: int
+    binary_threshold: int | None = None
+
+    def rows(self, measure: str) -> pd.DataFrame:
+        return self.table[self.table["measure"] == measure]
+
+    def provenance(self) -> dict:
+        o = self.options
+        return {"test": o.test, "samples": o.resamples, "seed": o.seed if o.resamples else None,
+                "correction": o.correction, "alpha": o.alpha, "queries": WITH_RELEVANT,
+                "binary_threshold": self.binary_threshold}
+
+
+def compare_preferences(result, options: CompareOptions = CompareOptions(),
+                        state: JobState | None = None) -> PreferenceComparison:
+    """Test each pair's per-query preferences (``result``: a :class:`~evalgui.core.ranked.preference.PreferenceResult`)
+    under ``options``, correcting per measure over the pairs tested (all pairs, or against the
+    baselines); and rank the runs from each measure's mean preference matrix.
+
+    The ranking (:meth:`PreferenceResult.ranking_frame`: mean preference against the others, then
+    win rate, the share of the others a run is preferred to) gains, per run, how many of its tested
+    pairs it wins and loses significantly."""
+    state = state_or_default(state)
+    if options.test not in PREFERENCE_TESTS:
+        raise ValueError(f"the {options.test} test compares each run's own scores, which a preference between "
+                         f"two runs has not: choose {', '.join(PREFERENCE_TESTS[:-1])} or {PREFERENCE_TESTS[-1]}")
+    runs, measures = list(result.run_names), list(result.measures)
+    pairs = pairs_of(runs, options.baselines)
+    # The result holds each unordered pair once: the tested pair (a, b) is that row, or its negation.
+    stored = {(a, b): k for k, (a, b) in enumerate(zip(result.pair_a.tolist(), result.pair_b.tolist()))}
+    rows = np.array([stored.get((a, b), stored.get((b, a))) for a, b in pairs], dtype=np.int64)
+    signs = np.array([1.0 if (a, b) in stored else -1.0 for a, b in pairs])[:, None]
+    first, second = [runs[a] for a, _ in pairs], [runs[b] for _, b in pairs]
+    n = len(result.query_ids)
+    parts, matrices = [], {}
+    for index, measure in enumerate(measures):
+        step = state.scaled(index / len(measures), (index + 1) / len(measures), f"{measure}: ")
+        step.progress(0.0, f"testing {len(pairs)} pair(s)")
+        preferences = result.per_query[measure][rows] * signs + 0.0       # + 0.0: no -0.0
+        statistics, _ = _pair_statistics(preferences, options, step)
+        parts.append(pd.DataFrame({"measure": measure, RUN_A: first, RUN_B: second,
+                                   "preference": statistics.pop("mean"), **statistics},
+                                  columns=list(PREFERENCE_COLUMNS)))
+        matrices[measure] = result.matrix_frame(measure)
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(PREFERENCE_COLUMNS))
+    comparison = PreferenceComparison(table, preference_ranking(result, table), matrices, runs, measures, options,
+                                      n, result.binary_threshold)
+    for frame in (comparison.table, comparison.ranking):
+        for column, value in comparison.provenance().items():
+            frame[column] = value
+    state.progress(1.0, "Done")
+    return comparison
+
+
+def preference_ranking(result, table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The runs ranked per measure (RANKING_COLUMNS); without the tests' ``table``, no significance columns."""
+    columns = list(RANKING_COLUMNS) if table is not None else list(RANKING_COLUMNS[:-2])
+    ranking = result.ranking_frame()
+    if not len(ranking) or table is None:
+        return ranking.reindex(columns=columns).reset_index(drop=True)
+    # (a mean preference of exactly 0 wins nothing, even when its test says the preferences lean one way)
+    significant = table[table["significant"].astype(bool) & (table["preference"] != 0)]
+    winners = np.where(significant["preference"] > 0, significant[RUN_A], significant[RUN_B])
+    losers = np.where(significant["preference"] > 0, significant[RUN_B], significant[RUN_A])
+    measure = significant["measure"].to_numpy()
+
+    def count(runs: np.ndarray) -> np.ndarray:
+        counts = pd.Series(1, index=pd.MultiIndex.from_arrays([measure, runs])).groupby(level=[0, 1]).sum()
+        keys = pd.MultiIndex.from_arrays([ranking["measure"], ranking[tidy.RUN]])
+        return counts.reindex(keys, fill_value=0).to_numpy(dtype=np.int64)
+
+    ranking["significant_wins"], ranking["significant_losses"] = count(winners), count(losers)
+    return ranking[columns].reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------

@@ -77,9 +77,15 @@ def wilcoxon_test(diffs: np.ndarray) -> np.ndarray:
     diffs = np.atleast_2d(np.asarray(diffs, dtype=np.float64))
     out = np.ones(len(diffs))
     live = ~_all_zero(diffs)
-    if live.any():
-        with np.errstate(all="ignore"), _quiet():
-            out[live] = stats.wilcoxon(diffs[live], axis=1).pvalue
+    # scipy picks its method (exact, permutation, normal approximation) once for the whole array, from
+    # ties or zeros in *any* row: rows with and without them are tested apart, so that each row's p
+    # is what scipy gives for that row alone.
+    magnitudes = np.sort(np.abs(diffs), axis=1)
+    tied = (magnitudes[:, :1] == 0).any(axis=1) | (magnitudes[:, 1:] == magnitudes[:, :-1]).any(axis=1)
+    for rows in (live & tied, live & ~tied):
+        if rows.any():
+            with np.errstate(all="ignore"), _quiet():
+                out[rows] = stats.wilcoxon(diffs[rows], axis=1).pvalue
     return np.where(np.isnan(out), 1.0, out)
 
 

@@ -1,12 +1,15 @@
 """Compare systems: significance tests between runs, with corrections, effect sizes and matrices.
 
 The form (:mod:`.form`) picks the source (runs + qrels, a per-query scores file, or
-the Ranked retrieval tab's results), the runs, the measures and the test. Run starts
-one job on the worker (:func:`.engine.comparison_job`: evaluate if needed, then
-:func:`evalgui.core.stats.compare.compare`); its :class:`Comparison` replaces the
-results only when it succeeds, so a failed or cancelled run keeps the previous ones.
-Each result tab is one module with the ranked workspace's small interface: ``page``,
-``title``, ``refresh(comparison)``, ``choices()`` and ``export_targets()``.
+the Ranked retrieval tab's results), the runs, the measures, the preferences (with runs
+and qrels) and the test. Run starts one job on the worker (:func:`.engine.comparison_job`:
+evaluate if needed, then :func:`evalgui.core.stats.compare.compare`, then the
+preferences and :func:`~evalgui.core.stats.compare.compare_preferences`); its results
+replace the shown ones only when it succeeds, so a failed or cancelled run keeps the
+previous ones. Each result tab is one module with the ranked workspace's small
+interface: ``page``, ``title``, ``refresh(results)``, ``choices()`` and
+``export_targets()``; the Preferences tab gets the tested preferences, the others the
+comparison.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.gui.workspaces.base import Workspace
 from evalgui.gui.workspaces.compare.form import CompareForm
 from evalgui.gui.workspaces.compare.matrices import MatrixTab
+from evalgui.gui.workspaces.compare.preferences import PreferencesTab, significant_pairs
 from evalgui.gui.workspaces.compare.scatter import ScatterTab
 from evalgui.gui.workspaces.compare.table import TableView
 
@@ -30,6 +34,7 @@ class CompareWorkspace(Workspace):
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.comparison = None          # evalgui.core.stats.compare.Comparison shown in the views
+        self.preferences = None         # evalgui.core.stats.compare.PreferenceComparison (Preferences tab)
 
         self.form = CompareForm(session, self.ranked_results)
         scroll = QScrollArea()
@@ -46,7 +51,8 @@ class CompareWorkspace(Workspace):
         self.table = TableView()
         self.matrix = MatrixTab()
         self.scatter = ScatterTab()
-        self.views = [self.table, self.matrix, self.scatter]
+        self.preference_view = PreferencesTab()
+        self.views = [self.table, self.matrix, self.scatter, self.preference_view]
         self.results_tabs = QTabWidget()
         self.results_tabs.setObjectName("compareResultsTabs")
         for view in self.views:
@@ -108,17 +114,25 @@ class CompareWorkspace(Workspace):
                        on_cancelled=self._show_cancelled, failure_title="The comparison failed")
 
     def _show_finished(self, outcome) -> None:
-        self.comparison = outcome.comparison
+        self.comparison, self.preferences = outcome.comparison, outcome.preferences
         self._refresh_views()
         self.modified.emit()
+        parts = []
         c = outcome.comparison
-        significant = int(c.table["significant"].sum())
-        message = (f"Compared {len(c.runs)} runs on {len(c.measures)} measure(s): {significant} of {len(c.table)} "
-                   f"comparisons significant at α = {c.options.alpha}.")
-        dropped = [q for q in c.query_sets.values() if q.missing]
-        if dropped:
-            message += " Some runs lack queries: see the report above the table."
-        message = " ".join([message, *outcome.notes])
+        if c is not None:
+            significant = int(c.table["significant"].sum())
+            parts.append(f"Compared {len(c.runs)} runs on {len(c.measures)} measure(s): {significant} of "
+                         f"{len(c.table)} comparisons significant at α = {c.options.alpha}.")
+            if any(q.missing for q in c.query_sets.values()):
+                parts.append("Some runs lack queries: see the report above the table.")
+        p = outcome.preferences
+        if p is not None:
+            significant, tested = significant_pairs(p)
+            parts.append(f"Preferences ({', '.join(p.measures)}) between {len(p.runs)} runs: {significant} of "
+                         f"{tested} significant at α = {p.options.alpha} (Preferences tab).")
+            if c is None:
+                self.results_tabs.setCurrentWidget(self.preference_view.page)
+        message = " ".join(parts + outcome.notes)
         self.progress_label.setText(message)
         self.status_message.emit(message)
 
@@ -128,30 +142,36 @@ class CompareWorkspace(Workspace):
 
     def _refresh_views(self) -> None:
         for view in self.views:
-            view.refresh(self.comparison)
+            view.refresh(self.preferences if view is self.preference_view else self.comparison)
 
     def clear_results(self) -> None:
         """Forget the results (another project is opened); a running comparison is stopped and ignored."""
         self.abandon_job()
-        self.comparison = None
+        self.comparison = self.preferences = None
         self._refresh_views()
 
     # ------------------------------------------------------------ projects and export
     def has_results(self) -> bool:
-        return self.comparison is not None
+        return self.comparison is not None or self.preferences is not None
 
     def results_state(self) -> dict | None:
-        from evalgui.gui.workspaces.compare.engine import comparison_state
+        from evalgui.gui.workspaces.compare.engine import comparison_state, preferences_state
 
-        return comparison_state(self.comparison) if self.comparison is not None else None
+        if not self.has_results():
+            return None
+        state = comparison_state(self.comparison) if self.comparison is not None else {}
+        if self.preferences is not None:
+            state["preferences"] = preferences_state(self.preferences)
+        return state
 
     def restore_results_state(self, state: dict) -> None:
-        from evalgui.gui.workspaces.compare.engine import comparison_from_state
+        from evalgui.gui.workspaces.compare.engine import comparison_from_state, preferences_from_state
 
-        restored = comparison_from_state(state)
-        if restored is None:
+        comparison = comparison_from_state(state)
+        preferences = preferences_from_state(state.get("preferences")) if isinstance(state, dict) else None
+        if comparison is None and preferences is None:
             return
-        self.comparison = restored
+        self.comparison, self.preferences = comparison, preferences
         self._refresh_views()
         self.progress_label.setText("Results restored from the project.")
 

@@ -1,10 +1,12 @@
 """What the compare workspace asks of the engines, without Qt.
 
 :func:`comparison_job` is the one job Run starts: it evaluates the runs first when
-the source is runs + qrels (as ``evalgui-cli compare`` does), then compares, with
-progress and Cancel through the :class:`~evalgui.core.jobs.JobState`.
-:func:`comparison_state` and :func:`comparison_from_state` keep a comparison in a
-project file and bring it back.
+the source is runs + qrels (as ``evalgui-cli compare`` does), then compares, and
+with preferences ticked compares every two runs' rankings directly and tests those
+preferences (as ``evalgui-cli preference --test``), with progress and Cancel through
+the :class:`~evalgui.core.jobs.JobState`. :func:`comparison_state`,
+:func:`comparison_from_state`, :func:`preferences_state` and
+:func:`preferences_from_state` keep the results in a project file and bring them back.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import pandas as pd
 from evalgui.core import tidy
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState
-from evalgui.core.stats.compare import Comparison, CompareOptions, QuerySet, compare
+from evalgui.core.stats.compare import Comparison, CompareOptions, PreferenceComparison, QuerySet, compare
 
 EVALUATION_SHARE = 0.4       # of the progress bar, when the runs are evaluated first
+PREFERENCE_SHARE = 0.4       # of the progress bar, when preferences follow the comparison
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,8 @@ class RunsSource:
     names: list[str]                     # what the results call them (as the session names the files)
     specs: list[str]                     # measures as the picker writes them (P.10, map...)
     eval_options: object                 # evalgui.core.ranked.evaluate.EvalOptions
+    preferences: list[str] = field(default_factory=list)    # rpp, lexirecall...: compared and tested too
+    binary_threshold: int | None = None  # of the preferences (None: graded)
 
 
 @dataclass(frozen=True)
@@ -45,31 +50,63 @@ class ScoresSource:
 
 @dataclass
 class Outcome:
-    comparison: Comparison
+    comparison: Comparison | None                      # None: preferences only
     notes: list[str] = field(default_factory=list)     # what the user should know (measures left out)
+    preferences: PreferenceComparison | None = None
 
 
 def comparison_job(source: RunsSource | ScoresSource, options: CompareOptions):
     def job(state: JobState) -> Outcome:
         notes: list[str] = []
+        comparison = preferences = None
+        wanted = source.preferences if isinstance(source, RunsSource) else []
+        if isinstance(source, RunsSource) and not source.specs:          # preferences only
+            return Outcome(None, notes, _preferred(source, options, notes, state))
+        rest = state.scaled(0.0, 1.0 - PREFERENCE_SHARE) if wanted else state
         if isinstance(source, RunsSource):
-            scores, runs, measures, universe, notes = _evaluated(source, state.scaled(0.0, EVALUATION_SHARE))
-            state = state.scaled(EVALUATION_SHARE, 1.0)
+            scores, runs, measures, universe, notes = _evaluated(source, rest.scaled(0.0, EVALUATION_SHARE))
+            rest = rest.scaled(EVALUATION_SHARE, 1.0)
         else:
             scores, runs, measures, universe = _selected(source), list(source.runs), list(source.measures), None
-        try:
-            comparison = compare(scores, runs, measures, options, universe, state)
-        except EvalUsageError:
-            raise
-        except ValueError as exc:            # e.g. a baseline that is not one of the runs: the user's to fix
-            raise EvalUsageError(str(exc)) from None
-        for query_set in comparison.query_sets.values():
-            if not query_set.queries:
-                raise EvalUsageError(
-                    f"{query_set.measure}: no query is shared by every run, so there is nothing to compare. "
-                    f"{query_set.describe()} Tick 'Score missing queries as 0' to compare over every query.")
-        return Outcome(comparison, notes)
+        comparison = _compared(scores, runs, measures, options, universe, rest)
+        if wanted:
+            preferences = _preferred(source, options, notes, state.scaled(1.0 - PREFERENCE_SHARE, 1.0))
+        return Outcome(comparison, notes, preferences)
     return job
+
+
+def _compared(scores, runs, measures, options, universe, state: JobState) -> Comparison:
+    try:
+        comparison = compare(scores, runs, measures, options, universe, state)
+    except EvalUsageError:
+        raise
+    except ValueError as exc:            # e.g. a baseline that is not one of the runs: the user's to fix
+        raise EvalUsageError(str(exc)) from None
+    for query_set in comparison.query_sets.values():
+        if not query_set.queries:
+            raise EvalUsageError(
+                f"{query_set.measure}: no query is shared by every run, so there is nothing to compare. "
+                f"{query_set.describe()} Tick 'Score missing queries as 0' to compare over every query.")
+    return comparison
+
+
+def _preferred(source: RunsSource, options: CompareOptions, notes: list[str], state: JobState) -> PreferenceComparison:
+    """Every two runs' preferences (the runs are in memory already), then their tests."""
+    from evalgui.core.ranked.preference import compare as prefer
+    from evalgui.core.stats.compare import compare_preferences
+
+    lacking: list[list[str]] = []          # per run, in order: queries with relevant documents it has no results for
+    result = prefer(source.qrels, source.runs, source.preferences, binary_threshold=source.binary_threshold,
+                    state=state.scaled(0.0, 0.5), on_run=lambda run, absent: lacking.append(absent))
+    result.run_names = list(source.names)          # as the window names them (the engine names them among themselves)
+    short = [f"{name} ({len(absent)})" for name, absent in zip(source.names, lacking) if absent]
+    if short:
+        notes.append("Preferences: runs without results for some queries with relevant documents count as "
+                     f"retrieving nothing there: {', '.join(short)}.")
+    try:
+        return compare_preferences(result, options, state.scaled(0.5, 1.0))
+    except ValueError as exc:
+        raise EvalUsageError(str(exc)) from None
 
 
 def _evaluated(source: RunsSource, state: JobState):
@@ -144,3 +181,46 @@ def comparison_from_state(state) -> Comparison | None:
     if not set(measures) <= set(per_query) or not set(measures) <= set(query_sets):
         return None
     return Comparison(table, runs, measures, options, query_sets, required, per_query)
+
+
+def preferences_state(preferences: PreferenceComparison) -> dict:
+    """Tested preferences as plain JSON-able values: the tables and every measure's matrix (not the per-query
+    preferences: the views need only these)."""
+    options = dataclasses.asdict(preferences.options)
+    options["baselines"] = list(preferences.options.baselines)
+    return {
+        "table": _columns(preferences.table),
+        "ranking": _columns(preferences.ranking),
+        "matrices": {m: f.to_numpy().tolist() for m, f in preferences.matrices.items()},
+        "runs": list(preferences.runs),
+        "measures": list(preferences.measures),
+        "options": options,
+        "n_queries": preferences.n_queries,
+        "binary_threshold": preferences.binary_threshold,
+    }
+
+
+def _columns(frame: pd.DataFrame) -> dict:
+    return {c: [None if v is pd.NA else v for v in frame[c].tolist()] for c in frame.columns}
+
+
+def preferences_from_state(state) -> PreferenceComparison | None:
+    """What :func:`preferences_state` saved; None when ``state`` is not that."""
+    from evalgui.core.ranked.preference import RUN_A, RUN_B
+
+    try:
+        runs = [str(r) for r in state["runs"]]
+        measures = [str(m) for m in state["measures"]]
+        options = dict(state["options"])
+        options["baselines"] = tuple(options.get("baselines", ()))
+        options = CompareOptions(**options)
+        matrices = {str(m): pd.DataFrame(np.asarray(v, dtype=np.float64).reshape(len(runs), len(runs)),
+                                         index=pd.Index(runs, name=RUN_A), columns=pd.Index(runs, name=RUN_B))
+                    for m, v in state["matrices"].items()}
+        threshold = state.get("binary_threshold")
+        restored = PreferenceComparison(pd.DataFrame(state["table"]), pd.DataFrame(state["ranking"]), matrices, runs,
+                                        measures, options, int(state["n_queries"]),
+                                        None if threshold is None else int(threshold))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return restored if set(measures) <= set(matrices) else None

@@ -15,9 +15,11 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBo
                                QRadioButton, QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
 
 from evalgui.core import tidy
+from evalgui.core.data import MAX_GRADE
 from evalgui.core.errors import EvalUsageError
+from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
-from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
+from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING, TESTS
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker
 
@@ -96,6 +98,7 @@ class CompareForm(QWidget):
         measures_layout.addRow(self.picker)
         measures_layout.addRow("Relevant from grade", self.level_spin)
         runs_layout.addWidget(measures_box, 1)
+        runs_layout.addWidget(self._preferences_box())
 
         self.scores_combo = QComboBox()
         self.scores_combo.setObjectName("compareScoresFile")
@@ -204,10 +207,44 @@ class CompareForm(QWidget):
                        self.test_combo.currentIndexChanged, self.correction_combo.currentIndexChanged,
                        self.alpha_spin.valueChanged, self.samples_spin.valueChanged, self.seed_spin.valueChanged,
                        self.fill_check.toggled, self.tie_spin.valueChanged, self.baselines_radio.toggled,
-                       self.baseline_list.itemChanged):
+                       self.baseline_list.itemChanged, self.preference_list.itemChanged, self.binary_check.toggled,
+                       self.binary_spin.valueChanged):
             signal.connect(self.edited)
 
     # ------------------------------------------------------------ building
+    def _preferences_box(self) -> QGroupBox:
+        """Preferences between two runs, from the runs' rankings (so only with runs and qrels)."""
+        box = QGroupBox("Preferences")
+        box.setToolTip(preference.REGISTRY.description + " Every pair is tested with the test and correction "
+                       "below (one-sample: is the mean preference 0?); the Preferences tab shows the matrix and "
+                       "the runs ranked.")
+        self.preference_list = Checklist("comparePreferences")
+        self.preference_list.set_entries([(r.name, r.name) for r in preference.REGISTRY.values()], default=False,
+                                         tooltips={r.name: r.help_text for r in preference.REGISTRY.values()})
+        rows = self.preference_list.sizeHintForRow(0) * self.preference_list.count()
+        self.preference_list.setFixedHeight(rows + 2 * self.preference_list.frameWidth() + 2)
+        threshold = next(p.description for p in preference.REGISTRY["rpp"].parameters if p.name == "binary threshold")
+        self.binary_check = QCheckBox("Binary, relevant from grade")
+        self.binary_check.setObjectName("compareBinaryPreferences")
+        self.binary_check.setToolTip(threshold[0].upper() + threshold[1:])
+        self.binary_spin = QSpinBox()
+        self.binary_spin.setObjectName("compareBinaryThreshold")
+        self.binary_spin.setRange(0, MAX_GRADE)
+        self.binary_spin.setValue(1)
+        self.binary_spin.setEnabled(False)
+        self.binary_spin.setToolTip(self.binary_check.toolTip())
+        self.binary_check.toggled.connect(self.binary_spin.setEnabled)
+        layout = QFormLayout(box)
+        layout.addRow(self.preference_list)
+        layout.addRow(self.binary_check, self.binary_spin)
+        return box
+
+    def preference_measures(self) -> list[str]:
+        return self.preference_list.checked()
+
+    def binary_threshold(self) -> int | None:
+        return self.binary_spin.value() if self.binary_check.isChecked() else None
+
     @staticmethod
     def _table_page(top: list, runs: Checklist, measures: Checklist) -> QWidget:
         page = QWidget()
@@ -332,14 +369,19 @@ class CompareForm(QWidget):
                 raise EvalUsageError("Load a qrels file and the runs to compare first (File ▸ Open data…).")
             items = self.data.checked_run_items()
             _need_two(len(items), "Tick at least two runs under Data.")
-            specs = self.picker.specs()
-            if not specs:
-                raise EvalUsageError("Tick at least one measure.")
+            specs, preferences = self.picker.specs(), self.preference_measures()
+            if not specs and not preferences:
+                raise EvalUsageError("Tick at least one measure (or preference).")
+            if preferences and self.test_combo.currentData() not in PREFERENCE_TESTS:
+                raise EvalUsageError(f"{TEST_LABELS[self.test_combo.currentData()]} compares each run's own scores, "
+                                     "which a preference between two runs has not: choose another test, or untick "
+                                     "the preferences.")
             from evalgui.core.ranked.evaluate import EvalOptions
 
             options = EvalOptions(relevance_level=self.level_spin.value(), complete=self.fill_check.isChecked())
             request = RunsSource(qrels.data, [item.data for item in items],
-                                 self.session.run_names([item.path for item in items]), specs, options)
+                                 self.session.run_names([item.path for item in items]), specs, options,
+                                 preferences, self.binary_threshold())
         elif source == SCORES:
             item = self.scores_item()
             if item is None:
@@ -402,6 +444,9 @@ class CompareForm(QWidget):
             "tie_tolerance": self.tie_spin.value(),
             "baselines_mode": self.baselines_radio.isChecked(),
             "baselines": dict(self.baseline_list.ticks),
+            "preferences": dict(self.preference_list.ticks),
+            "binary_preferences": self.binary_check.isChecked(),
+            "binary_threshold": self.binary_spin.value(),
         }
 
     def restore(self, state: dict) -> None:
@@ -418,11 +463,17 @@ class CompareForm(QWidget):
                 combo.setCurrentIndex(index)
         self._test_changed()
         for spin, key, kind in ((self.level_spin, "relevance_level", int), (self.alpha_spin, "alpha", float),
-                                (self.seed_spin, "seed", int), (self.tie_spin, "tie_tolerance", float)):
+                                (self.seed_spin, "seed", int), (self.tie_spin, "tie_tolerance", float),
+                                (self.binary_spin, "binary_threshold", int)):
             if isinstance(state.get(key), (int, float)) and not isinstance(state.get(key), bool):
                 spin.setValue(kind(state[key]))
-        if isinstance(state.get("fill_missing"), bool):
-            self.fill_check.setChecked(state["fill_missing"])
+        for check, key in ((self.fill_check, "fill_missing"), (self.binary_check, "binary_preferences")):
+            if isinstance(state.get(key), bool):
+                check.setChecked(state[key])
+        if isinstance(state.get("preferences"), dict):
+            for name, ticked in state["preferences"].items():
+                if name in preference.REGISTRY:
+                    self.preference_list.set_checked(name, bool(ticked))
         if isinstance(state.get("baselines_mode"), bool):
             (self.baselines_radio if state["baselines_mode"] else self.all_pairs_radio).setChecked(True)
         for checklist, key in ((self.scores_runs, "scores_runs"), (self.scores_measures, "scores_measures"),

@@ -16,8 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QCursor
-from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QToolTip
+from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
 from evalgui.gui.plots import export_plot_dialog
@@ -31,8 +30,9 @@ MARK = "*"
 
 
 class CellTextModel(MatrixModel):
-    """A matrix model whose cells may show a text of their own ("40/0/10*", "<0.0001*") instead of the
-    number; the number still decides the colour and is what Copy and Export give."""
+    """A matrix model whose cells may show a text of their own ("40/0/10", "<0.0001") instead of the
+    number, followed by the cell's mark; the number still decides the colour and is what Copy and
+    Export give."""
 
     def set_frame(self, frame: pd.DataFrame, *, texts: pd.DataFrame | None = None, **kwargs) -> None:
         """``texts``: strings with ``frame``'s index and columns (None: the numbers, as MatrixModel shows them)."""
@@ -40,10 +40,8 @@ class CellTextModel(MatrixModel):
             texts.reindex(index=frame.index, columns=frame.columns, fill_value="").to_numpy(dtype=object).tolist()
         super().set_frame(frame, **kwargs)
 
-    def display_text(self, row: int, column: int) -> str:
-        if self._texts is None or self.value(row, column) is None:
-            return super().display_text(row, column)
-        return self._texts[row][column]
+    def cell_text(self, row: int, column: int) -> str:
+        return super().cell_text(row, column) if self._texts is None else self._texts[row][column]
 
 
 def p_text(p: float) -> str:
@@ -66,6 +64,32 @@ def oriented_cells(rows: pd.DataFrame) -> dict[tuple[str, str], dict]:
     return cells
 
 
+def fit_below(sides: QSplitter, table, rows: int, extra: int = 0) -> None:
+    """A table under a heatmap as tall as its rows (and ``extra`` pixels: say, tabs above it), at most 40%
+    of the page (30% past a dozen rows: a big matrix needs the room more than its table, which
+    scrolls), the heatmap taking the rest."""
+    total = sum(sides.sizes())
+    if getattr(sides, "user_sized", False) or total <= 0:
+        return
+    needed = (extra + table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+              + sum(table.rowHeight(r) for r in range(table.model().rowCount()))
+              + table.horizontalScrollBar().sizeHint().height())
+    wanted = min(needed, int(total * (0.3 if rows > 12 else 0.4)))
+    sides.setSizes([total - wanted, wanted])
+
+
+def heatmap_over_table(heatmap, table) -> QSplitter:
+    """The heatmap above, the table (Copy, Export) below: side by side neither had room for its labels.
+    Once the user moves the divider, it stays where they put it (see :func:`fit_below`)."""
+    sides = QSplitter(Qt.Orientation.Vertical)
+    sides.addWidget(heatmap)
+    sides.addWidget(table)
+    sides.setSizes([6000, 4000])
+    sides.user_sized = False
+    sides.splitterMoved.connect(lambda *_: setattr(sides, "user_sized", True))
+    return sides
+
+
 def _signed(value: float) -> str:
     return "–" if value is None or math.isnan(value) else f"{value:+.4f}"
 
@@ -83,140 +107,158 @@ def cell_tooltip(row: str, column: str, measure: str, cell: dict, options) -> st
             f"wins / ties / losses of {row}: {cell['wins']} / {cell['ties']} / {cell['losses']}")
 
 
-class MatrixTab(LazyView):
-    title = "Matrix"
+class PairMatrix(LazyView):
+    """A run × run matrix of one measure's pairs: a heatmap over a coloured table (or over what
+    :meth:`lower_widget` puts there), the measure and what a cell shows chosen in combo boxes.
+    Subclasses say where the numbers come from: :meth:`cells` and the caption (:meth:`describe`)."""
 
-    def __init__(self):
+    title = "Matrix"
+    name = "comparison"                    # export file names
+    mean_label = "Mean difference"
+    plot_target, table_target = "Comparison heatmap…", "Comparison matrix table…"
+
+    def __init__(self, prefix: str = "compare"):
         super().__init__()
-        self.measure = ChoiceBox("compareMatrixMeasure")
-        self.value = ChoiceBox("compareMatrixValue")
-        self.value.set_items([(label, key) for label, key in VALUES])
+        self.measure = ChoiceBox(f"{prefix}MatrixMeasure")
+        self.value = ChoiceBox(f"{prefix}MatrixValue")
+        self.value.set_items([(self.mean_label, DIFF)] + [(label, key) for label, key in VALUES[1:]])
         for combo in (self.measure, self.value):
             combo.currentIndexChanged.connect(lambda _: self.draw())
         self.model = CellTextModel(mask_diagonal=True, precision=3)
-        self.table = MatrixView(self.model, name="comparison_matrix")
-        self.table.setObjectName("compareMatrixTable")
-        self.heatmap = HeatmapPlot(self.model)
-        self.heatmap.setObjectName("compareHeatmap")
-        self.heatmap.scene().sigMouseMoved.connect(self._hover)
+        self.table = MatrixView(self.model, name=f"{self.name}_matrix")
+        self.table.setObjectName(f"{prefix}MatrixTable")
+        self.heatmap = HeatmapPlot(self.model)       # hovering a cell shows the model's tooltip
+        self.heatmap.setObjectName(f"{prefix}Heatmap")
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         export = QPushButton("Export plot…")
         export.clicked.connect(self.export_plot_dialog)
-        # The heatmap above, the table (Copy, Export) below: side by side neither had room for its labels.
-        self.sides = QSplitter(Qt.Orientation.Vertical)
-        self.sides.addWidget(self.heatmap)
-        self.sides.addWidget(self.table)
-        self.sides.setSizes([6000, 4000])
-        self._user_sized = False          # once the user moves the divider, it stays where they put it
-        self.sides.splitterMoved.connect(lambda *_: setattr(self, "_user_sized", True))
+        self.sides = heatmap_over_table(self.heatmap, self.lower_widget())
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
         self.page.layout().addWidget(self.caption)
         self._scale = None
 
+    # ------------------------------------------------------------ what subclasses say
+    def lower_widget(self):
+        """What goes under the heatmap (it holds ``self.table``, the matrix as a coloured table)."""
+        return self.table
+
+    def measures(self) -> list[str]:
+        return list(self.comparison.measures) if self.comparison is not None else []
+
+    def runs(self) -> list[str]:
+        return list(self.comparison.runs)
+
+    def cells(self, measure: str) -> dict[tuple[str, str], dict]:
+        """(row run, column run) -> mean, p_adjusted, significant, wins, ties, losses, n (None where not
+        tested)."""
+        raise NotImplementedError
+
+    def tooltip(self, row: str, column: str, measure: str, cell: dict) -> str:
+        """What hovering a cell shows (made when hovered)."""
+        raise NotImplementedError
+
+    def describe(self, measure: str, value: str) -> str:
+        """The caption's first sentence: what the cells show."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ drawing
     def choices(self) -> list[ChoiceBox]:
         return [self.measure, self.value]
 
     def update_choices(self) -> None:
-        c = self.comparison
-        self.measure.set_items([(m, m) for m in c.measures] if c is not None else [])
+        self.measure.set_items([(m, m) for m in self.measures()])
 
     def draw(self) -> None:
         super().draw()
-        c, measure, value = self.comparison, self.measure.currentData(), self.value.currentData()
-        if c is None or measure not in c.measures:
+        measure, value = self.measure.currentData(), self.value.currentData()
+        if self.comparison is None or measure not in self.measures():
             self.model.set_frame(pd.DataFrame())
             self.caption.setText("")
             return
-        runs = c.runs
+        runs = self.runs()
         where = {run: i for i, run in enumerate(runs)}
-        provenance = c.provenance()
         shape = (len(runs), len(runs))
         numbers = np.full(shape, np.nan)
-        marks, tips = np.full(shape, "", dtype=object), np.full(shape, "", dtype=object)
+        marks = np.full(shape, "", dtype=object)
         texts = np.full(shape, "", dtype=object) if value != DIFF else None
-        for (a, b), cell in oriented_cells(c.rows(measure)).items():
+        most = 1
+        cells = self.cells(measure)
+        for (a, b), cell in cells.items():
             i, j = where[a], where[b]
             marks[i, j] = MARK if cell["significant"] else ""
-            tips[i, j] = cell_tooltip(a, b, measure, cell, c.options)
             if value == DIFF:
-                numbers[i, j] = cell["diff"]
+                numbers[i, j] = cell["mean"]
+            elif cell["p_adjusted"] is None:           # a pair not tested (against baselines): blank
+                continue
             elif value == P_ADJUSTED:
                 numbers[i, j] = cell["p_adjusted"]
-                texts[i, j] = p_text(cell["p_adjusted"]) + marks[i, j]
+                texts[i, j] = p_text(cell["p_adjusted"])
             else:
                 numbers[i, j] = cell["wins"] - cell["losses"]
-                texts[i, j] = f"{cell['wins']}/{cell['ties']}/{cell['losses']}{marks[i, j]}"
+                texts[i, j] = f"{cell['wins']}/{cell['ties']}/{cell['losses']}"
+                most = max(most, cell["n"] or 1)
         if value == DIFF:
             largest = float(np.nanmax(np.abs(numbers))) if np.isfinite(numbers).any() else 0.0
             scale, diverging = (-nice_limit(largest), nice_limit(largest)), True
-            what = f"Mean per-query difference in {measure}, row run minus column run."
         elif value == P_ADJUSTED:
             scale, diverging = (0.0, 1.0), False
-            what = f"Adjusted p-values ({provenance['correction']}) of {measure}: the lighter, the smaller."
         else:
-            most = float(c.rows(measure)["n_queries"].max() or 1)
-            scale, diverging = (-most, most), True
-            what = (f"Queries where the row run scores higher / ties / scores lower than the column run on "
-                    f"{measure}; colour, Copy and Export: wins minus losses.")
-        if diverging:
-            what += " Red: the row run scores higher; blue: lower."
-        # Each change of scale redraws the heatmap: only what changed.
-        if (diverging, scale) != self._scale:
-            self._scale = (diverging, scale)
+            scale, diverging = (-float(most), float(most)), True
+        # Each change of scale redraws the heatmap: only what changed. p-values: small is dark.
+        if (diverging, scale, value == P_ADJUSTED) != self._scale:
+            self._scale = (diverging, scale, value == P_ADJUSTED)
             self.model.set_diverging(diverging)
+            self.model.set_reverse(value == P_ADJUSTED)
             self.model.set_levels(scale)
 
         def frame(values) -> pd.DataFrame | None:
             return None if values is None else pd.DataFrame(values, index=runs, columns=runs)
 
-        self.model.set_frame(frame(numbers), marks=frame(marks) if texts is None else None, tooltips=frame(tips),
-                             texts=frame(texts))
+        def tip(r: int, c: int) -> str:
+            cell = cells.get((runs[r], runs[c]))
+            return self.tooltip(runs[r], runs[c], measure, cell) if cell is not None else ""
+
+        self.model.set_frame(frame(numbers), marks=frame(marks), tooltips=tip, texts=frame(texts))
         self._fit_table()
+        provenance = self.comparison.provenance()
         test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")
-        self.caption.setText(f"{what} {MARK}: significant at α = {provenance['alpha']} ({test}, correction "
-                             f"{provenance['correction']}). Hover a cell for the details.")
+        self.caption.setText(f"{self.describe(measure, value)} {MARK}: significant at α = {provenance['alpha']} "
+                             f"({test}, correction {provenance['correction']}). Hover a cell for the details.")
 
     def _fit_table(self) -> None:
-        # The table as tall as its rows (at most 40% of the page), the heatmap gets the rest.
-        total = sum(self.sides.sizes())
-        if self._user_sized or total <= 0:
-            return
-        table = self.table
-        needed = (table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
-                  + sum(table.rowHeight(r) for r in range(self.model.rowCount()))
-                  + table.horizontalScrollBar().sizeHint().height())
-        wanted = min(needed, int(total * 0.4))
-        self.sides.setSizes([total - wanted, wanted])
+        fit_below(self.sides, self.table, self.model.rowCount())
 
-    def hover_text(self, row: int, column: int) -> str:
-        """What hovering the heatmap's cell (row, column) shows: the table cell's tooltip."""
-        if not (0 <= row < self.model.rowCount() and 0 <= column < self.model.columnCount()):
-            return ""
-        return self.model.tooltip(row, column) or ""
-
-    def _hover(self, position) -> None:
-        view = self.heatmap.getPlotItem().vb
-        text = ""
-        if view.sceneBoundingRect().contains(position):
-            point = view.mapSceneToView(position)
-            text = self.hover_text(int(round(point.y())), int(round(point.x())))
-        self.heatmap.setToolTip(text)
-        if text:
-            QToolTip.showText(QCursor.pos(), text, self.heatmap)
-        else:
-            QToolTip.hideText()
-
+    # ------------------------------------------------------------ export
     def export_table_dialog(self) -> None:
         self.shown()
         self.table.export_dialog()
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        name = f"comparison_{self.measure.currentData() or ''}_{self.value.currentData()}".replace("/", "_")
+        name = f"{self.name}_{self.measure.currentData() or ''}_{self.value.currentData()}".replace("/", "_")
         export_plot_dialog(self.page, self.heatmap, name)
 
     def export_targets(self) -> list:
-        return [("Comparison matrix table…", self.export_table_dialog),
-                ("Comparison heatmap…", self.export_plot_dialog)]
+        return [(self.table_target, self.export_table_dialog), (self.plot_target, self.export_plot_dialog)]
 
+
+class MatrixTab(PairMatrix):
+    """The comparison's matrix: mean differences, adjusted p-values or wins / ties / losses."""
+
+    def cells(self, measure: str) -> dict[tuple[str, str], dict]:
+        return {pair: dict(cell, mean=cell["diff"]) for pair, cell in oriented_cells(self.comparison.rows(measure)).items()}
+
+    def tooltip(self, row: str, column: str, measure: str, cell: dict) -> str:
+        return cell_tooltip(row, column, measure, cell, self.comparison.options)
+
+    def describe(self, measure: str, value: str) -> str:
+        if value == DIFF:
+            what = f"Mean per-query difference in {measure}, row run minus column run."
+        elif value == P_ADJUSTED:
+            return (f"Adjusted p-values ({self.comparison.provenance()['correction']}) of {measure}: the darker, "
+                    "the smaller.")
+        else:
+            what = (f"Queries where the row run scores higher / ties / scores lower than the column run on "
+                    f"{measure}; colour, Copy and Export: wins minus losses.")
+        return what + " Red: the row run scores higher; blue: lower."

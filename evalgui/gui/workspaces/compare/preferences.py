@@ -1,0 +1,159 @@
+"""Preferences tab: every two runs compared directly, from their rankings (Recall-Paired Preference,
+lexicographic recall and precision), and whether each pair's mean preference differs from 0.
+
+The heatmap shows one preference measure at a time (a combo box): the mean preference of the row run
+over the column run (antisymmetric: red, the row run is preferred; blue, the column run), the adjusted
+p-value of the one-sample test, or the queries each run is preferred on; "*" marks the pairs significant
+after the correction. Hovering a cell gives the mean preference with its confidence interval, p,
+adjusted p and wins / ties / losses. Under it: the runs ranked (mean preference over the others, then
+win rate), the tested pairs, and the matrix as a coloured table. Tables export as CSV, TSV, LaTeX,
+Markdown or JSON (every measure, with the provenance columns), the heatmap as PNG or SVG.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from PySide6.QtWidgets import QTabWidget
+
+from evalgui.core import tidy
+from evalgui.core.stats.compare import PREFERENCE_PROVENANCE
+from evalgui.gui.tables import DataFrameModel, FrameTableView
+from evalgui.gui.workspaces.compare.matrices import DIFF, P_ADJUSTED, PairMatrix, fit_below, p_text
+
+RANKING_TIPS = {
+    "rank": "1 = the best by mean preference, then win rate; runs alike share a rank",
+    "mean_preference": "The run's mean preference over each other run (the row's mean in the matrix)",
+    "win_rate": "The share of the other runs this run is preferred to (mean preference above 0)",
+    "wins": "Other runs this run is preferred to",
+    "ties": "Other runs with a mean preference of exactly 0 against this one",
+    "losses": "Other runs preferred to this one",
+    "significant_wins": "Tested pairs this run is preferred in significantly (after the correction)",
+    "significant_losses": "Tested pairs the other run is preferred in significantly",
+}
+PAIR_TIPS = {
+    "preference": "Mean preference of run_a over run_b (positive: run_a preferred), between -1 and 1",
+    "ci_low": "Bootstrap confidence interval of the mean preference (95%)",
+    "ci_high": "Bootstrap confidence interval of the mean preference (95%)",
+    "effect_size": "Cohen's d_z: mean preference / standard deviation of the per-query preferences",
+    "p_value": "The one-sample test's p-value (is the mean preference 0?), before the correction",
+    "p_adjusted": "The p-value after the multiple-comparison correction over the pairs",
+    "significant": "p_adjusted < alpha",
+    "wins": "Queries where run_a is preferred",
+    "ties": "Queries where neither is",
+    "losses": "Queries where run_b is preferred",
+    "n_queries": "The qrels queries with a relevant document",
+}
+
+
+def _signed(value) -> str:
+    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:+.4f}"
+
+
+def preference_tooltip(row: str, column: str, measure: str, cell: dict, preferences) -> str:
+    """Everything about one pair, seen from the row run."""
+    head = f"{row} over {column} · {measure} ({preferences.n_queries} queries)"
+    if cell["p_adjusted"] is None:
+        return (f"{head}\nmean preference {_signed(cell['mean'])}\n"
+                "not tested: only the pairs with a baseline are")
+    options = preferences.options
+    low, high = cell["ci"]
+    verdict = "significant" if cell["significant"] else "not significant"
+    return (f"{head}\nmean preference {_signed(cell['mean'])}, {options.confidence:.0%} CI [{_signed(low)}, "
+            f"{_signed(high)}] (positive: {row} preferred)\n"
+            f"p = {p_text(cell['p'])}, adjusted p = {p_text(cell['p_adjusted'])} ({options.correction}): {verdict} "
+            f"at α = {options.alpha}\n"
+            f"queries where {row} / neither / {column} is preferred: {cell['wins']} / {cell['ties']} / "
+            f"{cell['losses']}")
+
+
+class PreferencesTab(PairMatrix):
+    title = "Preferences"
+    name = "preference"
+    mean_label = "Mean preference"
+    plot_target, table_target = "Preference heatmap…", "Preference matrix table…"
+
+    def __init__(self):
+        super().__init__(prefix="preference")
+
+    def lower_widget(self):
+        self.ranking_model = DataFrameModel(best=None)
+        self.ranking_model.set_header_tooltips(RANKING_TIPS)
+        # Shown: the chosen measure; exported: every measure, with how it was made.
+        self.ranking_view = FrameTableView(self.ranking_model, name="preference_ranking",
+                                           exported=lambda _fmt: self.comparison.ranking)
+        self.ranking_view.setObjectName("preferenceRanking")
+        self.pairs_model = DataFrameModel(best=None)
+        self.pairs_model.set_header_tooltips(PAIR_TIPS)
+        self.pairs_view = FrameTableView(self.pairs_model, name="preference_tests",
+                                         exported=lambda _fmt: self.comparison.table)
+        self.pairs_view.setObjectName("preferencePairs")
+        self.lower = QTabWidget()
+        self.lower.setObjectName("preferenceTables")
+        self.lower.addTab(self.ranking_view, "Ranking")
+        self.lower.addTab(self.pairs_view, "Pairs")
+        self.lower.addTab(self.table, "Matrix")
+        return self.lower
+
+    def cells(self, measure: str) -> dict[tuple[str, str], dict]:
+        p = self.comparison
+        runs = p.runs
+        tested = {}
+        rows = p.rows(measure)
+        columns = ("run_a", "run_b", "preference", "ci_low", "ci_high", "p_value", "p_adjusted", "significant", "wins",
+                   "ties", "losses", "n_queries")
+        for a, b, mean, low, high, p_value, adjusted, significant, wins, ties, losses, n in zip(
+                *(rows[c].tolist() for c in columns)):
+            common = {"p": p_value, "p_adjusted": adjusted, "significant": bool(significant), "ties": ties, "n": n}
+            tested[(a, b)] = dict(common, mean=mean, ci=(low, high), wins=wins, losses=losses)
+            tested[(b, a)] = dict(common, mean=-mean, ci=(-high, -low), wins=losses, losses=wins)
+        means = p.matrices[measure].to_numpy()
+        untested = {"p": None, "p_adjusted": None, "significant": False, "n": None}
+        return {(a, b): tested.get((a, b)) or dict(untested, mean=float(means[i, j]))
+                for i, a in enumerate(runs) for j, b in enumerate(runs) if i != j}
+
+    def tooltip(self, row: str, column: str, measure: str, cell: dict) -> str:
+        return preference_tooltip(row, column, measure, cell, self.comparison)
+
+    def describe(self, measure: str, value: str) -> str:
+        p = self.comparison
+        binary = "" if p.binary_threshold is None else f", relevant from grade {p.binary_threshold}, grades alike"
+        if value == DIFF:
+            return (f"Mean {measure} preference of the row run over the column run, over the {p.n_queries} queries "
+                    f"with a relevant document{binary}: from −1 (the column run always preferred) to 1. Red: the row "
+                    "run is preferred; blue: the column run.")
+        if value == P_ADJUSTED:
+            return (f"Adjusted p-values ({p.options.correction}) of {measure}: is the mean preference 0? The darker, "
+                    "the smaller.")
+        return (f"Queries where the row run is preferred / neither / the column run is preferred on {measure}; "
+                "colour, Copy and Export: wins minus losses. Red: the row run is preferred more often.")
+
+    def draw(self) -> None:
+        p, measure = self.comparison, self.measure.currentData()
+        if p is None or measure not in p.measures:
+            self.ranking_model.set_frame(pd.DataFrame())
+            self.pairs_model.set_frame(pd.DataFrame())
+        else:       # the tables first: the heatmap's share of the page follows the ranking's rows
+            hidden = [tidy.MEASURE, *PREFERENCE_PROVENANCE]
+            ranking = p.ranking[p.ranking[tidy.MEASURE] == measure]
+            self.ranking_model.set_frame(ranking.drop(columns=hidden, errors="ignore").reset_index(drop=True),
+                                         directions=None)
+            pairs = p.table[p.table[tidy.MEASURE] == measure]
+            self.pairs_model.set_frame(pairs.drop(columns=hidden, errors="ignore").reset_index(drop=True),
+                                       directions=None)
+        super().draw()
+
+    def _fit_table(self) -> None:
+        fit_below(self.sides, self.ranking_view, self.model.rowCount(), self.lower.tabBar().sizeHint().height() + 4)
+
+    def export_targets(self) -> list:
+        return super().export_targets() + [("Preference ranking…", self.ranking_view.export_dialog),
+                                           ("Preference tests…", self.pairs_view.export_dialog)]
+
+
+def significant_pairs(preferences) -> tuple[int, int]:
+    """(significant, tested) pairs over every measure."""
+    table = preferences.table
+    return int(np.count_nonzero(table["significant"].astype(bool))), len(table)
