@@ -42,6 +42,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shlex
 import statistics
 import subprocess
@@ -59,10 +60,9 @@ TOLERANCE = 1e-4
 TIED_EVALGUI = "evalgui, tied scores, lines shuffled"
 TIED_PYTREC = "pytrec_eval, tied scores, lines shuffled"
 TIED_TREC_EVAL = "trec_eval 10.0 binary, tied scores, lines shuffled"
-# The sections other benchmark scripts write into the same file: kept when this one rewrites it.
-OTHER_SECTIONS = [(f"<!-- {name}:begin -->", f"<!-- {name}:end -->")
-                  for name in ("bench_gui", "bench_compare", "preference", "bench_metaeval", "bench_stability",
-                               "bench_casebase")]
+# Other scripts write their own sections of the same file between <!-- NAME:begin --> and
+# <!-- NAME:end --> marks; this one keeps every such section when it rewrites the file.
+OTHER_SECTION = re.compile(r"<!-- ([\w-]+):begin -->.*?<!-- \1:end -->", re.S)
 GENERATOR_VERSION = 1  # bump when the data generator changes, so cached data is regenerated
 
 # ----------------------------------------------------------------------------- code run in child processes
@@ -991,8 +991,7 @@ def main(argv: list[str] | None = None) -> int:
         write_to.parent.mkdir(parents=True, exist_ok=True)
         # Other benchmark scripts keep their own marked sections of the same file (bench_gui.py).
         old = write_to.read_text(encoding="utf-8") if write_to.exists() else ""
-        kept = [old[old.index(begin):old.index(end) + len(end)] for begin, end in OTHER_SECTIONS
-                if begin in old and end in old]
+        kept = [m.group(0) for m in OTHER_SECTION.finditer(old)]
         write_to.write_text(text.rstrip("\n") + "".join("\n\n" + k for k in kept) + "\n", encoding="utf-8")
         print(f"\nwrote {write_to}")
     return 0
