@@ -52,8 +52,10 @@ def installed(wheel, tmp_path_factory) -> Path:
     own_site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                                    check=True, capture_output=True, text=True).stdout.strip())
     (own_site / "dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    # --ignore-installed: where evalgui is installed (not editable) in this venv, as in CI, pip
+    # would see it through the .pth file and install nothing.
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-                    "--no-index", str(wheel)], check=True, capture_output=True)
+                    "--no-index", "--ignore-installed", str(wheel)], check=True, capture_output=True)
     return python
 
 
