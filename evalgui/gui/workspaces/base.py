@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter,
+                               QVBoxLayout, QWidget)
 
 from evalgui.gui.worker import Worker
 
@@ -73,6 +74,33 @@ class Workspace(QWidget):
         self._side_workers: dict[str, Worker] = {}    # small jobs where the latest request wins
         self._abandoned: set[Worker] = set()
         self._last_job_succeeded = False
+
+    # ------------------------------------------------------------ layout
+    def lay_out(self, form: QWidget, results: QWidget, *, form_min_width: int = 290,
+                sizes: tuple[int, int] = (420, 900)) -> None:
+        """The form (scrollable) with Run, Cancel and the progress in sight below it, on the left;
+        the results on the right. Sets ``self.form_column``."""
+        scroll = QScrollArea()
+        scroll.setWidget(form)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.form_column = QWidget()
+        self.form_column.setMinimumWidth(form_min_width)    # the form's widest row and a scroll bar
+        column = QVBoxLayout(self.form_column)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(scroll, 1)
+        column.addWidget(self.run_controls())
+
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.form_column)
+        splitter.addWidget(results)
+        splitter.setChildrenCollapsible(False)     # dragging the handle must not hide the form or Run
+        splitter.setStretchFactor(0, 0)            # a wider window widens the results, not the form
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes(list(sizes))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
 
     # ------------------------------------------------------------ Run, Cancel, progress
     def run_controls(self) -> QWidget:

@@ -11,8 +11,7 @@ the compare workspace's interface (``page``, ``title``, ``refresh``, ``choices``
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.errors import EvalInputError, EvalUsageError
 from evalgui.gui.workspaces.base import Workspace
@@ -33,16 +32,6 @@ class CaseBaseWorkspace(Workspace):
         self.outcome = None             # engine.Outcome shown in the views
 
         self.form = CaseBaseForm(session)
-        scroll = QScrollArea()
-        scroll.setWidget(self.form)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.form_column = QWidget()
-        self.form_column.setMinimumWidth(320)
-        column = QVBoxLayout(self.form_column)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(scroll, 1)
-        column.addWidget(self.run_controls())
 
         self.table = TableView()
         self.per_query = PerQueryTab()
@@ -55,15 +44,7 @@ class CaseBaseWorkspace(Workspace):
             self.results_tabs.addTab(view.page, view.title)
         self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
 
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.form_column)
-        splitter.addWidget(self.results_tabs)
-        splitter.setStretchFactor(0, 0)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([530, 830])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        self.lay_out(self.form, self.results_tabs, form_min_width=320, sizes=(530, 830))
         session.changed.connect(self.form.refresh_inputs)
         self.form.edited.connect(self.modified)
         self.form.error.connect(self.error)

@@ -14,8 +14,7 @@ comparison.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.gui.workspaces.base import Workspace
@@ -37,16 +36,6 @@ class CompareWorkspace(Workspace):
         self.preferences = None         # evalgui.core.stats.compare.PreferenceComparison (Preferences tab)
 
         self.form = CompareForm(session, self.ranked_results)
-        scroll = QScrollArea()
-        scroll.setWidget(self.form)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.form_column = QWidget()
-        self.form_column.setMinimumWidth(300)
-        column = QVBoxLayout(self.form_column)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(scroll, 1)
-        column.addWidget(self.run_controls())
 
         self.table = TableView()
         self.matrix = MatrixTab()
@@ -60,15 +49,7 @@ class CompareWorkspace(Workspace):
         # Views that only keep up while in sight (the matrix) catch up when shown.
         self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
 
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.form_column)
-        splitter.addWidget(self.results_tabs)
-        splitter.setStretchFactor(0, 0)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([420, 900])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        self.lay_out(self.form, self.results_tabs, form_min_width=300)
         session.changed.connect(self.refresh_inputs)
         self.form.edited.connect(self.modified)
         self.refresh_inputs()

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.gui.workspaces.base import StaleBanner, Workspace, changed_files
@@ -41,16 +40,6 @@ class MetaevalWorkspace(Workspace):
         self._computed = None           # ranked.EvaluationInputs: the files and form the outcome was computed with
 
         self.form = MetaevalForm(session)
-        scroll = QScrollArea()
-        scroll.setWidget(self.form)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.form_column = QWidget()
-        self.form_column.setMinimumWidth(290)       # with the results, within the window's minimum width
-        column = QVBoxLayout(self.form_column)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(scroll, 1)
-        column.addWidget(self.run_controls())
 
         self.table = TableView()
         self.tradeoff = TradeoffView()
@@ -77,16 +66,7 @@ class MetaevalWorkspace(Workspace):
         results_layout.addWidget(self.stale_banner)
         results_layout.addWidget(self.results_tabs, 1)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.form_column)
-        splitter.addWidget(results_column)
-        splitter.setChildrenCollapsible(False)
-        splitter.setStretchFactor(0, 0)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([420, 900])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        self.lay_out(self.form, results_column)
         session.changed.connect(self.refresh_inputs)
         session.changed.connect(self._update_stale_banner)
         self.form.edited.connect(self.modified)

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.core.ranked.jobs import ResultSet, RunResult, evaluation_job, saved_results
@@ -89,17 +89,6 @@ class RankedWorkspace(Workspace):
         self._changed_on_disk: list[str] = []   # run files that no longer give the project's numbers
 
         self.form = RankedForm(session)
-        scroll = QScrollArea()
-        scroll.setWidget(self.form)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        # Run, Cancel and the progress stay in sight below the (scrollable) form.
-        self.form_column = QWidget()
-        self.form_column.setMinimumWidth(290)       # the form's widest row and a scroll bar
-        column = QVBoxLayout(self.form_column)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(scroll, 1)
-        column.addWidget(self.run_controls())
 
         self.summary = SummaryView()
         self.per_query = PerQueryView()
@@ -124,16 +113,7 @@ class RankedWorkspace(Workspace):
         results_layout.addWidget(self.results_tabs, 1)
 
         self.results_tabs.setMinimumWidth(300)
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.form_column)
-        splitter.addWidget(results_column)
-        splitter.setChildrenCollapsible(False)     # dragging the handle must not hide the form or Run
-        splitter.setStretchFactor(0, 0)            # a wider window widens the results, not the form
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([420, 900])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        self.lay_out(self.form, results_column)
         session.changed.connect(self._session_changed)
         form = self.form
         for edited in (form.qrels_combo.currentIndexChanged, form.run_list.itemChanged, form.picker.changed,

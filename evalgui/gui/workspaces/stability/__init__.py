@@ -11,8 +11,7 @@ the other workspaces' small interface: ``page``, ``title``, ``refresh(outcome)``
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.gui.workspaces.base import Workspace
@@ -34,16 +33,6 @@ class StabilityWorkspace(Workspace):
         self.outcome = None             # engine.Outcome shown in the views
 
         self.form = StabilityForm(session)
-        scroll = QScrollArea()
-        scroll.setWidget(self.form)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.form_column = QWidget()
-        self.form_column.setMinimumWidth(290)       # with the results, within the window's minimum width
-        column = QVBoxLayout(self.form_column)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(scroll, 1)
-        column.addWidget(self.run_controls())
 
         self.evaluation = EvaluationView()
         self.actual = ActualView()
@@ -59,16 +48,7 @@ class StabilityWorkspace(Workspace):
         # Views that only keep up while in sight catch up when shown.
         self.results_tabs.currentChanged.connect(lambda index: self.views[index].shown() if index >= 0 else None)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.form_column)
-        splitter.addWidget(self.results_tabs)
-        splitter.setChildrenCollapsible(False)
-        splitter.setStretchFactor(0, 0)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([420, 900])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        self.lay_out(self.form, self.results_tabs)
         session.changed.connect(self.refresh_inputs)
         self.form.edited.connect(self.modified)
         self.refresh_inputs()
