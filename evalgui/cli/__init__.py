@@ -23,6 +23,7 @@ import sys
 from importlib import import_module
 
 from evalgui.cli.common import PROG, Parser, UsageProblem, fail
+from evalgui.core.distribution import VersionAction
 
 # The subcommands, in the order --help lists them: modules of this package.
 SUBCOMMANDS = ("trec_eval", "evaluate", "compare", "preference", "metaeval", "stability", "similarity", "casebase",
@@ -35,7 +36,7 @@ def _subcommands() -> dict:
 
 def build_parser() -> Parser:
     parser = Parser(prog=PROG, description="Evaluate retrieval runs (trec_eval-exact measures) from the command line.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('evalgui').__version__}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, module in _subcommands().items():
         module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION))

@@ -8,9 +8,9 @@ resources/: the metadata may be missing or describe another checkout.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import importlib
-import importlib.metadata as metadata
 import pkgutil
 import platform
 import re
@@ -37,15 +37,35 @@ def _checkout_pyproject() -> dict | None:
     return project if project.get("name") == DISTRIBUTION else None
 
 
+def _metadata():
+    """importlib.metadata, imported when first needed: it costs about 40 ms, at every start of the CLI."""
+    import importlib.metadata
+
+    return importlib.metadata
+
+
 @functools.cache
 def version() -> str:
     project = _checkout_pyproject()
     if project is not None:
         return str(project["version"])
     try:
-        return metadata.version(DISTRIBUTION)
-    except metadata.PackageNotFoundError:
+        return _metadata().version(DISTRIBUTION)
+    except _metadata().PackageNotFoundError:
         return UNKNOWN
+
+
+class VersionAction(argparse.Action):
+    """``--version``: prints ``template`` (``%(prog)s`` and ``{version}``) and exits. The version is
+    looked up only when the option is given, so that a normal start does not pay for it."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, template="%(prog)s {version}",
+                 help="show the program's version and exit"):
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help=help)
+        self.template = template
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(message=self.template.replace("%(prog)s", parser.prog).format(version=version()) + "\n")
 
 
 def _requirement_names(requirements: list[str]) -> list[str]:
@@ -80,8 +100,8 @@ def bundled_libraries() -> tuple[Library, ...]:
     project = _checkout_pyproject()
     try:
         pending = _requirement_names(project["dependencies"] if project is not None
-                                     else metadata.requires(DISTRIBUTION) or [])
-    except metadata.PackageNotFoundError:
+                                     else _metadata().requires(DISTRIBUTION) or [])
+    except _metadata().PackageNotFoundError:
         pending = []
     found: dict[str, Library] = {}
     while pending:
@@ -89,8 +109,8 @@ def bundled_libraries() -> tuple[Library, ...]:
         if _canonical(name) in found:
             continue
         try:
-            dist = metadata.distribution(name)
-        except metadata.PackageNotFoundError:     # a dependency for another platform
+            dist = _metadata().distribution(name)
+        except _metadata().PackageNotFoundError:     # a dependency for another platform
             continue
         found[_canonical(name)] = Library(dist.metadata["Name"], dist.version, licence_of(dist.metadata))
         pending += _requirement_names(dist.requires or [])
@@ -106,8 +126,8 @@ def evalgui_licence() -> str:
     if project is not None:
         return str(project.get("license", UNKNOWN))
     try:
-        return licence_of(metadata.metadata(DISTRIBUTION))
-    except metadata.PackageNotFoundError:
+        return licence_of(_metadata().metadata(DISTRIBUTION))
+    except _metadata().PackageNotFoundError:
         return UNKNOWN
 
 

@@ -48,9 +48,9 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
                         help="quit once the files (or the demo) are loaded and evaluated, after checking the "
                              "installation; exit 1 on any error")
     parser.add_argument("files", nargs="*", help="qrels, runs or an .evalgui project to open")
-    from evalgui.core.distribution import version
+    from evalgui.core.distribution import VersionAction
 
-    parser.add_argument("--version", action="version", version=f"evalgui {version()}")
+    parser.add_argument("--version", action=VersionAction, template="evalgui {version}")
     return parser.parse_args(argv)
 
 

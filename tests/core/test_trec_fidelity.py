@@ -265,3 +265,22 @@ def test_drill_down_shows_tied_documents_judged_alike_in_trec_eval_order():
     result = evaluate_run(qrels, run, requests_for(["P.5"]))
     side = drill_down_rankings(result.ranking, run, result.ranking, run, "1").a
     assert side["doc"].tolist() == ["a", "x", "e", "c", "b"]
+
+
+@pytest.mark.parametrize("n_q, n_rows", [(7, 3000), (2**20, 2**21)])
+def test_score_order_sorts_by_query_then_score_descending(n_q, n_rows):
+    # Point 13's numeric sort: both of its paths (keys sorted with the row number inside them; argsort
+    # when the query and row numbers leave too few bits), with scores equal but for their last bits,
+    # negative scores, -0.0 and 0.0.
+    from evalgui.core.ranked.ranking import _score_order
+
+    rng = np.random.default_rng(5)
+    run_q = rng.integers(0, n_q, n_rows).astype(np.int32)
+    base = np.round(rng.normal(0, 10, n_rows), 1)
+    scores = np.where(rng.random(n_rows) < 0.3, np.nextafter(base, np.inf), base)   # last-bit neighbours
+    scores[rng.random(n_rows) < 0.01] = -0.0
+    scores[rng.random(n_rows) < 0.01] = 0.0
+    order = _score_order(run_q, scores, n_q)
+    assert np.array_equal(np.sort(order), np.arange(n_rows))
+    want = np.lexsort((-scores, run_q))
+    assert np.array_equal(run_q[order], run_q[want]) and np.array_equal(scores[order], scores[want])
