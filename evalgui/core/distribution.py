@@ -65,7 +65,8 @@ class VersionAction(argparse.Action):
         self.template = template
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.exit(message=self.template.replace("%(prog)s", parser.prog).format(version=version()) + "\n")
+        print(self.template.replace("%(prog)s", parser.prog).format(version=version()))   # stdout, as argparse's
+        parser.exit()
 
 
 def _requirement_names(requirements: list[str]) -> list[str]:
