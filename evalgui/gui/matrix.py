@@ -34,6 +34,8 @@
     (every other one...) and long ones shortened with "…"; hovering a cell shows its tooltip,
     hovering a label its full text (``hover_text(scene_pos)``).
 ``colour_map(diverging, levels, reverse=False)``: the pyqtgraph ColorMap both use.
+``CellTextModel``: a MatrixModel whose cells may show a text of their own ("40/0/10"); ``set_frame(frame,
+    texts=...)``. ``nice_limit(value)``: 1, 2 or 5 × 10^k at or above it, for colour levels that stay put.
 """
 
 from __future__ import annotations
@@ -763,3 +765,33 @@ class HeatmapPlot(pg.PlotWidget):
             QToolTip.showText(QCursor.pos(), text, self)
         else:
             QToolTip.hideText()
+
+
+# Colour levels snap to these, so that re-running with similar numbers keeps every colour.
+_NICE_STEPS = (1, 2, 5)
+
+
+def nice_limit(value: float) -> float:
+    """The smallest of 1, 2, 5 × 10^k at or above ``value`` (at least 0.01)."""
+    value = max(abs(value), 0.01)
+    exponent = math.floor(math.log10(value))
+    for step in _NICE_STEPS + (10,):
+        limit = step * 10 ** exponent
+        if limit >= value * (1 - 1e-12):
+            return float(limit)
+    return float(10 ** (exponent + 1))
+
+
+class CellTextModel(MatrixModel):
+    """A matrix model whose cells may show a text of their own ("40/0/10", "<0.0001") instead of the
+    number, followed by the cell's mark; the number still decides the colour and is what Copy and
+    Export give."""
+
+    def set_frame(self, frame: pd.DataFrame, *, texts: pd.DataFrame | None = None, **kwargs) -> None:
+        """``texts``: strings with ``frame``'s index and columns (None: the numbers, as MatrixModel shows them)."""
+        self._texts = None if texts is None else \
+            texts.reindex(index=frame.index, columns=frame.columns, fill_value="").to_numpy(dtype=object).tolist()
+        super().set_frame(frame, **kwargs)
+
+    def cell_text(self, row: int, column: int) -> str:
+        return super().cell_text(row, column) if self._texts is None else self._texts[row][column]

@@ -20,6 +20,7 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING, TESTS
+from evalgui.gui.forms import registry_combo
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker
 
@@ -40,19 +41,6 @@ CORRECTION_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm",
 
 def _parameter(test: str, name: str) -> str:
     return next((p.description for p in TESTS[test].parameters if p.name == name), "")
-
-
-def registry_combo(name: str, registry, labels: dict[str, str]) -> QComboBox:
-    """A combo box of a registry's records (data: the name), each with its help as tooltip; the box's
-    own tooltip follows the choice. The meta-evaluation form's test and correction use it too."""
-    combo = QComboBox()
-    combo.setObjectName(name)
-    for record in registry.values():
-        combo.addItem(labels.get(record.name, record.name), record.name)
-        combo.setItemData(combo.count() - 1, record.help_text, Qt.ItemDataRole.ToolTipRole)
-    combo.currentIndexChanged.connect(lambda _: combo.setToolTip(registry[combo.currentData()].help_text))
-    combo.setToolTip(registry[combo.currentData()].help_text)
-    return combo
 
 
 class CompareForm(QWidget):

@@ -18,30 +18,14 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
-from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
+from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 from evalgui.gui.workspaces.compare.lazy import LazyView
-from evalgui.gui.workspaces.ranked.run_matrix import nice_limit
 
 DIFF, P_ADJUSTED, WTL = "diff", "p_adjusted", "wtl"
 VALUES = (("Mean difference", DIFF), ("Adjusted p-value", P_ADJUSTED), ("Wins / ties / losses", WTL))
 MARK = "*"
-
-
-class CellTextModel(MatrixModel):
-    """A matrix model whose cells may show a text of their own ("40/0/10", "<0.0001") instead of the
-    number, followed by the cell's mark; the number still decides the colour and is what Copy and
-    Export give."""
-
-    def set_frame(self, frame: pd.DataFrame, *, texts: pd.DataFrame | None = None, **kwargs) -> None:
-        """``texts``: strings with ``frame``'s index and columns (None: the numbers, as MatrixModel shows them)."""
-        self._texts = None if texts is None else \
-            texts.reindex(index=frame.index, columns=frame.columns, fill_value="").to_numpy(dtype=object).tolist()
-        super().set_frame(frame, **kwargs)
-
-    def cell_text(self, row: int, column: int) -> str:
-        return super().cell_text(row, column) if self._texts is None else self._texts[row][column]
 
 
 def p_text(p: float) -> str:

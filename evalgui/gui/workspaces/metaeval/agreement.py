@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
 from evalgui.gui.plots import export_plot_dialog
+from evalgui.gui.result_views import ResultView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
-from evalgui.gui.workspaces.metaeval.views import ResultView
 
 PEARSON, SIGN, TAU = "pearson", "sign_agreement", "kendall_tau"
 VALUES = (("Pearson (per-query differences)", PEARSON), ("Sign agreement (%)", SIGN),

@@ -18,12 +18,10 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.core.metaeval.scores import is_preference_measure
 from evalgui.core.stats.stability import BETTER, EQUAL, WORSE
-from evalgui.gui.matrix import HeatmapPlot, MatrixView
+from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
 from evalgui.gui.plots import export_plot_dialog
+from evalgui.gui.result_views import ResultView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
-from evalgui.gui.workspaces.compare.matrices import CellTextModel
-from evalgui.gui.workspaces.metaeval.views import ResultView
-from evalgui.gui.workspaces.ranked.run_matrix import nice_limit
 
 
 def error_shares(counts: np.ndarray) -> np.ndarray:

@@ -11,11 +11,10 @@ comparison's registries) gives ``evalgui-cli`` and the help.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QSpinBox,
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel,
                                QStackedWidget, QVBoxLayout, QWidget)
 
 from evalgui.core.errors import EvalUsageError
@@ -23,8 +22,9 @@ from evalgui.core.metaeval.catalogue import EXPERIMENTS
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
+from evalgui.gui.forms import line_edit, parse_numbers, registry_combo, spin_box
 from evalgui.gui.measurepicker import MeasurePicker
-from evalgui.gui.workspaces.compare.form import CORRECTION_LABELS, TEST_LABELS, registry_combo
+from evalgui.gui.workspaces.compare.form import CORRECTION_LABELS, TEST_LABELS
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 
 STABILITY, POWER, ROBUSTNESS, AGREEMENT = "stability", "power", "robustness", "agreement"
@@ -45,35 +45,6 @@ def parameter_tip(experiment: str, name: str) -> str:
     return f"{text} (default {p.default})" if p.default else text
 
 
-def _numbers(text: str, kind: type, what: str, example: str) -> tuple:
-    """Numbers typed with commas or blanks between them; () when the box is empty (the engine's default)."""
-    parts = [p for p in re.split(r"[\s,;]+", text.strip()) if p]
-    try:
-        return tuple(kind(p) for p in parts)
-    except ValueError:
-        raise EvalUsageError(f"{what}: type numbers separated by commas (e.g. {example}), not '{text.strip()}'.") \
-            from None
-
-
-def _spin(name: str, low: int, high: int, value: int, tip: str) -> QSpinBox:
-    spin = QSpinBox()
-    spin.setObjectName(name)
-    spin.setRange(low, high)
-    spin.setValue(value)
-    spin.setGroupSeparatorShown(True)
-    spin.setToolTip(tip)
-    return spin
-
-
-def _line(name: str, placeholder: str, tip: str) -> QLineEdit:
-    line = QLineEdit()
-    line.setObjectName(name)
-    line.setPlaceholderText(placeholder)
-    line.setClearButtonEnabled(True)
-    line.setToolTip(tip + ". Empty: the default.")
-    return line
-
-
 class MetaevalForm(QWidget):
     """``edited`` fires when the user changes a setting (the session then has something to save);
     ``changed`` when anything changes, the user or a program (a restored project)."""
@@ -91,7 +62,7 @@ class MetaevalForm(QWidget):
         measures_box = QGroupBox("Measures")
         self.picker = MeasurePicker(registry=measures_offered())
         self.picker.setMinimumHeight(260)
-        self.level_spin = _spin("metaevalRelevanceLevel", -100, 100, 1,
+        self.level_spin = spin_box("metaevalRelevanceLevel", -100, 100, 1,
                                 "Minimum grade that counts as relevant (trec_eval -l). Preference measures: grades "
                                 "told apart at 1 (graded RPP), binary from grade N at another level N")
         measures_layout = QFormLayout(measures_box)
@@ -103,7 +74,7 @@ class MetaevalForm(QWidget):
         self.pages = QStackedWidget()
         for page in (self._stability_page(), self._power_page(), self._robustness_page(), self._agreement_page()):
             self.pages.addWidget(page)
-        self.seed_spin = _spin("metaevalSeed", 0, 2_147_483_647, 42, parameter_tip(STABILITY, "seed"))
+        self.seed_spin = spin_box("metaevalSeed", 0, 2_147_483_647, 42, parameter_tip(STABILITY, "seed"))
         self.fill_check = QCheckBox("Score missing queries as 0 (-c)")
         self.fill_check.setObjectName("metaevalFillMissing")
         self.fill_check.setToolTip("Use every qrels query; a run without results for one scores 0 there, as "
@@ -148,12 +119,12 @@ class MetaevalForm(QWidget):
         self.fuzziness_spin.setSingleStep(0.01)
         self.fuzziness_spin.setValue(0.05)
         self.fuzziness_spin.setToolTip(parameter_tip(STABILITY, "fuzziness"))
-        self.set_sizes_edit = _line("metaevalSetSizes", "5, 10, … up to n/2", parameter_tip(STABILITY, "set size"))
-        self.sets_spin = _spin("metaevalSets", 1, 10_000_000, 1000, parameter_tip(STABILITY, "sets"))
+        self.set_sizes_edit = line_edit("metaevalSetSizes", "5, 10, … up to n/2", parameter_tip(STABILITY, "set size"))
+        self.sets_spin = spin_box("metaevalSets", 1, 10_000_000, 1000, parameter_tip(STABILITY, "sets"))
         self.replacement_check = QCheckBox("Draw with replacement")
         self.replacement_check.setObjectName("metaevalReplacement")
         self.replacement_check.setToolTip(parameter_tip(STABILITY, "replacement"))
-        self.stability_repetitions_spin = _spin("metaevalStabilityRepetitions", 1, 100_000, 5,
+        self.stability_repetitions_spin = spin_box("metaevalStabilityRepetitions", 1, 100_000, 5,
                                                 parameter_tip(STABILITY, "repetitions"))
         page = QWidget()
         form = QFormLayout(page)
@@ -177,7 +148,7 @@ class MetaevalForm(QWidget):
         self.alpha_spin.setSingleStep(0.01)
         self.alpha_spin.setValue(0.05)
         self.alpha_spin.setToolTip(parameter_tip(POWER, "alpha"))
-        self.samples_spin = _spin("metaevalSamples", 1, 10_000_000, DEFAULT_SAMPLES["bootstrap"], "")
+        self.samples_spin = spin_box("metaevalSamples", 1, 10_000_000, DEFAULT_SAMPLES["bootstrap"], "")
         self.samples_spin.valueChanged.connect(self._samples_changed)
         page = QWidget()
         form = QFormLayout(page)
@@ -189,8 +160,8 @@ class MetaevalForm(QWidget):
         return page
 
     def _robustness_page(self) -> QWidget:
-        self.fractions_edit = _line("metaevalFractions", "0.1, 0.2, … 0.9", parameter_tip(ROBUSTNESS, "fractions"))
-        self.robustness_repetitions_spin = _spin("metaevalRobustnessRepetitions", 1, 100_000, 10,
+        self.fractions_edit = line_edit("metaevalFractions", "0.1, 0.2, … 0.9", parameter_tip(ROBUSTNESS, "fractions"))
+        self.robustness_repetitions_spin = spin_box("metaevalRobustnessRepetitions", 1, 100_000, 10,
                                                  parameter_tip(ROBUSTNESS, "repetitions"))
         page = QWidget()
         form = QFormLayout(page)
@@ -250,7 +221,7 @@ class MetaevalForm(QWidget):
         experiment, seed = self.experiment(), self.seed_spin.value()
         try:
             if experiment == STABILITY:
-                sizes = _numbers(self.set_sizes_edit.text(), int, "Set sizes", "5, 10, 25")
+                sizes = parse_numbers(self.set_sizes_edit.text(), int, "Set sizes", "5, 10, 25")
                 return ex.StabilitySettings(set_sizes=sizes, sets=self.sets_spin.value(),
                                             fuzziness=self.fuzziness_spin.value(),
                                             replacement=self.replacement_check.isChecked(),
@@ -261,7 +232,7 @@ class MetaevalForm(QWidget):
                                         alpha=self.alpha_spin.value(),
                                         samples=self.samples_spin.value() if test in RESAMPLING else None, seed=seed)
             if experiment == ROBUSTNESS:
-                fractions = _numbers(self.fractions_edit.text(), float, "Fractions", "0.3, 0.6, 0.9")
+                fractions = parse_numbers(self.fractions_edit.text(), float, "Fractions", "0.3, 0.6, 0.9")
                 return ex.RobustnessSettings(fractions=fractions or ex.DEFAULT_FRACTIONS,
                                              repetitions=self.robustness_repetitions_spin.value(), seed=seed)
             return ex.AgreementSettings()

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from evalgui.gui.plots import run_colour
-from evalgui.gui.workspaces.metaeval.views import PlotView, new_plot
+from evalgui.gui.result_views import PlotView, new_plot
 
 
 class PowerView(PlotView):

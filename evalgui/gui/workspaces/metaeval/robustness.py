@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QLabel
 
 from evalgui.core.metaeval.scores import is_preference_measure
 from evalgui.gui.plots import run_colour
+from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
-from evalgui.gui.workspaces.metaeval.views import PlotView, new_plot
 
 TAU, FLIPPED = "kendall_tau", "flipped_pairs"
 VALUES = (("Kendall's τ", TAU), ("Flipped pairs (%)", FLIPPED))

@@ -10,8 +10,8 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.plots import run_colour
+from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
-from evalgui.gui.workspaces.metaeval.views import PlotView, new_plot
 
 RATES = (("Error rate", "error_rate"), ("Tie rate", "tie_rate"))
 

@@ -7,31 +7,14 @@ workspace's job.
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.core.ranked.jobs import ResultSet
-from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
+from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView, nice_limit
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
-
-# Colour levels snap to these, so that re-running with similar numbers keeps every colour.
-_NICE_STEPS = (1, 2, 5)
-
-
-def nice_limit(value: float) -> float:
-    """The smallest of 1, 2, 5 × 10^k at or above ``value`` (at least 0.01)."""
-    value = max(abs(value), 0.01)
-    exponent = math.floor(math.log10(value))
-    for step in _NICE_STEPS + (10,):
-        limit = step * 10 ** exponent
-        if limit >= value * (1 - 1e-12):
-            return float(limit)
-    return float(10 ** (exponent + 1))
-
 
 class RunMatrixView:
     title = "Run × run"

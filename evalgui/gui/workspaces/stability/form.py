@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLa
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_SIGS, OPTION_HELP
 from evalgui.core.rankfile.measures import parse_measure
-from evalgui.gui.workspaces.metaeval.form import _line, _numbers, _spin
+from evalgui.gui.forms import line_edit, parse_numbers, spin_box
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 from evalgui.gui.workspaces.stability.picker import RankMeasurePicker
 
@@ -75,8 +75,8 @@ class StabilityForm(QWidget):
         self.data = QrelsRunsPicker(session, object_prefix="stability")
         self.data.setTitle("")
         self.data.setFlat(True)
-        self.level_spin = _spin("stabilityRelevanceLevel", -100, 100, 1, tip("level", "-l"))
-        self.missing_spin = _spin("stabilityMissingRank", 0, 2_000_000_000, 0, tip("missing_rank", "--missing-rank"))
+        self.level_spin = spin_box("stabilityRelevanceLevel", -100, 100, 1, tip("level", "-l"))
+        self.missing_spin = spin_box("stabilityMissingRank", 0, 2_000_000_000, 0, tip("missing_rank", "--missing-rank"))
         self.missing_spin.setSpecialValueText("retrieved + 1")
         trec_page = QWidget()
         trec_layout = QFormLayout(trec_page)
@@ -97,12 +97,12 @@ class StabilityForm(QWidget):
         measures_box = QGroupBox("Measures")
         self.picker = RankMeasurePicker()
         self.picker.setMinimumHeight(260)
-        self.total_spin = _spin("stabilityTotalRanks", 0, 2_000_000_000, 0, tip("total_ranks", "-n"))
+        self.total_spin = spin_box("stabilityTotalRanks", 0, 2_000_000_000, 0, tip("total_ranks", "-n"))
         self.total_spin.setSpecialValueText("not given")
         self.total_note = QLabel()
         self.total_note.setObjectName("stabilityTotalNote")
         self.total_note.setWordWrap(True)
-        self.cutoffs_edit = _line("stabilityCutoffs", "e.g. 10, 100 (for @k)", tip("cutoffs", "--cutoffs"))
+        self.cutoffs_edit = line_edit("stabilityCutoffs", "e.g. 10, 100 (for @k)", tip("cutoffs", "--cutoffs"))
         measures_layout = QFormLayout(measures_box)
         measures_layout.addRow(self.picker)
         measures_layout.addRow("Total ranks T", self.total_spin)
@@ -118,12 +118,12 @@ class StabilityForm(QWidget):
                                           "sensitive each measure is, and which systems differ significantly. "
                                           "Unticked: only each measure's value per system on all the entities "
                                           "(--printing actual).")
-        self.splits_edit = _line("stabilitySplits", "10", tip("splits", "--splits"))
-        self.sigs_edit = _line("stabilitySigs", ", ".join(map(str, DEFAULT_SIGS)), tip("sigs", "--sigs"))
-        self.systems_edit = _line("stabilitySystems", "all", tip("systems", "--systems"))
-        self.entities_edit = _line("stabilityEntities", "all", tip("entities", "--entities"))
-        self.iterations_spin = _spin("stabilityIterations", 1, 1_000_000, 50, tip("iterations", "-i"))
-        self.bootstrap_spin = _spin("stabilityBootstrap", 1, 10_000_000, 1000, tip("bootstrap", "-b"))
+        self.splits_edit = line_edit("stabilitySplits", "10", tip("splits", "--splits"))
+        self.sigs_edit = line_edit("stabilitySigs", ", ".join(map(str, DEFAULT_SIGS)), tip("sigs", "--sigs"))
+        self.systems_edit = line_edit("stabilitySystems", "all", tip("systems", "--systems"))
+        self.entities_edit = line_edit("stabilityEntities", "all", tip("entities", "--entities"))
+        self.iterations_spin = spin_box("stabilityIterations", 1, 1_000_000, 50, tip("iterations", "-i"))
+        self.bootstrap_spin = spin_box("stabilityBootstrap", 1, 10_000_000, 1000, tip("bootstrap", "-b"))
         self.error_check = QCheckBox("Error and tie rates (-e)")
         self.error_check.setObjectName("stabilityErrorRates")
         self.error_check.setChecked(True)      # the window's plots need them; they cost little
@@ -131,8 +131,8 @@ class StabilityForm(QWidget):
         self.swap_check = QCheckBox("Significance by the swap method (-w)")
         self.swap_check.setObjectName("stabilitySwap")
         self.swap_check.setToolTip(tip("swap", "-w"))
-        self.seed_spin = _spin("stabilitySeed", 0, 2_147_483_647, 42, tip("seed", "-s"))
-        self.threads_spin = _spin("stabilityThreads", 1, MAX_THREADS, 1, tip("threads", "-t"))
+        self.seed_spin = spin_box("stabilitySeed", 0, 2_147_483_647, 42, tip("seed", "-s"))
+        self.threads_spin = spin_box("stabilityThreads", 1, MAX_THREADS, 1, tip("threads", "-t"))
         self.compat_check = QCheckBox("As the original tool (--compat dunaiski2018)")
         self.compat_check.setObjectName("stabilityCompat")
         self.compat_check.setToolTip(compat_tip())
@@ -264,13 +264,13 @@ class StabilityForm(QWidget):
         if ranged and not self.cutoffs_edit.text().strip():
             raise EvalUsageError(f"{' and '.join(ranged)}: give the cut-offs under “Cut-offs k” (e.g. 10, 100).")
         experiments = self.experiments_check.isChecked()
-        splits = _numbers(self.splits_edit.text(), int, "Queries (splits)", "2, 5, 10") or (10,)
-        sigs = _numbers(self.sigs_edit.text(), float, "Fuzziness levels", "0.01, 0.05") or DEFAULT_SIGS
+        splits = parse_numbers(self.splits_edit.text(), int, "Queries (splits)", "2, 5, 10") or (10,)
+        sigs = parse_numbers(self.sigs_edit.text(), float, "Fuzziness levels", "0.01, 0.05") or DEFAULT_SIGS
         return Settings(measures=measures, iterations=self.iterations_spin.value(),
                         bootstrap=self.bootstrap_spin.value(), splits=splits,
-                        systems=_numbers(self.systems_edit.text(), int, "Systems drawn", "3, 4"),
-                        entities=_numbers(self.entities_edit.text(), int, "Entities drawn", "100, 200"),
-                        sigs=sigs, cutoffs=_numbers(self.cutoffs_edit.text(), float, "Cut-offs", "10, 100"),
+                        systems=parse_numbers(self.systems_edit.text(), int, "Systems drawn", "3, 4"),
+                        entities=parse_numbers(self.entities_edit.text(), int, "Entities drawn", "100, 200"),
+                        sigs=sigs, cutoffs=parse_numbers(self.cutoffs_edit.text(), float, "Cut-offs", "10, 100"),
                         total_ranks=float(self.total_spin.value()) if self.total_spin.value() else None,
                         error_rates=self.error_check.isChecked(), swap=self.swap_check.isChecked(),
                         experiments=experiments, seed=self.seed_spin.value(), threads=self.threads_spin.value(),

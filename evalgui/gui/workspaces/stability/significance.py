@@ -18,12 +18,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
-from evalgui.gui.matrix import HeatmapPlot, MatrixView
+from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView
 from evalgui.gui.plots import export_plot_dialog
+from evalgui.gui.result_views import ResultView
 from evalgui.gui.tables import tsv_text
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
-from evalgui.gui.workspaces.compare.matrices import CellTextModel
-from evalgui.gui.workspaces.metaeval.views import ResultView
 from evalgui.gui.workspaces.stability.engine import EXPERIMENT, combination_items, combination_of, combination_text
 from evalgui.gui.workspaces.stability.styles import show_combinations_whole
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
-from evalgui.gui.workspaces.metaeval.views import PlotView, new_plot
 from evalgui.gui.workspaces.stability.engine import EXPERIMENT, level_items
 from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH, measure_style, show_combinations_whole
 

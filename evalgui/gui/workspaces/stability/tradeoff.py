@@ -12,8 +12,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
-from evalgui.gui.workspaces.metaeval.views import PlotView, new_plot
 from evalgui.gui.workspaces.stability.engine import (EXPERIMENT, combination_items, combination_of,
                                                      combination_text, level_items)
 from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH, label_colour, measure_style, show_combinations_whole

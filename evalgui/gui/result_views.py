@@ -1,4 +1,4 @@
-"""What the meta-evaluation result views share.
+"""Result views that draw only when in sight, and plot views (meta-evaluation and measure stability).
 
 :class:`ResultView`: a view of one kind of experiment that draws only while in sight.
 A meta-evaluation of 30 runs has 435 pairs and a 30 × 30 matrix: drawing every view
