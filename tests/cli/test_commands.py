@@ -76,6 +76,17 @@ def test_importing_the_cli_imports_no_engine():
     assert proc.stdout.strip() == "[]"
 
 
+@pytest.mark.parametrize("command", ["evaluate", "trec_eval"])
+def test_ranked_subcommands_start_no_blas_threads_and_the_version_is_read_only_when_asked(files, command):
+    # Issue 8, point 13: start-up counts on a 1-second run. Neither subcommand does linear algebra, so
+    # OpenBLAS need not start its threads, and the package metadata is read for --version alone.
+    code = ("import os, sys; os.environ.pop('OPENBLAS_NUM_THREADS', None); from evalgui.cli import _main; "
+            f"status = _main([{command!r}, *sys.argv[1:]]); "
+            "print(status, os.environ.get('OPENBLAS_NUM_THREADS'), 'importlib.metadata' in sys.modules, file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, files)], capture_output=True, text=True)
+    assert proc.stderr.strip().splitlines()[-1] == "0 1 False", proc.stderr
+
+
 # ---------------------------------------------------------------- exit codes
 
 def test_success_is_0(capsys, files):
