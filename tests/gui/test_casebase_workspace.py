@@ -47,7 +47,7 @@ def _tick_only(checklist, keys):
 
 def _preview_settled(qtbot, casebase):
     """Wait until the preview's side job (the latest request) is done."""
-    qtbot.waitUntil(lambda: "preview" not in casebase._side_workers, timeout=10_000)
+    qtbot.waitUntil(lambda: not casebase.preview_pending(), timeout=10_000)
 
 
 def _set_up(qtbot, window, monkeypatch, folder=CBR, filter_sizes="3,6", ks="3,3"):
