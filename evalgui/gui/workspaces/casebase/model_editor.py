@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
@@ -82,29 +83,32 @@ class ModelEditor(QWidget):
 
     # ------------------------------------------------------------ rows
     def set_model(self, model: SimilarityModel) -> None:
+        """Show a model. The rows there are reused (a model loaded over the defaults): building a row's five
+        widgets costs the GUI thread a few milliseconds."""
         self.source = model.source
-        self.table.setRowCount(0)
-        for a in model.attributes:
-            self._add_row(a)
+        self.table.setRowCount(min(self.table.rowCount(), len(model.attributes)))
+        for row, a in enumerate(model.attributes):
+            if row == self.table.rowCount():
+                self._add_row()
+            self._show_row(row, a)
         self._edited()
 
-    def _add_row(self, a: AttributeModel) -> None:
+    def _add_row(self) -> None:
+        """An empty row: its widgets, connected (:meth:`_show_row` fills them)."""
         row = self.table.rowCount()
         self.table.insertRow(row)
-        name = QTableWidgetItem(a.name)
+        name = QTableWidgetItem()
         name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
         self.table.setItem(row, ATTRIBUTE, name)
         kind = QComboBox()
         kind.addItems(list(TYPES))
-        kind.setCurrentText(a.type)
         kind.setToolTip("The attribute's type: which local measures fit it, and how its cells are read")
         measure = QComboBox()
-        params = QLineEdit(json.dumps(a.parameters) if a.parameters else "")
+        params = QLineEdit()
         params.setPlaceholderText("{}")
         weight = QDoubleSpinBox()
         weight.setRange(0.0, 1000.0)
         weight.setDecimals(2)
-        weight.setValue(a.weight)
         weight.setToolTip("The attribute's weight in the weighted mean (0 leaves it out); type it, or use the wheel "
                           "or the arrow keys")
         weight.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)      # room for the parameters
@@ -112,20 +116,34 @@ class ModelEditor(QWidget):
         self.table.setCellWidget(row, MEASURE, measure)
         self.table.setCellWidget(row, PARAMETERS, params)
         self.table.setCellWidget(row, WEIGHT, weight)
-        delimiter = QLineEdit(a.delimiter or "")
+        delimiter = QLineEdit()
         delimiter.setPlaceholderText(";")
         delimiter.setMaxLength(8)
         delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Sep.") + 16)
         delimiter.setToolTip(DELIMITER_TIP)
-        delimiter.setEnabled(a.type == "set")
         self.table.setCellWidget(row, DELIMITER, delimiter)
         delimiter.textChanged.connect(self._edited)
         kind.currentTextChanged.connect(lambda text, d=delimiter: d.setEnabled(text == "set"))
-        self._fill_measures(measure, a.type, a.measure)
         kind.currentTextChanged.connect(lambda text, m=measure: (self._fill_measures(m, text, None), self._edited()))
         measure.currentIndexChanged.connect(lambda _, m=measure: (self._measure_tip(m), self._edited()))
         params.textChanged.connect(self._edited)
         weight.valueChanged.connect(self._edited)
+
+    def _show_row(self, row: int, a: AttributeModel) -> None:
+        """Put an attribute's settings in a row's widgets (quietly: set_model reports the edit once)."""
+        self.table.item(row, ATTRIBUTE).setText(a.name)
+        kind, measure, params, weight, delimiter = (self.widget(row, c)
+                                                    for c in (TYPE, MEASURE, PARAMETERS, WEIGHT, DELIMITER))
+        for widget in (kind, params, weight, delimiter):
+            widget.blockSignals(True)
+        kind.setCurrentText(a.type)
+        params.setText(json.dumps(a.parameters) if a.parameters else "")
+        weight.setValue(a.weight)
+        delimiter.setText(a.delimiter or "")
+        delimiter.setEnabled(a.type == "set")
+        for widget in (kind, params, weight, delimiter):
+            widget.blockSignals(False)
+        self._fill_measures(measure, a.type, a.measure)
 
     @staticmethod
     def _fill_measures(combo: QComboBox, kind: str, chosen: str | None) -> None:
@@ -230,15 +248,15 @@ class CaseIdBox(QComboBox):
     """A case id picked from a case base's ids: a list to scroll, or typed (completed as one types).
 
     A case base may hold 50,000 cases: the ids live in one QStringListModel (filled in C++ at
-    once, not item by item) and the box never measures them all for its size. ``currentData()``
-    and ``findData()`` speak in ids, as a ChoiceBox does."""
+    once, not item by item; two boxes offering the same case base share it) and the box never
+    measures them all for its size. ``currentData()`` and ``findData()`` speak in ids, as a
+    ChoiceBox does."""
 
     def __init__(self, object_name: str, parent=None):
         super().__init__(parent)
         self.setObjectName(object_name)
-        self.ids = QStringListModel(self)
+        self.ids = QStringListModel()        # the list shown (a new one for new ids: another box may share it)
         self._offered = None                 # the array of ids offered
-        self._index = None                   # its pandas Index, for findData
         self.setModel(self.ids)
         self.setEditable(True)
         self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -256,15 +274,19 @@ class CaseIdBox(QComboBox):
     def chosen_id(self) -> str:
         return self.itemText(self.currentIndex()) if self.currentIndex() >= 0 else ""
 
-    def set_ids(self, ids) -> None:
+    def set_ids(self, ids, like: "CaseIdBox | None" = None) -> None:
         """Offer the case base's ``ids`` (an array of str; None: none), keeping the chosen one when it is still
-        there (else the first). The same array again changes nothing."""
+        there (else the first). The same array again changes nothing; the array ``like`` offers already: its list
+        is shared."""
         if ids is self._offered:
             return
         kept = self.currentData()
-        self._offered, self._index = ids, None
+        self._offered = ids
         self.blockSignals(True)
-        self.ids.setStringList([] if ids is None else ids.tolist())
+        shared = like is not None and ids is not None and like._offered is ids
+        self.ids = like.ids if shared else QStringListModel([] if ids is None else ids.tolist())
+        self.setModel(self.ids)
+        self.completer().setModel(self.ids)
         self.setCurrentIndex(max(self.findData(kept), 0) if ids is not None and len(ids) else -1)
         self.blockSignals(False)
 
@@ -274,11 +296,9 @@ class CaseIdBox(QComboBox):
     def findData(self, data, role=Qt.ItemDataRole.UserRole, flags=Qt.MatchFlag.MatchExactly) -> int:
         if self._offered is None or data is None:
             return -1
-        if self._index is None:                      # a hashed lookup, built when first asked
-            import pandas as pd
-
-            self._index = pd.Index(self._offered)
-        return int(self._index.get_indexer([data])[0])
+        # A scan of 50,000 ids by numpy: a millisecond (a hashed index costs ten to build).
+        found = np.flatnonzero(self._offered == data)
+        return int(found[0]) if len(found) else -1
 
 
 class PreviewBox(QWidget):
