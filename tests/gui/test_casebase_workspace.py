@@ -162,31 +162,6 @@ def test_a_new_case_base_starts_one_preview(qtbot, window, monkeypatch):
     assert casebase.form.editor.table.rowCount() == 9 and casebase.form.preview.global_similarity() == 1.0
 
 
-def test_a_model_loaded_over_another_shows_only_its_own_settings(qtbot, window, monkeypatch):
-    """The editor reuses its rows for the next model: nothing of the previous one may stay (a set's delimiter, a
-    parameter, a tenth row)."""
-    casebase = _set_up(qtbot, window, monkeypatch)
-    form, editor = casebase.form, casebase.form.editor
-    features = editor.row_of("features")
-    editor.widget(features, 5).setText("|")
-    editor.widget(editor.row_of("body"), 3).setText('{"default": 0.2}')
-    _open_as(monkeypatch, CBR / "mac_model.json")
-    qtbot.mouseClick(editor.load_button, Qt.MouseButton.LeftButton)
-    assert editor.to_dict() == {"attributes": [
-        {"name": "price", "type": "numeric", "measure": "linear", "weight": 3.0, "parameters": {}},
-        {"name": "body", "type": "categorical", "measure": "equality", "weight": 2.0, "parameters": {}}]}
-    assert [editor.widget(1, 2).itemData(i) for i in range(editor.widget(1, 2).count())] == ["equality", "table"]
-    assert not editor.widget(0, 5).isEnabled() and editor.widget(0, 5).text() == ""
-    assert form.mac_list.count() == 2
-    qtbot.mouseClick(editor.defaults_button, Qt.MouseButton.LeftButton)
-    assert editor.model().names == ["make", "body", "fuel", "price", "year", "mileage", "power", "features", "model"]
-    features = editor.row_of("features")
-    assert editor.widget(features, 1).currentText() == "set" and editor.widget(features, 5).isEnabled()
-    assert editor.widget(features, 5).text() == "" and editor.widget(editor.row_of("body"), 3).text() == ""
-    _preview_settled(qtbot, casebase)
-    assert not form.preview.model.frame.empty
-
-
 def test_the_model_saves_to_a_file_the_engine_reads(qtbot, window, monkeypatch, tmp_path):
     from evalgui.core.cbr.model import load_model
 

@@ -83,32 +83,29 @@ class ModelEditor(QWidget):
 
     # ------------------------------------------------------------ rows
     def set_model(self, model: SimilarityModel) -> None:
-        """Show a model. The rows there are reused (a model loaded over the defaults): building a row's five
-        widgets costs the GUI thread a few milliseconds."""
         self.source = model.source
-        self.table.setRowCount(min(self.table.rowCount(), len(model.attributes)))
-        for row, a in enumerate(model.attributes):
-            if row == self.table.rowCount():
-                self._add_row()
-            self._show_row(row, a)
+        self.table.setRowCount(0)
+        for a in model.attributes:
+            self._add_row(a)
         self._edited()
 
-    def _add_row(self) -> None:
-        """An empty row: its widgets, connected (:meth:`_show_row` fills them)."""
+    def _add_row(self, a: AttributeModel) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
-        name = QTableWidgetItem()
+        name = QTableWidgetItem(a.name)
         name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
         self.table.setItem(row, ATTRIBUTE, name)
         kind = QComboBox()
         kind.addItems(list(TYPES))
+        kind.setCurrentText(a.type)
         kind.setToolTip("The attribute's type: which local measures fit it, and how its cells are read")
         measure = QComboBox()
-        params = QLineEdit()
+        params = QLineEdit(json.dumps(a.parameters) if a.parameters else "")
         params.setPlaceholderText("{}")
         weight = QDoubleSpinBox()
         weight.setRange(0.0, 1000.0)
         weight.setDecimals(2)
+        weight.setValue(a.weight)
         weight.setToolTip("The attribute's weight in the weighted mean (0 leaves it out); type it, or use the wheel "
                           "or the arrow keys")
         weight.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)      # room for the parameters
@@ -116,34 +113,20 @@ class ModelEditor(QWidget):
         self.table.setCellWidget(row, MEASURE, measure)
         self.table.setCellWidget(row, PARAMETERS, params)
         self.table.setCellWidget(row, WEIGHT, weight)
-        delimiter = QLineEdit()
+        delimiter = QLineEdit(a.delimiter or "")
         delimiter.setPlaceholderText(";")
         delimiter.setMaxLength(8)
         delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Sep.") + 16)
         delimiter.setToolTip(DELIMITER_TIP)
+        delimiter.setEnabled(a.type == "set")
         self.table.setCellWidget(row, DELIMITER, delimiter)
         delimiter.textChanged.connect(self._edited)
         kind.currentTextChanged.connect(lambda text, d=delimiter: d.setEnabled(text == "set"))
+        self._fill_measures(measure, a.type, a.measure)
         kind.currentTextChanged.connect(lambda text, m=measure: (self._fill_measures(m, text, None), self._edited()))
         measure.currentIndexChanged.connect(lambda _, m=measure: (self._measure_tip(m), self._edited()))
         params.textChanged.connect(self._edited)
         weight.valueChanged.connect(self._edited)
-
-    def _show_row(self, row: int, a: AttributeModel) -> None:
-        """Put an attribute's settings in a row's widgets (quietly: set_model reports the edit once)."""
-        self.table.item(row, ATTRIBUTE).setText(a.name)
-        kind, measure, params, weight, delimiter = (self.widget(row, c)
-                                                    for c in (TYPE, MEASURE, PARAMETERS, WEIGHT, DELIMITER))
-        for widget in (kind, params, weight, delimiter):
-            widget.blockSignals(True)
-        kind.setCurrentText(a.type)
-        params.setText(json.dumps(a.parameters) if a.parameters else "")
-        weight.setValue(a.weight)
-        delimiter.setText(a.delimiter or "")
-        delimiter.setEnabled(a.type == "set")
-        for widget in (kind, params, weight, delimiter):
-            widget.blockSignals(False)
-        self._fill_measures(measure, a.type, a.measure)
 
     @staticmethod
     def _fill_measures(combo: QComboBox, kind: str, chosen: str | None) -> None:
