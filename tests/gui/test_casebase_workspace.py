@@ -47,7 +47,7 @@ def _tick_only(checklist, keys):
 
 def _preview_settled(qtbot, casebase):
     """Wait until the preview's side job (the latest request) is done."""
-    qtbot.waitUntil(lambda: "preview" not in casebase._side_workers, timeout=10_000)
+    qtbot.waitUntil(lambda: not casebase.preview_pending(), timeout=10_000)
 
 
 def _set_up(qtbot, window, monkeypatch, folder=CBR, filter_sizes="3,6", ks="3,3"):
@@ -147,6 +147,19 @@ def test_a_type_the_values_do_not_fit_is_said_in_the_preview_and_refused_by_run(
     editor.widget(editor.row_of("make"), 1).setCurrentText("categorical")
     qtbot.waitUntil(lambda: not form.preview.model.frame.empty, timeout=10_000)
     assert "weighted mean" in form.preview.note.text()
+
+
+def test_a_new_case_base_starts_one_preview(qtbot, window, monkeypatch):
+    """Its default model and its ids for both boxes all ask for the preview: one job computes it (each job beside
+    the GUI thread takes the GIL from it)."""
+    casebase = _workspace(window)
+    started = []
+    start_side_job = casebase.start_side_job
+    monkeypatch.setattr(casebase, "start_side_job", lambda key, *args: (started.append(key), start_side_job(key, *args)))
+    load(qtbot, window, [CBR / "cars.csv"])
+    _preview_settled(qtbot, casebase)
+    assert started == ["preview"]
+    assert casebase.form.editor.table.rowCount() == 9 and casebase.form.preview.global_similarity() == 1.0
 
 
 def test_the_model_saves_to_a_file_the_engine_reads(qtbot, window, monkeypatch, tmp_path):

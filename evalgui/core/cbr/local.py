@@ -123,18 +123,24 @@ class Local:
         return self._sim(*self._pair_operands(qi, ci)), self.present_pairs(qi, ci)
 
 
+def with_range(measure: str, params: dict, test: np.ndarray, train: np.ndarray) -> dict:
+    """The checked parameters of a numeric measure, with the range a linear or asymmetric measure takes
+    from the values of both columns when it gives none (so a slice of the columns keeps it)."""
+    if measure not in ("linear", "asymmetric") or params.get("range") is not None:
+        return params
+    values = np.concatenate((test[~np.isnan(test)], train[~np.isnan(train)]))
+    return {**params, "range": float(values.max() - values.min()) if len(values) else 0.0}
+
+
 class Numeric(Local):
     def __init__(self, measure: str, params: dict, test: np.ndarray, train: np.ndarray):
         super().__init__(~np.isnan(test), ~np.isnan(train))
         self.test, self.train, self.measure = test, train, measure
+        params = with_range(measure, params, test, train)
         self.better = params.get("better", "more")
         self.alpha = params.get("alpha")
         self.threshold = params.get("threshold")
-        span = params.get("range")
-        if span is None and measure in ("linear", "asymmetric"):
-            values = np.concatenate((test[self.q_present], train[self.c_present]))
-            span = float(values.max() - values.min()) if len(values) else 0.0
-        self.range = span
+        self.range = params.get("range")
 
     def _block_operands(self, q):
         return self.test[q][:, None], self.train[None, :]

@@ -20,10 +20,14 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from evalgui.core.cbr.catalogue import MEASURES_BY_TYPE
+# At import, not at the first model checked: that is on the GUI thread, and compiling local.py there costs
+# the window ten milliseconds.
+from evalgui.core.cbr.local import check_parameters, encode, with_range
 from evalgui.core.errors import EvalInputError
 
 TYPES = tuple(MEASURES_BY_TYPE)
@@ -94,8 +98,6 @@ class SimilarityModel:
 
         if not isinstance(data, dict) or not isinstance(data.get("attributes"), list):
             raise bad('expected an object {"attributes": [{"name": ..., "type": ..., "measure": ..., "weight": ...}]}')
-        from evalgui.core.cbr.local import check_parameters
-
         attributes, seen = [], set()
         for i, item in enumerate(data["attributes"], 1):
             if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
@@ -161,25 +163,34 @@ def default_model(case_base) -> SimilarityModel:
 
 class Scorer:
     """A model compiled for one pair of case bases: global similarities of queries (test cases)
-    against cases (train), for a block of queries or for given pairs."""
+    against cases (train), for a block of queries or for given pairs.
 
-    def __init__(self, model: SimilarityModel, test, train):
-        from evalgui.core.cbr.local import check_parameters, encode
+    ``pair`` (a query's row, a case's row): only that query and that case are encoded, as rows 0
+    and 0 (the preview: a few cells, not 50,000 cases; numeric ranges still span every case).
+    ``check`` is called between attributes (a job's cancel check)."""
 
+    def __init__(self, model: SimilarityModel, test, train, pair: tuple[int, int] | None = None,
+                 check: Callable[[], None] | None = None):
         model.check_columns(train, test)
         self.model = model
         self.attributes = []
         for a in model.attributes:
             if a.weight == 0:
                 continue
+            if check is not None:
+                check()
             params = check_parameters(a.type, a.measure, a.parameters)
             c = train.values(a.name, a.type, a.delimiter)          # the train file's errors first
             q = test.values(a.name, a.type, a.delimiter)
+            if pair is not None:
+                if a.type == "numeric":
+                    params = with_range(a.measure, params, q, c)
+                q, c = q[pair[0]:pair[0] + 1], c[pair[1]:pair[1] + 1]
             try:
                 self.attributes.append((a.weight, encode(a.type, a.measure, params, q, c)))
             except ValueError as exc:
                 raise EvalInputError(model.source, f"attribute '{a.name}': {exc}") from None
-        self.n_queries, self.n_cases = len(test), len(train)
+        self.n_queries, self.n_cases = (1, 1) if pair is not None else (len(test), len(train))
 
     def _combine(self, parts, shape) -> np.ndarray:
         total = np.zeros(shape)

@@ -100,35 +100,41 @@ def _members(cell, delimiter: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m for m in (_plain(i) for i in items if not is_missing(i)) if m))
 
 
+def _stripped(strings):
+    """An Arrow string column stripped, null where blank (Arrow's compute functions: C++, the GIL released)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    stripped = pc.utf8_trim_whitespace(strings)
+    return pc.if_else(pc.equal(pc.utf8_length(stripped), 0), pa.scalar(None, pa.string()), stripped)
+
+
 def _arrow_text(cells: np.ndarray):
     """The cells as an Arrow string array, stripped (null where missing), when every cell is text or
     missing, as in a CSV column; else None. Arrow's compute functions then work on it in C."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     try:
         strings = pa.array(cells, pa.string(), from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    stripped = pc.utf8_trim_whitespace(strings)
-    return pc.if_else(pc.equal(pc.utf8_length(stripped), 0), pa.scalar(None, pa.string()), stripped)
+    return _stripped(strings)
 
 
-def text_column(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(the cells stripped, where missing) when every cell is text or missing; else None."""
-    text = _arrow_text(cells)
-    if text is None:
-        return None
+def _text_cells(text) -> tuple[np.ndarray, np.ndarray]:
+    """(the cells of an Arrow text column as str, None where missing; where missing)."""
     return text.to_numpy(zero_copy_only=False).astype(object), text.is_null().to_numpy(zero_copy_only=False)
 
 
-def infer_type(cells, delimiter: str = DEFAULT_DELIMITER) -> str:
-    """The type a column's values suggest (see the module's docstring)."""
+def infer_type(cells, delimiter: str = DEFAULT_DELIMITER, text=None) -> str:
+    """The type a column's values suggest (see the module's docstring). ``text``: the cells as
+    :func:`_arrow_text` gives them, when the reader kept them (else converted here)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     cells = np.asarray(cells, dtype=object)
-    text = _arrow_text(cells)
+    if text is None:
+        text = _arrow_text(cells)
     if text is not None:                        # a text column (CSV, TSV): Arrow's compute functions
         present = text.drop_null()
         if not len(present):
@@ -176,6 +182,9 @@ class CaseBase:
     rows: np.ndarray | None = None        # each case's data row in the file (None: 0, 1, 2...)
     row_lines: np.ndarray | None = None   # the file line of each data row (None: counted when needed)
     file_columns: tuple[str, ...] = ()    # every column, the id column too, in the file's order
+    # column -> its cells as an Arrow string array, stripped, null where missing (None: not all text).
+    # Kept from the reader: converting 50,000 Python strings to Arrow holds the GIL.
+    texts: dict = field(default_factory=dict, repr=False)
     _parsed: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -206,7 +215,15 @@ class CaseBase:
     def take(self, rows: np.ndarray) -> "CaseBase":
         """The cases at ``rows``, in that order (the retrievers put cases in id order)."""
         return CaseBase(self.source, self.id_column, self.ids[rows], {c: v[rows] for c, v in self.cells.items()},
-                        dict(self.types), self.delimiter, self.rows[rows], self.row_lines, self.file_columns)
+                        dict(self.types), self.delimiter, self.rows[rows], self.row_lines, self.file_columns,
+                        {c: None if t is None else t.take(rows) for c, t in self.texts.items()})
+
+    def text(self, column: str):
+        """The column's cells as an Arrow string array (stripped, null where missing), or None when a cell is
+        not text (JSON numbers, Parquet lists)."""
+        if column not in self.texts:
+            self.texts[column] = _arrow_text(self.cells[column])
+        return self.texts[column]
 
     def with_id_column(self, column: str) -> "CaseBase":
         """The same cases keyed by another column (the id column so far becomes an attribute, its type
@@ -218,7 +235,7 @@ class CaseBase:
             raise EvalInputError(self.source, f"no id column '{column}' (columns: {', '.join(self.file_columns)})")
         types = {c: t for c, t in self.types.items() if c != column}
         return _keyed(self.source, list(self.file_columns), cells, self.row_lines, self.rows, column, types,
-                      self.delimiter)
+                      self.delimiter, self.texts)
 
     def case(self, case_id: str) -> dict:
         """One case's raw values by attribute (the model editor's preview)."""
@@ -244,19 +261,22 @@ class CaseBase:
             self._parsed[key] = self._parse(column, kind, delimiter)
         return self._parsed[key]
 
-    def _parse_text(self, column: str, kind: str, delimiter: str, values: np.ndarray, missing: np.ndarray):
+    def _parse_text(self, column: str, kind: str, delimiter: str, text):
         """A column of text cells (CSV, TSV), vectorised where it counts."""
-        import pandas as pd
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
         if kind == "numeric":
-            numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=np.float64,
-                                                                                              copy=True)
-            bad = ~missing & ~np.isfinite(numbers)
-            if bad.any():
-                row = int(np.flatnonzero(bad)[0])
-                raise self._bad(row, column, f"'{values[row]}' is not a number")
+            try:            # Arrow parses in C++ with the GIL released (pandas' to_numeric holds it)
+                numbers = np.array(pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                numbers = None
+            missing = text.is_null().to_numpy(zero_copy_only=False)
+            if numbers is None or not np.isfinite(numbers[~missing]).all():
+                return self._parse_numbers(column, *_text_cells(text))
             numbers[missing] = np.nan
             return numbers
+        values, missing = _text_cells(text)
         if kind in ("categorical", "text"):
             return values
         if kind == "set":
@@ -266,11 +286,24 @@ class CaseBase:
             return out
         return self._parse_cells(column, kind, delimiter, values, missing)
 
+    def _parse_numbers(self, column: str, values: np.ndarray, missing: np.ndarray) -> np.ndarray:
+        """Text cells as numbers, one by one (pandas); the first that is no finite number is an error."""
+        import pandas as pd
+
+        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=np.float64,
+                                                                                          copy=True)
+        bad = ~missing & ~np.isfinite(numbers)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise self._bad(row, column, f"'{values[row]}' is not a number")
+        numbers[missing] = np.nan
+        return numbers
+
     def _parse(self, column: str, kind: str, delimiter: str):
         cells = self.cells[column]
-        text = text_column(cells)
+        text = self.text(column)
         if text is not None:
-            return self._parse_text(column, kind, delimiter, *text)
+            return self._parse_text(column, kind, delimiter, text)
         missing = np.fromiter((is_missing(c) for c in cells), dtype=bool, count=len(cells))
         return self._parse_cells(column, kind, delimiter, cells, missing)
 
@@ -353,8 +386,9 @@ def _json_records(source: str) -> tuple[list[dict], list[int]]:
     return records, lines
 
 
-def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarray | None]:
-    """(column names, cells by column, line of each row or None: counted when a message needs it)."""
+def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarray | None, dict]:
+    """(column names, cells by column, line of each row or None: counted when a message needs it, the text
+    columns as Arrow arrays: see CaseBase.texts)."""
     if extension_of(source) == "json":
         records, lines = _json_records(source)
         columns = list(dict.fromkeys(k for r in records for k in r))
@@ -363,18 +397,25 @@ def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarr
             column = np.empty(len(records), dtype=object)
             column[:] = [r.get(c) for r in records]
             cells[c] = column
-        return columns, cells, np.asarray(lines, dtype=np.int64)
+        return columns, cells, np.asarray(lines, dtype=np.int64), {}
+    import pyarrow as pa
+
     from evalgui.core.inputs.similarity import arrow_table
 
     table = arrow_table(source)                 # CSV and TSV as text, Parquet as stored
     if table is not None:
         columns = [str(c).strip() for c in table.column_names]
-        cells = {}
+        cells, texts = {}, {}
         for i, name in enumerate(columns):
+            data = table.column(i)
+            if pa.types.is_string(data.type) or pa.types.is_large_string(data.type):
+                cells[name] = data.to_numpy(zero_copy_only=False).astype(object, copy=False)
+                texts[name] = _stripped(data.combine_chunks().cast(pa.string()))
+                continue
             column = np.empty(table.num_rows, dtype=object)       # lists (Parquet) stay one cell each
-            column[:] = list(table.column(i).to_numpy(zero_copy_only=False))
+            column[:] = list(data.to_numpy(zero_copy_only=False))
             cells[name] = column
-        return columns, cells, None
+        return columns, cells, None, texts
     from evalgui.core.formats.other import _load_frame
 
     _, frame, lines = _load_frame(source)       # Arrow could not parse it: pandas names the line
@@ -384,24 +425,27 @@ def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarr
         column = np.empty(len(frame), dtype=object)
         column[:] = frame[c].tolist()
         cells[name] = column
-    return columns, cells, np.asarray(lines, dtype=np.int64)
+    return columns, cells, np.asarray(lines, dtype=np.int64), {}
 
 
 def read_case_base(path: str | os.PathLike, *, id_column: str | None = None, types: dict[str, str] | None = None,
                    delimiter: str = DEFAULT_DELIMITER) -> CaseBase:
     """Read a case base. ``types`` overrides the inferred type of some columns."""
     source = os.fspath(path)
-    columns, cells, lines = _load_cells(source)
+    columns, cells, lines, texts = _load_cells(source)
     if not columns:
         raise EvalInputError(source, "no columns")
-    return _keyed(source, columns, cells, lines, None, id_column, types or {}, delimiter)
+    return _keyed(source, columns, cells, lines, None, id_column, types or {}, delimiter, texts)
 
 
 def _keyed(source: str, columns: list[str], cells: dict[str, np.ndarray], lines: np.ndarray | None,
-           rows: np.ndarray | None, id_column: str | None, types: dict[str, str], delimiter: str) -> CaseBase:
+           rows: np.ndarray | None, id_column: str | None, types: dict[str, str], delimiter: str,
+           texts: dict | None = None) -> CaseBase:
     """The case base of these columns keyed by ``id_column`` (None: ``id`` in any case, else the first):
-    its ids checked (none missing, none twice), the other columns' types given in ``types`` or inferred."""
+    its ids checked (none missing, none twice), the other columns' types given in ``types`` or inferred.
+    ``texts``: the columns' Arrow text the reader kept (CaseBase.texts)."""
     import pandas as pd
+    import pyarrow.compute as pc
 
     if id_column is None:
         id_column = next((c for c in columns if c.lower() == DEFAULT_ID_COLUMN), columns[0])
@@ -412,10 +456,10 @@ def _keyed(source: str, columns: list[str], cells: dict[str, np.ndarray], lines:
     if not len(raw_ids):
         raise EvalInputError(source, "no cases (only the header)")
     base = CaseBase(source, id_column, raw_ids, attributes, {}, delimiter, rows=rows, row_lines=lines,
-                    file_columns=tuple(columns))
-    text = text_column(raw_ids)
-    if text is not None:
-        ids, missing = text
+                    file_columns=tuple(columns), texts=dict(texts or {}))
+    id_text = base.texts[id_column] if id_column in base.texts else _arrow_text(raw_ids)
+    if id_text is not None:
+        ids, missing = _text_cells(id_text)
     else:
         missing = np.fromiter((is_missing(c) for c in raw_ids.tolist()), dtype=bool, count=len(raw_ids))
         ids = np.array([None if m else _plain(c) for c, m in zip(raw_ids.tolist(), missing.tolist())], dtype=object)
@@ -423,7 +467,8 @@ def _keyed(source: str, columns: list[str], cells: dict[str, np.ndarray], lines:
         row = int(np.flatnonzero(missing)[0])
         raise EvalInputError(source, f"the case id is missing (an empty cell in column {id_column})",
                              int(base.lines[row]))
-    repeated = pd.Series(ids, dtype=object).duplicated().to_numpy()
+    distinct = id_text is not None and pc.count_distinct(id_text).as_py() == len(ids)    # in C++: no repeat
+    repeated = np.zeros(len(ids), dtype=bool) if distinct else pd.Series(ids, dtype=object).duplicated().to_numpy()
     if repeated.any():
         row = int(np.flatnonzero(repeated)[0])
         first = int(np.flatnonzero(ids == ids[row])[0])
@@ -438,7 +483,8 @@ def _keyed(source: str, columns: list[str], cells: dict[str, np.ndarray], lines:
                                          f"(columns: {', '.join(attributes)})")
         if kind not in TYPES:
             raise EvalInputError(source, f"column '{column}': unknown type '{kind}' (choose from {', '.join(TYPES)})")
-    base.types = {c: types[c] if c in types else infer_type(v, delimiter) for c, v in attributes.items()}
+    base.types = {c: types[c] if c in types else infer_type(v, delimiter, base.text(c))
+                  for c, v in attributes.items()}
     return base
 
 

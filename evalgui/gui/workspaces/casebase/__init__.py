@@ -11,6 +11,7 @@ the compare workspace's interface (``page``, ``title``, ``refresh``, ``choices``
 
 from __future__ import annotations
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.errors import EvalInputError, EvalUsageError
@@ -49,28 +50,54 @@ class CaseBaseWorkspace(Workspace):
         self.form.edited.connect(self.modified)
         self.form.error.connect(self.error)
         self.form.editor.save_failed.connect(self.error)
+        # One preview job per turn of the event loop: a new case base changes the model and both ids at once.
+        self.preview_timer = QTimer(self)
+        self.preview_timer.setSingleShot(True)
+        self.preview_timer.setInterval(0)
+        self.preview_timer.timeout.connect(self._start_preview)
         self.form.preview_wanted.connect(self.update_preview)
         self.update_preview()
 
     # ------------------------------------------------------------ the preview
-    def update_preview(self) -> None:
-        """Recompute the preview on the worker (the latest request wins)."""
-        from evalgui.gui.workspaces.casebase.engine import preview
-
+    def _preview_request(self):
+        """(the model, test, train, query id, case id) to preview, or the reason there is no preview ("": no
+        case base or ids yet)."""
         box = self.form.preview
         test, train = self.form.test(), self.form.train()
         query, case = box.query.currentData(), box.case.currentData()
         problem = self.form.editor.problem()
         if test is None or train is None or query is None or case is None or problem:
-            box.show_problem(problem or "")
-            return
-        model = self.form.editor.model()
+            return problem or ""
+        return self.form.editor.model(), test, train, query, case
 
-        def job(_state):
+    def update_preview(self) -> None:
+        """Recompute the preview on the worker (the latest request wins); a model the engine would refuse
+        says why at once."""
+        request = self._preview_request()
+        if isinstance(request, str):
+            self.preview_timer.stop()
+            self.form.preview.show_problem(request)
+        else:
+            self.preview_timer.start()
+
+    def preview_pending(self) -> bool:
+        """A preview is asked for or being computed."""
+        return self.preview_timer.isActive() or "preview" in self._side_workers
+
+    def _start_preview(self) -> None:
+        from evalgui.gui.workspaces.casebase.engine import preview
+
+        box = self.form.preview
+        request = self._preview_request()
+        if isinstance(request, str):
+            box.show_problem(request)
+            return
+
+        def job(state):
             # A value that does not fit its attribute's type is the model being edited, not a failure:
             # the preview says so in place (Run refuses it with a dialog).
             try:
-                return preview(model, test, train, query, case)
+                return preview(*request, state)
             except (EvalInputError, EvalUsageError) as exc:
                 return str(exc)
 

@@ -156,17 +156,17 @@ def drill_down(truth: RankedLists, lists: RankedLists, query: str) -> tuple[pd.D
     return gt, rl
 
 
-def preview(model, test, train, query_id: str, case_id: str) -> pd.DataFrame:
+def preview(model, test, train, query_id: str, case_id: str, state: JobState | None = None) -> pd.DataFrame:
     """One query and one case under the model: each attribute's values, weight and local similarity,
     then the global similarity (the weighted mean over the attributes both have)."""
     from evalgui.core.cbr.model import Scorer
 
-    scorer = Scorer(model, test, train)
     qi, ci = int(np.flatnonzero(test.ids == query_id)[0]), int(np.flatnonzero(train.ids == case_id)[0])
+    scorer = Scorer(model, test, train, pair=(qi, ci), check=state.check if state is not None else None)
     query, case = test.case(query_id), train.case(case_id)
     rows = [(name, _shown(query[name]), _shown(case[name]), weight, math.nan if local is None else local)
-            for name, weight, local in scorer.explain(qi, ci)]
-    rows.append(("global", "", "", math.nan, float(scorer.pairs(np.array([qi]), np.array([ci]))[0])))
+            for name, weight, local in scorer.explain(0, 0)]
+    rows.append(("global", "", "", math.nan, float(scorer.pairs(np.array([0]), np.array([0]))[0])))
     return pd.DataFrame(rows, columns=["attribute", "query", "case", "weight", "similarity"])
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget)
 
@@ -70,6 +70,12 @@ class CaseBaseForm(QWidget):
         self._keyed: dict[tuple, object] = {}      # (path, load, id column) -> the case base keyed by it
         self.mac_path: str | None = None
         self.mac_model = None
+        # The first case base's default model is built in the next turn of the event loop: building the editor's
+        # rows in the same turn as the lists of ids would keep the window from answering for too long at once.
+        self.default_timer = QTimer(self)
+        self.default_timer.setSingleShot(True)
+        self.default_timer.setInterval(0)
+        self.default_timer.timeout.connect(self._default_if_empty)
 
         # ---------------------------------------------------------------- the source
         source_box = QGroupBox("Source")
@@ -363,6 +369,12 @@ class CaseBaseForm(QWidget):
         self.wanted["train"] = self.train_combo.currentData()
         self._fill_ids(self.train_id, self.train_combo.currentData())
         if self.editor.table.rowCount() == 0 and self.train() is not None:
+            self.default_timer.start()
+
+    def _default_if_empty(self) -> None:
+        """The train case base's default model, unless a model came meanwhile (a file, a project)."""
+        self.default_timer.stop()
+        if self.editor.table.rowCount() == 0:
             self.default_model()
 
     def _test_changed(self) -> None:
@@ -524,7 +536,7 @@ class CaseBaseForm(QWidget):
     def _refresh_preview_choices(self) -> None:
         test, train = self.test(), self.train()
         self.preview.query.set_ids(test.ids if test is not None else None)
-        self.preview.case.set_ids(train.ids if train is not None else None)
+        self.preview.case.set_ids(train.ids if train is not None else None, like=self.preview.query)
         self.preview_wanted.emit()
 
     # ------------------------------------------------------------ the job's input
@@ -572,6 +584,8 @@ class CaseBaseForm(QWidget):
         train, test = self.train(), self.test()
         if train is None or test is None:
             raise EvalUsageError("Load a train case base first (File ▸ Open data…), then choose it here.")
+        if self.default_timer.isActive():         # Run right after the case base came: its default model
+            self._default_if_empty()
         try:
             model = self.editor.model()
         except EvalInputError as exc:
