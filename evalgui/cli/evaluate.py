@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evalgui.cli.common import (add_output_options, add_trec_options, eval_options, fail, output_format, warn,
-                                warn_absent, without_blas_threads, write_table)
+                                warn_absent, for_one_pass, write_table)
 
 NAME = "evaluate"
 HELP = "tidy table (run, query, measure, value) for one or more runs"
@@ -23,7 +23,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    without_blas_threads()
+    for_one_pass()
     from evalgui.core.inputs import kind
     from evalgui.core.ranked.evaluate import evaluate_columns, runs_sharing_no_query
     from evalgui.core.ranked.specs import parse_measures

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from evalgui.cli.common import add_trec_options, eval_options, fail, warn, warn_absent, without_blas_threads
+from evalgui.cli.common import add_trec_options, eval_options, fail, warn, warn_absent, for_one_pass
 
 NAME = "trec_eval"
 HELP = "print exactly what trec_eval 10.0 prints"
@@ -23,7 +23,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    without_blas_threads()
+    for_one_pass()
     from evalgui.core.inputs import kind
     from evalgui.core.ranked.evaluate import evaluate_run
     from evalgui.core.ranked.trec_eval import format_lines, requests_for
