@@ -175,6 +175,13 @@ def _file_order(run_q: np.ndarray, scores: np.ndarray) -> np.ndarray | slice | N
 PLACEHOLDER_DOCNO = "ceci_nest_pas_un_docno"
 
 
+def _high_bits(values: np.ndarray, bits: int) -> np.ndarray:
+    """``values`` (below 2**bits) moved to the top ``bits`` bits of a uint64."""
+    out = values.astype(np.uint64)
+    out <<= np.uint64(64 - bits)
+    return out
+
+
 def _score_order(run_q: np.ndarray, scores: np.ndarray, n_q: int) -> np.ndarray:
     """Rows by query (ascending), then score (descending); ties in any order.
 
@@ -199,21 +206,17 @@ def _score_order(run_q: np.ndarray, scores: np.ndarray, n_q: int) -> np.ndarray:
     key = ~bits
     key &= np.uint64(0x7FFF_FFFF_FFFF_FFFF)
     np.copyto(key, bits, where=bits >= np.uint64(1 << 63))
-    query = run_q.astype(np.uint64)
-    query <<= np.uint64(64 - q_bits)
     if q_bits + row_bits <= 40:
         key >>= np.uint64(q_bits + row_bits)
         key <<= np.uint64(row_bits)
         key |= np.arange(n, dtype=np.uint64)
-        key |= query
-        del query
+        key |= _high_bits(run_q, q_bits)
         key.sort()
         order = (key & np.uint64((1 << row_bits) - 1)).view(np.int64)
         key >>= np.uint64(row_bits)
     else:
         key >>= np.uint64(q_bits)
-        key |= query
-        del query
+        key |= _high_bits(run_q, q_bits)
         order = np.argsort(key)
         key = key[order]
     same_key = key[1:] == key[:-1]
@@ -303,7 +306,7 @@ def _break_ties_by_docno(order: np.ndarray, run_q: np.ndarray, scores: np.ndarra
         ordered = codes[order]
         # Keep the groups with two different judgments: a group is cut into runs of equal judgment,
         # so it is mixed exactly when one of its tied neighbours differs.
-        group = np.cumsum(np.r_[True, ~same])
+        group = np.cumsum(np.r_[True, ~same], dtype=np.int32 if len(order) < 2**31 else np.int64)
         mixed = np.zeros(int(group[-1]) + 1, dtype=bool)
         mixed[group[1:][same & (ordered[1:] != ordered[:-1])]] = True
         same &= mixed[group[1:]]
