@@ -113,3 +113,26 @@ def test_duplicate_and_nan_lines_come_from_row_numbers(tmp_path, monkeypatch):
     with pytest.raises(EvalInputError, match="NaN") as info:
         read_run(path)
     assert info.value.line == len(lines)
+
+
+@pytest.mark.parametrize("start, newline, blank", [("", "\n", False), ("\ufeff", "\n", False),
+                                                   ("", "\r\n", False), ("\ufeff", "\r\n", True)])
+def test_lines_are_counted_only_for_errors_and_counted_right(tmp_path, monkeypatch, start, newline, blank):
+    # Issue 8, point 13: lines are no longer counted while reading; an error counts them in the file
+    # again (after a byte-order mark, with CRLF, with blank lines that make rows and lines differ).
+    lines = _run_text(n_queries=3, per_query=30)
+    if blank:
+        lines[10:10] = [""]
+    bad = 71 if blank else 70
+    lines[bad] = lines[bad].replace(lines[bad].split()[4], "x12")
+    path = tmp_path / "r.txt"
+    path.write_bytes((start + newline.join(lines) + newline).encode())
+    monkeypatch.setattr(trec, "_PIECE", 300)
+    with pytest.raises(EvalInputError, match="'x12' is not a number") as info:
+        read_run(path)
+    assert info.value.line == bad + 1
+    lines[bad] = lines[bad].replace("x12", "nan")
+    path.write_bytes((start + newline.join(lines) + newline).encode())
+    with pytest.raises(EvalInputError, match="NaN") as info:
+        read_run(path)
+    assert info.value.line == bad + 1
