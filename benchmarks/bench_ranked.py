@@ -788,8 +788,8 @@ def render_markdown(*, command: str, spec: DataSpec, data: DataSummary, tied_pat
         "that reads `getrusage(RUSAGE_CHILDREN).ru_maxrss` after the child exits. Wall time includes interpreter "
         "start-up and imports. CPU time is user + system over all threads. evalgui's modules are byte-compiled "
         "first, as `pip install` leaves them (the peers come from wheels). On this shared 2-core VM the machine's "
-        "speed drifts by up to 30 % within minutes; runs of the same code gave the tied run's ratio between "
-        "0.41x and 0.49x, so compare tools within one run, not across runs.",
+        "speed drifts by up to 30 % within minutes; the tied run's ratio moved between 0.41x and 0.49x over "
+        "one session's runs (the code changing little between them), so compare tools within one run, not across runs.",
         "",
         *results_table(results, ref),
         "",
