@@ -8,6 +8,9 @@ project opened) never reaches the views.
 
 Results that the form or the files no longer describe say so in a :class:`StaleBanner` above
 them until the next Run; :func:`changed_files` gives the reasons the files give.
+
+:class:`ViewsWorkspace`: a form plus views showing one engine outcome (compare, meta-evaluation,
+measure stability, case-based retrieval): what they would otherwise each repeat.
 """
 
 from __future__ import annotations
@@ -269,3 +272,79 @@ class Workspace(QWidget):
     def export_targets(self) -> list[tuple[str, object]]:
         """(label, callable that shows an export dialog) for File ▸ Export…"""
         return []
+
+
+class ViewsWorkspace(Workspace):
+    """A workspace whose ``form`` and result ``views`` show one engine outcome (``outcome``).
+
+    What the compare, meta-evaluation, measure-stability and case-based workspaces share: the form's
+    state, the views' remembered choices, refreshing and clearing the views, "Cancelled", exports, and
+    the outcome in project files through :meth:`outcome_state` and :meth:`outcome_from_state`.
+    A subclass sets ``self.form`` and ``self.views`` (objects with ``page``, ``title``,
+    ``refresh(outcome)``, ``choices()`` and ``export_targets()``) and implements ``run``.
+    """
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self.outcome = None       # the engine's result the views show
+        self.form = None
+        self.views: list = []
+
+    # ------------------------------------------------------------ the form
+    def refresh_inputs(self) -> None:
+        self.form.refresh_inputs()
+
+    def form_state(self) -> dict:
+        return self.form.state()
+
+    def restore_form_state(self, state: dict) -> None:
+        self.form.restore(state)
+
+    def remember_view_choices(self) -> None:
+        """Before a run: each view's combo boxes keep their choice when the new results arrive."""
+        for view in self.views:
+            for combo in view.choices():
+                combo.remember()
+
+    # ------------------------------------------------------------ results
+    def _show_cancelled(self) -> None:
+        kept = "the previous results are still shown." if self.has_results() else "nothing to show."
+        self.progress_label.setText(f"Cancelled; {kept}")
+
+    def _refresh_views(self) -> None:
+        for view in self.views:
+            view.refresh(self.outcome)
+
+    def clear_results(self) -> None:
+        """Forget the results (another project is opened); a running job is stopped and ignored."""
+        self.abandon_job()
+        self.outcome = None
+        self._refresh_views()
+
+    def has_results(self) -> bool:
+        return self.outcome is not None
+
+    # ------------------------------------------------------------ projects and export
+    def outcome_state(self, outcome) -> dict:
+        """The outcome as JSON-able values, for a project file."""
+        raise NotImplementedError
+
+    def outcome_from_state(self, state: dict):
+        """The outcome a project file kept (None if it cannot be read)."""
+        raise NotImplementedError
+
+    def results_state(self) -> dict | None:
+        return self.outcome_state(self.outcome) if self.outcome is not None else None
+
+    def restore_results_state(self, state: dict) -> bool:
+        """Show the outcome a project kept; False (nothing changed) if it cannot be read."""
+        restored = self.outcome_from_state(state)
+        if restored is None:
+            return False
+        self.outcome = restored
+        self._refresh_views()
+        self.progress_label.setText("Results restored from the project.")
+        return True
+
+    def export_targets(self):
+        return [target for view in self.views for target in view.export_targets()]

@@ -15,7 +15,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.errors import EvalInputError, EvalUsageError
-from evalgui.gui.workspaces.base import Workspace
+from evalgui.gui.workspaces.base import ViewsWorkspace
 from evalgui.gui.workspaces.casebase.chart import ChartTab
 from evalgui.gui.workspaces.casebase.drill_down import DrillDownTab
 from evalgui.gui.workspaces.casebase.form import CaseBaseForm
@@ -23,14 +23,13 @@ from evalgui.gui.workspaces.casebase.per_query import PerQueryTab
 from evalgui.gui.workspaces.casebase.table import TableView
 
 
-class CaseBaseWorkspace(Workspace):
+class CaseBaseWorkspace(ViewsWorkspace):
     key = "casebase"
     title = "Case-based retrieval"
     idle_message = "Choose the case bases and the model (or similarity files), the retrievers and metrics, then Run."
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.outcome = None             # engine.Outcome shown in the views
 
         self.form = CaseBaseForm(session)
 
@@ -109,13 +108,6 @@ class CaseBaseWorkspace(Workspace):
 
         self.start_side_job("preview", job, show, "The preview failed")
 
-    # ------------------------------------------------------------ form state
-    def form_state(self) -> dict:
-        return self.form.state()
-
-    def restore_form_state(self, state: dict) -> None:
-        self.form.restore(state)
-
     # ------------------------------------------------------------ running
     def run(self) -> None:
         if self.is_busy():
@@ -127,9 +119,7 @@ class CaseBaseWorkspace(Workspace):
         except (EvalUsageError, EvalInputError) as exc:
             self.error.emit("Nothing to evaluate", str(exc))
             return
-        for view in self.views:
-            for combo in view.choices():
-                combo.remember()
+        self.remember_view_choices()
         self.start_job(evaluation_job(source), "Retrieving…", on_success=self._show_finished,
                        on_cancelled=self._show_cancelled, failure_title="The evaluation failed")
 
@@ -143,37 +133,13 @@ class CaseBaseWorkspace(Workspace):
         self.progress_label.setText(message)
         self.status_message.emit(message)
 
-    def _show_cancelled(self) -> None:
-        kept = "the previous results are still shown." if self.outcome is not None else "nothing to show."
-        self.progress_label.setText(f"Cancelled; {kept}")
-
-    def _refresh_views(self) -> None:
-        for view in self.views:
-            view.refresh(self.outcome)
-
-    def clear_results(self) -> None:
-        self.abandon_job()
-        self.outcome = None
-        self._refresh_views()
-
-    # ------------------------------------------------------------ projects and export
-    def has_results(self) -> bool:
-        return self.outcome is not None
-
-    def results_state(self) -> dict | None:
+    # ------------------------------------------------------------ projects
+    def outcome_state(self, outcome) -> dict:
         from evalgui.gui.workspaces.casebase.engine import outcome_state
 
-        return outcome_state(self.outcome) if self.outcome is not None else None
+        return outcome_state(outcome)
 
-    def restore_results_state(self, state: dict) -> None:
+    def outcome_from_state(self, state: dict):
         from evalgui.gui.workspaces.casebase.engine import outcome_from_state
 
-        restored = outcome_from_state(state)
-        if restored is None:
-            return
-        self.outcome = restored
-        self._refresh_views()
-        self.progress_label.setText("Results restored from the project.")
-
-    def export_targets(self):
-        return [target for view in self.views for target in view.export_targets()]
+        return outcome_from_state(state)

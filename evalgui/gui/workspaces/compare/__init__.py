@@ -17,7 +17,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.gui.workspaces.base import Workspace
+from evalgui.gui.workspaces.base import ViewsWorkspace
 from evalgui.gui.workspaces.compare.form import CompareForm
 from evalgui.gui.workspaces.compare.matrices import MatrixTab
 from evalgui.gui.workspaces.compare.preferences import PreferencesTab, significant_pairs
@@ -25,7 +25,7 @@ from evalgui.gui.workspaces.compare.scatter import ScatterTab
 from evalgui.gui.workspaces.compare.table import TableView
 
 
-class CompareWorkspace(Workspace):
+class CompareWorkspace(ViewsWorkspace):
     key = "compare"
     title = "Compare systems"
     idle_message = "Choose the runs (or a scores table), the measures and a test, then press Run."
@@ -63,19 +63,10 @@ class CompareWorkspace(Workspace):
         ranked = getattr(self.window(), "workspaces", {}).get("ranked")
         return getattr(ranked, "results_set", None)
 
-    def refresh_inputs(self) -> None:
-        self.form.refresh_inputs()
-
     def showEvent(self, event) -> None:
         # The Ranked retrieval tab may have new results since this tab was last in sight.
         self.form.refresh_inputs()
         super().showEvent(event)
-
-    def form_state(self) -> dict:
-        return self.form.state()
-
-    def restore_form_state(self, state: dict) -> None:
-        self.form.restore(state)
 
     # ------------------------------------------------------------ running
     def run(self) -> None:
@@ -88,9 +79,7 @@ class CompareWorkspace(Workspace):
         except EvalUsageError as exc:
             self.error.emit("Nothing to compare", str(exc))
             return
-        for view in self.views:
-            for combo in view.choices():
-                combo.remember()
+        self.remember_view_choices()
         self.start_job(comparison_job(source, options), "Comparing…", on_success=self._show_finished,
                        on_cancelled=self._show_cancelled, failure_title="The comparison failed")
 
@@ -117,10 +106,6 @@ class CompareWorkspace(Workspace):
         self.progress_label.setText(message)
         self.status_message.emit(message)
 
-    def _show_cancelled(self) -> None:
-        kept = "the previous results are still shown." if self.comparison is not None else "nothing to show."
-        self.progress_label.setText(f"Cancelled; {kept}")
-
     def _refresh_views(self) -> None:
         for view in self.views:
             view.refresh(self.preferences if view is self.preference_view else self.comparison)
@@ -131,7 +116,7 @@ class CompareWorkspace(Workspace):
         self.comparison = self.preferences = None
         self._refresh_views()
 
-    # ------------------------------------------------------------ projects and export
+    # ------------------------------------------------------------ projects
     def has_results(self) -> bool:
         return self.comparison is not None or self.preferences is not None
 
@@ -145,16 +130,15 @@ class CompareWorkspace(Workspace):
             state["preferences"] = preferences_state(self.preferences)
         return state
 
-    def restore_results_state(self, state: dict) -> None:
+    # Two results (the comparison, the preferences) rather than one ``outcome``: these four are its own.
+    def restore_results_state(self, state: dict) -> bool:
         from evalgui.gui.workspaces.compare.engine import comparison_from_state, preferences_from_state
 
         comparison = comparison_from_state(state)
         preferences = preferences_from_state(state.get("preferences")) if isinstance(state, dict) else None
         if comparison is None and preferences is None:
-            return
+            return False
         self.comparison, self.preferences = comparison, preferences
         self._refresh_views()
         self.progress_label.setText("Results restored from the project.")
-
-    def export_targets(self):
-        return [target for view in self.views for target in view.export_targets()]
+        return True

@@ -18,7 +18,7 @@ import os
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.gui.workspaces.base import StaleBanner, Workspace, changed_files
+from evalgui.gui.workspaces.base import StaleBanner, ViewsWorkspace, changed_files
 from evalgui.gui.workspaces.metaeval.agreement import AgreementView
 from evalgui.gui.workspaces.metaeval.decisions import DecisionsView
 from evalgui.gui.workspaces.metaeval.form import EXPERIMENT_LABELS, MetaevalForm
@@ -29,14 +29,13 @@ from evalgui.gui.workspaces.metaeval.table import TableView
 from evalgui.gui.workspaces.metaeval.tradeoff import TradeoffView
 
 
-class MetaevalWorkspace(Workspace):
+class MetaevalWorkspace(ViewsWorkspace):
     key = "metaeval"
     title = "Meta-evaluation"
     idle_message = "Choose the runs, the measures and an experiment, then press Run."
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.outcome = None             # engine.Outcome shown in the views
         self._computed = None           # ranked.EvaluationInputs: the files and form the outcome was computed with
 
         self.form = MetaevalForm(session)
@@ -74,16 +73,6 @@ class MetaevalWorkspace(Workspace):
         self.refresh_inputs()
         self._refresh_views()
 
-    # ------------------------------------------------------------ the form
-    def refresh_inputs(self) -> None:
-        self.form.refresh_inputs()
-
-    def form_state(self) -> dict:
-        return self.form.state()
-
-    def restore_form_state(self, state: dict) -> None:
-        self.form.restore(state)
-
     # ------------------------------------------------------------ running
     def run(self) -> None:
         if self.is_busy():
@@ -95,9 +84,7 @@ class MetaevalWorkspace(Workspace):
         except EvalUsageError as exc:
             self.error.emit("Nothing to meta-evaluate", str(exc))
             return
-        for view in self.views:
-            for combo in view.choices():
-                combo.remember()
+        self.remember_view_choices()
         label = EXPERIMENT_LABELS[request.settings.experiment]
         inputs = self._form_inputs()
         self.start_job(metaeval_job(request), f"{label}: {len(request.runs)} runs, {len(request.specs)} measure(s)…",
@@ -128,10 +115,6 @@ class MetaevalWorkspace(Workspace):
         self.progress_label.setText(message)
         self.status_message.emit(message)
 
-    def _show_cancelled(self) -> None:
-        kept = "the previous results are still shown." if self.outcome is not None else "nothing to show."
-        self.progress_label.setText(f"Cancelled; {kept}")
-
     def _refresh_views(self) -> None:
         experiment = self.outcome.experiment if self.outcome is not None else None
         for view in self.views:
@@ -141,11 +124,8 @@ class MetaevalWorkspace(Workspace):
                                             view is self.table or experiment in view.experiments)
 
     def clear_results(self) -> None:
-        """Forget the results (another project is opened); a running job is stopped and ignored."""
-        self.abandon_job()
-        self.outcome = None
         self._computed = None
-        self._refresh_views()
+        super().clear_results()
         self._update_stale_banner()
 
     # ------------------------------------------------------------ are the results current?
@@ -182,32 +162,25 @@ class MetaevalWorkspace(Workspace):
         reasons = self.stale_reasons()
         self.stale_banner.show_reasons(self._computed.qrels_name if reasons else "", reasons)
 
-    # ------------------------------------------------------------ projects and export
-    def has_results(self) -> bool:
-        return self.outcome is not None
-
-    def results_state(self) -> dict | None:
+    # ------------------------------------------------------------ projects
+    def outcome_state(self, outcome) -> dict:
         from evalgui.gui.workspaces.metaeval.engine import outcome_state
 
-        if self.outcome is None:
-            return None
-        state = outcome_state(self.outcome)
+        state = outcome_state(outcome)
         if self._computed is not None:
             state["inputs"] = self._computed.to_json()
         return state
 
-    def restore_results_state(self, state: dict) -> None:
+    def outcome_from_state(self, state: dict):
         from evalgui.gui.workspaces.metaeval.engine import outcome_from_state
+
+        return outcome_from_state(state)
+
+    def restore_results_state(self, state: dict) -> bool:
         from evalgui.gui.workspaces.ranked import EvaluationInputs
 
-        restored = outcome_from_state(state)
-        if restored is None:
-            return
-        self.outcome = restored
+        if not super().restore_results_state(state):
+            return False
         self._computed = EvaluationInputs.from_json(state.get("inputs"), self.session) if "inputs" in state else None
-        self._refresh_views()
         self._update_stale_banner()
-        self.progress_label.setText("Results restored from the project.")
-
-    def export_targets(self):
-        return [target for view in self.views for target in view.export_targets()]
+        return True

@@ -14,7 +14,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.gui.workspaces.base import Workspace
+from evalgui.gui.workspaces.base import ViewsWorkspace
 from evalgui.gui.workspaces.stability.actual import ActualView
 from evalgui.gui.workspaces.stability.evaluation import EvaluationView
 from evalgui.gui.workspaces.stability.form import StabilityForm
@@ -23,14 +23,13 @@ from evalgui.gui.workspaces.stability.splits import SplitsView
 from evalgui.gui.workspaces.stability.tradeoff import TradeoffView
 
 
-class StabilityWorkspace(Workspace):
+class StabilityWorkspace(ViewsWorkspace):
     key = "stability"
     title = "Measure stability"
     idle_message = "Choose a rank file (or qrels and runs), the measures and the ranges, then press Run."
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.outcome = None             # engine.Outcome shown in the views
 
         self.form = StabilityForm(session)
 
@@ -54,16 +53,6 @@ class StabilityWorkspace(Workspace):
         self.refresh_inputs()
         self._refresh_views()
 
-    # ------------------------------------------------------------ the form
-    def refresh_inputs(self) -> None:
-        self.form.refresh_inputs()
-
-    def form_state(self) -> dict:
-        return self.form.state()
-
-    def restore_form_state(self, state: dict) -> None:
-        self.form.restore(state)
-
     # ------------------------------------------------------------ running
     def run(self) -> None:
         if self.is_busy():
@@ -75,9 +64,7 @@ class StabilityWorkspace(Workspace):
         except EvalUsageError as exc:
             self.error.emit("Nothing to evaluate", str(exc))
             return
-        for view in self.views:
-            for combo in view.choices():
-                combo.remember()
+        self.remember_view_choices()
         settings = request.settings
         what = f"{len(settings.measures)} measure(s)"
         if settings.experiments:
@@ -95,38 +82,13 @@ class StabilityWorkspace(Workspace):
         self.progress_label.setText(message)
         self.status_message.emit(message)
 
-    def _show_cancelled(self) -> None:
-        kept = "the previous results are still shown." if self.outcome is not None else "nothing to show."
-        self.progress_label.setText(f"Cancelled; {kept}")
-
-    def _refresh_views(self) -> None:
-        for view in self.views:
-            view.refresh(self.outcome)
-
-    def clear_results(self) -> None:
-        """Forget the results (another project is opened); a running job is stopped and ignored."""
-        self.abandon_job()
-        self.outcome = None
-        self._refresh_views()
-
-    # ------------------------------------------------------------ projects and export
-    def has_results(self) -> bool:
-        return self.outcome is not None
-
-    def results_state(self) -> dict | None:
+    # ------------------------------------------------------------ projects
+    def outcome_state(self, outcome) -> dict:
         from evalgui.gui.workspaces.stability.engine import outcome_state
 
-        return outcome_state(self.outcome) if self.outcome is not None else None
+        return outcome_state(outcome)
 
-    def restore_results_state(self, state: dict) -> None:
+    def outcome_from_state(self, state: dict):
         from evalgui.gui.workspaces.stability.engine import outcome_from_state
 
-        restored = outcome_from_state(state)
-        if restored is None:
-            return
-        self.outcome = restored
-        self._refresh_views()
-        self.progress_label.setText("Results restored from the project.")
-
-    def export_targets(self):
-        return [target for view in self.views for target in view.export_targets()]
+        return outcome_from_state(state)
