@@ -13,12 +13,13 @@
     when the values (or the given levels) change sign.
     ``mask_diagonal``: cell (i, i) shown empty and grey (a run against itself).
     ``reverse``: the palette runs the other way: for p-values, the smallest are the darkest.
-  ``set_frame(frame, *, marks=None, tooltips=None)``: show a new matrix. ``marks``: DataFrame of
-    strings appended to the value text (e.g. "*" for significance); ``tooltips``: DataFrame of
+  ``set_frame(frame, *, marks=None, tooltips=None, **scale)``: show a new matrix. ``marks``: DataFrame
+    of strings appended to the value text (e.g. "*" for significance); ``tooltips``: DataFrame of
     strings shown on hover, or a function (row, column) -> str called on hover (nothing to build
     for cells nobody hovers). DataFrames are aligned to ``frame`` by label; missing cells are blank.
+    ``scale``: any of ``set_scale``'s settings, changed with the frame in one redraw.
   ``set_levels(levels)``, ``set_diverging(diverging)``, ``set_reverse(reverse)``: change the scale
-    (None: automatic).
+    (None: automatic); ``set_scale(levels=, diverging=, reverse=)``: any of them at once.
   ``frame``, ``levels``, ``diverging``, ``reverse``, ``colour_map``: what is shown, and how.
   ``value(r, c)``, ``mark(r, c)``, ``background(r, c)``, ``foreground(r, c)``, ``display_text(r, c)``,
   ``rgba()``.
@@ -61,6 +62,8 @@ DARK_TEXT, LIGHT_TEXT = QColor("#000000"), QColor("#ffffff")
 RAW_ROLE = Qt.ItemDataRole.UserRole + 1
 LABEL_ROOM = 160            # pixels at most for a row label, or a column label on end: longer ones are shortened
 SMALLEST_FONT = 0.75        # labels and cell texts shrink to this share of the font before giving up
+WIDEST_SAMPLE = 64          # cell texts measured to fit a matrix's columns: the longest ones
+_UNCHANGED = object()
 
 
 def colour_map(diverging: bool, levels: tuple[float, float], reverse: bool = False) -> pg.ColorMap:
@@ -139,8 +142,10 @@ class MatrixModel(QAbstractTableModel):
         return self._colour_map
 
     def set_frame(self, frame: pd.DataFrame, *, marks: pd.DataFrame | None = None,
-                  tooltips: pd.DataFrame | None = None) -> None:
+                  tooltips: pd.DataFrame | None = None, **scale) -> None:
+        """``scale``: any of :meth:`set_scale`'s settings, changed with the frame (one redraw)."""
         self.beginResetModel()
+        self._choose_scale(**scale)
         self._frame = frame
         self._values = frame.to_numpy(dtype=np.float64, na_value=np.nan)
         self._row_labels = [str(v) for v in frame.index]
@@ -151,23 +156,29 @@ class MatrixModel(QAbstractTableModel):
         self._update_scale()
         self.endResetModel()
 
-    def set_levels(self, levels: tuple[float, float] | None) -> None:
+    def set_scale(self, *, levels=_UNCHANGED, diverging=_UNCHANGED, reverse=_UNCHANGED) -> None:
+        """Change any of the scale's settings at once (one redraw of the views)."""
         self.beginResetModel()
-        self._fixed_levels = None if levels is None else (float(levels[0]), float(levels[1]))
+        self._choose_scale(levels=levels, diverging=diverging, reverse=reverse)
         self._update_scale()
         self.endResetModel()
+
+    def _choose_scale(self, *, levels=_UNCHANGED, diverging=_UNCHANGED, reverse=_UNCHANGED) -> None:
+        if levels is not _UNCHANGED:
+            self._fixed_levels = None if levels is None else (float(levels[0]), float(levels[1]))
+        if diverging is not _UNCHANGED:
+            self._diverging_choice = diverging
+        if reverse is not _UNCHANGED:
+            self._reverse = bool(reverse)
+
+    def set_levels(self, levels: tuple[float, float] | None) -> None:
+        self.set_scale(levels=levels)
 
     def set_diverging(self, diverging: bool | None) -> None:
-        self.beginResetModel()
-        self._diverging_choice = diverging
-        self._update_scale()
-        self.endResetModel()
+        self.set_scale(diverging=diverging)
 
     def set_reverse(self, reverse: bool) -> None:
-        self.beginResetModel()
-        self._reverse = bool(reverse)
-        self._update_scale()
-        self.endResetModel()
+        self.set_scale(reverse=reverse)
 
     def masked(self, row: int, column: int) -> bool:
         return self.mask_diagonal and row == column
@@ -351,8 +362,9 @@ class MatrixView(QTableView):
         # One width for every column (cells stay square-ish): the widest text, label or number.
         model = self.matrix_model
         metrics = QFontMetrics(self.font())
-        texts = list({text for row in model.display_texts()[:50] for text in row})
-        texts += [model.column_label(c) for c in range(model.columnCount())]
+        texts = sorted({text for row in model.display_texts()[:50] for text in row}, key=len)
+        # The longest texts are the widest (numbers, marks): measuring 900 distinct means would cost ms.
+        texts = texts[-WIDEST_SAMPLE:] + [model.column_label(c) for c in range(model.columnCount())]
         width = max([metrics.horizontalAdvance(t) for t in texts] + [0]) + 16
         height = metrics.height() + 10
         self.horizontalHeader().setDefaultSectionSize(min(max(width, height, 48), self.MAX_COLUMN_WIDTH))
@@ -621,7 +633,8 @@ class _CellTexts(pg.GraphicsObject):
 def _all_fit(font: QFont, texts: list[str], width: float, height: float, ink: bool = False) -> bool:
     """Every text fits a cell: its line (or with ``ink``, only its drawn pixels) with a pixel to spare."""
     metrics = QFontMetricsF(font)
-    for text in set(texts):
+    # The longest first: when one does not fit (a big matrix), that is usually the first measured.
+    for text in sorted(set(texts), key=len, reverse=True):
         box = metrics.tightBoundingRect(text) if ink else QRectF(0, 0, metrics.horizontalAdvance(text) + 2,
                                                                   metrics.height())
         if box.width() + 2 > width or box.height() + (1 if ink else 0) > height:

@@ -15,7 +15,7 @@ import threading
 import traceback
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from evalgui.core.errors import EvalInputError, EvalUsageError
 from evalgui.core.jobs import Cancelled, JobState
@@ -29,8 +29,25 @@ _SWITCH_INTERVAL = 0.001
 # Python's cycle collector runs in whichever thread happens to allocate. If it frees a Qt
 # object on a worker thread (a closed window's widgets, a finished worker), Qt's destructor
 # there can deadlock with the GUI thread. So automatic collection is off while any worker
-# runs, and switched back on from the GUI thread when the last one has finished.
-_GC_WAS_ENABLED = False
+# runs, and switched back on from the GUI thread one turn of the event loop after the last
+# one has finished: the collection of what the job left then costs a turn of its own, not
+# a share of the turn that shows the results.
+_GC_OWED = False         # we switched the collector off and owe switching it back on
+
+
+def _collector_off() -> None:
+    global _GC_OWED
+    if gc.isenabled():
+        gc.disable()
+        _GC_OWED = True
+
+
+def _collector_back_on() -> None:
+    global _GC_OWED
+    if _GC_OWED and not _RUNNING:
+        _GC_OWED = False
+        gc.collect(1)
+        gc.enable()
 
 Job = Callable[[JobState], Any]
 
@@ -106,10 +123,7 @@ class Worker(QObject):
         self._thread.finished.connect(self._finished)
 
     def start(self) -> None:
-        global _GC_WAS_ENABLED
-        if not _RUNNING:
-            _GC_WAS_ENABLED = gc.isenabled()
-            gc.disable()
+        _collector_off()
         # Hand the GIL over every millisecond (Python's default: 5 ms) so the GUI thread,
         # which gives it up on every call into Qt, is not kept waiting behind the job.
         if sys.getswitchinterval() > _SWITCH_INTERVAL:
@@ -120,8 +134,8 @@ class Worker(QObject):
     @Slot()
     def _finished(self) -> None:
         _RUNNING.discard(self)
-        if not _RUNNING and _GC_WAS_ENABLED:
-            gc.enable()
+        if not _RUNNING and _GC_OWED:
+            QTimer.singleShot(0, _collector_back_on)
         self.done.emit()
 
     def cancel(self) -> None:

@@ -110,6 +110,8 @@ def test_preferences_equal_the_engine_in_every_view(qtbot, window):
     assert view.ranking_model.frame["run"].tolist() == ranking["run"].tolist()
     assert view.ranking_model.frame["mean_preference"].tolist() == pytest.approx(ranking["mean_preference"].tolist())
     assert "significant_wins" in view.ranking_model.frame.columns and "test" not in view.ranking_model.frame.columns
+    assert view.pairs_model.frame.empty                # filled when its tab is shown
+    view.lower.setCurrentWidget(view.pairs_view)
     assert len(view.pairs_model.frame) == 6 and set(view.pairs_model.frame["run_a"]) <= set(SYNTHETIC_RUNS)
     # adjusted p-values (small ones dark) and wins / ties / losses
     _choose(view.value, "p_adjusted")

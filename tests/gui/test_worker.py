@@ -94,7 +94,8 @@ def test_cycles_are_collected_in_the_gui_thread_only(qtbot):
     worker = Worker(lambda state: enabled.append(gc.isenabled()))
     with qtbot.waitSignal(worker.done, timeout=10_000):
         worker.start()
-    assert enabled == [False] and gc.isenabled()          # off while it ran, on again after
+    assert enabled == [False]                             # off while it ran,
+    qtbot.waitUntil(gc.isenabled, timeout=2000)           # on again one turn after
 
     freed_in = []
 
@@ -111,3 +112,16 @@ def test_cycles_are_collected_in_the_gui_thread_only(qtbot):
     assert freed_in == []                 # the worker's allocations did not collect it
     gc.collect()                          # the GUI thread's next automatic collection
     assert freed_in == [True]
+
+
+def test_a_job_started_right_after_another_still_runs_without_the_collector(qtbot):
+    """The collector comes back one turn after the last job: a job started in between keeps it off."""
+    import gc
+
+    seen = []
+    first, second = Worker(lambda state: None), Worker(lambda state: seen.append(gc.isenabled()))
+    first.done.connect(second.start)       # in the same turn as the first job's end
+    with qtbot.waitSignal(second.done, timeout=10_000):
+        first.start()
+    assert seen == [False]
+    qtbot.waitUntil(gc.isenabled, timeout=2000)

@@ -120,7 +120,6 @@ class PairMatrix(LazyView):
         self.sides = heatmap_over_table(self.heatmap, self.lower_widget())
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
         self.page.layout().addWidget(self.caption)
-        self._scale = None
 
     # ------------------------------------------------------------ what subclasses say
     def lower_widget(self):
@@ -133,9 +132,15 @@ class PairMatrix(LazyView):
     def runs(self) -> list[str]:
         return list(self.comparison.runs)
 
+    mean_column = "diff"                   # the comparison's column of the pair's mean (run_a over run_b)
+
+    def untested_means(self, measure: str) -> np.ndarray | None:
+        """Runs × runs means of the pairs not tested too (None: those cells stay blank)."""
+        return None
+
     def cells(self, measure: str) -> dict[tuple[str, str], dict]:
-        """(row run, column run) -> mean, p_adjusted, significant, wins, ties, losses, n (None where not
-        tested)."""
+        """(row run, column run) -> mean, p, p_adjusted, significant, wins, ties, losses, n (None where not
+        tested): what hovering a cell tells."""
         raise NotImplementedError
 
     def tooltip(self, row: str, column: str, measure: str, cell: dict) -> str:
@@ -161,49 +166,55 @@ class PairMatrix(LazyView):
             self.caption.setText("")
             return
         runs = self.runs()
-        where = {run: i for i, run in enumerate(runs)}
+        # Filled a whole column at a time (435 pairs with 30 runs): drawn when the results come, in sight.
+        pairs = self.comparison.rows(measure)
+        where = pd.Index(runs)
+        a, b = where.get_indexer(pairs["run_a"]), where.get_indexer(pairs["run_b"])
         shape = (len(runs), len(runs))
         numbers = np.full(shape, np.nan)
         marks = np.full(shape, "", dtype=object)
-        texts = np.full(shape, "", dtype=object) if value != DIFF else None
-        most = 1
-        cells = self.cells(measure)
-        for (a, b), cell in cells.items():
-            i, j = where[a], where[b]
-            marks[i, j] = MARK if cell["significant"] else ""
-            if value == DIFF:
-                numbers[i, j] = cell["mean"]
-            elif cell["p_adjusted"] is None:           # a pair not tested (against baselines): blank
-                continue
-            elif value == P_ADJUSTED:
-                numbers[i, j] = cell["p_adjusted"]
-                texts[i, j] = p_text(cell["p_adjusted"])
-            else:
-                numbers[i, j] = cell["wins"] - cell["losses"]
-                texts[i, j] = f"{cell['wins']}/{cell['ties']}/{cell['losses']}"
-                most = max(most, cell["n"] or 1)
+        significant = pairs["significant"].to_numpy(dtype=bool)
+        marks[a[significant], b[significant]] = marks[b[significant], a[significant]] = MARK
+        texts = None
         if value == DIFF:
+            untested = self.untested_means(measure)
+            if untested is not None:
+                numbers[:] = untested
+                np.fill_diagonal(numbers, np.nan)
+            mean = pairs[self.mean_column].to_numpy(dtype=np.float64)
+            numbers[a, b], numbers[b, a] = mean, -mean
             largest = float(np.nanmax(np.abs(numbers))) if np.isfinite(numbers).any() else 0.0
             scale, diverging = (-nice_limit(largest), nice_limit(largest)), True
         elif value == P_ADJUSTED:
+            texts = np.full(shape, "", dtype=object)
+            adjusted = pairs["p_adjusted"].to_numpy(dtype=np.float64)
+            numbers[a, b] = numbers[b, a] = adjusted
+            texts[a, b] = texts[b, a] = [p_text(p) for p in adjusted.tolist()]
             scale, diverging = (0.0, 1.0), False
         else:
+            texts = np.full(shape, "", dtype=object)
+            wins, ties, losses = (pairs[c].to_numpy(dtype=np.int64) for c in ("wins", "ties", "losses"))
+            numbers[a, b], numbers[b, a] = wins - losses, losses - wins
+            texts[a, b] = [f"{w}/{t}/{l}" for w, t, l in zip(wins.tolist(), ties.tolist(), losses.tolist())]
+            texts[b, a] = [f"{l}/{t}/{w}" for w, t, l in zip(wins.tolist(), ties.tolist(), losses.tolist())]
+            most = max(1, int(pairs["n_queries"].max())) if len(pairs) else 1
             scale, diverging = (-float(most), float(most)), True
-        # Each change of scale redraws the heatmap: only what changed. p-values: small is dark.
-        if (diverging, scale, value == P_ADJUSTED) != self._scale:
-            self._scale = (diverging, scale, value == P_ADJUSTED)
-            self.model.set_diverging(diverging)
-            self.model.set_reverse(value == P_ADJUSTED)
-            self.model.set_levels(scale)
 
         def frame(values) -> pd.DataFrame | None:
-            return None if values is None else pd.DataFrame(values, index=runs, columns=runs)
+            # (a dtype given: pandas would otherwise inspect each object column for dates)
+            return None if values is None else pd.DataFrame(values, index=runs, columns=runs, dtype=values.dtype)
+
+        cells = {}
 
         def tip(r: int, c: int) -> str:
+            if not cells:           # made at the first hover, not with every drawing
+                cells.update(self.cells(measure))
             cell = cells.get((runs[r], runs[c]))
             return self.tooltip(runs[r], runs[c], measure, cell) if cell is not None else ""
 
-        self.model.set_frame(frame(numbers), marks=frame(marks), tooltips=tip, texts=frame(texts))
+        # p-values: small is dark
+        self.model.set_frame(frame(numbers), marks=frame(marks), tooltips=tip, texts=frame(texts),
+                             diverging=diverging, reverse=value == P_ADJUSTED, levels=scale)
         self._fit_table()
         provenance = self.comparison.provenance()
         test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")

@@ -95,7 +95,16 @@ class PreferencesTab(PairMatrix):
         self.lower.addTab(self.ranking_view, "Ranking")
         self.lower.addTab(self.pairs_view, "Pairs")
         self.lower.addTab(self.table, "Matrix")
+        # 435 pairs per measure with 30 runs: filled when the Pairs tab is shown, not when the results come.
+        self._pairs_stale = False
+        self.lower.currentChanged.connect(lambda _: self._fill_pairs())
         return self.lower
+
+    mean_column = "preference"
+
+    def untested_means(self, measure: str) -> np.ndarray:
+        runs = self.comparison.runs
+        return self.comparison.matrices[measure].reindex(index=runs, columns=runs).to_numpy(dtype=np.float64)
 
     def cells(self, measure: str) -> dict[tuple[str, str], dict]:
         p = self.comparison
@@ -131,19 +140,26 @@ class PreferencesTab(PairMatrix):
                 "colour, Copy and Export: wins minus losses. Red: the row run is preferred more often.")
 
     def draw(self) -> None:
-        p, measure = self.comparison, self.measure.currentData()
-        if p is None or measure not in p.measures:
-            self.ranking_model.set_frame(pd.DataFrame())
-            self.pairs_model.set_frame(pd.DataFrame())
-        else:       # the tables first: the heatmap's share of the page follows the ranking's rows
-            hidden = [tidy.MEASURE, *PREFERENCE_PROVENANCE]
-            ranking = p.ranking[p.ranking[tidy.MEASURE] == measure]
-            self.ranking_model.set_frame(ranking.drop(columns=hidden, errors="ignore").reset_index(drop=True),
-                                         directions=None)
-            pairs = p.table[p.table[tidy.MEASURE] == measure]
-            self.pairs_model.set_frame(pairs.drop(columns=hidden, errors="ignore").reset_index(drop=True),
-                                       directions=None)
+        # the ranking first: the heatmap's share of the page follows its rows
+        self.ranking_model.set_frame(self._shown_rows("ranking"), directions=None)
+        self._pairs_stale = True
+        self._fill_pairs()
         super().draw()
+
+    def _shown_rows(self, table: str) -> pd.DataFrame:
+        """The comparison's ``table`` ("ranking" or "table"): the rows of the measure chosen, without the
+        columns every row shares."""
+        measure = self.measure.currentData()
+        if self.comparison is None or measure not in self.comparison.measures:
+            return pd.DataFrame()
+        table = getattr(self.comparison, table)
+        rows = table[table[tidy.MEASURE].to_numpy() == measure]
+        return rows.drop(columns=[tidy.MEASURE, *PREFERENCE_PROVENANCE], errors="ignore").reset_index(drop=True)
+
+    def _fill_pairs(self) -> None:
+        if self._pairs_stale and self.lower.currentWidget() is self.pairs_view:
+            self._pairs_stale = False
+            self.pairs_model.set_frame(self._shown_rows("table"), directions=None)
 
     def _fit_table(self) -> None:
         fit_below(self.sides, self.ranking_view, self.model.rowCount(), self.lower.tabBar().sizeHint().height() + 4)

@@ -64,8 +64,7 @@ class AgreementView(ResultView):
             return
         value = self.value.currentData()
         levels, diverging = SCALES[value]
-        self.model.set_diverging(diverging)
-        self.model.set_levels(levels)
+        self.model.set_scale(diverging=diverging, levels=levels)
         result = self.outcome.result
         frame = result.matrix(value)
         table = result.table.set_index(["measure_a", "measure_b"])
