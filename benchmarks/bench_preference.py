@@ -270,10 +270,10 @@ def render(*, command: str, spec: Spec, reused: bool, machine: dict, repeat: int
     lines.append("Targets:")
     lines.append("")
     if full.ok:
-        met = full.best < TARGET_SECONDS
+        met = full.median < TARGET_SECONDS          # the median: this VM's speed drifts, the best flatters
         lines.append(f"- Preference matrix, {spec.runs} runs x {spec.queries} queries x {spec.docs:,} documents, whole "
-                     f"process under {TARGET_SECONDS:g} s on 2 cores: {'**met**' if met else '**NOT met**'} - "
-                     f"{full.best:.2f} s best, {full.median:.2f} s median at load {load_range(full)}; "
+                     f"process under {TARGET_SECONDS:g} s on 2 cores: {'**met**' if met else '**NOT met**'} on the "
+                     f"median - {full.median:.2f} s median, {full.best:.2f} s best at load {load_range(full)}; "
                      f"{full.cpu:.2f} s of CPU over all threads, so about {full.cpu / 2:.1f} s on 2 otherwise idle "
                      "cores.")
     if peer.ok and small.ok:
@@ -353,8 +353,8 @@ def main(argv: list[str] | None = None) -> int:
                                   f"load {load_range(r)}  {r.rss_mb:5.0f} MB" if r.ok else (r.skipped or r.failed)))
     if problems is not None:
         print("cross-check with pref_eval:", "agrees" if not problems else f"{len(problems)} differ: {problems[:3]}")
-    print(f"target: {spec.runs} runs under {TARGET_SECONDS:g} s: {full.best:.2f} s -> "
-          f"{'met' if full.best < TARGET_SECONDS else 'NOT met'}")
+    print(f"target: {spec.runs} runs under {TARGET_SECONDS:g} s: median {full.median:.2f} s -> "
+          f"{'met' if full.median < TARGET_SECONDS else 'NOT met'}")
     if not args.quick:
         shown = argv if argv is not None else sys.argv[1:]
         command = " ".join([str(bin_dir / "python"), "benchmarks/bench_preference.py", *map(shlex.quote, shown)])
