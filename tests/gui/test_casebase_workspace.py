@@ -118,6 +118,7 @@ def test_the_tab_the_model_editor_and_the_live_preview(qtbot, window, monkeypatc
     assert window.isWindowModified()
     # a parameter the engine refuses is marked and explained, and the preview waits for a good model
     params = editor.widget(editor.row_of("power"), 3)
+    assert params.text().startswith("{") and params.cursorPosition() == 0      # its start in sight
     params.setText('{"alpha": -1}')
     assert params.property("invalid") and "power" in editor.problem_label.text()
     assert form.preview.model.frame.empty

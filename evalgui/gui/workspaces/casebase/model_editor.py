@@ -102,6 +102,7 @@ class ModelEditor(QWidget):
         measure = QComboBox()
         params = QLineEdit(json.dumps(a.parameters) if a.parameters else "")
         params.setPlaceholderText("{}")
+        params.setCursorPosition(0)         # the start of the parameters in sight, not the end of the JSON
         weight = QDoubleSpinBox()
         weight.setRange(0.0, 1000.0)
         weight.setDecimals(2)
