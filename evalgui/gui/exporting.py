@@ -21,6 +21,10 @@ LAST_FOLDER_KEY = "last_export_folder"
 
 TABLE_FORMATS = (("CSV", ".csv"), ("TSV", ".tsv"), ("LaTeX", ".tex"), ("Markdown", ".md"), ("JSON", ".json"))
 PLOT_FORMATS = (("PNG image", ".png"), ("SVG", ".svg"))
+# Formats of per-query tables written as tidy rows (run, query, measure, value): what the per-query
+# scores input kind reads back and evalgui-cli evaluate --per-query writes. The others (LaTeX,
+# Markdown) are for reading and keep the table's shape.
+TIDY_FORMATS = ("csv", "tsv", "json")
 
 
 def file_filter(formats: Sequence[tuple[str, str]]) -> str:

@@ -9,6 +9,13 @@ from PySide6.QtWidgets import QComboBox, QLineEdit, QSpinBox
 
 from evalgui.core.errors import EvalUsageError
 
+# What the combo boxes of the comparison and meta-evaluation forms call the tests and corrections.
+TEST_LABELS = {"t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank", "sign": "Sign test",
+               "randomization": "Randomization (permutation)", "bootstrap": "Bootstrap (Sakai)",
+               "tukey": "Randomized Tukey HSD"}
+CORRECTION_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "holm-sidak": "Holm–Šidák",
+                     "bh": "Benjamini–Hochberg (FDR)"}
+
 
 def registry_combo(name: str, registry, labels: dict[str, str]) -> QComboBox:
     """A combo box of a registry's records (data: the name), each with its help as tooltip; the box's
@@ -24,13 +31,17 @@ def registry_combo(name: str, registry, labels: dict[str, str]) -> QComboBox:
 
 
 def parse_numbers(text: str, kind: type, what: str, example: str) -> tuple:
-    """Numbers typed with commas or blanks between them; () when the box is empty (the engine's default)."""
-    parts = [p for p in re.split(r"[\s,;]+", text.strip()) if p]
-    try:
-        return tuple(kind(p) for p in parts)
-    except ValueError:
-        raise EvalUsageError(f"{what}: type numbers separated by commas (e.g. {example}), not '{text.strip()}'.") \
-            from None
+    """Numbers typed with commas, semicolons or blanks between them; () when the box is empty (the engine's
+    default). EvalUsageError names the box (``what``) and the part that is not a number."""
+    numbers = []
+    for part in (p for p in re.split(r"[\s,;]+", text.strip()) if p):
+        try:
+            numbers.append(kind(part))
+        except ValueError:
+            number = "a whole number" if kind is int else "a number"
+            raise EvalUsageError(f"{what}: '{part}' is not {number}; type numbers separated by commas "
+                                 f"(e.g. {example})") from None
+    return tuple(numbers)
 
 
 def spin_box(name: str, low: int, high: int, value: int, tip: str) -> QSpinBox:

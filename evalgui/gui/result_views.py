@@ -1,6 +1,8 @@
-"""Result views that draw only when in sight, and plot views (meta-evaluation and measure stability).
+"""Result views that draw only when in sight, plot views, and the splitter of side-by-side views.
 
-:class:`ResultView`: a view of one kind of experiment that draws only while in sight.
+:class:`LazyView` (compare, case-based retrieval): a view of one comparison that catches up with it
+only while in sight. :class:`ResultView` (meta-evaluation, measure stability): the same for a view of
+one kind of experiment.
 A meta-evaluation of 30 runs has 435 pairs and a 30 × 30 matrix: drawing every view
 when the results arrive would stall the window, so only the view on screen is drawn
 then; the others are drawn when their tab is shown (the workspace calls
@@ -12,11 +14,62 @@ with its controls above, Export plot… (PNG, SVG) and a caption below.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QWidget
 
 from evalgui.gui.plots import export_plot_dialog, plain_axes
 from evalgui.gui.toolbar import with_toolbar
+
+
+class LazyView:
+    """Subclasses set ``page`` and implement ``update_choices()`` (cheap: refill the combo boxes) and
+    ``draw()`` (the expensive part). The workspace calls :meth:`refresh` with each new comparison and
+    :meth:`shown` when the view's tab comes into sight."""
+
+    def __init__(self):
+        self.comparison = None
+        self._stale = False
+
+    def refresh(self, comparison) -> None:
+        self.comparison = comparison
+        self.update_choices()
+        self._stale = True
+        if self.page.isVisible():
+            self.shown()
+
+    def shown(self) -> None:
+        """The tab came into sight (or is about to be exported): catch up with the comparison."""
+        if self._stale:
+            self.draw()
+
+    def draw(self) -> None:
+        self._stale = False
+
+    def update_choices(self) -> None:
+        pass
+
+
+class Sides(QSplitter):
+    """Two views side by side when both fit with every column whole, else one above the other."""
+
+    def __init__(self, needed_width: Callable[[], int]):
+        super().__init__(Qt.Orientation.Horizontal)
+        self.setObjectName("drillSides")
+        self.needed_width = needed_width
+
+    def resizeEvent(self, event) -> None:
+        self.fit()
+        super().resizeEvent(event)
+
+    def fit(self) -> None:
+        wanted = Qt.Orientation.Horizontal if self.width() >= 2 * self.needed_width() + self.handleWidth() \
+            else Qt.Orientation.Vertical
+        if self.orientation() != wanted:
+            self.setOrientation(wanted)
+            self.setSizes([1, 1])               # halves
 
 
 class ResultView:

@@ -381,7 +381,7 @@ def test_bad_input_gives_a_dialog_and_keeps_the_previous_results(qtbot, window):
     assert "Failed" in metaeval.progress_label.text() and metaeval.progress.value() == 0
     form.picker.set_checked(MEASURES)
     _set_form(metaeval, "stability", set_sizes_edit="5, ten")
-    refused("Set sizes: type numbers separated by commas")
+    refused("Set sizes: 'ten' is not a whole number; type numbers separated by commas")
     _set_form(metaeval, "stability", set_sizes_edit="10, 80")     # 50 queries: the engine refuses, on the worker
     refused("a query set of 80 cannot be drawn from the 50 queries")
     _set_form(metaeval, "robustness", fractions_edit="0.5, 1.5")

@@ -441,7 +441,7 @@ def test_bad_input_gives_a_dialog_and_keeps_the_previous_results(qtbot, window, 
     form.picker.tick_only(["AP", "Average@k"])
     refused("Average@k: give the cut-offs under “Cut-offs k”")
     form.cutoffs_edit.setText("10, x")
-    refused("Cut-offs: type numbers separated by commas")
+    refused("Cut-offs: 'x' is not a number; type numbers separated by commas")
     form.cutoffs_edit.setText("10, 100")
     form.splits_edit.setText("50")
     refused("40 entities cannot be split into 50 queries")

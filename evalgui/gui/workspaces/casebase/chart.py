@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QLabel, QPushButton
 
 from evalgui.core.cbr.evaluate import FILTER_SIZE, K, LINEAR, MACFAC, METRIC, RETRIEVER, VALUE
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
+from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 from evalgui.gui.workspaces.casebase.engine import SECONDS, TIMING
-from evalgui.gui.workspaces.compare.lazy import LazyView
 
 
 def sweep_points(table, metric: str, retriever: str):

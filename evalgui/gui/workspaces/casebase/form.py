@@ -22,6 +22,7 @@ from evalgui.core.cbr.catalogue import METRICS, QUALITY_METRICS, TIES
 from evalgui.core.cbr.model import DEFAULT_SOURCE
 from evalgui.core.errors import EvalInputError, EvalUsageError
 from evalgui.core.ranked.measures import REGISTRY
+from evalgui.gui.forms import parse_numbers
 from evalgui.gui.measurepicker import MeasurePicker, mark_invalid
 from evalgui.gui.workspaces.casebase.model_editor import ModelEditor, PreviewBox
 from evalgui.gui.workspaces.run_picker import Checklist
@@ -38,22 +39,6 @@ THRESHOLDS_TIP = ("A case is relevant with grade g when its true similarity reac
                   "grade 1 from 0.7, grade 2 from 0.9); cases below the first are not judged.")
 TIE_LABELS = {"case_id": "Broken by case id", "interchangeable": "Tied cases interchangeable (hits)"}
 MAC_FILE_NONE = "The ticked attributes of the model"
-
-
-def parse_numbers(text: str, number=int) -> tuple:
-    """"10, 50" -> (10, 50) (``number=float``: "0.7, 0.9" -> (0.7, 0.9)); EvalUsageError naming what is
-    not a number."""
-    out = []
-    for part in (p.strip() for p in text.replace(";", ",").split(",")):
-        if not part:
-            continue
-        try:
-            out.append(number(part))
-        except ValueError:
-            what, example = ("a whole number", "10,50") if number is int else ("a number", "0.7,0.9")
-            raise EvalUsageError(f"'{part}' is not {what} (give numbers separated by commas, "
-                                 f"e.g. {example})") from None
-    return tuple(out)
 
 
 class CaseBaseForm(QWidget):
@@ -443,12 +428,12 @@ class CaseBaseForm(QWidget):
         from evalgui.core.cbr.evaluate import check_pairs
 
         try:
-            ks = parse_numbers(self.ks.text())
+            ks = parse_numbers(self.ks.text(), int, "Values of k", "5, 10")
             if self.source() == FILES:
                 if any(k < 1 for k in ks):
                     raise EvalUsageError("every k must be at least 1")
                 return None
-            check_pairs(parse_numbers(self.filter_sizes.text()), ks)
+            check_pairs(parse_numbers(self.filter_sizes.text(), int, "Filter sizes", "10, 50"), ks)
         except EvalUsageError as exc:
             return str(exc)
         return None
@@ -473,7 +458,7 @@ class CaseBaseForm(QWidget):
         if not self.ranked_check.isChecked():
             return None
         try:
-            if not check_thresholds(parse_numbers(self.thresholds.text(), float)):
+            if not check_thresholds(self._thresholds()):
                 return "give the relevance thresholds: similarities in (0, 1], e.g. 0.7,0.9"
         except EvalUsageError as exc:
             return str(exc)
@@ -498,7 +483,10 @@ class CaseBaseForm(QWidget):
         problem = self.ranked_picker.specs_problem()
         if problem:
             raise EvalUsageError(problem)
-        return specs, parse_numbers(self.thresholds.text(), float)
+        return specs, self._thresholds()
+
+    def _thresholds(self) -> tuple:
+        return parse_numbers(self.thresholds.text(), float, "Relevance thresholds", "0.7, 0.9")
 
     # ------------------------------------------------------------ inputs
     @staticmethod
@@ -570,7 +558,7 @@ class CaseBaseForm(QWidget):
         problem = self.pairs_problem()
         if problem:
             raise EvalUsageError(problem[:1].upper() + problem[1:])
-        ks = parse_numbers(self.ks.text())
+        ks = parse_numbers(self.ks.text(), int, "Values of k", "5, 10")
         metrics, thresholds = self.metric_names()
         ties = self.ties_combo.currentData()
         if self.source() == FILES:
@@ -590,7 +578,7 @@ class CaseBaseForm(QWidget):
             model = self.editor.model()
         except EvalInputError as exc:
             raise EvalUsageError(f"The similarity model: {exc.reason}") from None
-        filter_sizes = parse_numbers(self.filter_sizes.text())
+        filter_sizes = parse_numbers(self.filter_sizes.text(), int, "Filter sizes", "10, 50")
         mac = None
         if filter_sizes:
             if self.mac_model is not None:

@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
 
 from evalgui.core.cbr.catalogue import METRICS
 from evalgui.core.cbr.evaluate import METRIC, QUERY, VALUE
+from evalgui.gui.exporting import TIDY_FORMATS
+from evalgui.gui.result_views import LazyView
 from evalgui.gui.tables import DataFrameModel, FrameTableView, export_frame, visible_frame
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 from evalgui.gui.workspaces.casebase.engine import per_query_frame
-from evalgui.gui.workspaces.compare.lazy import LazyView
-from evalgui.gui.workspaces.ranked.per_query import TIDY_FORMATS
 
 NOT_KEPT = "The per-query values were not kept in the project (too many): press Run to see them."
 

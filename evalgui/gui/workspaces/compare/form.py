@@ -20,7 +20,7 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING, TESTS
-from evalgui.gui.forms import registry_combo
+from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, registry_combo
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker
 
@@ -32,11 +32,6 @@ SOURCES = (
     (RANKED, "Ranked retrieval results", "The per-query values the Ranked retrieval tab computed in this session, "
                                          "compared without evaluating again"),
 )
-TEST_LABELS = {"t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank", "sign": "Sign test",
-               "randomization": "Randomization (permutation)", "bootstrap": "Bootstrap (Sakai)",
-               "tukey": "Randomized Tukey HSD"}
-CORRECTION_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "holm-sidak": "Holm–Šidák",
-                     "bh": "Benjamini–Hochberg (FDR)"}
 
 
 def _parameter(test: str, name: str) -> str:

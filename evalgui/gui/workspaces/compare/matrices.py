@@ -20,8 +20,8 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
 from evalgui.gui.plots import export_plot_dialog
+from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
-from evalgui.gui.workspaces.compare.lazy import LazyView
 
 DIFF, P_ADJUSTED, WTL = "diff", "p_adjusted", "wtl"
 VALUES = (("Mean difference", DIFF), ("Adjusted p-value", P_ADJUSTED), ("Wins / ties / losses", WTL))

@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton
 
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
+from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
-from evalgui.gui.workspaces.compare.lazy import LazyView
 
 A_HIGHER, B_HIGHER, TIED = "a", "b", "tie"
 COLOURS = {A_HIGHER: run_colour(0), B_HIGHER: run_colour(3), TIED: "#9e9e9e"}

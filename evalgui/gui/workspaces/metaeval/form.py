@@ -22,9 +22,8 @@ from evalgui.core.metaeval.catalogue import EXPERIMENTS
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
-from evalgui.gui.forms import line_edit, parse_numbers, registry_combo, spin_box
+from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, line_edit, parse_numbers, registry_combo, spin_box
 from evalgui.gui.measurepicker import MeasurePicker
-from evalgui.gui.workspaces.compare.form import CORRECTION_LABELS, TEST_LABELS
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 
 STABILITY, POWER, ROBUSTNESS, AGREEMENT = "stability", "power", "robustness", "agreement"

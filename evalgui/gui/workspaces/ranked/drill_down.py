@@ -3,38 +3,17 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 
 import pandas as pd
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from evalgui.core.ranked.jobs import ResultSet, drill_down_job
+from evalgui.gui.result_views import Sides
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 
 # Background of the judgment cells: relevance at a glance.
 JUDGMENT_BADGES = {"judgment": {"relevant": "#c8e6c9", "non-relevant": "#ffcdd2", "unjudged": "#eeeeee"}}
-
-
-class Sides(QSplitter):
-    """The two rankings side by side when both fit with every column whole, else one above the other."""
-
-    def __init__(self, needed_width: Callable[[], int]):
-        super().__init__(Qt.Orientation.Horizontal)
-        self.setObjectName("drillSides")
-        self.needed_width = needed_width
-
-    def resizeEvent(self, event) -> None:
-        self.fit()
-        super().resizeEvent(event)
-
-    def fit(self) -> None:
-        wanted = Qt.Orientation.Horizontal if self.width() >= 2 * self.needed_width() + self.handleWidth() \
-            else Qt.Orientation.Vertical
-        if self.orientation() != wanted:
-            self.setOrientation(wanted)
-            self.setSizes([1, 1])               # halves
 
 
 class DrillDownView:

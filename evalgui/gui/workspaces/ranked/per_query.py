@@ -7,13 +7,9 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 
 from evalgui.core import tidy
 from evalgui.core.ranked.jobs import ResultSet, per_query_frame
+from evalgui.gui.exporting import TIDY_FORMATS
 from evalgui.gui.tables import DataFrameModel, FrameTableView, visible_frame
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
-
-# Formats written as tidy rows (run, query, measure, value): what the per-query scores input kind
-# reads back and evalgui-cli evaluate --per-query writes. The others (LaTeX, Markdown) are for
-# reading and keep the table's shape.
-TIDY_FORMATS = ("csv", "tsv", "json")
 
 
 class PerQueryView:
