@@ -15,12 +15,14 @@ measure stability, case-based retrieval): what they would otherwise each repeat.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea, QSplitter,
                                QVBoxLayout, QWidget)
 
+from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.gui.worker import Worker
 
 STALE_STYLE = ("QLabel#staleBanner { background: #fff4ce; color: #4d3800; border: 1px solid #e0c060; "
@@ -42,6 +44,40 @@ class StaleBanner(QLabel):
         if reasons:
             self.setText(f"⚠ Computed with {computed_with}; {'; '.join(reasons)} — press Run to update.")
         self.setVisible(bool(reasons))
+
+
+@dataclass(frozen=True)
+class EvaluationInputs:
+    """What the shown results were computed with: the form's settings, and which load of each file."""
+
+    qrels: str
+    qrels_name: str
+    runs: tuple[tuple[str, str], ...]        # (name in the results, path)
+    specs: tuple[str, ...]
+    options: EvalOptions
+    versions: tuple[tuple[str, int | None], ...] = ()   # (path, Session.version) when evaluated
+
+    def to_json(self) -> dict:
+        """For a project (paths become relative there; versions mean nothing in another session)."""
+        return {"qrels": self.qrels, "qrels_name": self.qrels_name, "runs": [list(r) for r in self.runs],
+                "measures": list(self.specs), "options": asdict(self.options)}
+
+    @classmethod
+    def from_json(cls, data, session) -> "EvaluationInputs | None":
+        try:
+            runs = tuple((str(name), str(path)) for name, path in data["runs"])
+            options = EvalOptions(**data["options"])
+            inputs = cls(str(data["qrels"]), str(data.get("qrels_name", "")), runs,
+                         tuple(str(s) for s in data["measures"]), options)
+        except (KeyError, TypeError, ValueError):
+            return None
+        return inputs.loaded_in(session)
+
+    def loaded_in(self, session) -> "EvaluationInputs":
+        """The same inputs, as the files are loaded in ``session`` now."""
+        paths = [self.qrels] + [path for _, path in self.runs]
+        return EvaluationInputs(self.qrels, self.qrels_name, self.runs, self.specs, self.options,
+                                tuple((p, session.version(p)) for p in paths))
 
 
 def changed_files(session, versions, required: dict[str, str]) -> list[str]:

@@ -18,7 +18,7 @@ import os
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.gui.workspaces.base import StaleBanner, ViewsWorkspace, changed_files
+from evalgui.gui.workspaces.base import EvaluationInputs, StaleBanner, ViewsWorkspace, changed_files
 from evalgui.gui.workspaces.metaeval.agreement import AgreementView
 from evalgui.gui.workspaces.metaeval.decisions import DecisionsView
 from evalgui.gui.workspaces.metaeval.form import EXPERIMENT_LABELS, MetaevalForm
@@ -36,7 +36,7 @@ class MetaevalWorkspace(ViewsWorkspace):
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self._computed = None           # ranked.EvaluationInputs: the files and form the outcome was computed with
+        self._computed = None           # EvaluationInputs: the files and form the outcome was computed with
 
         self.form = MetaevalForm(session)
 
@@ -93,8 +93,6 @@ class MetaevalWorkspace(ViewsWorkspace):
 
     def _form_inputs(self):
         """The files and settings the form describes now, each file as loaded now."""
-        from evalgui.gui.workspaces.ranked import EvaluationInputs
-
         data = self.form.data
         qrels, runs = data.qrels_item(), data.checked_run_paths()
         inputs = EvaluationInputs(data.qrels_path or "", qrels.name if qrels is not None else "",
@@ -177,8 +175,6 @@ class MetaevalWorkspace(ViewsWorkspace):
         return outcome_from_state(state)
 
     def restore_results_state(self, state: dict) -> bool:
-        from evalgui.gui.workspaces.ranked import EvaluationInputs
-
         if not super().restore_results_state(state):
             return False
         self._computed = EvaluationInputs.from_json(state.get("inputs"), self.session) if "inputs" in state else None

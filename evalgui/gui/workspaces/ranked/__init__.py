@@ -10,16 +10,13 @@ survives a new run) and ``export_targets()``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.core.ranked.jobs import ResultSet, RunResult, evaluation_job, saved_results
-from evalgui.gui.workspaces.base import StaleBanner, Workspace, changed_files
+from evalgui.gui.workspaces.base import EvaluationInputs, StaleBanner, Workspace, changed_files
 from evalgui.gui.workspaces.ranked.curves import CurvesView
 from evalgui.gui.workspaces.ranked.differences import DifferencesView
 from evalgui.gui.workspaces.ranked.drill_down import DrillDownView
@@ -27,40 +24,6 @@ from evalgui.gui.workspaces.ranked.form import RankedForm
 from evalgui.gui.workspaces.ranked.per_query import PerQueryView
 from evalgui.gui.workspaces.ranked.run_matrix import RunMatrixView
 from evalgui.gui.workspaces.ranked.summary import SummaryView
-
-
-@dataclass(frozen=True)
-class EvaluationInputs:
-    """What the shown results were computed with: the form's settings, and which load of each file."""
-
-    qrels: str
-    qrels_name: str
-    runs: tuple[tuple[str, str], ...]        # (name in the results, path)
-    specs: tuple[str, ...]
-    options: EvalOptions
-    versions: tuple[tuple[str, int | None], ...] = ()   # (path, Session.version) when evaluated
-
-    def to_json(self) -> dict:
-        """For a project (paths become relative there; versions mean nothing in another session)."""
-        return {"qrels": self.qrels, "qrels_name": self.qrels_name, "runs": [list(r) for r in self.runs],
-                "measures": list(self.specs), "options": asdict(self.options)}
-
-    @classmethod
-    def from_json(cls, data, session) -> "EvaluationInputs | None":
-        try:
-            runs = tuple((str(name), str(path)) for name, path in data["runs"])
-            options = EvalOptions(**data["options"])
-            inputs = cls(str(data["qrels"]), str(data.get("qrels_name", "")), runs,
-                         tuple(str(s) for s in data["measures"]), options)
-        except (KeyError, TypeError, ValueError):
-            return None
-        return inputs.loaded_in(session)
-
-    def loaded_in(self, session) -> "EvaluationInputs":
-        """The same inputs, as the files are loaded in ``session`` now."""
-        paths = [self.qrels] + [path for _, path in self.runs]
-        return EvaluationInputs(self.qrels, self.qrels_name, self.runs, self.specs, self.options,
-                                tuple((p, session.version(p)) for p in paths))
 
 
 def _same_numbers(saved: RunResult, computed: RunResult) -> bool:
