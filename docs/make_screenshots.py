@@ -124,6 +124,7 @@ def main() -> int:
     casebase.results_tabs.setCurrentWidget(casebase.chart.page)
     casebase.chart.metric.setCurrentIndex(max(casebase.chart.metric.findData("quality_mueller"), 0))
     shoot("casebase")
+    window.ask_before_discarding = False      # closing would otherwise ask, offscreen, whether to save the project
     window.close()
     return 0
 
