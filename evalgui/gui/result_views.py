@@ -27,7 +27,8 @@ from evalgui.gui.toolbar import with_toolbar
 class LazyView:
     """Subclasses set ``page`` and implement ``update_choices()`` (cheap: refill the combo boxes) and
     ``draw()`` (the expensive part). The workspace calls :meth:`refresh` with each new comparison and
-    :meth:`shown` when the view's tab comes into sight."""
+    :meth:`shown` when the view's tab comes into sight; views of other data override :meth:`refresh`
+    to keep what they show, then call :meth:`_catch_up`."""
 
     def __init__(self):
         self.comparison = None
@@ -35,17 +36,23 @@ class LazyView:
 
     def refresh(self, comparison) -> None:
         self.comparison = comparison
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        """New data came: drawn now if in sight, else when shown."""
         self.update_choices()
         self._stale = True
         if self.page.isVisible():
             self.shown()
 
     def shown(self) -> None:
-        """The tab came into sight (or is about to be exported): catch up with the comparison."""
+        """The tab came into sight (or is about to be exported): catch up with the data."""
         if self._stale:
+            self._stale = False
             self.draw()
 
     def draw(self) -> None:
+        # Subclasses drawn by their own combo boxes call this first: drawn, however it came, is up to date.
         self._stale = False
 
     def update_choices(self) -> None:
@@ -72,16 +79,16 @@ class Sides(QSplitter):
             self.setSizes([1, 1])               # halves
 
 
-class ResultView:
-    """Subclasses set ``page``, ``title`` and ``experiments`` (the experiments whose results they show),
-    and implement ``update_choices()`` (cheap: refill the combo boxes) and ``draw()`` (the expensive part)."""
+class ResultView(LazyView):
+    """A :class:`LazyView` of an experiment's outcome. Subclasses also set ``title`` and ``experiments`` (the
+    experiments whose results they show)."""
 
     title = ""
     experiments: tuple[str, ...] = ()
 
     def __init__(self):
+        super().__init__()
         self.outcome = None
-        self._stale = False
 
     def choices(self) -> list:
         """Combo boxes whose choice survives a new run."""
@@ -89,22 +96,7 @@ class ResultView:
 
     def refresh(self, outcome) -> None:
         self.outcome = outcome if outcome is not None and outcome.experiment in self.experiments else None
-        self.update_choices()
-        self._stale = True
-        if self.page.isVisible():
-            self.shown()
-
-    def shown(self) -> None:
-        """The tab came into sight (or is about to be exported): catch up with the outcome."""
-        if self._stale:
-            self._stale = False
-            self.draw()
-
-    def update_choices(self) -> None:
-        pass
-
-    def draw(self) -> None:
-        pass
+        self._catch_up()
 
     def measures(self) -> list[str]:
         return list(self.outcome.measures) if self.outcome is not None else []

@@ -14,12 +14,14 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 from evalgui.core.ranked.jobs import ResultSet
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView, nice_limit
 from evalgui.gui.plots import export_plot_dialog
+from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 
-class RunMatrixView:
+class RunMatrixView(LazyView):
     title = "Run × run"
 
     def __init__(self):
+        super().__init__()
         self.results = ResultSet()
         self.measure = ChoiceBox("runMatrixMeasure")
         self.measure.currentIndexChanged.connect(lambda _: self._show())
@@ -38,7 +40,6 @@ class RunMatrixView:
         sides.setSizes([5000, 6000])     # proportions: room for the table's numbers and a readable heatmap
         self.page = with_toolbar(sides, [QLabel("Measure"), self.measure, export])
         self.page.layout().addWidget(self.caption)
-        self._stale = False
 
     def export_plot_dialog(self) -> None:
         self.shown()
@@ -55,16 +56,11 @@ class RunMatrixView:
         # Every pair of runs over every query: brought up to date only while the tab is in sight,
         # so that runs arriving one by one do not stall the window for a tab nobody looks at.
         self.results = results
-        self._stale = True
-        if self.page.isVisible():
-            self.shown()
+        self._catch_up()
 
-    def shown(self) -> None:
-        """The tab came into sight (or is about to be exported): catch up with the results."""
-        if self._stale:
-            self._stale = False
-            self.measure.set_items([(m, m) for m in self.results.per_query_measures()])
-            self._show()
+    def draw(self) -> None:
+        self.measure.set_items([(m, m) for m in self.results.per_query_measures()])
+        self._show()
 
     def _show(self) -> None:
         from evalgui.core.stats.paired import mean_difference_matrix, shared_query_counts
