@@ -1,6 +1,5 @@
 """The ranked workspace's Run × run tab: mean per-query differences between every two runs."""
 
-import numpy as np
 import pytest
 
 from tests.gui.conftest import SYNTHETIC_RUNS, open_demo_and_wait

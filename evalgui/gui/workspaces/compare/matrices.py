@@ -242,7 +242,8 @@ class MatrixTab(PairMatrix):
     """The comparison's matrix: mean differences, adjusted p-values or wins / ties / losses."""
 
     def cells(self, measure: str) -> dict[tuple[str, str], dict]:
-        return {pair: dict(cell, mean=cell["diff"]) for pair, cell in oriented_cells(self.comparison.rows(measure)).items()}
+        oriented = oriented_cells(self.comparison.rows(measure))
+        return {pair: dict(cell, mean=cell["diff"]) for pair, cell in oriented.items()}
 
     def tooltip(self, row: str, column: str, measure: str, cell: dict) -> str:
         return cell_tooltip(row, column, measure, cell, self.comparison.options)
