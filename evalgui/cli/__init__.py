@@ -22,7 +22,7 @@ import os
 import sys
 from importlib import import_module
 
-from evalgui.cli.common import PROG, Parser, UsageProblem, fail
+from evalgui.cli.common import PROG, Parser, UsageProblem, check_outputs, fail, spool_pipes
 from evalgui.core.distribution import VersionAction
 
 # The subcommands, in the order --help lists them: modules of this package.
@@ -72,12 +72,36 @@ def _main(argv: list[str] | None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="evalgui-pipes-") as folder:
+        copies: dict[str, str] = {}
+        try:
+            return _run(args, folder, copies)
+        except _Failure as failure:
+            message = failure.message
+            for copy, path in copies.items():        # name the pipe the user gave, not our copy
+                message = message.replace(copy, path)
+            return fail(message, failure.status)
+
+
+class _Failure(Exception):
+    """What :func:`_run` has to say on its one line of stderr, and the exit status."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+def _run(args, folder: str, copies: dict[str, str]) -> int:
     from evalgui.core.errors import EvalInputError, EvalUsageError
 
     try:
+        check_outputs(args)
+        copies.update(spool_pipes(args, folder))
         return _subcommands()[args.command].run(args)
     except (EvalInputError, EvalUsageError, UsageProblem) as exc:
-        return fail(str(exc))
+        raise _Failure(str(exc)) from None
     except BrokenPipeError:
         # The reader went away (e.g. `| head`); that is not an error.
         try:
@@ -88,8 +112,8 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         return 130
     except OSError as exc:
-        return fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        raise _Failure(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from None
     except Exception as exc:  # a bug, not bad input: still one line, with a way to see more
         if os.environ.get("EVALGUI_DEBUG"):
             raise
-        return fail(f"internal error: {type(exc).__name__}: {exc} (set EVALGUI_DEBUG=1 for details)", 1)
+        raise _Failure(f"internal error: {type(exc).__name__}: {exc} (set EVALGUI_DEBUG=1 for details)", 1) from None

@@ -99,6 +99,75 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of standard output")
 
 
+# The options that name a file the command writes, as the user typed them.
+OUTPUT_OPTIONS = {"output": "-o", "save_ranks": "--save-ranks", "export_ground_truth": "--export-ground-truth"}
+
+
+def check_outputs(args) -> None:
+    """Refuse an output file that is also an input, or two outputs that are one file: the results
+    would replace the data they come from, or each other."""
+    outputs = [(OUTPUT_OPTIONS[name], value) for name, value in vars(args).items()
+               if name in OUTPUT_OPTIONS and isinstance(value, str) and value]
+    if not outputs:
+        return
+    inputs = []
+    for name, value in vars(args).items():
+        for item in (value if isinstance(value, (list, tuple)) else [value]):
+            if name not in OUTPUT_OPTIONS and isinstance(item, str) and item:
+                inputs.append(item)
+                if "=" in item:                             # NAME=FILE
+                    inputs.append(item.split("=", 1)[1])
+    for i, (option, output) in enumerate(outputs):
+        for candidate in inputs:
+            if _same_file(output, candidate):
+                raise UsageProblem(f"{option} {output} is also an input: the results would overwrite it")
+        for other_option, other in outputs[i + 1:]:
+            if _same_file(output, other):
+                raise UsageProblem(f"{option} and {other_option} name the same file ({output})")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:                        # one of them does not exist (yet)
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def spool_pipes(args, folder: str) -> dict[str, str]:
+    """Copy the inputs that are pipes (a named pipe, ``<(zcat run.gz)``, ``/dev/stdin``) to plain files in
+    ``folder`` and point ``args`` at the copies: readers open a file twice (to guess its format, then to
+    read it), and a pipe can be read only once. Returns {copy: path as given}, for messages. A copy keeps
+    its file name, from which runs are named."""
+    import shutil
+    import stat
+
+    copies: dict[str, str] = {}
+
+    def spooled(value: str) -> str:
+        name, eq, path = value.rpartition("=") if "=" in value and not os.path.exists(value) else ("", "", value)
+        try:
+            is_pipe = not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path)
+        except OSError:
+            return value
+        if not is_pipe:
+            return value
+        copy = os.path.join(folder, str(len(copies)), os.path.basename(path) or "input")
+        os.makedirs(os.path.dirname(copy))
+        with open(path, "rb") as source, open(copy, "wb") as target:
+            shutil.copyfileobj(source, target, 1 << 20)
+        copies[copy] = path
+        return f"{name}{eq}{copy}"
+
+    for option, value in vars(args).items():
+        if option in OUTPUT_OPTIONS:
+            continue
+        if isinstance(value, str) and value:
+            setattr(args, option, spooled(value))
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            setattr(args, option, [spooled(v) if v else v for v in value])
+    return copies
+
+
 def output_format(args) -> str:
     from evalgui.core.export import format_from_path
 

@@ -76,8 +76,8 @@ def _ranks(args):
     if args.qrels:
         if args.file or len(args.files) < 2:
             raise UsageProblem("with --qrels, give at least two runs as FILE")
-        if args.missing_rank is not None and not args.missing_rank >= 1:
-            raise UsageProblem("--missing-rank must be at least 1")
+        if args.missing_rank is not None and not 1 <= args.missing_rank < float("inf"):
+            raise UsageProblem("--missing-rank must be a finite number of at least 1")
         from evalgui.core.rankfile.ranks import ranks_from_trec
 
         qrels = kind("qrels").read(args.qrels)
@@ -104,8 +104,6 @@ def run(args) -> int:
 
     fmt = output_format(args)
     ranks = _ranks(args)
-    if args.save_ranks:
-        write_atomic(args.save_ranks, ranks.to_text())
     sections = SECTIONS[args.printing]
     settings = Settings(measures=tuple(args.measures) or DEFAULT_MEASURES, iterations=args.iterations,
                         bootstrap=args.bootstrap, splits=tuple(args.splits), systems=tuple(args.systems),
@@ -113,7 +111,9 @@ def run(args) -> int:
                         total_ranks=args.total_ranks, error_rates=args.error_rates, swap=args.swap,
                         experiments=sections != ("actual",), seed=args.seed, threads=args.threads,
                         compat=preset(args.compat))
-    checked = plan(ranks, settings)
+    checked = plan(ranks, settings)          # checks the settings: nothing is written before
+    if args.save_ranks:
+        write_atomic(args.save_ranks, ranks.to_text())
     for message in checked.warnings:
         warn(message)
     told = len(checked.warnings)

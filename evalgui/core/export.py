@@ -25,36 +25,47 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[str]:
     On failure the temporary file is removed and ``path`` keeps its old content. The new file gets
     the mode a plain ``open(path, "w")`` would give (0666 less the umask), or the mode of the file
     it replaces. ``suffix`` lets writers that pick the format from the name (images) see it.
+    A symbolic link is written through (the link stays, its target gets the new content), and a
+    path that is not a regular file (``/dev/stdout``, a named pipe) is written in place: a rename
+    would replace the device or pipe with a plain file.
     Errors name ``path``, never the temporary file.
     """
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(errno.ENOENT, f"the folder {folder} does not exist", path)
-    if os.path.isdir(path):
-        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", path)
-    tmp = _create_temp(folder, suffix)
+    shown = os.fspath(path)
     try:
-        try:
-            existing = stat.S_IMODE(os.stat(path).st_mode)
-        except FileNotFoundError:
-            existing = None
+        existing = os.stat(shown)
+    except (FileNotFoundError, NotADirectoryError):
+        existing = None
+    if existing is not None and stat.S_ISDIR(existing.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", shown)
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        yield shown
+        return
+    path = os.path.realpath(shown)
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, f"the folder {os.path.dirname(os.path.abspath(shown))} does not exist",
+                                shown)
+    try:
+        tmp = _create_temp(folder, suffix)
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, shown) from None
+    try:
         yield tmp
         if existing is not None:
-            os.chmod(tmp, existing)
+            os.chmod(tmp, stat.S_IMODE(existing.st_mode))
         with open(tmp, "rb") as fh:        # the data is on disk before the rename makes it visible
             os.fsync(fh.fileno())
         try:
             os.replace(tmp, path)
         except OSError as exc:             # e.g. the target became a folder meanwhile
-            raise type(exc)(exc.errno, exc.strerror, path) from None
+            raise type(exc)(exc.errno, exc.strerror, shown) from None
     except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         if isinstance(exc, OSError) and exc.filename == tmp and exc.errno is not None:
-            raise type(exc)(exc.errno, exc.strerror, path) from exc
+            raise type(exc)(exc.errno, exc.strerror, shown) from exc
         raise
 
 

@@ -192,10 +192,10 @@ def test_similarity_results_from_parquet_and_warnings(tmp_path):
     ("query_id,case_id,similarity\nq,c1,0.5\n\nq,c2,1.5\n", ["the similarity 1.5 is outside [0, 1]"], 4),   # the blank line counts
     ("query_id,case_id,similarity\nq,c1,-0.1\n", ["outside [0, 1]"], 2),
     ("query_id,case_id,similarity\nq,c1,nan\n", ["'nan' is not a number"], 2),
-    ("query_id,case_id,similarity\nq,c1,0.5\nq,c2\n", ["the similarity is missing"], 3),
+    ("query_id,case_id,similarity\nq,c1,0.5\nq,c2\n", ["expected 3 fields", "(query_id, case_id, similarity), found 2"], 3),
     ("query_id,case_id,similarity\nq,c1,0.5\n,c2,0.5\n", ["the query id is missing"], 3),
     ("query_id,case_id,similarity\nq,c1,0.5\nq,c1,0.4\n", ["case 'c1' is given twice for query 'q' (lines 2 and 3)"], 3),
-    ("query_id,case_id,sim\nq,c1,0.5\nq,c2,0.5,9\n", ["not a well-formed CSV"], 3),
+    ("query_id,case_id,sim\nq,c1,0.5\nq,c2,0.5,9\n", ["expected 3 fields", "found 4"], 3),
     ("query_id,doc,similarity\nq,c1,0.5\n", ["no case column"], 1),
     ("query_id,case_id,similarity\n", ["no rows"], None),
 ])

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -147,8 +148,8 @@ def _load_frame(path):
         return source, frame, np.arange(1, len(frame) + 1)
     data = _text.load_bytes(source)
     sep = "\t" if extension_of(source) == "tsv" else ","
-    import io
 
+    record_lines = _check_field_counts(data, sep, source)
     try:
         frame = pd.read_csv(io.BytesIO(data), sep=sep, dtype=str, keep_default_na=False, skip_blank_lines=False,
                             encoding="utf-8")
@@ -161,9 +162,58 @@ def _load_frame(path):
         raise EvalInputError(source, f"not a well-formed {'TSV' if sep == chr(9) else 'CSV'} file ({reason})",
                              int(line.group(1)) if line else None) from None
     # Blank lines come through as empty rows: drop them but keep counting them.
-    lines = np.arange(len(frame)) + 2  # the header is line 1
+    lines = record_lines if record_lines is not None and len(record_lines) == len(frame) else np.arange(len(frame)) + 2
     blank = frame.isna().all(axis=1).to_numpy() | (frame.fillna("").astype(str).apply(lambda c: c.str.strip()) == "").all(axis=1).to_numpy()
     return source, frame[~blank].reset_index(drop=True), lines[~blank]
+
+
+def _check_field_counts(data: bytes, sep: str, source: str) -> np.ndarray | None:
+    """Refuse a row with more or fewer fields than the header (pandas would take one extra field for an
+    index and shift the columns, and fill a short row with empty cells). Returns the first line of every
+    record after the header when quoted fields may span lines, else None (one line a record)."""
+    what = "TSV" if sep == "\t" else "CSV"
+    if b'"' in data:                       # quoted fields may hold separators and newlines: parse them
+        import csv
+
+        text = data.decode("utf-8", "replace").lstrip("\ufeff")
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+        starts, expected, previous_end = [], None, 0
+        try:
+            for fields in reader:
+                start, previous_end = previous_end + 1, reader.line_num
+                if expected is None:
+                    expected, names = len(fields), fields
+                    continue
+                starts.append(start)
+                if fields and len(fields) != expected and any(f.strip() for f in fields):
+                    raise EvalInputError(source, _fields_problem(names, len(fields)), start)
+        except csv.Error as exc:
+            raise EvalInputError(source, f"not a well-formed {what} file ({exc})", reader.line_num) from None
+        return np.array(starts, dtype=np.int64)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(raw == ord("\n"))
+    if not len(raw) or raw[-1] != ord("\n"):
+        ends = np.append(ends, len(raw))                    # a last line without its newline
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    separators_before = np.searchsorted(np.flatnonzero(raw == ord(sep)), ends)
+    fields = np.diff(separators_before, prepend=0) + 1
+
+    def blank(line: int) -> bool:
+        return not data[starts[line]:ends[line]].strip()
+
+    header = next((line for line in range(len(ends)) if not blank(line)), None)
+    if header is None:
+        return None
+    for line in np.flatnonzero(fields != fields[header]):   # few: blank lines, or the rows in error
+        if line > header and not blank(line):
+            names = data[starts[header]:ends[header]].decode("utf-8", "replace").lstrip("\ufeff").strip().split(sep)
+            raise EvalInputError(source, _fields_problem(names, int(fields[line])), int(line) + 1)
+    return None
+
+
+def _fields_problem(header: list[str], found: int) -> str:
+    names = ", ".join(name.strip() for name in header[:8]) + (", ..." if len(header) > 8 else "")
+    return f"expected {len(header)} fields, as in the header ({names}), found {found}"
 
 
 def _numeric(frame, column: str, source: str, lines: np.ndarray, integer: bool) -> np.ndarray:

@@ -72,6 +72,10 @@ def read_per_query_scores(path: str | os.PathLike) -> PerQueryScores:
         row = int(np.flatnonzero(bad)[0])
         raise EvalInputError(source, f"the value {raw.iloc[row]!r} is not a number", int(lines[row]))
     out[tidy.VALUE] = values.to_numpy(dtype=np.float64)
+    infinite = np.isinf(out[tidy.VALUE].to_numpy())     # a mean or a test over it would be meaningless
+    if infinite.any():
+        row = int(np.flatnonzero(infinite)[0])
+        raise EvalInputError(source, f"the value {raw.iloc[row]!r} is not a finite number", int(lines[row]))
     empty_id = (out[[tidy.RUN, tidy.QUERY, tidy.MEASURE]] == "").any(axis=1).to_numpy()
     if empty_id.any():
         row = int(np.flatnonzero(empty_id)[0])
