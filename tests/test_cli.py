@@ -515,3 +515,17 @@ def test_gzipped_files_are_sniffed_from_their_head(tmp_path):
         fh.writelines(f"q{i % 7} Q0 d{i} 1 {1 / (i + 1)!r} tag\n" for i in range(40_000))
     assert detect_kind(path) == "run"
     assert len(read_run(path)) == 40_000
+
+
+def test_a_negative_relevance_level_is_refused(capsys, files):
+    # trec_eval would count documents outside the qrels as relevant in the ranking only (MAP above 1).
+    status, out, err = run_cli(capsys, "trec_eval", "-l", "-1", *files)
+    assert status == 2 and out == "" and err == ["evalgui-cli: error: -l must be a grade of 0 or more"]
+
+
+def test_dcg_ideal_dcg_and_yaap_print_as_trec_eval_does(capsys, files):
+    status, out, err = run_cli(capsys, "trec_eval", "-m", "dcg", "-m", "ideal_dcg", "-m", "yaap", *files)
+    assert status == 0 and err == []
+    assert [l.split("\t")[0].strip() for l in out.splitlines()] == ["dcg", "ideal_dcg", "yaap"]
+    status, out, _ = run_cli(capsys, "trec_eval", "-m", "all_trec", *files)
+    assert status == 0 and not {"dcg", "ideal_dcg", "yaap"} & {l.split("\t")[0].strip() for l in out.splitlines()}

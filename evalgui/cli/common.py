@@ -84,6 +84,8 @@ def eval_options(args):
 
     if args.max_docs is not None and args.max_docs < 0:
         raise UsageProblem("-M must be a non-negative number of documents")
+    if args.level < 0:      # trec_eval would count documents outside the qrels as relevant (MAP above 1)
+        raise UsageProblem("-l must be a grade of 0 or more")
     return EvalOptions(relevance_level=args.level, complete=args.complete, max_docs=args.max_docs,
                        judged_only=args.judged_only, num_docs_in_coll=args.num_docs)
 

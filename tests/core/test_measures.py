@@ -124,6 +124,42 @@ def test_gain_measures():
     assert v["RBP(rel=2)"] == pytest.approx(0.1 * 0.9 ** 3)  # only d3 (grade 2) gains
 
 
+def test_dcg_ideal_dcg_and_yaap_outside_all_trec():
+    log2 = math.log2
+    v = values(["dcg", "ideal_dcg", "dcg.1=3,2=9", "yaap"])
+    assert v["dcg"] == pytest.approx(1 / log2(2) + 2 / log2(5) + 1 / log2(7))          # ndcg's numerator
+    assert v["ideal_dcg"] == pytest.approx(2 / log2(2) + 1 / log2(3) + 1 / log2(4) + 1 / log2(5))
+    assert v["dcg_1=3,2=9"] == pytest.approx(3 / log2(2) + 9 / log2(5) + 3 / log2(7))
+    # yaap: S = sum of precision at each relevant rank = 1/1 + 2/4 + 3/6 = 2, R = 4.
+    assert v["yaap"] == pytest.approx(math.log((1 + 2) / (1 + 4 - 2)))
+    from evalgui.core.ranked.measures import NICKNAMES, TREC_ORDER
+
+    assert {"dcg", "ideal_dcg", "yaap"} <= set(TREC_ORDER) and not {"dcg", "ideal_dcg", "yaap"} & set(
+        NICKNAMES["all_trec"])
+    # trec_eval's table order, which -q follows: dcg and ideal_dcg before ndcg, yaap before rbp.
+    assert TREC_ORDER.index("G") < TREC_ORDER.index("dcg") < TREC_ORDER.index("ideal_dcg") < TREC_ORDER.index("ndcg")
+    assert TREC_ORDER.index("num_nonrel_judged_ret") < TREC_ORDER.index("yaap") < TREC_ORDER.index("rbp")
+
+
+def test_rbp_resid_adds_unjudged_ranks_in_rank_order():
+    # The audit's case: summing all ranks' mass less the judged ones' gave 0.9186 where trec_eval gives 0.9185.
+    qrels = {"1": {"zz": 0}, "2": {"zz": 0, "d1": 0, "d3": 0}}
+    run = {"1": {"d0": 9}, "2": {f"d{i}": 9 - i for i in range(6)}}
+    v = values(["rbp_resid"], qrels, run, per_query=True)
+    p, power, unjudged_mass = 0.9, 1.0, 0.0
+    for unjudged in (True, False, True, False, True, True):     # d0..d5; d1 and d3 are judged
+        unjudged_mass += power if unjudged else 0.0
+        power *= p
+    assert v["2"]["rbp_resid"] == power + (1 - p) * unjudged_mass       # bit for bit, as trec_eval adds up
+
+
+def test_relstring_of_length_zero_is_empty():
+    from evalgui.core.ranked.trec_eval import format_lines, requests_for
+
+    result = evaluate_run(Qrels.from_dict(QRELS), Run.from_dict(RUN), requests_for(["relstring.0"]))
+    assert format_lines(result, per_query=True) == ["relstring_0           \tq1\t''"]
+
+
 def test_relstring_and_runid_are_text():
     from evalgui.core.ranked.trec_eval import format_lines, requests_for
 
@@ -180,3 +216,33 @@ def test_queries_with_no_relevant_documents_score_zero_not_nan():
     v = values(["all_trec"], qrels, run)
     assert all(np.isfinite(x) for x in v.values())
     assert v["map"] == 0.0 and v["relative_P_5"] == 0.0 and v["ndcg"] == 0.0 and v["Rndcg"] == 0.0
+
+
+def test_segmented_cumsum_adds_up_each_query_from_zero_in_order():
+    from evalgui.core.ranked.ranking import segmented_cumsum
+
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(0, 9, 60)
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    for values in (rng.random(offsets[-1]) / 3, rng.integers(0, 5, offsets[-1]).astype(float)):
+        expected = []
+        for start, end in zip(offsets[:-1], offsets[1:]):
+            running = 0.0
+            for value in values[start:end]:
+                running += value
+                expected.append(running)
+        assert np.array_equal(segmented_cumsum(values, offsets), np.array(expected))
+
+
+def test_ndcg_cut_is_exact_whatever_the_queries_before():
+    # nDCG@1 of a grade-1 document where the best grade is 4 is exactly 1/4 (trec_eval: 1 / 4). Ideal DCG
+    # taken as a global cumulative sum less the total before each query gave 0.2500000000000002 whenever
+    # that sum crossed a power of two; a mean of 1/4s and 1/2s then printed 0.1563 where trec_eval prints 0.1562.
+    from evalgui.core.ranked.trec_eval import format_lines, requests_for
+
+    rng = np.random.default_rng(3)
+    qrels = {f"q{i:03d}": {"a": 1, "b": 4, **{f"x{j}": 3 for j in range(int(rng.integers(0, 12)))}} for i in range(60)}
+    run = {q: {"a": 2, "b": 1} for q in qrels}
+    result = evaluate_run(Qrels.from_dict(qrels), Run.from_dict(run), requests_for(["ndcg_cut.1"]))
+    assert set(result.per_query[:, 0].tolist()) == {0.25}
+    assert format_lines(result) == ["ndcg_cut_1            \tall\t0.2500"]

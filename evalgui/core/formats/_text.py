@@ -167,7 +167,7 @@ def duplicates_error(source: str, queries, docs, lines: np.ndarray, rows: np.nda
     return EvalInputError(
         source,
         f"the same document is given twice for one query in this {kind}: {'; '.join(shown)}"
-        + (f"; and {more:,} more" if more else "") + (" (trec_eval rejects such runs)" if kind == "run" else ""),
+        + (f"; and {more:,} more" if more else "") + (" (a run ranks each document once per query)" if kind == "run" else ""),
         int(lines[rows[repeat_at[first[0]]]]),
     )
 

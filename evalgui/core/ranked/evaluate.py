@@ -167,7 +167,7 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
         state.progress(0.3 + 0.7 * i / max(len(requests), 1), f"Computing {req.measure.name}")
         values = request_values(ranking, req, options, by_level)
         if req.measure.name == "relstring":
-            strings = M.relstrings(by_level[_level(req, options)], req.text_length or 10)
+            strings = M.relstrings(by_level[_level(req, options)], 10 if req.text_length is None else req.text_length)
             # trec_eval clears the placeholder's string only under the plain name "relstring".
             cleared = req.names[0] == "relstring"
             text[req.names[0]] = [("" if miss and cleared else s) for s, miss in zip(strings, ranking.missing)]

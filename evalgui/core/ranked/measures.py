@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from evalgui.core.ranked.ranking import NONPOOL, UNJUDGED, Positions, Ranking
+from evalgui.core.ranked.ranking import NONPOOL, UNJUDGED, Positions, Ranking, segmented_cumsum
 from evalgui.core.registry import Parameter, Record, Registry
 
 MIN_GEO_MEAN = 0.00001
@@ -217,9 +217,7 @@ class Gains:
         """Ideal DCG accumulated along the ideal ranking, restarting per query."""
         n = self.ideal_len()
         pos = np.arange(len(self.ideal)) - np.repeat(self.ideal_offsets[:-1], n)
-        c = np.cumsum(self.ideal / np.log2(pos + 2.0))
-        before = np.concatenate(([0.0], c))[self.ideal_offsets[:-1]]
-        return c - np.repeat(before, n)
+        return segmented_cumsum(self.ideal / np.log2(pos + 2.0), self.ideal_offsets)
 
     def ideal_dcg_at(self, k) -> np.ndarray:
         """Ideal DCG of the first k positions (k per query; may exceed the ideal length)."""
@@ -501,8 +499,7 @@ def _g(r, params):
     docs = g.docs
     # Ideal cost up to rank i: one per rank, plus (ideal gain - 1) where the ideal gain exceeds 1.
     extra = np.where(g.ideal >= 1.0, g.ideal - 1.0, 0.0)
-    c = np.cumsum(extra)
-    extra_cum = c - np.repeat(np.concatenate(([0.0], c))[g.ideal_offsets[:-1]], g.ideal_len())
+    extra_cum = segmented_cumsum(extra, g.ideal_offsets)
     n_ideal = g.ideal_len()
     k = np.minimum(docs.pos + 1, n_ideal[docs.seg])
     extra_here = np.zeros(len(k))
@@ -513,6 +510,25 @@ def _g(r, params):
         term = g.gain / np.log2(2.0 + cost - docs.cumsum(g.gain))
     sum_ideal = np.bincount(np.repeat(np.arange(r.n_queries), n_ideal), weights=g.ideal, minlength=r.n_queries)
     return col(np.where(sum_ideal > 0, safe_div(docs.sum(term), sum_ideal), 0.0))
+
+
+@_register("dcg", "Gain", ParamKind.PAIRS, (),
+           description="Discounted cumulative gain over the whole ranking, not normalised: each document's gain (its "
+                       "grade by default; override with level=gain pairs) discounted by log2(rank+1). nDCG's "
+                       "numerator; its scale depends on how many relevant documents a query has.",
+           formula="DCG = sum_i g_i/log2(i+1)")
+def _dcg(r, params):
+    g = gains_for(r, params)
+    return col(g.docs.sum(g.dcg_terms()))
+
+
+@_register("ideal_dcg", "Gain", ParamKind.PAIRS, (), better=None,
+           description="The DCG of an ideal ranking: every judged document with positive gain, best gain first. "
+                       "nDCG's denominator; a property of the qrels, not of the run.",
+           formula="IDCG = sum_i g*_i/log2(i+1), g* sorted best first")
+def _ideal_dcg(r, params):
+    g = gains_for(r, params)
+    return col(g.ideal_dcg_at(g.ideal_len()))
 
 
 @_register("ndcg", "Gain", ParamKind.PAIRS, (), ir_name="nDCG",
@@ -659,6 +675,17 @@ def _num_nonrel_judged_ret(r, params):
     return col(r.judged.counts - r.num_rel_ret)
 
 
+@_register("yaap", "Average precision",
+           description="Yet another average precision (Robertson): a smoothed, log-odds form of AP that averages "
+                       "better over queries and handles extreme values; monotonic with AP on one query. Can be "
+                       "negative.",
+           formula="yaap = log((1 + S) / (1 + R - S)), S = sum_{k : d_k relevant} P@k")
+def _yaap(r, params):
+    found = r.relevant
+    precision_sum = found.sum(found.running_count() / (found.pos + 1.0))
+    return col(np.log((1.0 + precision_sum) / (1.0 + r.num_rel - precision_sum)))
+
+
 @_register("rbp", "Gain", ParamKind.PAIRS, (), ir_name="RBP(p=0.9)",
            description="Rank-biased precision (Moffat and Zobel): the expected gain per document for a user who goes "
                        "on to the next document with probability p (default 0.9; set with p=...). Gains are scaled to "
@@ -685,11 +712,10 @@ def _rbp_resid(r, params):
         if name == "p":
             p = float(value)
     powers = _powers(p, int(r.num_ret.max(initial=0)))
-    judged = r.judged
-    # Unjudged mass = all ranks' mass - judged ranks' mass (prefix sums of p^i).
-    prefix = np.concatenate(([0.0], np.cumsum(powers)))
-    unjudged_mass = prefix[r.num_ret] - judged.sum(powers[judged.pos])
-    has_unjudged = r.num_ret > judged.counts
+    unjudged = Positions.where(r.rel < 0, r.offsets)
+    # Added up in rank order, as trec_eval does: all ranks' mass less the judged ones' is off in the last bit.
+    unjudged_mass = unjudged.sum(powers[unjudged.pos])
+    has_unjudged = unjudged.counts > 0
     return col(np.where(has_unjudged, powers[r.num_ret] + (1.0 - p) * unjudged_mass, 0.0))
 
 
@@ -735,7 +761,7 @@ TREC_ORDER = [name for name, m in REGISTRY.items() if m.trec_eval]
 NICKNAMES = {
     "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
                  "recip_rank", "iprec_at_recall", "P"],
-    "all_trec": TREC_ORDER,
+    "all_trec": [name for name in TREC_ORDER if name not in ("dcg", "ideal_dcg", "yaap")],
     "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"],
 }

@@ -27,6 +27,30 @@ NONPOOL = -1
 UNJUDGED = -2
 
 
+def segmented_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Running sums restarting at each segment (``offsets``: n + 1 bounds), each added up from 0.0 in order,
+    bit for bit as a loop per segment: a global cumsum less the total before the segment is off in the
+    last bits (enough to flip a 4-decimal mean that ends in 5). One numpy step per position, over the
+    segments long enough to have it."""
+    values = np.asarray(values, dtype=np.float64)
+    out = np.empty(len(values))
+    lengths = np.diff(offsets)
+    if not len(values):
+        return out
+    if np.array_equal(values, np.trunc(values)):         # whole numbers (counts) add up exactly in any order
+        total = np.cumsum(values)
+        return total - np.repeat(np.concatenate(([0.0], total))[offsets[:-1]], lengths)
+    order = np.argsort(-lengths, kind="stable")           # longest first: the active ones are a prefix
+    starts, longest_first = offsets[:-1][order], lengths[order]
+    active = np.searchsorted(-longest_first, -np.arange(int(longest_first[0])), side="left")   # lengths > position
+    running = np.zeros(len(order))
+    for position, n in enumerate(active.tolist()):
+        at = starts[:n] + position
+        running[:n] += values[at]
+        out[at] = running[:n]
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class Positions:
     """A sparse subset of the ranked documents (say, the relevant ones), in rank order.
@@ -72,10 +96,8 @@ class Positions:
         return np.arange(len(self.idx)) - self.starts[self.seg] + 1
 
     def cumsum(self, values) -> np.ndarray:
-        """Inclusive cumulative sum restarting at each query."""
-        c = np.cumsum(np.asarray(values, dtype=np.float64))
-        before = np.concatenate(([0.0], c))[self.starts[:-1]]
-        return c - before[self.seg]
+        """Inclusive cumulative sum restarting at each query, added up as trec_eval does (see segmented_cumsum)."""
+        return segmented_cumsum(np.broadcast_to(np.asarray(values, dtype=np.float64), self.seg.shape), self.starts)
 
     def first_pos(self) -> np.ndarray:
         """Rank (0-based) of each query's first member, -1 if none."""
