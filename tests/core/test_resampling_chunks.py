@@ -214,3 +214,19 @@ def test_progress_is_reported_between_chunks(monkeypatch):
     assert fractions == sorted(fractions) and 0 < fractions[0] and fractions[-1] < 1
     assert seen[0][1] == "bootstrap test, pairs 1–1 of 3: 1,000 of 4,000 samples"
     assert seen[-1][1] == "bootstrap test, pairs 3–3 of 3: 3,000 of 4,000 samples"
+
+
+def test_a_compare_job_reports_its_resampling_in_order(monkeypatch):
+    monkeypatch.setattr(sig, "CHUNK_NUMBERS", 30 * 1_000)
+    rng = np.random.default_rng(4)
+    runs = ["a", "b", "c"]
+    scores = pd.DataFrame([(r, f"q{q}", m, v) for m in ("map", "ndcg") for r in runs
+                           for q, v in enumerate(rng.random(30))], columns=["run", "query", "measure", "value"])
+    for test in ("randomization", "bootstrap", "tukey"):
+        seen = []
+        compare(scores, runs, ["map", "ndcg"], CompareOptions(test=test, samples=5_000),
+                state=JobState(lambda f, m: seen.append((f, m)), min_interval=0.0))
+        fractions = [f for f, _ in seen]
+        assert fractions == sorted(fractions), test           # the test, then its CI: the bar never goes back
+        what = {"randomization": "randomization test", "bootstrap": "bootstrap test", "tukey": "randomized Tukey HSD"}
+        assert any(m.startswith(f"ndcg: {what[test]}, ") for _, m in seen), test

@@ -276,9 +276,14 @@ def _pair_statistics(diffs: np.ndarray, options: CompareOptions, state: JobState
     """Per row of a pairs x queries matrix (differences, or preferences): the mean, its bootstrap CI,
     Cohen's d_z, the test under ``options``, wins / ties / losses and the number of queries."""
     n = diffs.shape[1]
-    tests = pair_tests(diffs, options, state, matrix, first, second)
-    ci_low, ci_high = sig.mean_ci(diffs, options.resamples if options.test == "bootstrap" else CI_SAMPLES,
-                                  options.seed, options.confidence, state=state)
+    ci_samples = options.resamples if options.test == "bootstrap" else CI_SAMPLES
+    # The progress bar's share of the test and of the CI: about their resampling work (a bootstrap sample
+    # of the test costs two products, one of the CI one; the other tests cost next to nothing).
+    test_work = (options.resamples or 0) * (2 if options.test == "bootstrap" else 1)
+    share = test_work / (test_work + ci_samples)
+    tests = pair_tests(diffs, options, state.scaled(0.0, share), matrix, first, second)
+    ci_low, ci_high = sig.mean_ci(diffs, ci_samples, options.seed, options.confidence,
+                                  state=state.scaled(share, 1.0))
     wins, ties, losses = sig.wins_ties_losses(diffs, options.tie_tolerance)
     return {"mean": query_mean(diffs.T, n) if n else np.nan, "ci_low": ci_low, "ci_high": ci_high,
             "effect_size": sig.cohens_dz(diffs), "p_value": tests.p_value, "p_adjusted": tests.p_adjusted,
