@@ -26,7 +26,7 @@ import pandas as pd
 from evalgui.core import tidy
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.stats import significance as sig
-from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING
+from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, MAX_SAMPLES, PREFERENCE_TESTS, RESAMPLING
 from evalgui.core.sums import query_mean
 
 RUN_A, RUN_B = "run_a", "run_b"
@@ -56,6 +56,8 @@ class CompareOptions:
             raise ValueError(f"alpha must be between 0 and 1, not {self.alpha}")
         if self.samples is not None and self.samples < 1:
             raise ValueError(f"the number of samples must be at least 1, not {self.samples}")
+        if self.samples is not None and self.samples > MAX_SAMPLES:
+            raise ValueError(f"the number of samples can be at most {MAX_SAMPLES:,}, not {self.samples:,}")
         if self.tie_tolerance < 0:
             raise ValueError("the tie tolerance cannot be negative")
 
