@@ -109,11 +109,3 @@ def test_bad_requests_are_refused():
         CompareOptions(test="anova")
     with pytest.raises(ValueError, match="alpha"):
         CompareOptions(alpha=1.5)
-
-
-def test_samples_stop_at_the_engines_maximum():
-    from evalgui.core.stats.catalogue import MAX_SAMPLES
-
-    assert CompareOptions(test="bootstrap", samples=MAX_SAMPLES).resamples == MAX_SAMPLES
-    with pytest.raises(ValueError, match="at most 10,000,000, not 10,000,001"):
-        CompareOptions(test="randomization", samples=MAX_SAMPLES + 1)

@@ -68,10 +68,6 @@ for _record in (
     CORRECTIONS.add(_record)
 
 DEFAULT_SAMPLES = {"randomization": 10_000, "bootstrap": 1_000, "tukey": 5_000}
-# The largest B a resampling test takes (the compare form's maximum, checked by CompareOptions). The tests
-# draw their samples in chunks, so memory does not grow with B; time does (10 million bootstrap samples of
-# 50 queries and 6 pairs take tens of seconds).
-MAX_SAMPLES = 10_000_000
 RESAMPLING = frozenset(DEFAULT_SAMPLES)
 # The tests that apply to preferences between two runs (one-sample, on the per-query preferences): all
 # but Tukey's HSD, which needs each run's own scores.

@@ -26,7 +26,7 @@ import pandas as pd
 from evalgui.core import tidy
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.stats import significance as sig
-from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, MAX_SAMPLES, PREFERENCE_TESTS, RESAMPLING
+from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING
 from evalgui.core.sums import query_mean
 
 RUN_A, RUN_B = "run_a", "run_b"
@@ -56,8 +56,6 @@ class CompareOptions:
             raise ValueError(f"alpha must be between 0 and 1, not {self.alpha}")
         if self.samples is not None and self.samples < 1:
             raise ValueError(f"the number of samples must be at least 1, not {self.samples}")
-        if self.samples is not None and self.samples > MAX_SAMPLES:
-            raise ValueError(f"the number of samples can be at most {MAX_SAMPLES:,}, not {self.samples:,}")
         if self.tie_tolerance < 0:
             raise ValueError("the tie tolerance cannot be negative")
 
@@ -278,14 +276,9 @@ def _pair_statistics(diffs: np.ndarray, options: CompareOptions, state: JobState
     """Per row of a pairs x queries matrix (differences, or preferences): the mean, its bootstrap CI,
     Cohen's d_z, the test under ``options``, wins / ties / losses and the number of queries."""
     n = diffs.shape[1]
-    ci_samples = options.resamples if options.test == "bootstrap" else CI_SAMPLES
-    # The progress bar's share of the test and of the CI: about their resampling work (a bootstrap sample
-    # of the test costs two products, one of the CI one; the other tests cost next to nothing).
-    test_work = (options.resamples or 0) * (2 if options.test == "bootstrap" else 1)
-    share = test_work / (test_work + ci_samples)
-    tests = pair_tests(diffs, options, state.scaled(0.0, share), matrix, first, second)
-    ci_low, ci_high = sig.mean_ci(diffs, ci_samples, options.seed, options.confidence,
-                                  state=state.scaled(share, 1.0))
+    tests = pair_tests(diffs, options, state, matrix, first, second)
+    ci_low, ci_high = sig.mean_ci(diffs, options.resamples if options.test == "bootstrap" else CI_SAMPLES,
+                                  options.seed, options.confidence, state=state)
     wins, ties, losses = sig.wins_ties_losses(diffs, options.tie_tolerance)
     return {"mean": query_mean(diffs.T, n) if n else np.nan, "ci_low": ci_low, "ci_high": ci_high,
             "effect_size": sig.cohens_dz(diffs), "p_value": tests.p_value, "p_adjusted": tests.p_adjusted,

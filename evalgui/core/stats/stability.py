@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.stats.significance import NOISE, chunk_size, resample_count_chunks, row_slices
+from evalgui.core.stats.significance import NOISE, resample_counts
 
 BETTER, WORSE, EQUAL = 0, 1, 2
 
@@ -242,20 +242,15 @@ def swap_trials(diffs: np.ndarray, samples: int = 1000, seed: int = 42,
     state = state_or_default(state)
     diffs = np.atleast_2d(np.asarray(diffs, dtype=np.float64))
     n = diffs.shape[1]
+    first_sets = resample_counts(n, samples, seed)
+    second_sets = resample_counts(n, samples, seed + 1)
     first, second = np.empty((len(diffs), samples)), np.empty((len(diffs), samples))
-    # The two streams of query sets in chunks (the same sets as drawn at once), Cancel checked between.
-    size = chunk_size(n)
-    start = 0
-    for first_sets, second_sets in zip(resample_count_chunks(n, samples, seed, size),
-                                       resample_count_chunks(n, samples, seed + 1, size)):
-        stop = start + len(first_sets)
-        for where in row_slices(len(diffs), len(first_sets), n):
-            state.check()
-            first[where, start:stop] = diffs[where] @ first_sets.T / n
-            second[where, start:stop] = diffs[where] @ second_sets.T / n
-        start = stop
-        if stop < samples:
-            state.progress(stop / samples, f"swap method, {stop:,} of {samples:,} trials")
+    step = max(1, 4_000_000 // max(samples, 1))
+    for start in range(0, len(diffs), step):
+        state.check()
+        block = diffs[start:start + step]
+        first[start:start + step] = block @ first_sets.T / n
+        second[start:start + step] = block @ second_sets.T / n
     return first, second
 
 
