@@ -46,7 +46,7 @@ import math
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QRectF, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRectF, Qt
 from PySide6.QtGui import QAction, QColor, QCursor, QFont, QFontMetrics, QFontMetricsF, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QToolTip
 
@@ -778,6 +778,20 @@ class HeatmapPlot(pg.PlotWidget):
             QToolTip.showText(QCursor.pos(), text, self)
         else:
             QToolTip.hideText()
+
+    def viewportEvent(self, event) -> bool:
+        # A resting pointer makes Qt ask the scene for a tooltip; it finds no graphics item with one
+        # of its own and hides the details _hover showed (about a second after they appeared).
+        # Answer the request with the same text instead.
+        if event.type() == QEvent.Type.ToolTip:
+            text = self.hover_text(self.mapToScene(event.pos()))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+            event.setAccepted(bool(text))
+            return True
+        return super().viewportEvent(event)
 
 
 # Colour levels snap to these, so that re-running with similar numbers keeps every colour.
