@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton, Q
                                QVBoxLayout, QWidget)
 
 from evalgui.core.ranked.evaluate import EvalOptions
+from evalgui.gui.forms import StatusLine
 from evalgui.gui.worker import Worker
 
 STALE_STYLE = ("QLabel#staleBanner { background: #fff4ce; color: #4d3800; border: 1px solid #e0c060; "
@@ -157,8 +158,8 @@ class Workspace(QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.progress.setTextVisible(False)
-        self.progress_label = QLabel(self.idle_message)
-        self.progress_label.setWordWrap(True)
+        self.progress_label = StatusLine(self.idle_message)
+        self.progress_label.setObjectName("statusLine")
         box = QWidget()
         column = QVBoxLayout(box)
         column.setContentsMargins(0, 0, 0, 0)
