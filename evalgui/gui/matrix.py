@@ -416,9 +416,12 @@ class MatrixView(QTableView):
         menu.exec(self.viewport().mapToGlobal(pos))
 
     def export_dialog(self) -> None:
-        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
+        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog, nothing_to_export
         from evalgui.gui.tables import export_frame
 
+        if not self.model().rowCount():
+            nothing_to_export(self)
+            return
         export_dialog(self, self.name, TABLE_FORMATS, lambda path: export_frame(self.export_frame(), path),
                       title=f"Export {self.name}")
 

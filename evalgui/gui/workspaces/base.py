@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton, Q
 
 from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.gui.forms import StatusLine
+from evalgui.gui.toolbar import export_buttons
 from evalgui.gui.worker import Worker
 
 STALE_STYLE = ("QLabel#staleBanner { background: #fff4ce; color: #4d3800; border: 1px solid #e0c060; "
@@ -351,6 +352,14 @@ class ViewsWorkspace(Workspace):
     def _refresh_views(self) -> None:
         for view in self.views:
             view.refresh(self.outcome)
+        self.update_export_buttons()
+
+    def update_export_buttons(self) -> None:
+        """A view's Export buttons work only while it has something to export: never an empty file."""
+        for view in self.views:
+            enabled = bool(view.export_targets())
+            for button in export_buttons(view.page):
+                button.setEnabled(enabled)
 
     def clear_results(self) -> None:
         """Forget the results (another project is opened); a running job is stopped and ignored."""
@@ -384,4 +393,6 @@ class ViewsWorkspace(Workspace):
         return True
 
     def export_targets(self):
+        if not self.has_results():
+            return []
         return [target for view in self.views for target in view.export_targets()]

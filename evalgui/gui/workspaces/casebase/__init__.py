@@ -56,6 +56,7 @@ class CaseBaseWorkspace(ViewsWorkspace):
         self.preview_timer.timeout.connect(self._start_preview)
         self.form.preview_wanted.connect(self.update_preview)
         self.update_preview()
+        self.update_export_buttons()
 
     # ------------------------------------------------------------ the preview
     def _preview_request(self):

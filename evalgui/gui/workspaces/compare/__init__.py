@@ -53,6 +53,7 @@ class CompareWorkspace(ViewsWorkspace):
         session.changed.connect(self.refresh_inputs)
         self.form.edited.connect(self.modified)
         self.refresh_inputs()
+        self.update_export_buttons()
 
     # ------------------------------------------------------------ the form
     def ranked_results(self):
@@ -109,6 +110,7 @@ class CompareWorkspace(ViewsWorkspace):
     def _refresh_views(self) -> None:
         for view in self.views:
             view.refresh(self.preferences if view is self.preference_view else self.comparison)
+        self.update_export_buttons()
 
     def clear_results(self) -> None:
         """Forget the results (another project is opened); a running comparison is stopped and ignored."""

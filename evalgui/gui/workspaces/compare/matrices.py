@@ -16,12 +16,12 @@ import math
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
+from PySide6.QtWidgets import QLabel, QSplitter
 
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import LazyView
-from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
 DIFF, P_ADJUSTED, WTL = "diff", "p_adjusted", "wtl"
 VALUES = (("Mean difference", DIFF), ("Adjusted p-value", P_ADJUSTED), ("Wins / ties / losses", WTL))
@@ -115,8 +115,7 @@ class PairMatrix(LazyView):
         self.heatmap.setObjectName(f"{prefix}Heatmap")
         self.caption = QLabel()
         self.caption.setWordWrap(True)
-        export = QPushButton("Export plot…")
-        export.clicked.connect(self.export_plot_dialog)
+        export = export_button("Export plot…", self.export_plot_dialog)
         self.sides = heatmap_over_table(self.heatmap, self.lower_widget())
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
         self.page.layout().addWidget(self.caption)
@@ -235,6 +234,8 @@ class PairMatrix(LazyView):
         export_plot_dialog(self.page, self.heatmap, name)
 
     def export_targets(self) -> list:
+        if self.comparison is None:
+            return []
         return [(self.table_target, self.export_table_dialog), (self.plot_target, self.export_plot_dialog)]
 
 

@@ -165,6 +165,8 @@ class PreferencesTab(PairMatrix):
         fit_below(self.sides, self.ranking_view, self.model.rowCount(), self.lower.tabBar().sizeHint().height() + 4)
 
     def export_targets(self) -> list:
+        if self.comparison is None:
+            return []
         return super().export_targets() + [("Preference ranking…", self.ranking_view.export_dialog),
                                            ("Preference tests…", self.pairs_view.export_dialog)]
 

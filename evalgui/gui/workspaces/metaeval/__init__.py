@@ -120,6 +120,7 @@ class MetaevalWorkspace(ViewsWorkspace):
             # Only the tabs of the experiment shown (the table alone before any result).
             self.results_tabs.setTabVisible(self.results_tabs.indexOf(view.page),
                                             view is self.table or experiment in view.experiments)
+        self.update_export_buttons()
 
     def clear_results(self) -> None:
         self._computed = None
