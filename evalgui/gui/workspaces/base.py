@@ -266,17 +266,22 @@ class Workspace(QWidget):
 
     def _handle_cancel(self, then: Callable[[], None] | None) -> None:
         self.progress.setValue(0)
-        self.status_message.emit("Cancelled")
+        self.progress_label.setText("Cancelled.")
         if then is not None:
             then()
 
     def _handle_done(self, worker: Worker) -> None:
+        abandoned = worker in self._abandoned
         self._abandoned.discard(worker)
         if self._worker is worker:
             self._worker = None
             # A full bar means "done"; after a cancel or a failure it empties.
             self.progress.setValue(1000 if self._last_job_succeeded else 0)
             self._set_busy(False)
+            if not abandoned:
+                # The status bar's last word is what came of the job (the engine's last progress report is
+                # a bare "Done", or the count it had reached when it failed): the status line says it.
+                self.status_message.emit(self.progress_label.text())
             self.job_finished()
 
     def job_finished(self) -> None:

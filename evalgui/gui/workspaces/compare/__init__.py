@@ -104,8 +104,7 @@ class CompareWorkspace(ViewsWorkspace):
             if c is None:
                 self.results_tabs.setCurrentWidget(self.preference_view.page)
         message = " ".join(parts + outcome.notes)
-        self.progress_label.setText(message)
-        self.status_message.emit(message)
+        self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     def _refresh_views(self) -> None:
         for view in self.views:
