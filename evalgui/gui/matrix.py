@@ -701,6 +701,7 @@ class HeatmapPlot(pg.PlotWidget):
         self.colour_bar.setLevels(model.levels)
         self.cell_texts.changed()
         top, left = item.getAxis("top"), item.getAxis("left")
+        self.colour_bar.setVisible(bool(rows and columns))      # a scale of nothing only puzzles
         if not rows or not columns:
             self.image.clear()
             top.set_labels([])

@@ -74,6 +74,9 @@ class PreferencesTab(PairMatrix):
     name = "preference"
     mean_label = "Mean preference"
     plot_target, table_target = "Preference heatmap…", "Preference matrix table…"
+    empty_hint = ("No preference has been evaluated yet: tick a preference measure (rpp, for instance) under "
+                  "“Preferences” in the form, then press Run. The matrix then shows the mean preference of every "
+                  "run over every other, from −1 to 1.")
 
     def __init__(self):
         super().__init__(prefix="preference")
