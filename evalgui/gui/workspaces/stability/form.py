@@ -96,7 +96,6 @@ class StabilityForm(QWidget):
         # ---------------------------------------------------------------- the measures
         measures_box = QGroupBox("Measures")
         self.picker = RankMeasurePicker()
-        self.picker.setMinimumHeight(260)
         self.total_spin = spin_box("stabilityTotalRanks", 0, 2_000_000_000, 0, tip("total_ranks", "-n"))
         self.total_spin.setSpecialValueText("not given")
         self.total_note = QLabel()
