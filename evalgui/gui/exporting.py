@@ -57,6 +57,11 @@ def failure_text(path: str, exc: BaseException) -> str:
     return f"{path}: {getattr(exc, 'strerror', None) or exc}"
 
 
+def nothing_to_export(parent: QWidget | None) -> None:
+    """Say so instead of writing an empty file."""
+    QMessageBox.information(parent, "Nothing to export", "There is nothing to export yet: run an evaluation first.")
+
+
 def export_dialog(parent: QWidget | None, default_name: str, formats: Sequence[tuple[str, str]],
                   write: Callable[[str], None], *, title: str = "Export") -> str | None:
     """Ask where to save, then ``write(path)``. ``formats``: (label, ".ext") pairs, the first is the default.

@@ -1,11 +1,11 @@
-"""Form widgets the workspaces share: registry combo boxes, spin boxes and lines of numbers."""
+"""Form widgets the workspaces share: registry combo boxes, spin boxes, lines of numbers, a status line."""
 
 from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QLineEdit, QSpinBox
+from PySide6.QtCore import QEvent, QRect, Qt
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSizePolicy, QSpinBox
 
 from evalgui.core.errors import EvalUsageError
 
@@ -61,3 +61,62 @@ def line_edit(name: str, placeholder: str, tip: str) -> QLineEdit:
     line.setClearButtonEnabled(True)
     line.setToolTip(tip + ". Empty: the default.")
     return line
+
+
+class StatusLine(QLabel):
+    """A word-wrapped status text always ``lines`` lines tall, so that the buttons beside it stay where they
+    are whatever it says (a click meant for Cancel must not miss). A longer text ends in "…" and is
+    whole in the tooltip; ``text()`` is the whole text."""
+
+    def __init__(self, text: str = "", lines: int = 3, parent=None):
+        super().__init__(parent)
+        self.lines = lines
+        self._text = ""
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        # Ignored across: the column's width decides the wrapping, not the text.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self._fix_height()
+        self.setText(text)
+
+    def text(self) -> str:
+        return self._text
+
+    def setText(self, text: str) -> None:
+        self._text = text
+        self._show()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._show()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fix_height()
+            self._show()
+
+    def _fix_height(self) -> None:
+        margins = self.contentsMargins()
+        self.setFixedHeight(self.fontMetrics().lineSpacing() * self.lines + margins.top() + margins.bottom())
+
+    def _fits(self, text: str, width: int) -> bool:
+        room = QRect(0, 0, width, 1_000_000)
+        return self.fontMetrics().boundingRect(room, int(Qt.TextFlag.TextWordWrap), text).height() <= \
+            self.contentsRect().height()
+
+    def _show(self) -> None:
+        text, width = self._text, self.contentsRect().width()
+        shown = text
+        if width > 0 and not self._fits(text, width):
+            low, high = 0, len(text)       # the longest start of the text that fits with "…"
+            while low < high:
+                middle = (low + high + 1) // 2
+                if self._fits(text[:middle].rstrip() + "…", width):
+                    low = middle
+                else:
+                    high = middle - 1
+            shown = text[:low].rstrip() + "…"
+        super().setText(shown)
+        self.setToolTip(text if shown != text else "")

@@ -258,6 +258,7 @@ class MainWindow(QMainWindow):
         runs after the batch, whatever happened. ``remember``: add the files to File > Recent.
         """
         failures: list[LoadFailure] = []
+        read: list[str] = []
         worker = Worker(load_files_job(requests, [item.kind for item in self.session.items]))
         self._loaders.append(worker)
         generation = self._generation
@@ -267,6 +268,7 @@ class MainWindow(QMainWindow):
                 return
             if isinstance(result, LoadedInput):
                 self.session.add(result)
+                read.append(result.path)
                 if remember:
                     self._add_recent(result.path)
             else:
@@ -286,7 +288,7 @@ class MainWindow(QMainWindow):
                 self.load_failed.emit(failures)
                 self.show_error("Some files could not be read",
                                 "\n\n".join(f.message for f in failures))
-            self.statusBar().showMessage(f"{len(self.session.items)} file(s) loaded", 5000)
+            self.statusBar().showMessage(loading_summary(len(read), failures), 8000)
             self.files_loaded.emit()
             if then is not None:
                 then()
@@ -606,3 +608,15 @@ class MainWindow(QMainWindow):
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.open()
         self.about_dialog = dialog
+
+
+def loading_summary(read: int, failures: list[LoadFailure]) -> str:
+    """What a batch of loads did, for the status bar: the files read, and those that could not be."""
+    loaded = f"Loaded {read} file{'s' if read != 1 else ''}"
+    if not failures:
+        return loaded + "."
+    names = [os.path.basename(f.path) for f in failures if f.path]
+    failed = (f"could not read {names[0]}" if len(failures) == 1 and names else
+              f"could not read {len(failures)} files")
+    failed += " (see the message)"
+    return f"{loaded}; {failed}." if read else failed[:1].upper() + failed[1:] + "."

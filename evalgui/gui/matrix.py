@@ -46,7 +46,7 @@ import math
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QRectF, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRectF, Qt
 from PySide6.QtGui import QAction, QColor, QCursor, QFont, QFontMetrics, QFontMetricsF, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QToolTip
 
@@ -416,9 +416,12 @@ class MatrixView(QTableView):
         menu.exec(self.viewport().mapToGlobal(pos))
 
     def export_dialog(self) -> None:
-        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
+        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog, nothing_to_export
         from evalgui.gui.tables import export_frame
 
+        if not self.model().rowCount():
+            nothing_to_export(self)
+            return
         export_dialog(self, self.name, TABLE_FORMATS, lambda path: export_frame(self.export_frame(), path),
                       title=f"Export {self.name}")
 
@@ -698,6 +701,7 @@ class HeatmapPlot(pg.PlotWidget):
         self.colour_bar.setLevels(model.levels)
         self.cell_texts.changed()
         top, left = item.getAxis("top"), item.getAxis("left")
+        self.colour_bar.setVisible(bool(rows and columns))      # a scale of nothing only puzzles
         if not rows or not columns:
             self.image.clear()
             top.set_labels([])
@@ -778,6 +782,20 @@ class HeatmapPlot(pg.PlotWidget):
             QToolTip.showText(QCursor.pos(), text, self)
         else:
             QToolTip.hideText()
+
+    def viewportEvent(self, event) -> bool:
+        # A resting pointer makes Qt ask the scene for a tooltip; it finds no graphics item with one
+        # of its own and hides the details _hover showed (about a second after they appeared).
+        # Answer the request with the same text instead.
+        if event.type() == QEvent.Type.ToolTip:
+            text = self.hover_text(self.mapToScene(event.pos()))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+            event.setAccepted(bool(text))
+            return True
+        return super().viewportEvent(event)
 
 
 # Colour levels snap to these, so that re-running with similar numbers keeps every colour.

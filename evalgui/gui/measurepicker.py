@@ -26,6 +26,9 @@ CUSTOM_FAMILY = "Custom (ir_measures or trec_eval syntax)"
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 _EDITABLE_KINDS = (ParamKind.LONG_CUTOFFS, ParamKind.DOUBLE_CUTOFFS, ParamKind.DOUBLE_PARAMS, ParamKind.PAIRS)
 
+HELP_LINES = 8          # the help pane shows this many lines at least
+TREE_ROWS = 10          # and the list this many measures
+
 
 def _kind(record: Record) -> ParamKind:
     """A ranked measure's parameter syntax; a record of another family takes none here."""
@@ -153,6 +156,12 @@ class MeasurePicker(QWidget):
         splitter.addWidget(self.help)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
+        splitter.setChildrenCollapsible(False)
+        # Room to read a measure's help (its name, a description of a few lines, the formula) without
+        # scrolling it line by line; the form scrolls instead.
+        self.help.setMinimumHeight(HELP_LINES * self.help.fontMetrics().lineSpacing()
+                                   + 2 * self.help.frameWidth() + 8)
+        self.tree.setMinimumHeight(TREE_ROWS * self.tree.fontMetrics().height() + 30)     # and the header
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)

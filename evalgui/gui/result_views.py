@@ -18,10 +18,10 @@ from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QWidget
 
 from evalgui.gui.plots import export_plot_dialog, plain_axes
-from evalgui.gui.toolbar import with_toolbar
+from evalgui.gui.toolbar import export_button, with_toolbar
 
 
 class LazyView:
@@ -127,8 +127,7 @@ class PlotView(ResultView):
         self.plot = plot
         self.caption = QLabel()
         self.caption.setWordWrap(True)
-        export = QPushButton("Export plot…")
-        export.clicked.connect(self.export_dialog)
+        export = export_button("Export plot…", self.export_dialog)
         self.page = with_toolbar(plot, [*controls, export])
         self.page.layout().addWidget(self.caption)
 

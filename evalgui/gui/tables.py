@@ -259,6 +259,8 @@ class FrameTableView(QTableView):
         if stretch_column is not None:
             self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.exported = exported or (lambda _fmt: visible_frame(self))
+        # A frame of its own may have rows while the view shows none yet (a tab filled when shown).
+        self.own_export = exported is not None
         self.source_model = model
         self.proxy = FilterProxy(self)
         self.proxy.setSourceModel(model)
@@ -379,11 +381,19 @@ class FrameTableView(QTableView):
     def export_dialog(self) -> None:
         """Ask for a file and write the table there (by default what the view shows: its order and filter)."""
         from evalgui.core.export import format_from_path
-        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
+        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog, nothing_to_export
 
-        export_dialog(self, self.name, TABLE_FORMATS,
-                      lambda path: export_frame(self.exported(format_from_path(path)), path),
-                      title=f"Export {self.name}")
+        if not self.source_model.rowCount() and not self.own_export:
+            nothing_to_export(self)
+            return
+
+        def write(path: str) -> None:
+            frame = self.exported(format_from_path(path))
+            if frame.empty:         # never an empty file
+                raise ValueError("there is nothing to export yet")
+            export_frame(frame, path)
+
+        export_dialog(self, self.name, TABLE_FORMATS, write, title=f"Export {self.name}")
 
 
 class FrozenColumn(QTableView):

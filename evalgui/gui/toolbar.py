@@ -1,9 +1,12 @@
-"""Small pieces every result view uses: a toolbar above a view, and combo boxes that keep the user's choice."""
+"""Small pieces every result view uses: a toolbar above a view, Export buttons, and combo boxes that keep the
+user's choice."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QPushButton, QScrollArea, QVBoxLayout, QWidget
+
+EXPORTS = "exports"      # the property that marks a view's Export buttons
 
 
 class ControlRow(QScrollArea):
@@ -63,6 +66,20 @@ def with_toolbar(view: QWidget, controls: list[QWidget]) -> QWidget:
         layout.addWidget(ControlRow(row))
     layout.addWidget(view)
     return page
+
+
+def export_button(text: str, slot, tip: str = "") -> QPushButton:
+    """A view's Export button: its workspace enables it only while the view has something to export."""
+    button = QPushButton(text)
+    button.setProperty(EXPORTS, True)
+    button.clicked.connect(slot)
+    if tip:
+        button.setToolTip(tip)
+    return button
+
+
+def export_buttons(page: QWidget) -> list[QPushButton]:
+    return [b for b in page.findChildren(QPushButton) if b.property(EXPORTS)]
 
 
 class ChoiceBox(QComboBox):

@@ -624,6 +624,8 @@ def test_bad_input_gives_a_dialog_and_keeps_the_results(qtbot, window, monkeypat
     casebase.form.load_model(str(bad))
     refused("'colour' is not a column")
     assert "Failed" in casebase.progress_label.text()
+    # the status bar too, not the last count of queries the run had reached
+    assert window.statusBar().currentMessage() == casebase.progress_label.text()
 
 
 def test_cancel_keeps_the_earlier_results(qtbot, window, monkeypatch, tmp_path):

@@ -50,6 +50,17 @@ def _frames_equal(shown: pd.DataFrame, expected: pd.DataFrame) -> None:
 
 
 # ---------------------------------------------------------------------------- the form
+def test_before_any_preference_the_tab_says_what_to_do(qtbot, window):
+    compare = _workspace(window)
+    view = compare.preference_view
+    compare.results_tabs.setCurrentWidget(view.page)
+    # not a blank matrix under a 0–1 colour bar: what to tick, and Run
+    assert view.hint.isVisible() and "rpp" in view.hint.text() and "press Run" in view.hint.text()
+    assert not view.heatmap.colour_bar.isVisible()
+    _prefer(qtbot, window, test="bootstrap", samples_spin=100)
+    assert not view.hint.isVisible() and view.heatmap.colour_bar.isVisible()
+
+
 def test_the_form_offers_every_preference_with_its_description(qtbot, window):
     compare = _workspace(window)
     f = compare.form

@@ -276,3 +276,34 @@ def test_svg_keeps_the_plot_clipped_to_its_axes(qtbot, tmp_path):
     for renderer, image in images.items():
         assert _near(image, x, (view.top() + 6) * scale, HELPED, radius=1), renderer
         assert not _near(image, x, (view.top() - 6) * scale, HELPED, radius=1), renderer
+
+
+WORKSPACES_WITH_VIEWS = ("compare", "metaeval", "stability", "casebase")
+
+
+def test_nothing_to_export_before_results_and_never_an_empty_file(qtbot, window, tmp_path, monkeypatch):
+    """A fresh session: every Export button of the four workspaces is off, File ▸ Export offers nothing, and a
+    table asked to export anyway says so instead of writing an empty file. Results turn the buttons on."""
+    from evalgui.gui.toolbar import export_buttons
+    from tests.gui.test_compare_workspace import _compare_synthetic
+
+    told = []
+    monkeypatch.setattr(QMessageBox, "information", staticmethod(lambda parent, title, text: told.append(title)))
+    _save_as(monkeypatch, tmp_path / "empty.csv")
+    for key in WORKSPACES_WITH_VIEWS:
+        workspace = window.workspaces[key]
+        window.tabs.setCurrentWidget(workspace)
+        buttons = [b for view in workspace.views for b in export_buttons(view.page)]
+        assert buttons and not any(b.isEnabled() for b in buttons), key
+        assert workspace.export_targets() == [], key
+        window._fill_export_menu()
+        assert [a.text() for a in window.export_menu.actions()] == ["Nothing to export"], key
+    window.workspaces["metaeval"].table.view.export_dialog()
+    assert told == ["Nothing to export"] and not (tmp_path / "empty.csv").exists()
+    assert window.workspaces["metaeval"].table.view.name == "metaeval"       # not "metaeval_"
+    # results arrive: the buttons of the views that show them come on
+    compare = _compare_synthetic(qtbot, window)
+    assert all(b.isEnabled() for view in (compare.table, compare.matrix, compare.scatter)
+               for b in export_buttons(view.page))
+    assert not any(b.isEnabled() for b in export_buttons(compare.preference_view.page))   # no preference was run
+    assert compare.export_targets()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
-from PySide6.QtWidgets import QScrollArea
+from PySide6.QtWidgets import QLabel, QScrollArea
 
 from tests.gui.conftest import open_demo_and_wait
 
@@ -106,3 +106,25 @@ def test_a_dock_width_set_by_dragging_is_the_one_kept(qtbot, window, make_window
     again = make_window()
     resize_and_wait(qtbot, again, *LARGE)
     qtbot.waitUntil(lambda: again.data_dock.width() == dragged)
+
+
+@pytest.mark.parametrize("key", ["compare", "stability", "casebase", "metaeval", "ranked"])
+def test_run_and_cancel_stay_put_whatever_the_status_says(qtbot, window, key):
+    """A click aimed at Cancel must not miss because the status text under it grew or shrank."""
+    workspace = window.workspaces[key]
+    window.tabs.setCurrentWidget(workspace)
+    resize_and_wait(qtbot, window, *LARGE)
+    label = workspace.progress_label
+    places = []
+    long = "Compared 4 runs on 5 measure(s): 21 of 30 comparisons significant at α = 0.05. " * 6
+    for text in ("Done", long, "Evaluating bm25: ranking and joining with the qrels", ""):
+        workspace._report_progress(0.5, text)
+        qtbot.wait(0)       # let the layout react
+        places.append((rect_in(window, workspace.run_button), rect_in(window, workspace.cancel_button)))
+        assert label.text() == text
+    assert places.count(places[0]) == len(places), places
+    # the long text is cut short with "…" and whole in the tooltip
+    workspace._report_progress(0.5, long)
+    assert label.toolTip() == long and QLabel.text(label).endswith("…")
+    workspace._report_progress(0.5, "Done")
+    assert label.toolTip() == "" and QLabel.text(label) == "Done"

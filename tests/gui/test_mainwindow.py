@@ -434,3 +434,19 @@ def test_the_demo_and_projects_do_not_crowd_recent_files(qtbot, window, tmp_path
     with qtbot.waitSignal(window.files_loaded, timeout=20_000):
         window.open_project(str(project))
     assert window.recent_files() == [str(project)]
+
+
+def test_the_status_bar_says_which_files_were_read_and_which_not(qtbot, window, tmp_path):
+    bad = tmp_path / "bad.run"
+    bad.write_text("q1 Q0 d1 1 notanumber bad\n")
+    errors = []
+    window.error_shown.connect(lambda title, message: errors.append(title))
+    load(qtbot, window, [SYNTHETIC / "qrels.txt", SYNTHETIC / "bm25.run"])
+    assert window.statusBar().currentMessage() == "Loaded 2 files."
+    load(qtbot, window, [(bad, "run"), SYNTHETIC / "dense.run"])
+    assert errors == ["Some files could not be read"]
+    assert window.statusBar().currentMessage() == "Loaded 1 file; could not read bad.run (see the message)."
+    window.last_error_dialog.close()
+    load(qtbot, window, [(bad, "run")])
+    assert window.statusBar().currentMessage() == "Could not read bad.run (see the message)."
+    window.last_error_dialog.close()

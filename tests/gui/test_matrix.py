@@ -8,9 +8,9 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
-from PySide6.QtCore import QItemSelectionModel, QPointF, Qt
-from PySide6.QtGui import QColor, QGuiApplication
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtCore import QEvent, QItemSelectionModel, QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QColor, QGuiApplication, QHelpEvent
+from PySide6.QtWidgets import QApplication, QFileDialog, QToolTip
 
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView, colour_map, contrast_text
 
@@ -285,6 +285,31 @@ def test_long_labels_are_shortened_and_hover_shows_them_whole(qtbot):
     assert plot.hover_text(view.mapViewToScene(QPointF(3, 4))) == "the pair's details"
     plot.scene().sigMouseMoved.emit(view.mapViewToScene(QPointF(3, 4)))
     assert plot.toolTip() == "the pair's details"
+
+
+def test_hover_details_stay_when_qt_asks_for_a_tooltip(qtbot):
+    # A resting pointer makes Qt send the view's viewport a ToolTip event; the scene then looked for a
+    # graphics item with a tooltip of its own, found none and hid the cell's details ~1 s after they showed.
+    plot = HeatmapPlot(MatrixModel())
+    qtbot.addWidget(plot)
+    plot.set_frame(MIXED, tooltips=pd.DataFrame("the pair's details", index=RUNS, columns=RUNS))
+    _resize(qtbot, plot, 500, 400)
+    view = plot.getPlotItem().getViewBox()
+    scene_point = view.mapViewToScene(QPointF(1, 2))
+    viewport = plot.viewport()
+    local = plot.mapFromScene(scene_point)      # viewport coordinates
+    plot.scene().sigMouseMoved.emit(scene_point)
+    qtbot.waitUntil(lambda: QToolTip.isVisible() and QToolTip.text() == "the pair's details")
+    QApplication.sendEvent(viewport, QHelpEvent(QEvent.Type.ToolTip, local, viewport.mapToGlobal(local)))
+    # Qt hides a tooltip 300 ms after it is told to: still there well after that
+    later = QTimer(plot, singleShot=True, interval=800)
+    with qtbot.waitSignal(later.timeout):
+        later.start()
+    assert QToolTip.isVisible() and QToolTip.text() == "the pair's details"
+    # over nothing (the colour bar), the details go
+    corner = QPoint(viewport.width() - 3, 3)
+    QApplication.sendEvent(viewport, QHelpEvent(QEvent.Type.ToolTip, corner, viewport.mapToGlobal(corner)))
+    qtbot.waitUntil(lambda: not QToolTip.isVisible())
 
 
 def test_reversed_palette_makes_small_p_values_dark(qtbot):

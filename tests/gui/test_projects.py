@@ -59,6 +59,9 @@ def test_project_round_trip_in_a_fresh_window(qtbot, make_window, tmp_path):
         second.open_project(str(project))
     _wait_restored(qtbot, second)
     restored = second.workspaces["ranked"]
+    # the curves are read again from the files: then the status bar says so, not a bare "Done"
+    qtbot.waitUntil(lambda: not restored.is_busy(), timeout=20_000)
+    assert second.statusBar().currentMessage() == "Results restored from the project."
 
     assert [(i.path, i.kind) for i in second.session.items] == [(i.path, i.kind) for i in first.session.items]
     assert restored.form.qrels_combo.currentData() == str(data / "qrels.txt")

@@ -338,3 +338,18 @@ def test_an_unexpected_error_in_the_job_reaches_the_user_as_a_dialog(qtbot, wind
     assert "Traceback" in window.last_error_dialog.detailedText()       # details for a bug report, not in the face
     qtbot.waitUntil(lambda: ranked.run_button.isEnabled(), timeout=5000)
     assert window.isVisible() and len(window.session.items) == 5
+
+
+def test_the_measure_help_has_room_to_be_read(qtbot, window):
+    """Several lines of a measure's description in sight, not two and a half."""
+    from evalgui.gui.measurepicker import HELP_LINES
+    from tests.gui.test_layout import LARGE, resize_and_wait
+
+    ranked = window.workspaces["ranked"]
+    window.tabs.setCurrentWidget(ranked)
+    resize_and_wait(qtbot, window, *LARGE)
+    picker = ranked.form.picker
+    picker.tree.setCurrentItem(next(i for i in picker._items() if i.text(0) == "map"))
+    lines = picker.help.viewport().height() / picker.help.fontMetrics().lineSpacing()
+    assert lines >= HELP_LINES - 0.5, lines
+    assert picker.tree.viewport().height() >= 8 * picker.tree.fontMetrics().height()     # the list keeps its room

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QFileDialog
 from tests.cli.test_stability_cli import PUBLISHED_ACTUAL, PUBLISHED_AVERAGE_MATRIX, SYSTEMS
 from tests.conftest import CONFORMANCE
 from tests.gui.conftest import (RUN_TIMEOUT, SYNTHETIC, SYNTHETIC_RUNS, Heartbeat, load, load_synthetic, not_busy,
-                                run_and_wait)
+                                open_demo_and_wait, run_and_wait)
 from tests.gui.test_layout import resize_and_wait
 
 MEASURES = ("AP", "Average", "nDCG@Avg", "Average@10", "P@500_per")
@@ -150,11 +150,14 @@ def test_the_tab_its_measures_and_tooltips_come_from_the_registry(qtbot, window)
     assert [i.text(0) for i in records] == list(REGISTRY)
     for item in records:
         assert item.toolTip(0) == REGISTRY[item.text(0)].help_text
-    # the original's example set is ticked, the forms it needs added under their own heading
-    assert sorted(picker.specs()) == sorted(DEFAULT_MEASURES)
-    assert [spec for spec, _ in picker.custom_specs()] == ["AP_inter_per", "nDCG@Avg", "Average@20", "Average@Avg",
-                                                           "Average@10", "P@2000_per"]
+    # the original's example set is ticked but for the measures that need T, the forms it needs added under
+    # their own heading (those needing T unticked)
+    assert sorted(picker.specs()) == sorted(set(DEFAULT_MEASURES) - {"AP_inter_per", "P@2000_per"})
+    assert picker.custom_specs() == [("AP_inter_per", False), ("nDCG@Avg", True), ("Average@20", True),
+                                     ("Average@Avg", True), ("Average@10", True), ("P@2000_per", False)]
+    assert form.total_note.text().startswith("Not needed")
     # T is needed only by the per-mille measures ticked, and the form says so
+    picker.set_original()
     assert "Needed by AP_inter_per, P@2000_per" in form.total_note.text()
     form.total_spin.setValue(100_000)
     assert form.total_note.text() == "Used by AP_inter_per, P@2000_per."
@@ -628,3 +631,30 @@ def test_heartbeat_keeps_firing_while_the_experiments_run(qtbot, window, tmp_pat
     assert stability.significance.model.frame.shape == (20, 20)
     assert end - start > 0.2                                   # long enough to mean something
     print(heartbeat.check(start, end, cpu_limit=0.1))
+
+
+def test_the_defaults_run_on_ranks_from_qrels_and_runs(qtbot, window):
+    """The measures ticked at the start need no T (unknown for ranks from qrels and runs); the original tool's
+    per-mille ones stay one click away."""
+    from evalgui.core.rankfile import DEFAULT_MEASURES
+
+    open_demo_and_wait(qtbot, window)
+    stability = _workspace(window)
+    form = stability.form
+    assert "color:#b00020" not in form.total_note.text()        # no warning before the user did anything
+    errors = []
+    stability.error.connect(lambda title, text: errors.append((title, text)))
+    _choose(form.source_combo, "trec")
+    # (fewer iterations than the default, for time: the measures are what is tested)
+    _set_form(stability, iterations_spin=5, bootstrap_spin=100)
+    run_and_wait(qtbot, stability)
+    assert not errors and stability.outcome is not None, stability.progress_label.text()
+    assert set(stability.outcome.measures) == {"nDCG@Avg", "Average", "Median", "Average@20", "AP", "Average@Avg",
+                                               "Average@10"}
+    # the original's set, per-mille measures included, from the note's link; then T is asked for
+    assert [spec for spec, on in form.picker.custom_specs() if not on] == ["AP_inter_per", "P@2000_per"]
+    form.total_note.linkActivated.emit("original")
+    assert sorted(form.picker.specs()) == sorted(DEFAULT_MEASURES)
+    assert "Needed by AP_inter_per, P@2000_per" in form.total_note.text()
+    form.total_spin.setValue(100_000)
+    assert form.total_note.text() == "Used by AP_inter_per, P@2000_per."

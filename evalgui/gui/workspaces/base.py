@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton, Q
                                QVBoxLayout, QWidget)
 
 from evalgui.core.ranked.evaluate import EvalOptions
+from evalgui.gui.forms import StatusLine
+from evalgui.gui.toolbar import export_buttons
 from evalgui.gui.worker import Worker
 
 STALE_STYLE = ("QLabel#staleBanner { background: #fff4ce; color: #4d3800; border: 1px solid #e0c060; "
@@ -157,8 +159,8 @@ class Workspace(QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
         self.progress.setTextVisible(False)
-        self.progress_label = QLabel(self.idle_message)
-        self.progress_label.setWordWrap(True)
+        self.progress_label = StatusLine(self.idle_message)
+        self.progress_label.setObjectName("statusLine")
         box = QWidget()
         column = QVBoxLayout(box)
         column.setContentsMargins(0, 0, 0, 0)
@@ -264,17 +266,22 @@ class Workspace(QWidget):
 
     def _handle_cancel(self, then: Callable[[], None] | None) -> None:
         self.progress.setValue(0)
-        self.status_message.emit("Cancelled")
+        self.progress_label.setText("Cancelled.")
         if then is not None:
             then()
 
     def _handle_done(self, worker: Worker) -> None:
+        abandoned = worker in self._abandoned
         self._abandoned.discard(worker)
         if self._worker is worker:
             self._worker = None
             # A full bar means "done"; after a cancel or a failure it empties.
             self.progress.setValue(1000 if self._last_job_succeeded else 0)
             self._set_busy(False)
+            if not abandoned:
+                # The status bar's last word is what came of the job (the engine's last progress report is
+                # a bare "Done", or the count it had reached when it failed): the status line says it.
+                self.status_message.emit(self.progress_label.text())
             self.job_finished()
 
     def job_finished(self) -> None:
@@ -350,6 +357,14 @@ class ViewsWorkspace(Workspace):
     def _refresh_views(self) -> None:
         for view in self.views:
             view.refresh(self.outcome)
+        self.update_export_buttons()
+
+    def update_export_buttons(self) -> None:
+        """A view's Export buttons work only while it has something to export: never an empty file."""
+        for view in self.views:
+            enabled = bool(view.export_targets())
+            for button in export_buttons(view.page):
+                button.setEnabled(enabled)
 
     def clear_results(self) -> None:
         """Forget the results (another project is opened); a running job is stopped and ignored."""
@@ -383,4 +398,6 @@ class ViewsWorkspace(Workspace):
         return True
 
     def export_targets(self):
+        if not self.has_results():
+            return []
         return [target for view in self.views for target in view.export_targets()]

@@ -93,6 +93,8 @@ class QrelsRunsPicker(QGroupBox):
         self.qrels_combo.currentIndexChanged.connect(self._qrels_changed)
         self.run_list = Checklist(_name(object_prefix, "runList"))     # keyed by path
         self.run_list.setMaximumHeight(120)
+        # Five runs in sight even when the form is squeezed to its minimum (it scrolls then).
+        self.run_list.setMinimumHeight(min(120, 5 * self.run_list.fontMetrics().height() + 12))
         self.run_list.changed.connect(self.changed)
         layout = QFormLayout(self)
         layout.addRow("Qrels", self.qrels_combo)

@@ -56,6 +56,7 @@ class CaseBaseWorkspace(ViewsWorkspace):
         self.preview_timer.timeout.connect(self._start_preview)
         self.form.preview_wanted.connect(self.update_preview)
         self.update_preview()
+        self.update_export_buttons()
 
     # ------------------------------------------------------------ the preview
     def _preview_request(self):
@@ -130,8 +131,7 @@ class CaseBaseWorkspace(ViewsWorkspace):
         configurations = len(outcome.table.drop_duplicates([c for c in ("retriever", "filter_size", "k")
                                                             if c in outcome.table.columns]))
         message = " ".join([f"Evaluated {configurations} retriever configuration(s).", *outcome.warnings])
-        self.progress_label.setText(message)
-        self.status_message.emit(message)
+        self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     # ------------------------------------------------------------ projects
     def outcome_state(self, outcome) -> dict:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton
+from PySide6.QtWidgets import QLabel
 
 from evalgui.core.cbr.evaluate import FILTER_SIZE, K, LINEAR, MACFAC, METRIC, RETRIEVER, VALUE
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.result_views import LazyView
-from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 from evalgui.gui.workspaces.casebase.engine import SECONDS, TIMING
 
 
@@ -57,8 +57,7 @@ class ChartTab(LazyView):
         self.legend.addItem(self.macfac, "MAC/FAC (filter size/k)")
         self.legend.addItem(self.linear, "linear (reference)")
         self.labels: list[pg.TextItem] = []
-        export = QPushButton("Export…")
-        export.clicked.connect(self.export_dialog)
+        export = export_button("Export…", self.export_dialog)
         self.page = with_toolbar(self.plot, [QLabel("Metric"), self.metric, export])
 
     @property
@@ -123,4 +122,4 @@ class ChartTab(LazyView):
         export_plot_dialog(self.page, self.plot, f"quality_time_{self.metric.currentData() or ''}")
 
     def export_targets(self) -> list:
-        return [("Quality vs time chart…", self.export_dialog)]
+        return [("Quality vs time chart…", self.export_dialog)] if self.outcome is not None else []

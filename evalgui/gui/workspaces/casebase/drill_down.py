@@ -79,6 +79,9 @@ class DrillDownTab(LazyView):
         self.sides.fit()
 
     def export_targets(self) -> list:
+        if self.outcome is None:
+            return []
+
         def exporting(view):
             return lambda: (self.shown(), view.export_dialog())
         return [("Drill-down, ground truth…", exporting(self.view_truth)),

@@ -184,7 +184,6 @@ class CaseBaseForm(QWidget):
         self.thresholds_note.setWordWrap(True)
         self.ranked_picker = MeasurePicker(registry=REGISTRY)
         self.ranked_picker.setObjectName("cbrRankedPicker")
-        self.ranked_picker.setMinimumHeight(260)
         self.ranked_settings = QWidget()             # shown while the box is ticked
         ranked_layout = QFormLayout(self.ranked_settings)
         ranked_layout.setContentsMargins(0, 0, 0, 0)

@@ -9,14 +9,14 @@ command line's columns), as LaTeX or Markdown as shown; and every metric's per-q
 from __future__ import annotations
 
 import pandas as pd
-from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
+from PySide6.QtWidgets import QLabel, QLineEdit
 
 from evalgui.core.cbr.catalogue import METRICS
 from evalgui.core.cbr.evaluate import METRIC, QUERY, VALUE
 from evalgui.gui.exporting import TIDY_FORMATS
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.tables import DataFrameModel, FrameTableView, export_frame, visible_frame
-from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 from evalgui.gui.workspaces.casebase.engine import per_query_frame
 
 NOT_KEPT = "The per-query values were not kept in the project (too many): press Run to see them."
@@ -39,9 +39,8 @@ class PerQueryTab(LazyView):
         self.view.setObjectName("cbrPerQueryTable")
         self.view.proxy.filter_columns = [0]
         self.filter.textChanged.connect(self.view.proxy.set_filter_text)
-        export = QPushButton("Export…")
-        export.setToolTip("The table (CSV, TSV and JSON as tidy rows, as evalgui-cli --per-query writes them)")
-        export.clicked.connect(self.export_dialog)
+        export = export_button("Export…", self.export_dialog,
+                               "The table (CSV, TSV and JSON as tidy rows, as evalgui-cli --per-query writes them)")
         self.note = QLabel()
         self.note.setObjectName("cbrPerQueryNote")
         self.note.setWordWrap(True)
@@ -112,5 +111,7 @@ class PerQueryTab(LazyView):
                           title="Export the per-query values")
 
     def export_targets(self) -> list:
+        if self._rows() is None:       # no results, or not kept in the project
+            return []
         return [("Per-query table…", self.export_dialog), ("Per-query values, every metric…", self.export_all)]
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QPushButton
 
 from evalgui.core.cbr.catalogue import METRICS
 from evalgui.gui.tables import DataFrameModel, FrameTableView, visible_frame
-from evalgui.gui.toolbar import with_toolbar
+from evalgui.gui.toolbar import export_button, with_toolbar
 from evalgui.gui.workspaces.casebase.engine import SECONDS, SPEEDUP, shown_table
 
 GROUND_TRUTH_FORMATS = (("CSV", ".csv"), ("TSV", ".tsv"), ("Parquet", ".parquet"))
@@ -48,11 +48,11 @@ class TableView:
         self.note = QLabel()
         self.note.setObjectName("cbrTableNote")
         self.note.setWordWrap(True)
-        export = QPushButton("Export table…")
-        export.clicked.connect(self.view.export_dialog)
+        export = export_button("Export table…", self.view.export_dialog)
         self.truth_button = QPushButton("Export ground truth…")
         self.truth_button.setToolTip("The ground truth as a similarity-results file (query_id, case_id, similarity)")
         self.truth_button.clicked.connect(self.export_ground_truth)
+        self.truth_button.setEnabled(False)         # until results with a ground truth come
         self.page = with_toolbar(self.view, [export, self.truth_button])
         self.page.layout().insertWidget(1, self.note)
 
@@ -79,5 +79,8 @@ class TableView:
                       title="Export the ground truth")
 
     def export_targets(self) -> list:
-        return [("Case-based retrieval table…", self.view.export_dialog),
-                ("Ground truth (similarity file)…", self.export_ground_truth)]
+        if self.outcome is None:
+            return []
+        truth = [("Ground truth (similarity file)…", self.export_ground_truth)] \
+            if self.outcome.ground_truth is not None else []
+        return [("Case-based retrieval table…", self.view.export_dialog), *truth]

@@ -53,6 +53,7 @@ class CompareWorkspace(ViewsWorkspace):
         session.changed.connect(self.refresh_inputs)
         self.form.edited.connect(self.modified)
         self.refresh_inputs()
+        self.update_export_buttons()
 
     # ------------------------------------------------------------ the form
     def ranked_results(self):
@@ -103,12 +104,12 @@ class CompareWorkspace(ViewsWorkspace):
             if c is None:
                 self.results_tabs.setCurrentWidget(self.preference_view.page)
         message = " ".join(parts + outcome.notes)
-        self.progress_label.setText(message)
-        self.status_message.emit(message)
+        self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     def _refresh_views(self) -> None:
         for view in self.views:
             view.refresh(self.preferences if view is self.preference_view else self.comparison)
+        self.update_export_buttons()
 
     def clear_results(self) -> None:
         """Forget the results (another project is opened); a running comparison is stopped and ignored."""

@@ -66,7 +66,6 @@ class CompareForm(QWidget):
 
         self.data = QrelsRunsPicker(session, object_prefix="compare")
         self.picker = MeasurePicker(registry=REGISTRY)
-        self.picker.setMinimumHeight(260)
         self.level_spin = QSpinBox()
         self.level_spin.setObjectName("compareRelevanceLevel")
         self.level_spin.setRange(-100, 100)

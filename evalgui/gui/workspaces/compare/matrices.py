@@ -16,12 +16,12 @@ import math
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
+from PySide6.QtWidgets import QLabel, QSplitter
 
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import LazyView
-from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
 DIFF, P_ADJUSTED, WTL = "diff", "p_adjusted", "wtl"
 VALUES = (("Mean difference", DIFF), ("Adjusted p-value", P_ADJUSTED), ("Wins / ties / losses", WTL))
@@ -100,6 +100,8 @@ class PairMatrix(LazyView):
     name = "comparison"                    # export file names
     mean_label = "Mean difference"
     plot_target, table_target = "Comparison heatmap…", "Comparison matrix table…"
+    empty_hint = ("No measure has been compared yet: tick the runs and the measures in the form, then press Run. "
+                  "The matrix then shows the mean difference of every two runs, and which are significant.")
 
     def __init__(self, prefix: str = "compare"):
         super().__init__()
@@ -115,10 +117,15 @@ class PairMatrix(LazyView):
         self.heatmap.setObjectName(f"{prefix}Heatmap")
         self.caption = QLabel()
         self.caption.setWordWrap(True)
-        export = QPushButton("Export plot…")
-        export.clicked.connect(self.export_plot_dialog)
+        # Before any result: what to do, above the empty matrix.
+        self.hint = QLabel(self.empty_hint)
+        self.hint.setObjectName(f"{prefix}MatrixHint")
+        self.hint.setWordWrap(True)
+        self.hint.setContentsMargins(4, 8, 4, 8)
+        export = export_button("Export plot…", self.export_plot_dialog)
         self.sides = heatmap_over_table(self.heatmap, self.lower_widget())
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
+        self.page.layout().insertWidget(1, self.hint)
         self.page.layout().addWidget(self.caption)
 
     # ------------------------------------------------------------ what subclasses say
@@ -157,6 +164,7 @@ class PairMatrix(LazyView):
 
     def update_choices(self) -> None:
         self.measure.set_items([(m, m) for m in self.measures()])
+        self.hint.setVisible(self.comparison is None)
 
     def draw(self) -> None:
         super().draw()
@@ -235,6 +243,8 @@ class PairMatrix(LazyView):
         export_plot_dialog(self.page, self.heatmap, name)
 
     def export_targets(self) -> list:
+        if self.comparison is None:
+            return []
         return [(self.table_target, self.export_table_dialog), (self.plot_target, self.export_plot_dialog)]
 
 

@@ -74,6 +74,9 @@ class PreferencesTab(PairMatrix):
     name = "preference"
     mean_label = "Mean preference"
     plot_target, table_target = "Preference heatmap…", "Preference matrix table…"
+    empty_hint = ("No preference has been evaluated yet: tick a preference measure (rpp, for instance) under "
+                  "“Preferences” in the form, then press Run. The matrix then shows the mean preference of every "
+                  "run over every other, from −1 to 1.")
 
     def __init__(self):
         super().__init__(prefix="preference")
@@ -165,6 +168,8 @@ class PreferencesTab(PairMatrix):
         fit_below(self.sides, self.ranking_view, self.model.rowCount(), self.lower.tabBar().sizeHint().height() + 4)
 
     def export_targets(self) -> list:
+        if self.comparison is None:
+            return []
         return super().export_targets() + [("Preference ranking…", self.ranking_view.export_dialog),
                                            ("Preference tests…", self.pairs_view.export_dialog)]
 

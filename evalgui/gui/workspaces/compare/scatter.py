@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton
+from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.result_views import LazyView
-from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
 A_HIGHER, B_HIGHER, TIED = "a", "b", "tie"
 COLOURS = {A_HIGHER: run_colour(0), B_HIGHER: run_colour(3), TIED: "#9e9e9e"}
@@ -50,8 +50,7 @@ class ScatterTab(LazyView):
             self.legend.addItem(points, "")        # the texts (with counts) are set when drawn
             self.points[outcome] = points
         self._names = ("", "")
-        export = QPushButton("Export…")
-        export.clicked.connect(self.export_dialog)
+        export = export_button("Export…", self.export_dialog)
         self.page = with_toolbar(self.plot, [QLabel("Measure"), self.measure, QLabel("Run A (x)"), self.run_a,
                                              QLabel("Run B (y)"), self.run_b, export])
 
@@ -118,4 +117,4 @@ class ScatterTab(LazyView):
         export_plot_dialog(self.page, self.plot, name.replace("/", "_"))
 
     def export_targets(self) -> list:
-        return [("Per-query scatter…", self.export_dialog)]
+        return [("Per-query scatter…", self.export_dialog)] if self.comparison is not None else []

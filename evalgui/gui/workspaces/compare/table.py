@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton
+from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.tables import DataFrameModel, FrameTableView
-from evalgui.gui.toolbar import with_toolbar
+from evalgui.gui.toolbar import export_button, with_toolbar
 
 PAPER_FORMATS = {"latex": (("LaTeX", ".tex"),), "markdown": (("Markdown", ".md"),)}
 HEADER_TIPS = {
@@ -64,12 +64,10 @@ class TableView:
         self.report.setObjectName("compareQueryReport")
         self.report.setWordWrap(True)
         self.report.setTextFormat(Qt.TextFormat.PlainText)
-        export = QPushButton("Export table…")
-        export.clicked.connect(self.view.export_dialog)
-        paper = QPushButton("Paper table…")
-        paper.setToolTip("Runs × measures, each mean with the letters of the runs it beats significantly, "
-                         "in LaTeX or Markdown")
-        paper.clicked.connect(lambda: self.export_paper_dialog(None))
+        export = export_button("Export table…", self.view.export_dialog)
+        paper = export_button("Paper table…", lambda: self.export_paper_dialog(None),
+                              "Runs × measures, each mean with the letters of the runs it beats significantly, "
+                              "in LaTeX or Markdown")
         self.page = with_toolbar(self.view, [export, paper])
         self.page.layout().insertWidget(1, self.report)
 
@@ -105,6 +103,8 @@ class TableView:
         export_dialog(self.page, "paper_table", formats, write, title="Export the paper table")
 
     def export_targets(self) -> list:
+        if self.comparison is None:
+            return []
         return [("Comparison table…", self.view.export_dialog),
                 ("Paper table (LaTeX)…", lambda: self.export_paper_dialog("latex")),
                 ("Paper table (Markdown)…", lambda: self.export_paper_dialog("markdown"))]

@@ -110,8 +110,7 @@ class MetaevalWorkspace(ViewsWorkspace):
                    f"{len(outcome.runs)} runs.")
         if outcome.query_report:
             message += " Some runs lack queries: see the report above the table."
-        self.progress_label.setText(message)
-        self.status_message.emit(message)
+        self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     def _refresh_views(self) -> None:
         experiment = self.outcome.experiment if self.outcome is not None else None
@@ -120,6 +119,7 @@ class MetaevalWorkspace(ViewsWorkspace):
             # Only the tabs of the experiment shown (the table alone before any result).
             self.results_tabs.setTabVisible(self.results_tabs.indexOf(view.page),
                                             view is self.table or experiment in view.experiments)
+        self.update_export_buttons()
 
     def clear_results(self) -> None:
         self._computed = None

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
+from PySide6.QtWidgets import QLabel, QSplitter
 
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import ResultView
-from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
 PEARSON, SIGN, TAU = "pearson", "sign_agreement", "kendall_tau"
 VALUES = (("Pearson (per-query differences)", PEARSON), ("Sign agreement (%)", SIGN),
@@ -45,8 +45,7 @@ class AgreementView(ResultView):
         self.heatmap.setMinimumSize(200, 150)
         self.caption = QLabel()
         self.caption.setWordWrap(True)
-        export = QPushButton("Export plot…")
-        export.clicked.connect(self.export_plot_dialog)
+        export = export_button("Export plot…", self.export_plot_dialog)
         sides = QSplitter(Qt.Orientation.Vertical)
         sides.addWidget(self.heatmap)
         sides.addWidget(self.table)

@@ -14,14 +14,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
+from PySide6.QtWidgets import QLabel, QSplitter
 
 from evalgui.core.metaeval.scores import is_preference_measure
 from evalgui.core.stats.stability import BETTER, EQUAL, WORSE
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import ResultView
-from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
 
 def error_shares(counts: np.ndarray) -> np.ndarray:
@@ -46,8 +46,7 @@ class DecisionsView(ResultView):
         self.heatmap.setMinimumSize(200, 150)
         self.caption = QLabel()
         self.caption.setWordWrap(True)
-        export = QPushButton("Export plot…")
-        export.clicked.connect(self.export_plot_dialog)
+        export = export_button("Export plot…", self.export_plot_dialog)
         sides = QSplitter(Qt.Orientation.Vertical)
         sides.addWidget(self.heatmap)
         sides.addWidget(self.table)

@@ -60,7 +60,6 @@ class MetaevalForm(QWidget):
         self.data = QrelsRunsPicker(session, object_prefix="metaeval")
         measures_box = QGroupBox("Measures")
         self.picker = MeasurePicker(registry=measures_offered())
-        self.picker.setMinimumHeight(260)
         self.level_spin = spin_box("metaevalRelevanceLevel", -100, 100, 1,
                                 "Minimum grade that counts as relevant (trec_eval -l). Preference measures: grades "
                                 "told apart at 1 (graded RPP), binary from grade N at another level N")

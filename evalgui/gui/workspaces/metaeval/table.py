@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton
+from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.tables import DataFrameModel, FrameTableView
-from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
 MAIN = "table"
 DETAILS = {   # experiment -> (key, label) of its detailed table
@@ -88,8 +88,7 @@ class TableView:
         self.report.setObjectName("metaevalReport")
         self.report.setWordWrap(True)
         self.report.setTextFormat(Qt.TextFormat.PlainText)
-        export = QPushButton("Export table…")
-        export.clicked.connect(self.view.export_dialog)
+        export = export_button("Export table…", self.view.export_dialog)
         self.page = with_toolbar(self.view, [self.choice, export])
         self.page.layout().insertWidget(1, self.report)
 
@@ -126,9 +125,10 @@ class TableView:
 
     def draw(self) -> None:
         self.model.set_frame(self.frame(), directions=None, integers=INTEGERS)
-        experiment = self.outcome.experiment if self.outcome is not None else ""
         shown = self.choice.currentData()
-        self.view.name = f"metaeval_{experiment}" + ("" if shown in (None, MAIN) else f"_{shown}")
+        parts = ["metaeval", self.outcome.experiment if self.outcome is not None else None,
+                 None if shown in (None, MAIN) else shown]
+        self.view.name = "_".join(p for p in parts if p)
 
     def export_targets(self) -> list:
         return [("Meta-evaluation table…", self.view.export_dialog)] if self.outcome is not None else []

@@ -182,8 +182,7 @@ class RankedWorkspace(Workspace):
                 and self._evaluated_level > qrels_item.summary.get("max_grade", 0):
             message += (f" Careful: no document in the qrels has a grade of {self._evaluated_level} or more, so "
                         f"nothing counts as relevant (see 'Relevant from grade').")
-        self.progress_label.setText(message)
-        self.status_message.emit(message)
+        self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     def _show_cancelled(self) -> None:
         self.progress_label.setText(f"Cancelled. {len(self.results_set)} run(s) had finished; their results are shown.")

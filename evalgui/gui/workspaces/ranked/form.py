@@ -22,7 +22,6 @@ class RankedForm(QWidget):
 
         measure_box = QGroupBox("Measures")
         self.picker = MeasurePicker(registry=REGISTRY)
-        self.picker.setMinimumHeight(300)
         QVBoxLayout(measure_box).addWidget(self.picker)
 
         options_box = QGroupBox("Options")

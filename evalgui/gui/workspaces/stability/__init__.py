@@ -79,8 +79,7 @@ class StabilityWorkspace(ViewsWorkspace):
         message = f"{outcome.source}: {len(outcome.measures)} measure(s), {len(outcome.systems)} systems."
         if outcome.warnings:
             message += " Warnings: see above the evaluation table."
-        self.progress_label.setText(message)
-        self.status_message.emit(message)
+        self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     # ------------------------------------------------------------ projects
     def outcome_state(self, outcome) -> dict:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton
+from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.tables import DataFrameModel, FrameTableView
-from evalgui.gui.toolbar import with_toolbar
+from evalgui.gui.toolbar import export_button, with_toolbar
 
 
 class ActualView:
@@ -27,8 +27,7 @@ class ActualView:
         self.report.setObjectName("stabilityActualReport")
         self.report.setWordWrap(True)
         self.report.setTextFormat(Qt.TextFormat.PlainText)
-        export = QPushButton("Export table…")
-        export.clicked.connect(self.view.export_dialog)
+        export = export_button("Export table…", self.view.export_dialog)
         self.page = with_toolbar(self.view, [export])
         self.page.layout().insertWidget(1, self.report)
 

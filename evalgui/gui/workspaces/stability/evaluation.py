@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton
+from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.tables import DataFrameModel, FrameTableView
-from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 from evalgui.gui.workspaces.stability.engine import combination_items, combination_of, level_items
 from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH
 
@@ -67,8 +67,7 @@ class EvaluationView:
         self.report.setObjectName("stabilityEvalReport")
         self.report.setWordWrap(True)
         self.report.setTextFormat(Qt.TextFormat.PlainText)
-        export = QPushButton("Export table…")
-        export.clicked.connect(self.view.export_dialog)
+        export = export_button("Export table…", self.view.export_dialog)
         self.page = with_toolbar(self.view, [QLabel("Measure"), self.measure, QLabel("Fuzziness"), self.level,
                                              QLabel("Experiment"), self.combination, export])
         self.page.layout().insertWidget(1, self.report)

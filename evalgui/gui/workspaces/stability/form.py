@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLa
                                QVBoxLayout, QWidget)
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_SIGS, OPTION_HELP
+from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS, OPTION_HELP
 from evalgui.core.rankfile.measures import parse_measure
 from evalgui.gui.forms import line_edit, parse_numbers, spin_box
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
@@ -96,12 +96,12 @@ class StabilityForm(QWidget):
         # ---------------------------------------------------------------- the measures
         measures_box = QGroupBox("Measures")
         self.picker = RankMeasurePicker()
-        self.picker.setMinimumHeight(260)
         self.total_spin = spin_box("stabilityTotalRanks", 0, 2_000_000_000, 0, tip("total_ranks", "-n"))
         self.total_spin.setSpecialValueText("not given")
         self.total_note = QLabel()
         self.total_note.setObjectName("stabilityTotalNote")
         self.total_note.setWordWrap(True)
+        self.total_note.linkActivated.connect(lambda _: self.picker.set_original())
         self.cutoffs_edit = line_edit("stabilityCutoffs", "e.g. 10, 100 (for @k)", tip("cutoffs", "--cutoffs"))
         measures_layout = QFormLayout(measures_box)
         measures_layout.addRow(self.picker)
@@ -196,6 +196,10 @@ class StabilityForm(QWidget):
         needing = self.picker.needs_total()
         if not needing:
             text = "Not needed: no per-mille measure (_per) or ROC_AUC is ticked."
+            if not self.picker.is_original():
+                per_mille = [name for name in DEFAULT_MEASURES if parse_measure(name).needs_total]
+                text += (f" <a href='original'>Tick the original tool's set</a> (with {' and '.join(per_mille)}, "
+                         "which need T).")
         elif self.total_spin.value():
             text = f"Used by {', '.join(needing)}."
         else:

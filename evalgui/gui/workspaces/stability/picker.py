@@ -3,7 +3,8 @@
 Each record (AP, Average@k, P@k...) is a measure the experiments accept as it is (``@k``:
 one measure per cut-off of the form's range). Forms with a cut-off or per mille
 (``Average@20``, ``nDCG@Avg``, ``P@2000_per``) are added in the box below the list and
-kept, ticked, in a group of their own; the original tool's example set is ticked at the start.
+kept, ticked, in a group of their own. The original tool's example set is ticked at the start, except
+its per-mille measures, which need the total number of ranks T: they are listed unticked.
 """
 
 from __future__ import annotations
@@ -33,8 +34,19 @@ class RankMeasurePicker(MeasurePicker):
         self.set_defaults()
 
     def set_defaults(self) -> None:
-        """The original's example set ticked, nothing else."""
+        """The original's example set ticked, but for the measures that need T (not given at the start, and
+        unknown for ranks from qrels and runs): those are listed unticked, for :meth:`set_original`."""
+        for name in DEFAULT_MEASURES:
+            if name not in self.registry:
+                self.add_custom(name, False)      # in the original's order, ticked or not below
+        self.tick_only([name for name in DEFAULT_MEASURES if not parse_measure(name).needs_total])
+
+    def set_original(self) -> None:
+        """The original tool's example set, the per-mille measures included."""
         self.tick_only(DEFAULT_MEASURES)
+
+    def is_original(self) -> bool:
+        return sorted(self.specs()) == sorted(parse_measure(name).name for name in DEFAULT_MEASURES)
 
     def tick_only(self, names) -> None:
         """Tick exactly these measures: the records among them as they are, the others as forms (added)."""

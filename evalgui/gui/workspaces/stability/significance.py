@@ -16,13 +16,13 @@ import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
+from PySide6.QtWidgets import QLabel, QSplitter
 
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import ResultView
 from evalgui.gui.tables import tsv_text
-from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 from evalgui.gui.workspaces.stability.engine import EXPERIMENT, combination_items, combination_of, combination_text
 from evalgui.gui.workspaces.stability.styles import show_combinations_whole
 
@@ -66,8 +66,7 @@ class SignificanceView(ResultView):
         self.heatmap.setMinimumSize(200, 150)
         self.caption = QLabel()
         self.caption.setWordWrap(True)
-        export = QPushButton("Export plot…")
-        export.clicked.connect(self.export_plot_dialog)
+        export = export_button("Export plot…", self.export_plot_dialog)
         sides = QSplitter(Qt.Orientation.Vertical)
         sides.addWidget(self.heatmap)
         sides.addWidget(self.table)
