@@ -146,7 +146,7 @@ def spool_pipes(args, folder: str) -> dict[str, str]:
     copies: dict[str, str] = {}
 
     def spooled(value: str) -> str:
-        name, eq, path = value.rpartition("=") if "=" in value and not os.path.exists(value) else ("", "", value)
+        name, eq, path = value.partition("=") if "=" in value and not os.path.exists(value) else ("", "", value)
         try:
             is_pipe = not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path)
         except OSError:

@@ -231,6 +231,14 @@ class Gains:
     def dcg_terms(self) -> np.ndarray:
         return self.gain / np.log2(self.docs.pos + 2.0)
 
+    def dcg(self) -> np.ndarray:
+        """DCG of each query's whole ranking."""
+        return self.docs.sum(self.dcg_terms())
+
+    def ideal_dcg(self) -> np.ndarray:
+        """DCG of each query's whole ideal ranking."""
+        return self.ideal_dcg_at(self.ideal_len())
+
 
 def _gain_pairs(params) -> dict[int, float]:
     """rel_level=gain pairs; names that are not integers (like rbp's p) are skipped."""
@@ -519,7 +527,7 @@ def _g(r, params):
            formula="DCG = sum_i g_i/log2(i+1)")
 def _dcg(r, params):
     g = gains_for(r, params)
-    return col(g.docs.sum(g.dcg_terms()))
+    return col(g.dcg())
 
 
 @_register("ideal_dcg", "Gain", ParamKind.PAIRS, (), better=None,
@@ -528,7 +536,7 @@ def _dcg(r, params):
            formula="IDCG = sum_i g*_i/log2(i+1), g* sorted best first")
 def _ideal_dcg(r, params):
     g = gains_for(r, params)
-    return col(g.ideal_dcg_at(g.ideal_len()))
+    return col(g.ideal_dcg())
 
 
 @_register("ndcg", "Gain", ParamKind.PAIRS, (), ir_name="nDCG",
@@ -538,7 +546,7 @@ def _ideal_dcg(r, params):
            formula="nDCG = sum_i g_i/log2(i+1) / sum_i g*_i/log2(i+1)")
 def _ndcg(r, params):
     g = gains_for(r, params)
-    return col(safe_div(g.docs.sum(g.dcg_terms()), g.ideal_dcg_at(g.ideal_len())))
+    return col(safe_div(g.dcg(), g.ideal_dcg()))
 
 
 @_register("ndcg_rel", "Gain", ParamKind.PAIRS, (),
@@ -583,7 +591,7 @@ def _rndcg(r, params):
     # trec_eval adds the end of the ranking as a last point when it lies past the ideal ranking.
     idcg_total = g.ideal_dcg_at(n_ideal)
     extra = (r.num_ret > n_ideal + 1) & (idcg_total > 0)
-    sums = sums + np.where(extra, safe_div(g.docs.sum(g.dcg_terms()), idcg_total), 0.0)
+    sums = sums + np.where(extra, safe_div(g.dcg(), idcg_total), 0.0)
     counts = counts + extra
     # No point counted (no positive ideal gain, e.g. -l 0 with only grade-0 judgments): trec_eval's 0/0.
     with np.errstate(divide="ignore", invalid="ignore"):
