@@ -131,6 +131,12 @@ class PreferenceRequest(Request):
     )
 
     def cross_problems(self, inputs=None) -> list[Problem]:
+        from evalgui.core.ranked.preference import REGISTRY
+
+        unknown = [name for name in self.measures if name not in REGISTRY]
+        if unknown:          # before anything else: no file is read for a request that cannot run
+            return [Problem(self.param("measures"), f"unknown preference '{unknown[0]}' (choose from "
+                                                    f"{', '.join(REGISTRY)})", self.measures)]
         problems = []
         if not self.qrels:
             problems.append(Problem(self.param("qrels"), "the judgments are needed"))
@@ -144,7 +150,7 @@ class PreferenceRequest(Request):
 
 # --------------------------------------------------------------------------- compare
 
-def options_of(request) -> "CompareOptions":  # noqa: F821
+def options_of(request):
     from evalgui.core.stats.compare import CompareOptions
 
     try:
@@ -167,9 +173,6 @@ def run_names(runs: list, paths: list[str], inputs: Inputs) -> list[str]:
 
 def run_compare(request: CompareRequest, state: JobState | None = None, inputs: Inputs | None = None) -> Outcome:
     """Evaluate (when the source is runs) and compare; the outcome's tables are listed in the module's doc."""
-    import numpy as np
-    import pandas as pd
-
     from evalgui.core.stats.compare import compare
 
     state = state_or_default(state)
@@ -244,7 +247,6 @@ def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState):
 
 def _from_scores(request: CompareRequest, inputs: Inputs):
     import numpy as np
-    import pandas as pd
 
     table = inputs.get(request.scores, "per-query scores")
     frame = table.frame if hasattr(table, "frame") else table
@@ -303,7 +305,7 @@ MATRIX_COLUMNS = ("measure", "row", "column", "mean_row", "mean_column", "diff",
                   "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "n_queries")
 
 
-def matrix_table(table: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
+def matrix_table(table, runs: list[str]):
     """Every tested pair in both orders, seen from the row run: the matrix views' cells (vectorised)."""
     import numpy as np
     import pandas as pd
@@ -334,7 +336,6 @@ def matrix_table(table: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
 
 def comparison_from_outcome(outcome: Outcome):
     """The engine's Comparison rebuilt from a (saved) outcome's tables, for the views; None if they are not there."""
-    import numpy as np
     import pandas as pd
 
     from evalgui.core.stats.compare import Comparison, QuerySet
@@ -371,9 +372,14 @@ def comparison_from_outcome(outcome: Outcome):
 
 # --------------------------------------------------------------------------- preferences
 
+PREFERENCE_TABLES = ("pairs", "ranking", "matrix")
+
+
 def run_preference(request: PreferenceRequest, state: JobState | None = None, inputs: Inputs | None = None,
-                   per_query: bool = False) -> Outcome:
-    """Every two runs' preferences, tested when a test is chosen; tables ``pairs``, ``ranking``, ``matrix``."""
+                   per_query: bool = False, tables: tuple[str, ...] = PREFERENCE_TABLES) -> Outcome:
+    """Every two runs' preferences, tested when a test is chosen; the ``tables`` asked for, of ``pairs``,
+    ``ranking`` and ``matrix`` (the pairs table alone, untested, needs no pandas: a fresh process starts
+    faster)."""
     import os
     from functools import partial
 
@@ -410,11 +416,15 @@ def run_preference(request: PreferenceRequest, state: JobState | None = None, in
         loaders = [partial(inputs.get, path, "run") for path in request.runs]
         result = prefer(qrels, loaders, measures, binary_threshold=request.binary_threshold, n_runs=len(loaders),
                         workers=min(os.cpu_count() or 1, 4), on_run=lacking, state=state.scaled(0.0, 0.5))
-    return preference_outcome(request, result, options, notes, state.scaled(0.5, 1.0), per_query).stamp()
+    return preference_outcome(request, result, options, notes, state.scaled(0.5, 1.0), per_query, tables).stamp()
 
 
-def preference_outcome(request, result, options, notes, state: JobState, per_query: bool = False) -> Outcome:
-    import numpy as np
+def preference_outcome(request, result, options, notes, state: JobState, per_query: bool = False,
+                       wanted: tuple[str, ...] = PREFERENCE_TABLES) -> Outcome:
+    if wanted == ("pairs",) and options is None:
+        outcome = Outcome("compare", request, {"pairs": result.tidy_columns(per_query=per_query)}, list(notes))
+        outcome.preferences, outcome.result = None, result
+        return outcome
     import pandas as pd
 
     from evalgui.core.stats.compare import compare_preferences, preference_ranking
@@ -451,7 +461,6 @@ TEST_COLUMNS = ("ci_low", "ci_high", "effect_size", "p_value", "p_adjusted", "si
 def with_tests(pairs, tests):
     """The tidy pairs table, each pair's mean (query 'all') followed by its test's columns (empty on the
     per-query rows)."""
-    import numpy as np
     import pandas as pd
 
     if isinstance(pairs, dict):

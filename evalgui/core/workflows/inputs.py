@@ -18,7 +18,8 @@ class Inputs:
     """Data by path: ``get(path, kind)`` reads a file on first use and keeps it."""
 
     def __init__(self, loaded: dict[str, Any] | None = None, names: dict[str, str] | None = None):
-        self._data: dict[str, Any] = dict(loaded or {})
+        self._data: dict[str, Any] = dict(loaded or {})         # given by the front end, whatever the kind
+        self._read: dict[tuple[str, str], Any] = {}              # (path, kind) -> read here
         self._names: dict[str, str] = dict(names or {})     # path -> what results call it
 
     def add(self, key: str, data: Any, name: str | None = None) -> str:
@@ -40,12 +41,14 @@ class Inputs:
             return self._data[path]
         if path.startswith("<") and path.endswith(">"):
             raise EvalInputError(path, "no such input in memory")
-        from evalgui.core.inputs import kind as input_kind
+        key = (path, kind)
+        if key not in self._read:
+            from evalgui.core.inputs import kind as input_kind
 
-        data = input_kind(kind).read(path, **options)
-        self._data[path] = data
-        return data
+            self._read[key] = input_kind(kind).read(path, **options)
+        return self._read[key]
 
     def files(self) -> list[str]:
         """The paths of real files among the inputs."""
-        return [p for p in self._data if not (p.startswith("<") and p.endswith(">")) and os.path.exists(p)]
+        paths = list(self._data) + [path for path, _ in self._read]
+        return [p for p in dict.fromkeys(paths) if not (p.startswith("<") and p.endswith(">")) and os.path.exists(p)]
