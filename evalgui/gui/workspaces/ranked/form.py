@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QSpinBox, QVBoxLayout, QWidget
 
 from evalgui.core.ranked.measures import REGISTRY
+from evalgui.core.workflows.common import COMPLETE, LEVEL, MAX_DOCS
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 
@@ -27,21 +28,22 @@ class RankedForm(QWidget):
         options_box = QGroupBox("Options")
         self.level_spin = QSpinBox()
         self.level_spin.setObjectName("relevanceLevel")
-        self.level_spin.setRange(-100, 100)
-        self.level_spin.setValue(1)
-        self.level_spin.setToolTip("Minimum grade that counts as relevant (trec_eval -l)")
-        self.complete_check = QCheckBox("Score queries missing from a run as 0")
+        # Labels, tooltips, bounds and defaults come from the ranked workflow's declarations.
+        self.level_spin.setRange(int(LEVEL.minimum), 100)
+        self.level_spin.setValue(LEVEL.default)
+        self.level_spin.setToolTip(LEVEL.help)
+        self.complete_check = QCheckBox(COMPLETE.label)
         self.complete_check.setObjectName("completeCheck")
-        self.complete_check.setToolTip("Average over every judged query; a run's missing queries score 0 (trec_eval -c)")
+        self.complete_check.setToolTip(COMPLETE.help)
         self.max_docs_spin = QSpinBox()
         self.max_docs_spin.setObjectName("maxDocs")
-        self.max_docs_spin.setRange(0, 10_000_000)
+        self.max_docs_spin.setRange(int(MAX_DOCS.minimum), 10_000_000)
         self.max_docs_spin.setSpecialValueText("all")
-        self.max_docs_spin.setToolTip("Keep only the first N ranked documents of each query (trec_eval -M)")
+        self.max_docs_spin.setToolTip(MAX_DOCS.help)
         options_layout = QFormLayout(options_box)
-        options_layout.addRow("Relevant from grade", self.level_spin)
+        options_layout.addRow(LEVEL.label, self.level_spin)
         options_layout.addRow(self.complete_check)
-        options_layout.addRow("Documents per query", self.max_docs_spin)
+        options_layout.addRow(MAX_DOCS.label, self.max_docs_spin)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
