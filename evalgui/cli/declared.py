@@ -41,8 +41,9 @@ def add_params(parser: argparse.ArgumentParser, request_type, positional: tuple[
         if param.type == "bool":
             parser.add_argument(*flags, action="store_true", **common, **extra)
         elif param.type in ("files", "texts", "ints", "floats"):
-            parser.add_argument(*flags, action="append", default=[], metavar=param.metavar or "VALUE",
-                                **common, **extra)
+            # repeatable by default; an override may take the list in one option (type=, action="store")
+            parser.add_argument(*flags, **{"action": "append", "default": [], "metavar": param.metavar or "VALUE",
+                                           **common, **extra})
         elif param.type == "choice":
             parser.add_argument(*flags, choices=param.choice_values, default=None, **common, **extra)
         else:

@@ -122,11 +122,11 @@ def test_queries_every_run_has_or_zero_filled_with_c(capsys, tmp_path):
                                                           "robustness"),
     (["--experiment", "robustness", "--matrix", "AP"], "--matrix is an option of --experiment stability"),
     (["--experiment", "stability", "--set-size", "60"], "a query set of 60 cannot be drawn from the 50 queries"),
-    (["--experiment", "stability", "--set-size", "0"], "at least one query"),
+    (["--experiment", "stability", "--set-size", "0"], "--set-size 0: must be at least 1"),
     (["--experiment", "stability", "--fuzziness", "1.5"], "fuzziness"),
-    (["--experiment", "stability", "--seed", "-1"], "the seed is a whole number of 0 or more, not -1"),
-    (["--experiment", "robustness", "--seed", "-3"], "the seed is a whole number of 0 or more, not -3"),
-    (["--experiment", "power", "--seed", "-3"], "the seed is a whole number of 0 or more, not -3"),
+    (["--experiment", "stability", "--seed", "-1"], "--seed -1: must be at least 0"),
+    (["--experiment", "robustness", "--seed", "-3"], "--seed -3: must be at least 0"),
+    (["--experiment", "power", "--seed", "-3"], "--seed -3: must be at least 0"),
     (["--experiment", "stability", "--matrix", "nDCG"], "--matrix nDCG: not one of the measures (AP)"),
     (["--experiment", "robustness", "--fractions", "0.5,1"], "between 0 and 1"),
     (["--experiment", "power", "--alpha", "2"], "alpha"),
@@ -156,7 +156,7 @@ def test_bad_input_exit_2_with_one_line(capsys, tmp_path):
     status, _, err = run_cli(capsys, "metaeval", QRELS, RUNS[0], "-m", "AP", "--experiment", "power")
     assert status == 2 and len(err) == 1 and "give QRELS and at least two RUNs, or --scores FILE" in err[0]
     status, _, err = run_cli(capsys, "metaeval", QRELS, *RUNS[:2], "--experiment", "power")
-    assert status == 2 and len(err) == 1 and "choose the measures with -m" in err[0]
+    assert status == 2 and len(err) == 1 and "choose the measures with --measure" in err[0]
     status, _, err = run_cli(capsys, "metaeval", QRELS, RUNS[0], tmp_path / "missing.run", "-m", "AP",
                              "--experiment", "power")
     assert status == 2 and len(err) == 1 and "missing.run" in err[0]
@@ -188,7 +188,7 @@ def test_a_per_query_scores_file_gives_the_same_tables(capsys, tmp_path):
 @pytest.mark.parametrize("argv, needle", [
     (["--experiment", "robustness"], "robustness evaluates the runs again"),
     (["-m", "nDCG", "--experiment", "power"], "no per-query values of 'nDCG' (it has AP)"),
-    (["QRELS", "--experiment", "power"], "with --scores, give no QRELS or RUN"),
+    (["QRELS", "--experiment", "power"], "with --scores FILE, give no QRELS or RUN"),
 ])
 def test_scores_file_problems(capsys, tmp_path, argv, needle):
     scores = tmp_path / "scores.csv"
