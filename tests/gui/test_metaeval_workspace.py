@@ -36,14 +36,12 @@ def _choose(combo, data):
 
 def _engine(settings, specs=("map", "recip_rank", "P.10"), runs=SYNTHETIC_RUNS, **options):
     """The experiment as the engine computes it from the sample files (what evalgui-cli metaeval prints)."""
-    from evalgui.core.formats import read_qrels, read_run
-    from evalgui.core.jobs import JobState
-    from evalgui.core.metaeval.experiments import metaeval_job
-    from evalgui.core.ranked.evaluate import EvalOptions
+    from evalgui.core.workflows.metaeval import request_of_settings, run_metaeval
 
-    job = metaeval_job(read_qrels(SYNTHETIC / "qrels.txt"), [read_run(SYNTHETIC / f"{r}.run") for r in runs],
-                       list(specs), settings, EvalOptions(**options))
-    return job(JobState())
+    request = request_of_settings(settings, qrels=str(SYNTHETIC / "qrels.txt"),
+                                  runs=[str(SYNTHETIC / f"{r}.run") for r in runs], measures=list(specs),
+                                  level=options.get("relevance_level", 1), complete=options.get("complete", False))
+    return run_metaeval(request).result
 
 
 def _frame_equal(shown: pd.DataFrame, expected: pd.DataFrame) -> None:
@@ -465,12 +463,13 @@ def test_every_experiment_survives_a_project_file(experiment):
     import json
 
     from evalgui.core.metaeval.experiments import SETTINGS
-    from evalgui.gui.workspaces.metaeval.engine import Outcome, outcome_from_state, outcome_state
+    from evalgui.core.workflows.metaeval import metaeval_outcome
+    from evalgui.gui.workspaces.metaeval.results import outcome_from_state, outcome_state
 
     small = {"stability": dict(set_sizes=(5, 10), sets=50), "power": dict(samples=100),
              "robustness": dict(fractions=(0.5,), repetitions=2), "agreement": {}}
     result = _engine(SETTINGS[experiment](**small[experiment]))
-    outcome = Outcome(result, list(SYNTHETIC_RUNS), OUTPUTS, ["a line of the query report"])
+    outcome = metaeval_outcome(result, list(SYNTHETIC_RUNS), OUTPUTS, ["a line of the query report"])
     back = outcome_from_state(json.loads(json.dumps(outcome_state(outcome))))
     assert back.result.settings == result.settings and back.runs == outcome.runs
     assert back.measures == OUTPUTS and back.query_report == outcome.query_report
@@ -700,7 +699,7 @@ def test_a_restored_project_knows_what_its_results_were_computed_with(qtbot, mak
 
 def test_labels_of_measures_whose_points_meet_do_not_overlap(qtbot):
     from evalgui.core.metaeval.experiments import StabilityResult, StabilitySettings
-    from evalgui.gui.workspaces.metaeval.engine import Outcome
+    from evalgui.core.workflows.metaeval import metaeval_outcome
     from evalgui.gui.workspaces.metaeval.tradeoff import TradeoffView
 
     measures = ["map", "rpp", "P_10"]
@@ -711,7 +710,7 @@ def test_labels_of_measures_whose_points_meet_do_not_overlap(qtbot):
     view.page.resize(600, 400)
     view.page.show()
     qtbot.waitExposed(view.page)
-    view.refresh(Outcome(StabilityResult(table, StabilitySettings(), ["a", "b"], 25, {}), ["a", "b"], measures))
+    view.refresh(metaeval_outcome(StabilityResult(table, StabilitySettings(), ["a", "b"], 25, {}), ["a", "b"], measures))
     view.page.grab()                     # painted: the labels are where a user sees them
     boxes = [label.mapRectToScene(label.boundingRect()) for label in view.labels]
     assert not boxes[0].intersects(boxes[1])                      # map and rpp: stacked a line apart

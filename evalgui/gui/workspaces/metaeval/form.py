@@ -22,6 +22,8 @@ from evalgui.core.metaeval.catalogue import EXPERIMENTS
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
+from evalgui.core.workflows.common import LEVEL
+from evalgui.core.workflows.metaeval import MAX_REPETITIONS, MAX_SAMPLES, MetaevalRequest
 from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, line_edit, parse_numbers, registry_combo, spin_box
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
@@ -60,7 +62,7 @@ class MetaevalForm(QWidget):
         self.data = QrelsRunsPicker(session, object_prefix="metaeval")
         measures_box = QGroupBox("Measures")
         self.picker = MeasurePicker(registry=measures_offered())
-        self.level_spin = spin_box("metaevalRelevanceLevel", -100, 100, 1,
+        self.level_spin = spin_box("metaevalRelevanceLevel", int(LEVEL.minimum), 100, LEVEL.default,
                                 "Minimum grade that counts as relevant (trec_eval -l). Preference measures: grades "
                                 "told apart at 1 (graded RPP), binary from grade N at another level N")
         measures_layout = QFormLayout(measures_box)
@@ -118,11 +120,14 @@ class MetaevalForm(QWidget):
         self.fuzziness_spin.setValue(0.05)
         self.fuzziness_spin.setToolTip(parameter_tip(STABILITY, "fuzziness"))
         self.set_sizes_edit = line_edit("metaevalSetSizes", "5, 10, … up to n/2", parameter_tip(STABILITY, "set size"))
-        self.sets_spin = spin_box("metaevalSets", 1, 10_000_000, 1000, parameter_tip(STABILITY, "sets"))
+        # Bounds from the workflow's declarations (their caps protect time and memory).
+        sets = MetaevalRequest.param("sets")
+        self.sets_spin = spin_box("metaevalSets", int(sets.minimum), int(sets.maximum), sets.default,
+                                  parameter_tip(STABILITY, "sets"))
         self.replacement_check = QCheckBox("Draw with replacement")
         self.replacement_check.setObjectName("metaevalReplacement")
         self.replacement_check.setToolTip(parameter_tip(STABILITY, "replacement"))
-        self.stability_repetitions_spin = spin_box("metaevalStabilityRepetitions", 1, 100_000, 5,
+        self.stability_repetitions_spin = spin_box("metaevalStabilityRepetitions", 1, MAX_REPETITIONS, 5,
                                                 parameter_tip(STABILITY, "repetitions"))
         page = QWidget()
         form = QFormLayout(page)
@@ -146,7 +151,7 @@ class MetaevalForm(QWidget):
         self.alpha_spin.setSingleStep(0.01)
         self.alpha_spin.setValue(0.05)
         self.alpha_spin.setToolTip(parameter_tip(POWER, "alpha"))
-        self.samples_spin = spin_box("metaevalSamples", 1, 10_000_000, DEFAULT_SAMPLES["bootstrap"], "")
+        self.samples_spin = spin_box("metaevalSamples", 1, MAX_SAMPLES, DEFAULT_SAMPLES["bootstrap"], "")
         self.samples_spin.valueChanged.connect(self._samples_changed)
         page = QWidget()
         form = QFormLayout(page)
@@ -159,7 +164,7 @@ class MetaevalForm(QWidget):
 
     def _robustness_page(self) -> QWidget:
         self.fractions_edit = line_edit("metaevalFractions", "0.1, 0.2, … 0.9", parameter_tip(ROBUSTNESS, "fractions"))
-        self.robustness_repetitions_spin = spin_box("metaevalRobustnessRepetitions", 1, 100_000, 10,
+        self.robustness_repetitions_spin = spin_box("metaevalRobustnessRepetitions", 1, MAX_REPETITIONS, 10,
                                                  parameter_tip(ROBUSTNESS, "repetitions"))
         page = QWidget()
         form = QFormLayout(page)
@@ -240,8 +245,11 @@ class MetaevalForm(QWidget):
             raise EvalUsageError(f"{EXPERIMENT_LABELS[experiment]}: {exc}.") from None
 
     def request(self):
-        """What the job needs (engine.Request); EvalUsageError says what is missing, in words for a dialog."""
-        from evalgui.gui.workspaces.metaeval.engine import Request
+        """The meta-evaluation workflow's request and the session's data it names; EvalUsageError says what is
+        missing or wrong, in words for a dialog."""
+        from evalgui.core.workflows.inputs import Inputs
+        from evalgui.core.workflows.metaeval import request_of_settings
+        from evalgui.core.workflows.params import RequestError
 
         qrels = self.data.qrels_item()
         if qrels is None:
@@ -252,8 +260,19 @@ class MetaevalForm(QWidget):
         specs = self.picker.specs()
         if not specs:
             raise EvalUsageError("Tick at least one measure.")
-        return Request(qrels.data, [item.data for item in items], self.session.run_names([i.path for i in items]),
-                       specs, self.settings(), self.options())
+        paths = [item.path for item in items]
+        inputs = Inputs(names=dict(zip(paths, self.session.run_names(paths))))
+        inputs.add(qrels.path, qrels.data)
+        for item in items:
+            inputs.add(item.path, item.data)
+        options = self.options()
+        try:
+            request = request_of_settings(self.settings(), qrels=qrels.path, runs=tuple(paths), measures=tuple(specs),
+                                          level=options.relevance_level, complete=options.complete)
+            request.check()
+        except RequestError as exc:
+            raise EvalUsageError(f"{exc.problems[0].for_window()}.") from None
+        return request, inputs
 
     def options(self):
         """The evaluation options the form sets (-l, -c)."""
