@@ -1,4 +1,10 @@
-"""evalgui: a desktop workbench for evaluating retrieval systems."""
+"""evalgui: a desktop workbench for evaluating retrieval systems.
+
+``import evalgui as eg`` is light: the Python API (:mod:`evalgui.api`: ``eg.evaluate``,
+``eg.metaeval``...) is imported when first used.
+"""
+
+_API = ("evaluate", "metaeval")
 
 
 def __getattr__(name: str):
@@ -7,4 +13,12 @@ def __getattr__(name: str):
         from evalgui.core.distribution import version
 
         return version()
+    if name in _API:
+        from evalgui import api
+
+        return getattr(api, name)
     raise AttributeError(f"module 'evalgui' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), "__version__", *_API])
