@@ -114,3 +114,16 @@ def test_bad_values_and_bad_data_name_what_is_wrong():
         eg.evaluate(pd.DataFrame({"query": ["q1"], "relevance": [1]}), {"q1": {"d1": 1.0}}, measures="AP")
     with pytest.raises(EvalInputError, match="not a finite number"):
         eg.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": float("nan")}}, measures="AP")
+
+
+def test_the_readme_example_runs(monkeypatch, capsys):
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"<!-- tests/test_api.py runs this example -->\n```python\n(.*?)```", text, re.S).group(1)
+    monkeypatch.chdir(root)
+    exec(compile(example, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "nDCG@10" in out and "mine" in out and "P@10" in out
