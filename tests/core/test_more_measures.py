@@ -1,0 +1,214 @@
+"""gdeval's ERR/nDCG, the C/W/L family, Compat, Accuracy and ir_measures' other names and arguments:
+hand-computed values, and value for value with the reference tools on random data (gdeval.pl through
+perl, cwl_eval, ir_measures), each skipped with a reason when absent.
+
+Random runs have distinct scores, so that every tool ranks them alike (ties: trec_eval and gdeval put
+the larger docno first, cwl_eval and ir_measures keep the file's order, Compat the smaller docno).
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evalgui.core.data import Qrels, Run
+from evalgui.core.errors import EvalUsageError
+from evalgui.core.ranked.evaluate import evaluate_run
+from evalgui.core.ranked.specs import parse_measures
+
+# ------------------------------------------------------------------ helpers
+
+
+def per_query(measures, qrels, run):
+    result = evaluate_run(Qrels.from_dict(qrels), Run.from_dict(run), parse_measures(measures))
+    return {q: dict(zip([c.name for c in result.columns], row)) for q, row in zip(result.query_ids, result.per_query)}
+
+
+def random_data(seed, n_queries=12, grades=(-1, 0, 0, 0, 1, 1, 2, 3, 4)):
+    """Numeric topics (gdeval needs them), distinct scores, some documents unjudged or not in the qrels."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(1, n_queries + 1):
+        pool = [f"d{i}" for i in range(int(rng.integers(5, 60)))]
+        judged = rng.choice(pool, size=int(rng.integers(1, len(pool))), replace=False)
+        qrels[str(q)] = {d: int(rng.choice(grades)) for d in judged}
+        retrieved = rng.choice(pool, size=int(rng.integers(1, len(pool))), replace=False)
+        scores = rng.permutation(len(retrieved)) + rng.random()
+        run[str(q)] = {d: float(s) for d, s in zip(retrieved, scores)}
+    # one query whose judgments are all below 1, one with a long ranking (cwl_eval reads 1000 ranks)
+    qrels["99"] = {"a": 0, "b": -1}
+    run["99"] = {"a": 2.0, "b": 1.0, "c": 0.5}
+    qrels["100"] = {f"x{i}": int(rng.choice(grades)) for i in range(0, 1300, 7)}
+    run["100"] = {f"x{i}": float(2000 - i + rng.random() / 2) for i in range(1200)}
+    return qrels, run
+
+
+def write_trec(tmp_path: Path, qrels, run):
+    qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    lines = []
+    for q, docs in run.items():
+        for rank, (d, s) in enumerate(sorted(docs.items(), key=lambda x: -x[1]), 1):
+            lines.append(f"{q} Q0 {d} {rank} {s!r} tag\n")
+    run_path.write_text("".join(lines))
+    return qrels_path, run_path
+
+
+def ir_values(measure_specs, qrels, run, provider=None):
+    """ir_measures' per-query values {query: {spec: value}} for the specs (through ``provider`` if given)."""
+    ir_measures = pytest.importorskip("ir_measures")
+    parsed = [ir_measures.parse_measure(s) for s in measure_specs]
+    calc = ir_measures if provider is None else getattr(ir_measures, provider)
+    out: dict[str, dict[str, float]] = {}
+    for metric in calc.iter_calc(parsed, qrels, run):
+        out.setdefault(metric.query_id, {})[measure_specs[parsed.index(metric.measure)]] = metric.value
+    return out
+
+
+# ------------------------------------------------------------------ hand-computed values
+
+QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 2, "d4": 1, "d5": -1, "d9": 1}}
+RUN = {"q1": {"d1": 0.9, "dX": 0.8, "d2": 0.7, "d3": 0.6, "d5": 0.5, "d4": 0.4}}
+
+
+def test_gdeval_err_and_ndcg_by_hand():
+    v = per_query(["ERR@5", 'nDCG(dcg="exp-log2")@5', "err_cut.1"], QRELS, RUN)["q1"]
+    r1, r3 = 1 / 16, 3 / 16                 # (2^1 - 1)/16 at rank 1, (2^2 - 1)/16 at rank 4
+    assert v["ERR@5"] == pytest.approx(r1 + (1 - r1) * r3 / 4)
+    assert v["err_cut_1"] == pytest.approx(r1)
+    dcg = 1 + 3 / math.log2(5)
+    ideal = 3 + 1 / math.log2(3) + 1 / 2 + 1 / math.log2(5)   # grades 2, 1, 1, 1
+    assert v['nDCG(dcg="exp-log2")@5'] == pytest.approx(dcg / ideal)
+
+
+def test_cwl_measures_by_hand():
+    # max_rel=2: gains 0.5 (d1), 0 (dX, d2), 1 (d3), 0 (d5), 0.5 (d4), then 994 gainless ranks.
+    v = per_query(["INSQ(T=1,max_rel=2)", "NERR8(max_rel=2)@3", "BPM(T=1.5,max_rel=2)@10", "SDCG(max_rel=2)@2",
+                   "RBP(p=0.5,max_rel=2)"], QRELS, RUN)["q1"]
+    assert v["NERR8(max_rel=2)@3"] == pytest.approx((0.5 + 0.5 * 0 + 0.5 * 0) / (1 + 0.5 + 0.5))
+    # BPM: goes on while gain so far < 1.5: ranks 1..3 go on (0.5), rank 4 reaches 1.5 and stops.
+    assert v["BPM(T=1.5,max_rel=2)@10"] == pytest.approx((0.5 + 1.0) / 4)
+    assert v["SDCG(max_rel=2)@2"] == pytest.approx(0.5 / (1 + 1 / math.log2(3)))
+    weights = 0.5 ** np.arange(1000)
+    gains = np.zeros(1000)
+    gains[[0, 3, 5]] = [0.5, 1.0, 0.5]
+    assert v["RBP(p=0.5,max_rel=2)"] == pytest.approx((weights * gains).sum() / weights.sum())
+    c = ((np.arange(1, 1001) + 1.0) / (np.arange(1, 1001) + 2.0)) ** 2
+    reach = np.concatenate(([1.0], np.cumprod(c[:-1])))
+    assert v["INSQ(T=1,max_rel=2)"] == pytest.approx((reach * gains).sum() / reach.sum())
+
+
+def test_compat_and_accuracy_by_hand():
+    # Ideal: d3 (2), then grade 1: d1, d4 (retrieved, in rank order), d9. Ranking: d1 dX d2 d3 d5 d4.
+    v = per_query(["Compat(p=0.5,normalize=False)", "Compat(p=0.5)", "Accuracy", "Accuracy@4"], QRELS, RUN)["q1"]
+    ideal, ranking = ["d3", "d1", "d4", "d9"], ["d1", "dX", "d2", "d3", "d5", "d4"]
+    depth = 6
+
+    def rbo(a, b):
+        return sum(0.5 ** d * len(set(a[:d + 1]) & set(b[:d + 1])) / (d + 1) for d in range(depth)) / \
+            sum(0.5 ** d for d in range(depth))
+    assert v["Compat(p=0.5,normalize=False)"] == pytest.approx(rbo(ranking, ideal))
+    assert v["Compat(p=0.5)"] == pytest.approx(rbo(ranking, ideal) / rbo(ideal, ideal))
+    # Relevant at ranks 1, 4, 6 with 0, 2, 3 non-relevant above; 3 non-relevant in all.
+    assert v["Accuracy"] == pytest.approx(1 - (0 + 2 + 3) / (3 * 3))
+    assert v["Accuracy@4"] == pytest.approx(1 - (0 + 2) / (2 * 2))
+
+
+def test_judged_only_and_gains_by_hand():
+    v = per_query(["P(judged_only=True)@5", "P@5", "nDCG(gains={0:0,1:1,2:5})@10", "ndcg_cut.10",
+                   "SetAP", "SetRelP", "MAP"], QRELS, RUN)["q1"]
+    assert v["P@5"] == pytest.approx(2 / 5)
+    assert v["P(judged_only=True)@5"] == pytest.approx(3 / 5)    # d1 d2 d3 d4 (dX, d5 dropped): 3 relevant
+    dcg = 1 + 5 / math.log2(5) + 1 / math.log2(7)
+    ideal = 5 + 1 / math.log2(3) + 1 / 2 + 1 / math.log2(5)
+    assert v["nDCG(gains={0:0,1:1,2:5})@10"] == pytest.approx(dcg / ideal)
+    assert v["SetAP"] == pytest.approx(3 / 6 * 3 / 4)
+    assert v["SetRelP"] == pytest.approx(3 / 4)
+    assert v["MAP"] == pytest.approx((1 + 2 / 4 + 3 / 6) / 4)
+
+
+@pytest.mark.parametrize("spec, reason", [
+    ("ERR", "needs a cutoff"), ("BPM(max_rel=3)", "needs a cutoff"), ("INST(max_rel=3)@5", "takes no cutoff"),
+    ("INST(min_rel=3,max_rel=3)", "above min_rel"), ('nDCG(dcg="exp-log2",gains={0:0,1:1})@5', "cannot be combined"),
+    ("nDCG(gains={1:-2})@5", "0 or more"), ("P(judged_only=maybe)@5", "True or False"), ("Compat@5", "no cutoff"),
+    ("Accuracy(rel=0)", "1 or more"), ("nDCG(dcg=log3)", "log2 or exp-log2"), ("SDCG(max_rel=2,dcg=exp)@5", "unknown"),
+])
+def test_refused_with_a_reason(spec, reason):
+    with pytest.raises(EvalUsageError, match=reason):
+        parse_measures([spec])
+
+
+# ------------------------------------------------------------------ against the reference tools
+
+
+def _gdeval_script() -> Path:
+    if shutil.which("perl") is None:
+        pytest.skip("perl is not installed: gdeval.pl cannot run")
+    try:
+        import ir_measures
+    except ImportError:
+        pytest.skip("ir_measures (which ships gdeval.pl) is not installed")
+    script = Path(ir_measures.__file__).parent / "bin" / "gdeval.pl"
+    if not script.exists():
+        pytest.skip(f"gdeval.pl is not where ir_measures keeps it ({script})")
+    return script
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_gdeval_value_for_value(tmp_path, seed):
+    script = _gdeval_script()
+    qrels, run = random_data(seed)
+    qrels_path, run_path = write_trec(tmp_path, qrels, run)
+    for k in (5, 10, 20):
+        out = subprocess.run(["perl", str(script), str(qrels_path), str(run_path), str(k)], check=True,
+                             capture_output=True, text=True).stdout.splitlines()
+        err_name, ndcg_name = f"ERR@{k}", f'nDCG(dcg="exp-log2")@{k}'
+        ours = per_query([err_name, ndcg_name], qrels, run)
+        seen = set()
+        for line in out[1:]:
+            _, topic, ndcg, err = line.split(",")
+            seen.add(topic)
+            assert f"{ours[topic][ndcg_name]:.5f}" == ndcg, (topic, k)
+            assert f"{ours[topic][err_name]:.5f}" == err, (topic, k)
+        # gdeval leaves out the query whose grades are all below 1; evalgui scores it 0
+        assert "99" not in seen and ours["99"][err_name] == 0.0
+        assert seen == set(ours) - {"99"}
+
+
+CWL_SPECS = ["BPM(T=1,max_rel=4)@10", "BPM(T=2.5,min_rel=1,max_rel=3)@20", "SDCG(max_rel=4)@10", "SDCG(max_rel=2)@5",
+             "NERR8(max_rel=4)@10", "NERR9(max_rel=3)@20", "NERR10(p=0.8,max_rel=4)", "NERR10(max_rel=2)",
+             "NERR11(T=2,max_rel=4)", "INST(T=1,max_rel=4)", "INST(T=3,min_rel=1,max_rel=4)", "INSQ(T=2,max_rel=4)",
+             "INSQ(max_rel=1)", "RBP(rel=1)", "RBP(p=0.5,rel=2)"]
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_cwl_value_for_value(seed):
+    pytest.importorskip("cwl", reason="cwl_eval is not installed")
+    qrels, run = random_data(seed)
+    expected = ir_values(CWL_SPECS, qrels, run, provider="cwl_eval")
+    ours = per_query(CWL_SPECS, qrels, run)
+    assert set(expected) == set(ours)
+    for q, row in expected.items():
+        for spec, value in row.items():
+            assert ours[q][spec] == pytest.approx(value, rel=1e-9, abs=1e-12), (q, spec)
+
+
+def test_graded_rbp_value_for_value():
+    """RBP with graded gains is not an ir_measures name: checked against cwl_eval's RBP metric directly."""
+    pytest.importorskip("cwl", reason="cwl_eval is not installed")
+    from cwl.ruler.measures.cwl_rbp import RBPCWLMetric
+    from cwl.ruler.ranking import Ranking as CwlRanking
+    qrels, run = random_data(5)
+    ours = per_query(["RBP(p=0.7,max_rel=4)", "RBP(p=0.9,min_rel=1,max_rel=3)"], qrels, run)
+    for q, docs in run.items():
+        ranked = sorted(docs, key=lambda d: -docs[d])
+        for spec, p, lo, hi in (("RBP(p=0.7,max_rel=4)", 0.7, 0, 4), ("RBP(p=0.9,min_rel=1,max_rel=3)", 0.9, 1, 3)):
+            gains = [np.nan if d not in qrels[q] else (min(max(max(qrels[q][d], 0), lo), hi) - lo) / (hi - lo)
+                     for d in ranked]
+            expected = RBPCWLMetric(p).measure(CwlRanking(q, gains, [np.nan] * len(gains)))
+            assert ours[q][spec] == pytest.approx(expected, rel=1e-9, abs=1e-12), (q, spec)
