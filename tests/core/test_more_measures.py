@@ -175,9 +175,10 @@ def test_gdeval_value_for_value(tmp_path, seed):
             seen.add(topic)
             assert f"{ours[topic][ndcg_name]:.5f}" == ndcg, (topic, k)
             assert f"{ours[topic][err_name]:.5f}" == err, (topic, k)
-        # gdeval leaves out the query whose grades are all below 1; evalgui scores it 0
-        assert "99" not in seen and ours["99"][err_name] == 0.0
-        assert seen == set(ours) - {"99"}
+        # gdeval leaves out the queries whose grades are all below 1; evalgui scores them 0
+        unrated = {q for q, docs in qrels.items() if max(docs.values()) < 1}
+        assert "99" in unrated and seen == set(ours) - unrated
+        assert all(ours[q][err_name] == ours[q][ndcg_name] == 0.0 for q in unrated)
 
 
 CWL_SPECS = ["BPM(T=1,max_rel=4)@10", "BPM(T=2.5,min_rel=1,max_rel=3)@20", "SDCG(max_rel=4)@10", "SDCG(max_rel=2)@5",
@@ -212,3 +213,58 @@ def test_graded_rbp_value_for_value():
                      for d in ranked]
             expected = RBPCWLMetric(p).measure(CwlRanking(q, gains, [np.nan] * len(gains)))
             assert ours[q][spec] == pytest.approx(expected, rel=1e-9, abs=1e-12), (q, spec)
+
+
+# ------------------------------------------------------------------ every ir_measures name evalgui claims
+
+# Each spec is computed by ir_measures (whichever provider it picks) and by evalgui, query by query.
+CLAIMED = """
+AP AP@10 AP(rel=2) AP(judged_only=True) AP(judged_only=True)@5 MAP MAP@5 AP(rel=2)@10
+P@5 P(rel=2)@5 P(judged_only=True)@10 Precision@5
+RR RR(rel=2) RR(judged_only=True) MRR RR@10
+R@10 R(judged_only=True)@10 Recall@10 R(rel=2)@10
+nDCG nDCG@10 nDCG(judged_only=True)@10 nDCG(judged_only=True) nDCG(gains={0:0,1:1,2:3})@10
+nDCG(gains={0:1,1:2,3:10,4:20}) NDCG@10 nDCG(dcg='log2')@5
+Rprec Rprec(judged_only=True) RPrec Rprec(rel=2) Bpref BPref Bpref(rel=2) infAP infAP(rel=2)
+Success@5 Success(judged_only=True)@5 Success(rel=3)@5
+SetP SetP(relative=True) SetRelP SetR SetF SetF(beta=0.5) SetAP SetAP(judged_only=True) SetP(judged_only=True)
+SetF(judged_only=True) SetP(rel=2) SetR(rel=2) SetAP(rel=2) SetRelP(rel=2)
+IPrec@0.5 NumRet NumRet(rel=1) NumRet(rel=2) NumRelRet NumRel NumQ Judged@10 Judged
+BPM(T=1.0,max_rel=4)@10 BPM(T=2.0,min_rel=1,max_rel=3)@5 SDCG(max_rel=4)@10 NERR8(max_rel=4)@10 NERR9(max_rel=4)@10
+NERR10(max_rel=4) NERR11(max_rel=4) INST(max_rel=4) INSQ(max_rel=4) RBP(rel=1) RBP(rel=2,p=0.9)
+Compat Compat(p=0.8) Compat(normalize=False) Accuracy(rel=2)@10
+""".split()
+# gdeval prints 5 decimals; Accuracy: ir_measures leaves out a query without a relevant document in the
+# top k (evalgui: 0) and divides by zero when no non-relevant one is there (evalgui: 1).
+ROUNDED = ["ERR@10", "ERR@20", 'nDCG(dcg="exp-log2")@10', "nDCG(dcg='exp-log2')@5"]
+PARTIAL = ["Accuracy", "Accuracy(rel=2)@10"]
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_every_claimed_ir_measures_name_gives_ir_measures_value(seed):
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("cwl", reason="cwl_eval is not installed (the C/W/L measures' provider)")
+    if shutil.which("perl") is None:
+        pytest.skip("perl is not installed: ir_measures runs gdeval.pl for ERR")
+    import logging
+    logging.getLogger("ir_measures").disabled = True
+    qrels, run = random_data(seed)
+    specs = CLAIMED + ROUNDED + PARTIAL
+    ours = per_query(specs, qrels, run)
+    for spec in specs:
+        measure = ir_measures.parse_measure(spec)
+        if spec in PARTIAL:     # query by query: ir_measures stops at a query it divides by zero on
+            expected = {}
+            for q in run:
+                try:
+                    expected.update((m.query_id, m.value) for m in ir_measures.iter_calc([measure], {q: qrels[q]},
+                                                                                       {q: run[q]}))
+                except ZeroDivisionError:
+                    assert ours[q][spec] == 1.0, (spec, q)
+        else:
+            expected = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+        tolerance = 5.01e-6 if spec in ROUNDED else 1e-12
+        if spec not in PARTIAL:
+            assert set(expected) == set(ours), spec
+        for q, value in expected.items():
+            assert ours[q][spec] == pytest.approx(value, rel=1e-9, abs=tolerance), (spec, q)
