@@ -97,14 +97,16 @@ def _insq_factor(rank, T):
 
 _GAIN_NOTE = (" Gains are grades scaled to [0, 1] between min_rel and max_rel (default: 0 and the top grade in "
               "the qrels); rankings are read to depth 1000, as cwl_eval does.")
+# How every C/W/L value follows from its C(i), added to each formula.
+_WEIGHTS = "; W(i) = prod_{j<i} C(j) / sum_{n<=1000} prod_{j<n} C(j)"
 
 
 @_register("bpm", "C/W/L user models", ParamKind.LONG_CUTOFFS, (10,), trec_eval=False,
-           ir_name="BPM(T=1,max_rel=M)@k",
+           ir_name="BPM(T=1.0,max_rel=M)@k",
            description="Bejeweled player model (Zhang et al.), static version: the user reads on until they have "
                        "gathered a total gain T (default 1) or read k documents, whichever comes first; the value is "
                        "the average gain of the documents read." + _GAIN_NOTE,
-           formula="C(i) = 1 if (sum_{j<=i} g_j < T and i < k) else 0; value = sum_i W(i) g_i")
+           formula="C(i) = 1 if (sum_{j<=i} g_j < T and i < k) else 0; value = sum_i W(i) g_i" + _WEIGHTS)
 def _bpm(r, params):
     T = float(split_params(params)[1].get("T", 1.0))
     return _per_block(r, params, lambda g, rank, k, o: (np.cumsum(g, axis=1) < T) & (rank < k), "k", 10)
@@ -128,7 +130,7 @@ def _sdcg(r, params):
            description="Not-but-nearly ERR, equation 8 (Azzopardi, Mackenzie and Moffat): a C/W/L approximation "
                        "of ERR in which the user stops after each document with a probability equal to its gain, "
                        "and after k documents at the latest." + _GAIN_NOTE,
-           formula="C(i) = 1 - g_i for i < k, else 0; value = sum_i W(i) g_i")
+           formula="C(i) = 1 - g_i for i < k, else 0; value = sum_i W(i) g_i" + _WEIGHTS)
 def _nerr8(r, params):
     return _per_block(r, params, lambda g, rank, k, o: np.where(rank < k, 1.0 - g, 0.0), "k", 10)
 
@@ -137,7 +139,7 @@ def _nerr8(r, params):
            ir_name="NERR9(max_rel=M)@k",
            description="Not-but-nearly ERR, equation 9: as NERR8, with the reciprocal-rank discount i/(i+1) on "
                        "going on as well." + _GAIN_NOTE,
-           formula="C(i) = i/(i+1) * (1 - g_i) for i < k, else 0; value = sum_i W(i) g_i")
+           formula="C(i) = i/(i+1) * (1 - g_i) for i < k, else 0; value = sum_i W(i) g_i" + _WEIGHTS)
 def _nerr9(r, params):
     return _per_block(r, params, lambda g, rank, k, o: np.where(rank < k, (1.0 * rank / (rank + 1.0)) * (1.0 - g), 0.0),
                       "k", 10)
@@ -148,7 +150,7 @@ def _nerr9(r, params):
            description="Not-but-nearly ERR, equation 10: the user stops after each document with a probability "
                        "equal to its gain and otherwise goes on with RBP's persistence p (default 0.9), to any "
                        "depth." + _GAIN_NOTE,
-           formula="C(i) = p * (1 - g_i); value = sum_i W(i) g_i")
+           formula="C(i) = p * (1 - g_i); value = sum_i W(i) g_i" + _WEIGHTS)
 def _nerr10(r, params):
     _one_value(params, "nerr10 (p)")
     return _per_block(r, params, lambda g, rank, p, o: p * (1.0 - g), "p", 0.9)
@@ -158,7 +160,7 @@ def _nerr10(r, params):
            ir_name="NERR11(T=1,max_rel=M)",
            description="Not-but-nearly ERR, equation 11: the user stops after each document with a probability "
                        "equal to its gain and otherwise goes on as INSQ's user with goal T (default 1)." + _GAIN_NOTE,
-           formula="C(i) = ((i + 2T - 1)/(i + 2T))^2 * (1 - g_i); value = sum_i W(i) g_i")
+           formula="C(i) = ((i + 2T - 1)/(i + 2T))^2 * (1 - g_i); value = sum_i W(i) g_i" + _WEIGHTS)
 def _nerr11(r, params):
     _one_value(params, "nerr11 (T)")
     return _per_block(r, params, lambda g, rank, T, o: _insq_factor(rank, T) * (1.0 - g), "T", 1.0)
@@ -169,7 +171,8 @@ def _nerr11(r, params):
            description="INST (Moffat et al.): an adaptive user who wants a total gain T (default 1) and is more "
                        "likely to stop the more of it they have found; the value is the expected gain per document "
                        "read." + _GAIN_NOTE,
-           formula="C(i) = ((i + T + T_i - 1)/(i + T + T_i))^2, T_i = T - sum_{j<=i} g_j; value = sum_i W(i) g_i")
+           formula="C(i) = ((i + T + T_i - 1)/(i + T + T_i))^2, T_i = T - sum_{j<=i} g_j; "
+                   "value = sum_i W(i) g_i" + _WEIGHTS)
 def _inst(r, params):
     _one_value(params, "inst (T)")
 
@@ -183,7 +186,7 @@ def _inst(r, params):
            ir_name="INSQ(T=1,max_rel=M)",
            description="INSQ (Moffat, Scholer and Thomas): INST's forerunner, whose user's chance of going on "
                        "grows with the rank only, for a goal T (default 1)." + _GAIN_NOTE,
-           formula="C(i) = ((i + 2T - 1)/(i + 2T))^2; value = sum_i W(i) g_i")
+           formula="C(i) = ((i + 2T - 1)/(i + 2T))^2; value = sum_i W(i) g_i" + _WEIGHTS)
 def _insq(r, params):
     _one_value(params, "insq (T)")
     return _per_block(r, params, lambda g, rank, T, o: _insq_factor(rank, T), "T", 1.0)
