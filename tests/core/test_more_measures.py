@@ -9,6 +9,7 @@ the larger docno first, cwl_eval and ir_measures keep the file's order, Compat t
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -84,6 +85,13 @@ def test_gdeval_err_and_ndcg_by_hand():
     dcg = 1 + 3 / math.log2(5)
     ideal = 3 + 1 / math.log2(3) + 1 / 2 + 1 / math.log2(5)   # grades 2, 1, 1, 1
     assert v['nDCG(dcg="exp-log2")@5'] == pytest.approx(dcg / ideal)
+
+
+def test_gdeval_grades_above_4():
+    """gdeval refuses them; ERR counts them as 4, nDCG gains 2^g - 1 as for any grade."""
+    v = per_query(["ERR@3", 'nDCG(dcg="exp-log2")@3'], {"q": {"a": 6, "b": 1}}, {"q": {"b": 2.0, "a": 1.0}})["q"]
+    assert v["ERR@3"] == pytest.approx(1 / 16 + (15 / 16) * (15 / 16) / 2)
+    assert v['nDCG(dcg="exp-log2")@3'] == pytest.approx((1 + 63 / math.log2(3)) / (63 + 1 / math.log2(3)))
 
 
 def test_cwl_measures_by_hand():
@@ -233,10 +241,15 @@ IPrec@0.5 NumRet NumRet(rel=1) NumRet(rel=2) NumRelRet NumRel NumQ Judged@10 Jud
 BPM(T=1.0,max_rel=4)@10 BPM(T=2.0,min_rel=1,max_rel=3)@5 SDCG(max_rel=4)@10 NERR8(max_rel=4)@10 NERR9(max_rel=4)@10
 NERR10(max_rel=4) NERR11(max_rel=4) INST(max_rel=4) INSQ(max_rel=4) RBP(rel=1) RBP(rel=2,p=0.9)
 Compat Compat(p=0.8) Compat(normalize=False) Accuracy(rel=2)@10
+BPref(rel=2) INSQ(min_rel=1,max_rel=4) MAP(rel=2) MAP(judged_only=True) MRR(rel=2) MRR(judged_only=True) MRR@5
+NDCG(gains={0:0,1:2})@5 NDCG(judged_only=True)@5 NERR10(min_rel=1,max_rel=4) NERR11(min_rel=1,max_rel=4)
+NERR8(min_rel=1,max_rel=4)@5 NERR9(min_rel=1,max_rel=4)@5 NumRel(rel=1) NumRelRet(rel=2) Precision(rel=2)@5
+Precision(judged_only=True)@5 RPrec(rel=2) RPrec(judged_only=True) Recall(rel=2)@5 Recall(judged_only=True)@5
+SDCG(dcg='log2',min_rel=1,max_rel=4)@5 SetF(rel=2) SetRelP(relative=True) SetRelP(judged_only=True)
 """.split()
 # gdeval prints 5 decimals; Accuracy: ir_measures leaves out a query without a relevant document in the
 # top k (evalgui: 0) and divides by zero when no non-relevant one is there (evalgui: 1).
-ROUNDED = ["ERR@10", "ERR@20", 'nDCG(dcg="exp-log2")@10', "nDCG(dcg='exp-log2')@5"]
+ROUNDED = ["ERR@10", "ERR@20", 'nDCG(dcg="exp-log2")@10', "nDCG(dcg='exp-log2')@5", "NDCG(dcg='exp-log2')@10"]
 PARTIAL = ["Accuracy", "Accuracy(rel=2)@10"]
 
 
@@ -268,3 +281,36 @@ def test_every_claimed_ir_measures_name_gives_ir_measures_value(seed):
             assert set(expected) == set(ours), spec
         for q, value in expected.items():
             assert ours[q][spec] == pytest.approx(value, rel=1e-9, abs=tolerance), (spec, q)
+
+
+# What ir_measures parses and evalgui does not claim to give ir_measures' value for: each in the README.
+DIVERSITY = ["AP_IA", "MAP_IA", "ERR_IA", "nERR_IA", "P_IA", "StRecall", "alpha_DCG", "alpha_nDCG", "NRBP",
+             "nNRBP", "α_DCG", "α_nDCG"]
+LISTED = {("RBP", "cutoff"): "`RBP@k`", ("IPrec", None): "`IPrec@r`", ("IPrec", "recall"): "`IPrec@r`",
+          ("IPrec", "rel"): "`IPrec@r`", ("IPrec", "judged_only"): "`IPrec@r`"}
+
+
+def _typed(spec: str) -> set[tuple[str, str | None]]:
+    """(name, None) and (name, each argument typed, "cutoff" for @k) of a spec."""
+    name, args, cutoff = re.match(r"^([^(@]+)(?:\((.*)\))?(?:@(.+))?$", spec).groups()
+    out = {(name, None)} | {(name, a.split("=")[0]) for a in (args or "").split(",") if "=" in a}
+    return out | ({(name, "cutoff")} if cutoff else set())
+
+
+def test_every_ir_measures_measure_and_argument_is_claimed_or_listed():
+    """Enumerates ir_measures' registry: every measure and argument is compared above or listed in the README."""
+    ir_measures = pytest.importorskip("ir_measures")
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    typed = set().union(*(_typed(s) for s in CLAIMED + ROUNDED + PARTIAL + CWL_SPECS))
+    for name, measure in sorted(ir_measures.measures.registry.items()):
+        for param in [None, *measure.SUPPORTED_PARAMS]:
+            if name in DIVERSITY:
+                assert f"`{name}`" in readme or f"`{name.replace('α', 'alpha')}`" in readme, name
+                assert "diversity, in progress" in readme
+            elif (name, param) in LISTED:
+                assert LISTED[name, param] in readme
+            else:
+                assert (name, param) in typed, f"{name} {param}: neither compared with ir_measures nor listed"
+    parse_measures(["IPrec(rel=2,judged_only=True)@0.3", "RBP(p=0.5)"])     # accepted, values documented
+    with pytest.raises(EvalUsageError):
+        parse_measures(["RBP@10"])
