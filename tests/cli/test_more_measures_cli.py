@@ -51,3 +51,11 @@ def test_measures_explains_them(capsys):
     assert main(["measures", "inst"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "inst  (ir_measures: INST(T=1,max_rel=M))" and "Formula: C(i) =" in out
+
+
+def test_exponential_gains_refuse_huge_grades(capsys, tmp_path):
+    (tmp_path / "q.txt").write_text("1 0 d1 2000\n")
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1 1.0 t\n")
+    assert main(["evaluate", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "nDCG(dcg='exp-log2')@5"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and "up to 1000" in err

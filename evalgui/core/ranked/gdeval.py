@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked.measures import ParamKind, _register, gains_for, safe_div
 from evalgui.core.ranked.ranking import Positions, Ranking
 
 ERR_MAX_GRADE = 4   # gdeval's $MAX_JUDGMENT: R = (2^g - 1) / 2^4
+EXP_MAX_GRADE = 1000   # 2^grade overflows a double above 1023
 
 
 def segmented_exclusive_cumprod(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -66,6 +68,8 @@ def _err_cut(r, params):
 def exp_gains(r: Ranking):
     """Gains 2^grade - 1 for every grade in the qrels (ideal ranking included)."""
     n_levels = r.rel_levels.shape[1]
+    if n_levels - 1 > EXP_MAX_GRADE:
+        raise EvalUsageError(f"gains 2^grade - 1 need grades up to {EXP_MAX_GRADE}; the qrels have {n_levels - 1}")
     return gains_for(r, tuple((str(level), 2.0 ** level - 1.0) for level in range(n_levels)))
 
 
