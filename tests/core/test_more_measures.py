@@ -245,7 +245,7 @@ BPref(rel=2) INSQ(min_rel=1,max_rel=4) MAP(rel=2) MAP(judged_only=True) MRR(rel=
 NDCG(gains={0:0,1:2})@5 NDCG(judged_only=True)@5 NERR10(min_rel=1,max_rel=4) NERR11(min_rel=1,max_rel=4)
 NERR8(min_rel=1,max_rel=4)@5 NERR9(min_rel=1,max_rel=4)@5 NumRel(rel=1) NumRelRet(rel=2) Precision(rel=2)@5
 Precision(judged_only=True)@5 RPrec(rel=2) RPrec(judged_only=True) Recall(rel=2)@5 Recall(judged_only=True)@5
-SDCG(dcg='log2',min_rel=1,max_rel=4)@5 SetF(rel=2) SetRelP(relative=True) SetRelP(judged_only=True)
+SDCG(dcg='log2',min_rel=1,max_rel=4)@5 SetF(rel=2) SetRelP(relative=True) SetRelP(judged_only=True) SetRelP(relative=False)
 """.split()
 # gdeval prints 5 decimals; Accuracy: ir_measures leaves out a query without a relevant document in the
 # top k (evalgui: 0) and divides by zero when no non-relevant one is there (evalgui: 1).

@@ -175,10 +175,8 @@ def extra_request(spec: str, compact: str, match: re.Match) -> specs.MeasureRequ
         _no_more(args, spec, name)
         k = _cutoff(cutoff, spec)
         return specs.MeasureRequest(REGISTRY["accuracy"], (k or 0,), (compact,), relevance_level=level)
-    if name == "SetRelP":
-        if args.pop("relative", "True").lower() not in _TRUE:
-            raise EvalUsageError(f"'{spec}': SetRelP is SetP(relative=True)")
-        args["relative"] = "True"
+    if name == "SetRelP":   # SetP(relative=True), whose relative= may still be overridden, as in ir_measures
+        args.setdefault("relative", "True")
         name = "SetP"
     if name == "SetP" and "relative" in args:
         if not _bool(args.pop("relative"), spec, "relative"):
