@@ -204,7 +204,7 @@ def extra_request(spec: str, compact: str, match: re.Match) -> specs.MeasureRequ
         return specs.MeasureRequest(REGISTRY["num_rel_ret"], (), (compact,), relevance_level=level)
     if name == "Judged" and cutoff is None:
         _no_more(args, spec, name)
-        return _with_kernel(specs.MeasureRequest(REGISTRY["judged"], (1 << 62,), (compact,)), None, compact)
+        return specs.MeasureRequest(REGISTRY["judged"], (1 << 62,), (compact,))   # a cutoff past any ranking
     if name == "nDCG" and ({"dcg", "gains", "judged_only"} & set(args)):
         return _ndcg_request(args, cutoff, spec, compact)
     if name in JUDGED_ONLY and "judged_only" in args:
