@@ -2,8 +2,8 @@
 
 Each metric's record in :mod:`evalgui.core.cbr.catalogue` (description, formula) names its kernel
 here: the record is the dispatch. The expensive step is done once per query (:class:`QueryView`:
-where each listed case stands in the ground truth); every kernel then reads small arrays. Values a query cannot have (a pair metric on a
-one-case list) are NaN and left out of the mean over queries.
+where each listed case stands in the ground truth); every kernel then reads small arrays. Values a
+query cannot have (a pair metric on a one-case list) are NaN and left out of the mean over queries.
 """
 
 from __future__ import annotations
