@@ -31,7 +31,7 @@ from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.rankfile import DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile import measures as M
 from evalgui.core.rankfile.compat import Compat, partial_bins, single_query_trials
-from evalgui.core.rankfile.ranks import RankFile
+from evalgui.core.inputs.rank_file import RankFile
 from evalgui.core.stats import stability
 from evalgui.core.stats.significance import NOISE, t_test
 
