@@ -42,6 +42,8 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parents[2] / "evalgui"
 QT = ("PySide6", "PyQt5", "PyQt6", "shiboken6", "pyqtgraph")
 WORKFLOWS = "evalgui.core.workflows"
+ENGINES = ("evalgui.core.ranked", "evalgui.core.stats", "evalgui.core.metaeval", "evalgui.core.rankfile",
+           "evalgui.core.cbr", WORKFLOWS)
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,8 @@ class Import:
     runs: bool           # False under `if TYPE_CHECKING:`
 
     def __str__(self):
-        return f"{self.path.relative_to(PACKAGE_ROOT.parent)}:{self.line}: {self.source} imports {self.target}"
+        where = self.path.relative_to(PACKAGE_ROOT.parent) if self.path.is_relative_to(PACKAGE_ROOT) else self.path
+        return f"{where}:{self.line}: {self.source} imports {self.target}"
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -90,8 +93,10 @@ def _is_import_module(func: ast.expr) -> bool:
         (isinstance(func, ast.Name) and func.id == "import_module")
 
 
-def imports_of(source: str) -> list[Import]:
-    path, is_package = MODULES[source]
+def imports_of(source: str, path: Path | None = None, is_package: bool = False) -> list[Import]:
+    """Every import in module ``source`` (read from ``path``, by default its file in evalgui)."""
+    if path is None:
+        path, is_package = MODULES[source]
     found: list[Import] = []
 
     def add(target: str, node: ast.AST, runs: bool):
@@ -145,14 +150,24 @@ def _known(target: str) -> str | None:
 CORE = [name for name in MODULES if _within(name, "evalgui.core")]
 
 
-def test_the_static_check_sees_lazy_and_dynamic_imports(tmp_path):
-    """The walker itself: imports inside functions, relative ones, import_module with a literal."""
-    source = "evalgui.core.formats.trec"
-    found = {(i.target, i.runs) for i in imports_of(source)}
-    assert ("evalgui.core.formats._text", True) in found          # from evalgui.core.formats import _text
-    assert ("pyarrow.csv", True) in found                          # inside a function
-    assert _resolve("x", 2, "evalgui.core.formats.trec", False) == "evalgui.core.x"
-    assert _resolve("", 1, "evalgui.core.formats", True) == "evalgui.core.formats"
+def test_the_static_check_sees_lazy_relative_and_dynamic_imports(tmp_path):
+    """The walker itself, on a module written for it: each import found, resolved, with its line."""
+    path = tmp_path / "probe.py"
+    path.write_text("from typing import TYPE_CHECKING\n"
+                    "import importlib\n"
+                    "if TYPE_CHECKING:\n"
+                    "    from evalgui.core.data import Qrels\n"
+                    "def f():\n"
+                    "    from ..ranked import measures\n"
+                    "    from . import _text\n"
+                    "    importlib.import_module('evalgui.gui.app')\n"
+                    "    return importlib.import_module('.trec', 'evalgui.core.formats')\n", encoding="utf-8")
+    found = [(i.target, i.line, i.runs) for i in imports_of("evalgui.core.formats.probe", path)]
+    assert found == [("typing", 1, True), ("importlib", 2, True), ("evalgui.core.data", 4, False),
+                     ("evalgui.core.ranked.measures", 6, True), ("evalgui.core.formats._text", 7, True),
+                     ("evalgui.gui.app", 8, True), ("evalgui.core.formats.trec", 9, True)]
+    assert str(imports_of("evalgui.core.formats.probe", path)[5]).endswith(
+        "probe.py:8: evalgui.core.formats.probe imports evalgui.gui.app")
 
 
 def test_core_never_imports_gui_cli_or_qt():
@@ -168,6 +183,14 @@ def test_engines_never_import_the_workflows():
     crossings = [str(i) for source in CORE if not _within(source, WORKFLOWS)
                  for i in imports_of(source) if _within(i.target, WORKFLOWS)]
     assert crossings == [], "an engine imports a workflow:\n" + "\n".join(crossings)
+
+
+def test_the_input_layer_imports_no_engine():
+    """Readers and input kinds (core/formats, core/inputs) are below every engine that reads what they read."""
+    crossings = [str(i) for source in CORE if _within(source, "evalgui.core.formats") or
+                 _within(source, "evalgui.core.inputs")
+                 for i in imports_of(source) if any(_within(i.target, engine) for engine in ENGINES)]
+    assert crossings == [], "the input layer imports an engine:\n" + "\n".join(crossings)
 
 
 def test_core_has_no_import_cycle():
