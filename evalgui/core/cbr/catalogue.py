@@ -68,8 +68,14 @@ for _record in (
            notes=("With ties=interchangeable, a case of RL_k counts when its true similarity is at least "
                   "the K-th of GT (a case tied with the last of the true top K is as good as it).",)),
     Metric(name="hits_normalized", family="cbr", group="Overlap", kernel_name="hits_normalized",
-           description="Hits divided by K (k, or the list's length when k is not set).",
-           formula="hits_normalized = hits / K"),
+           description="Hits divided by K, the most hits the list can have: with k, K = min(k, |GT|) (k, "
+                       "unless the ground truth has fewer cases); without k, K = |RL|, the evaluated "
+                       "list's length.",
+           formula="hits_normalized = hits / K, K = min(k, |GT|) with k, K = |RL| without",
+           notes=("ProCAKE's example (ground truth G2 0.5, G3 0.3, G4 0.2; evaluated G2 0.5, G4 0.3, "
+                  "G3 0.2): without k, hits = 3 and K = |RL| = 3, so 1.0; with k = 2, hits = 1 (G2) "
+                  "and K = min(2, 3) = 2, so 0.5.",
+                  "Undefined (left out of the mean over queries) when K = 0.")),
     Metric(name="quality_mueller", family="cbr", group="Overlap", kernel_name="quality_mueller",
            description="One minus the mean true similarity of the true top-n cases the list misses "
                        "(Müller & Bergmann): missing a very similar case costs more.",
