@@ -470,3 +470,16 @@ def test_bug_11_rel_rate_of_ap_inter_per_counts_the_buckets():
     assert rows_of(fixed, "AP_inter_per").relRate.tolist() == [100.0]
     assert rows_of(buggy, "AP_inter_per").relRate.tolist() == [100_000.0]      # 1,000 buckets / 1 entity
     assert rows_of(buggy, "AP_per").relRate.tolist() == rows_of(fixed, "AP_per").relRate.tolist()
+
+
+def test_every_switch_has_its_section_in_the_docs():
+    from pathlib import Path
+
+    from evalgui.core.rankfile.compat import SECTIONS, describe
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rankfile-compat.md").read_text(encoding="utf-8")
+    for switch, number in SECTIONS.items():
+        assert f"| {number} | `{switch}` |" in text and f"## {number}. " in text, switch
+        assert f"(`{switch}`)" in text.split(f"## {number}. ", 1)[1].splitlines()[0], switch
+    assert "## 12. " in text                              # the correlation's first system: not reproduced
+    assert describe("dunaiski2018").splitlines()[6].startswith("9. ")
