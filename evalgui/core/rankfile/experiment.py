@@ -30,7 +30,7 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.rankfile import DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile import measures as M
-from evalgui.core.rankfile.compat import Compat, original_asl, partial_bins, single_query_trials
+from evalgui.core.rankfile.compat import BUCKET_COUNTED, Compat, original_asl, partial_bins, single_query_trials
 from evalgui.core.inputs.rank_file import RankFile
 from evalgui.core.stats import stability
 from evalgui.core.stats.significance import NOISE, t_test
@@ -263,7 +263,7 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
         higher = not method.spec.lower_better
         out: dict[str, np.ndarray] = {}
         if settings.error_rates:
-            if compat.relrate_buckets and method.spec.per_mille and method.spec.base == "AP_interpolated":
+            if compat.relrate_buckets and method.spec.per_mille and method.spec.base in BUCKET_COUNTED:
                 counts = np.full(counts.shape, float(M.BUCKETS))          # bug 11: the buckets are counted
             with np.errstate(invalid="ignore", divide="ignore"):
                 out["relRate"] = 100.0 * (counts / sizes[..., None]).mean(axis=(1, 2))
