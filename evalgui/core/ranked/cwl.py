@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.core.ranked.measures import ParamKind, _register
+from evalgui.core.ranked.measure_base import ParamKind, _register
 from evalgui.core.ranked.ranking import Ranking
 
 DEPTH = 1000                       # cwl_eval's max_n: ranks beyond are not read, shorter rankings are padded

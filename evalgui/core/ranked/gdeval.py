@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.core.ranked.measures import ParamKind, _register, gains_for, safe_div
+from evalgui.core.ranked.measure_base import ParamKind, _register, gains_for, safe_div
 from evalgui.core.ranked.ranking import Positions, Ranking
 
 ERR_MAX_GRADE = 4   # gdeval's $MAX_JUDGMENT: R = (2^g - 1) / 2^4

@@ -1,5 +1,5 @@
 """ir_measures' measures that trec_eval lacks: Compat (Clarke et al.) and Accuracy; and the helpers behind
-the ``judged_only=`` and ``gains=`` arguments (the parser is :mod:`evalgui.core.ranked.irm_names`)."""
+the ``judged_only=`` and ``gains=`` arguments (the parser is :mod:`evalgui.core.ranked.specs`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from evalgui.core.ranked.measures import ParamKind, _powers, _register, gains_for, safe_div
+from evalgui.core.ranked.measure_base import ParamKind, _powers, _register, gains_for, safe_div
 from evalgui.core.ranked.ranking import Ranking
 
 
