@@ -67,15 +67,18 @@ def run(args) -> int:
 
 
 def _warn_all_negative(qrels, result) -> None:
-    """trec_eval 10.0 stops (exit 4, "Can't calculate measure 'num_ret'") on a query whose judgments are
-    all negative; evalgui prints its values and says so."""
+    """trec_eval 10.0 cannot evaluate a query whose judgments are all negative: on the first query it
+    evaluates it stops (exit 4, "Can't calculate measure 'num_ret'"), and later it crashes when the
+    highest grade is below -1 (its buffer for grades 0..max is sized max + 1). evalgui prints the
+    values and says so in one line."""
     import numpy as np
 
-    codes = qrels.query_codes
-    has_nonnegative = np.bincount(codes[qrels.rel >= 0], minlength=len(qrels.query_ids)) > 0
-    negative_only = set(qrels.query_ids[~has_nonnegative].tolist())
-    shown = [q for q in result.query_ids.tolist() if q in negative_only]
-    if shown:
-        warn(f"{len(shown)} quer{'y has' if len(shown) == 1 else 'ies have'} only negative judgments "
-             f"({listed(shown)}): trec_eval 10.0 stops there (\"Can't calculate measure 'num_ret'\", exit 4); "
-             f"evalgui prints the values")
+    top = np.full(len(qrels.query_ids), np.iinfo(np.int64).min)
+    np.maximum.at(top, qrels.query_codes, qrels.rel)
+    top_of = dict(zip(qrels.query_ids.tolist(), top.tolist()))
+    evaluated = result.query_ids.tolist()
+    hit = [q for i, q in enumerate(evaluated) if top_of.get(q, 0) < (0 if i == 0 else -1)]
+    if hit:
+        warn(f"trec_eval 10.0 cannot evaluate {'a query' if len(hit) == 1 else f'{len(hit)} queries'} with only "
+             f"negative judgments ({listed(hit)}): it stops (\"Can't calculate measure 'num_ret'\", exit 4) or "
+             f"crashes there; evalgui prints the values")
