@@ -60,7 +60,7 @@ def run(args) -> int:
     if not len(result.query_ids):
         return fail(f"no queries with both results and relevance information ({args.qrels}, {args.run})")
     if zscores is not None:
-        result = apply_zscores(result, zscores)
+        result = apply_zscores(result, zscores, complete=options.complete)
     lines = format_lines(result, per_query=args.per_query, summary=not args.no_summary, zscores=zscores is not None)
     sys.stdout.write("\n".join(lines) + ("\n" if lines else ""))
     return 0

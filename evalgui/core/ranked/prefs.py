@@ -421,8 +421,11 @@ def evaluate_prefs(prefs: PrefsJudgments, run, requests: list, options=None):
             continue
         rows = p_order[p_start[qi]:p_start[qi + 1]]
         ranked = run_code[q_start[qi]:q_start[qi + 1]][kept[q_start[qi]:q_start[qi + 1]]]
-        counts = query_prefs(pref_code[rows], prefs.level[rows], group_code.ravel()[rows], sub_code.ravel()[rows],
-                             ranked, prefs.source)
+        try:
+            counts = query_prefs(pref_code[rows], prefs.level[rows], group_code.ravel()[rows],
+                                 sub_code.ravel()[rows], ranked, prefs.source)
+        except EvalInputError as err:
+            raise EvalInputError(err.source, f"query '{qid}': {err.reason}") from None
         evaluated.append(qid)
         per_query.append([REGISTRY[n].kernel(counts) for n in names])
     n_q = len(evaluated)

@@ -82,11 +82,13 @@ def requests_for(measure_args: list[str], warn: Callable[[str], None] | None = N
     return requests
 
 
-def apply_zscores(result: RunEvaluation, zscores: dict[tuple[str, str], tuple[float, float]]) -> RunEvaluation:
+def apply_zscores(result: RunEvaluation, zscores: dict[tuple[str, str], tuple[float, float]],
+                  complete: bool = False) -> RunEvaluation:
     """trec_eval -Z: each query's value becomes (value - mean) / stddev, the mean and stddev given for
     that query and printed measure name; -1000000 where none is given (or stddev is 0 and the value
     differs from the mean), 0 where stddev is 0 and the value equals the mean. Summaries then average
-    (or sum) the z-scores. num_q, runid and relstring are left as they are."""
+    (or sum) the z-scores. num_q, runid and relstring are left as they are, and so is num_rel's summary
+    with -c (``complete``): trec_eval then counts the qrels' relevant documents."""
     from evalgui.core.ranked.evaluate import _aggregate
 
     per = result.per_query.copy()
@@ -104,7 +106,7 @@ def apply_zscores(result: RunEvaluation, zscores: dict[tuple[str, str], tuple[fl
                 per[qi, ci] = (value - found[0]) / found[1]
             else:
                 per[qi, ci] = 0.0 if value == found[0] else MISSING_ZSCORE
-        if col.measure.aggregate != "none":
+        if col.measure.aggregate != "none" and not (complete and col.measure.name == "num_rel"):
             with np.errstate(all="ignore"):
                 summary[ci] = _aggregate(per[:, [ci]], col.measure.aggregate, n_q)[0]
     return replace(result, per_query=per, summary=summary, trec_summary=summary)
