@@ -783,3 +783,7 @@ def relstrings(r: Ranking, length: int) -> list[str]:
         seg = r.rel[r.offsets[q]:r.offsets[q] + max(min(length, r.num_ret[q]), 0)]
         out.append("".join(">" if v > 9 else str(v) if v >= 0 else RELSTRING_CHARS.get(v, "<") for v in seg.tolist()))
     return out
+
+
+# Measures beyond trec_eval, each family in its own module; imported last, as they register here.
+from evalgui.core.ranked import cwl, gdeval, irm_extras  # noqa: E402,F401

@@ -216,6 +216,9 @@ def ir_request(spec: str) -> MeasureRequest:
     m = _IR_SPEC.match(compact)
     if not m or m.group("name") not in IR_MEASURES:
         raise EvalUsageError(_unknown(spec))
+    extra = _irm_names.extra_request(spec, compact, m)   # gdeval, C/W/L and ir_measures' other names/arguments
+    if extra is not None:
+        return extra
     name, cutoff = m.group("name"), m.group("cutoff")
     args = _parse_args(m.group("args") or "", spec)
     plain, cut, takes_rel = IR_MEASURES[name]
@@ -250,7 +253,7 @@ def ir_request(spec: str) -> MeasureRequest:
     elif name == "SetF":
         params = (_number(args.pop("beta", "1"), spec, "beta", 0.0, None),)
     elif name == "RBP":
-        params = (("p", _number(args.pop("p", "0.9"), spec, "p", 0.0, 1.0, open_high=True)),)
+        params = (("p", _number(args.pop("p", "0.8"), spec, "p", 0.0, 1.0, open_high=True)),)
         if level is not None:  # binary gains: grades >= rel count 1, others 0
             params += (("rel", float(level)),)
             level = None
@@ -306,3 +309,7 @@ def parse_measures(specs: list[str], *, include_text: bool = False) -> list[Meas
                 seen.add(ident)
                 requests.append(req)
     return requests
+
+
+# Registers its names in IR_MEASURES; imported last, as it reads this module.
+from evalgui.core.ranked import irm_names as _irm_names  # noqa: E402
