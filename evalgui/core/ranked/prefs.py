@@ -74,13 +74,14 @@ def _ratio(num, den) -> float:
 
 
 def _avg_over_jgs(ful: np.ndarray, poss: np.ndarray, skip_empty: bool = True) -> float:
-    """sum over JGs of ful/poss (JGs with poss 0 skipped, or giving NaN), / number of JGs; 0 unless the sum > 0."""
+    """sum over JGs of ful/poss, / number of JGs; 0 unless the sum is > 0. A JG with nothing possible is
+    skipped, or (the Rnonrel measures, which divide regardless) makes the sum 0/0 = NaN and so the value 0."""
     total = 0.0
     for f, p in zip(ful.tolist(), poss.tolist()):
         if p:
             total += f / p
         elif not skip_empty:
-            total = float("nan") if f == 0 else total + (np.inf if f > 0 else -np.inf)
+            total = float("nan")
     return total / len(ful) if total > 0.0 else 0.0
 
 
