@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from evalgui.core.formats.trec_judgments import GroupQrels
 from evalgui.core.ranked import measures as M
-from evalgui.core.ranked.measures import Measure, ParamKind
+from evalgui.core.ranked.measures import Measure
 from evalgui.core.registry import Registry
 
 REGISTRY: Registry[Measure] = Registry(
