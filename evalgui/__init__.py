@@ -1,10 +1,12 @@
 """evalgui: a desktop workbench for evaluating retrieval systems.
 
-``import evalgui as eg`` is light: the Python API (:mod:`evalgui.api`: ``eg.evaluate``,
-``eg.metaeval``...) is imported when first used.
+``import evalgui as eg`` gives the Python API (:mod:`evalgui.api`): ``eg.evaluate``, ``eg.compare``,
+``eg.preference``, ``eg.metaeval``,
+``eg.open_project``, ``eg.save_project``, ``eg.run``..., each returning a workflow's Outcome. They are
+imported when first used, so that importing evalgui stays light.
 """
 
-_API = ("evaluate", "metaeval")
+_API = ("evaluate", "compare", "preference", "metaeval", "open_project", "save_project", "run")
 
 
 def __getattr__(name: str):
