@@ -156,7 +156,7 @@ def test_bad_input_exit_2_with_one_line(capsys, tmp_path):
     status, _, err = run_cli(capsys, "metaeval", QRELS, RUNS[0], "-m", "AP", "--experiment", "power")
     assert status == 2 and len(err) == 1 and "give QRELS and at least two RUNs, or --scores FILE" in err[0]
     status, _, err = run_cli(capsys, "metaeval", QRELS, *RUNS[:2], "--experiment", "power")
-    assert status == 2 and len(err) == 1 and "choose the measures with --measure" in err[0]
+    assert status == 2 and len(err) == 1 and "choose the measures with -m" in err[0]
     status, _, err = run_cli(capsys, "metaeval", QRELS, RUNS[0], tmp_path / "missing.run", "-m", "AP",
                              "--experiment", "power")
     assert status == 2 and len(err) == 1 and "missing.run" in err[0]
