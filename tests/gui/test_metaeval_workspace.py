@@ -429,6 +429,19 @@ def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, 
     _choose(metaeval.decisions.measure, "recip_rank")
     project = tmp_path / "study.evalgui"
     assert first.write_project(str(project))
+    # The workflow's request behind the results: evalgui-cli run re-runs it, with the same numbers.
+    import io
+    import json
+
+    from evalgui.cli import main
+
+    request = json.loads(project.read_text())["requests"]["metaeval"]
+    assert (request["experiment"], request["set_sizes"], request["sets"], request["seed"], request["replacement"],
+            request["complete"]) == ("stability", [5, 15], 200, 11, True, True)
+    assert main(["run", str(project), "-o", str(tmp_path / "out"), "--no-plots"]) == 0
+    rerun = pd.read_csv(tmp_path / "out" / "metaeval-table.csv")
+    shown_table = pd.read_csv(io.StringIO(metaeval.outcome.result.table.to_csv(index=False)))
+    pd.testing.assert_frame_equal(rerun, shown_table, check_dtype=False, rtol=1e-13)
 
     second = make_window()
     with qtbot.waitSignal(second.files_loaded, timeout=20_000):

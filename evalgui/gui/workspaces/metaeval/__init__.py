@@ -163,6 +163,22 @@ class MetaevalWorkspace(ViewsWorkspace):
         self.stale_banner.show_reasons(self._computed.qrels_name if reasons else "", reasons)
 
     # ------------------------------------------------------------ projects
+    def workflow_requests(self) -> dict:
+        """The meta-evaluation request behind the shown results (``evalgui-cli run`` re-runs it)."""
+        from evalgui.core.workflows.metaeval import request_of_settings
+        from evalgui.core.workflows.params import RequestError
+
+        inputs = self._computed
+        if self.outcome is None or inputs is None:
+            return {}
+        try:
+            request = request_of_settings(self.outcome.result.settings, qrels=inputs.qrels,
+                                          runs=tuple(p for _, p in inputs.runs), measures=tuple(inputs.specs),
+                                          level=inputs.options.relevance_level, complete=inputs.options.complete)
+        except RequestError:
+            return {}
+        return {"metaeval": request.to_json()}
+
     def outcome_state(self, outcome) -> dict:
         from evalgui.gui.workspaces.metaeval.results import outcome_state
 

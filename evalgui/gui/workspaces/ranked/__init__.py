@@ -303,6 +303,17 @@ class RankedWorkspace(Workspace):
             state["inputs"] = self._evaluated.to_json()
         return state
 
+    def workflow_requests(self) -> dict:
+        """The ranked workflow's request behind the shown results (``evalgui-cli run`` re-runs it)."""
+        inputs = self._evaluated
+        if inputs is None or not len(self.results_set):
+            return {}
+        try:
+            request = evaluate_request(inputs.qrels, [p for _, p in inputs.runs], inputs.specs, inputs.options)
+        except RequestError:
+            return {}
+        return {"ranked": request.to_json()}
+
     def restore_results_state(self, state: dict) -> None:
         """Show a project's saved results, then re-derive their rankings and curves (projects do not
         keep them) from the files on the worker: the curves and the drill-down fill in without Run."""
