@@ -33,6 +33,9 @@ def run(args) -> int:
     options = eval_options(args)
     qrels = kind("qrels").read(args.qrels, topic=args.topic)
     runs = [kind("run").read(path) for path in args.runs]
+    from evalgui.core.ranked.diversity import subtopic_warning
+    if (mismatch := subtopic_warning(qrels, requests)) is not None:
+        warn(mismatch)
     # Without -c a run sharing no query with the qrels scores 0 everywhere: say so once, not per query.
     lonely = set() if options.complete else {id(run) for run in runs_sharing_no_query(qrels, runs)}
     if lonely and len(lonely) == len(runs):

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from evalgui.core.inputs.evidence import Lean
 
 # The modules that define a kind (each has a module-level KIND), in the order the GUI lists them.
-KIND_MODULES = ["qrels", "run", "scores", "rank_file", "case_base", "similarity"]
+KIND_MODULES = ["qrels", "subtopic_qrels", "run", "scores", "rank_file", "case_base", "similarity"]
 
 # A kind must be at least this sure to be chosen without asking.
 MIN_CONFIDENCE = 0.3
@@ -131,6 +131,9 @@ class InputKind:
     headline: tuple[str, ...] = ()
     warnings: Callable[[Any, dict], list[str]] = field(default=lambda data, summary: [])
     usually_one_per_session: bool = False
+    # The kind a file read as this one turned out to be (a qrels file with subtopics), by its data.
+    kind_of: Callable[[Any], str] | None = None
+    acts_as: str | None = None                       # another kind's name whose place this one can take
 
     @property
     def readable(self) -> bool:
@@ -292,6 +295,8 @@ def _read_as(record: InputKind, path: str, options: dict) -> LoadedInput:
         raise EvalInputError(path, f"this looks like a {record.label.lower()} file, which evalgui cannot read yet "
                                    f"(choose another kind with Read as, if this is wrong)")
     data = record.read(path, **options)
+    if record.kind_of is not None:
+        record = kind(record.kind_of(data))
     summary = record.summary(data)
     return LoadedInput(path, record.name, data, summary, list(record.warnings(data, summary)))
 

@@ -765,6 +765,8 @@ def _ap_retrieved(r, params):
     return col(average_precision(r, denominator=r.num_rel_ret))
 
 
+from evalgui.core.ranked import diversity  # noqa: E402,F401  (registers the diversity measures)
+
 TREC_ORDER = [name for name, m in REGISTRY.items() if m.trec_eval]
 NICKNAMES = {
     "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from evalgui.core.errors import EvalUsageError
+from evalgui.core.ranked import diversity
 from evalgui.core.ranked.measures import NICKNAMES, REGISTRY, Measure, ParamKind
 
 
@@ -211,9 +212,21 @@ def _number(text, spec: str, what: str, low: float | None, high: float | None, o
     return value
 
 
+def _rel_arg(args: dict, spec: str) -> int | None:
+    if "rel" not in args:
+        return None
+    try:
+        return int(args.pop("rel"))
+    except ValueError:
+        raise EvalUsageError(f"'{spec}': rel must be an integer") from None
+
+
 def ir_request(spec: str) -> MeasureRequest:
     compact = re.sub(r"\s+", "", spec)
     m = _IR_SPEC.match(compact)
+    if m and m.group("name") in diversity.IR_NAMES:
+        args = _parse_args(m.group("args") or "", spec)
+        return diversity.ir_request(spec, compact, m.group("name"), args, m.group("cutoff"), _rel_arg(args, spec))
     if not m or m.group("name") not in IR_MEASURES:
         raise EvalUsageError(_unknown(spec))
     name, cutoff = m.group("name"), m.group("cutoff")
