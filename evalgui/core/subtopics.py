@@ -84,12 +84,19 @@ def _parse_lines(data: bytes, source: str):
     return queries, subtopics, docs, rels, np.asarray(linenos)
 
 
+def _some_pair_in_two_subtopics(query, query_subtopic, doc) -> bool:
+    """Whether some (query, doc) pair is judged under two different subtopics."""
+    def distinct(a):
+        return len(pa.table({"a": a, "d": doc}).group_by(["a", "d"], use_threads=False).aggregate([]))
+    return distinct(query_subtopic) > distinct(query)
+
+
 def read_subtopic_qrels(path: str | os.PathLike, *, require_repeats: bool = False) -> SubtopicQrels | None:
     """Read a TREC qrels file as subtopic qrels (the second column is the subtopic).
 
     A (query, subtopic, doc) triple given twice is an input error naming its lines. With
-    ``require_repeats``, a file in which no (query, doc) pair repeats is not subtopic qrels:
-    None is returned (the caller reads it as plain qrels)."""
+    ``require_repeats``, a file in which no (query, doc) pair is judged under two subtopics is
+    not subtopic qrels: None is returned (the caller reads it as plain qrels, or refuses it)."""
     from evalgui.core.arrow import duplicate_pair_rows
     from evalgui.core.formats import _text
 
@@ -100,9 +107,9 @@ def read_subtopic_qrels(path: str | os.PathLike, *, require_repeats: bool = Fals
     # A pair is (query, doc) with the subtopic folded into the query, so one subtopic's duplicates show.
     qs = pc.binary_join_element_wise(q, pa.array(subtopics, pa.string()), "\x00")
     dups = duplicate_pair_rows(qs, d)
+    if require_repeats and not _some_pair_in_two_subtopics(q, qs, d):
+        return None
     if len(dups):
         shown = [f"{qq} (subtopic {s})" for qq, s in zip(queries, subtopics)]
         raise _text.duplicates_error(source, shown, docs, linenos, dups, "qrels file (within one subtopic)")
-    if require_repeats and not len(duplicate_pair_rows(q, d)):
-        return None
     return SubtopicQrels.from_lines(q, pa.array(subtopics, pa.string()), d, rels, source=source)

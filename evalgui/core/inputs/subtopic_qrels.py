@@ -35,7 +35,7 @@ def warnings(qrels, counts: dict) -> list[str]:
 
 
 KIND = InputKind(
-    name="subtopic_qrels", label="Subtopic qrels", patterns=("*.qrels", "*.txt", "*.gz"),
+    name="subtopic qrels", label="Subtopic qrels", patterns=("*.qrels", "*.txt", "*.gz"),
     expected="TREC diversity qrels 'query subtopic doc relevance', a document judged once per subtopic",
     sniff=sniff, read=read, summary=summary, headline=("queries", "subtopics", "judged", "relevant"),
     warnings=warnings, usually_one_per_session=True, acts_as="qrels")
