@@ -180,10 +180,16 @@ def test_matches_pyndeval(seed, alpha, beta, rel):
         if ours in ("ERR_IA", "nERR_IA") and alpha != 0.5:
             continue   # ir_measures' ERR_IA takes no alpha (ndeval's default 0.5)
         specs[name] = f"{ours}{arg}" + (f"@{k}" if k else "")
+    if alpha == 0.5 and rel == 1:
+        specs["nERR-IA@all"] = "nERR_IA.1,2,3,5,10,20"   # several cutoffs in one request
     got = values(qrels, run, list(specs.values()))
     checked = 0
     for q, per_q in expected.items():
         for name, spec in specs.items():
+            if name == "nERR-IA@all":
+                for k in cutoffs:
+                    assert got[q, f"nERR_IA_{k}"] == pytest.approx(per_q[f"nERR-IA@{k}"], rel=1e-12, abs=1e-15)
+                continue
             want, have = per_q[name], got[q, spec]
             assert (math.isnan(want) and math.isnan(have)) or have == pytest.approx(want, rel=1e-12, abs=1e-15), \
                 (q, name, want, have)

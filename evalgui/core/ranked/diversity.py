@@ -290,15 +290,15 @@ def _split(params: tuple) -> tuple[list[int], dict]:
 def _cumulative_at(v: _Diversity, cutoffs, alpha: float, kind: str, normalised: bool) -> np.ndarray:
     n_q, depth = v.r.n_queries, max(cutoffs)
     gains = _hit_gains(v.hits, v.j.n_subtopics, alpha)
-    run = _normalised_cumulative(_rank_scores(v.hits.query, v.hits.pos, gains, n_q, depth), v.j.actual, alpha,
-                                 kind)
+    scores = _rank_scores(v.hits.query, v.hits.pos, gains, n_q, depth)
+    run = _normalised_cumulative(scores, v.j.actual, alpha, kind)
     if normalised:
         ideal_scores = _ideal(v, alpha)
         padded = np.zeros((n_q, depth))
         width = min(depth, ideal_scores.shape[1])
         padded[:, :width] = ideal_scores[:, :width]
         ideal = _normalised_cumulative(padded, v.j.actual, alpha, kind)
-        dcg = run if kind == "dcg" else _cumulative_at(v, cutoffs, alpha, "dcg", False)
+        dcg = run if kind == "dcg" else _normalised_cumulative(scores, v.j.actual, alpha, "dcg")
         # ndeval's renormalize: only where the run's alpha-DCG is not 0
         run = np.where(dcg != 0, run / np.where(ideal != 0, ideal, 1.0), 0.0)
     return np.column_stack([run[:, k - 1] for k in cutoffs])
