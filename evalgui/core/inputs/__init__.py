@@ -243,7 +243,9 @@ def _confident_kinds(path: str | os.PathLike, loaded_kinds: Iterable[str] = ()) 
     toss_up = others and claim.confidence - others[0][1].confidence <= TOSS_UP
     if toss_up and best.usually_one_per_session:
         other = others[0][0]
-        if best.name in set(loaded_kinds):
+        known = kinds()
+        loaded = {known[k].acts_as or k for k in loaded_kinds if k in known} | set(loaded_kinds)
+        if best.name in loaded:
             found[0], found[1] = found[1], found[0]
             reason += f"; a {best.label.lower()} file is loaded already, so read as {other.label.lower()}"
         else:
