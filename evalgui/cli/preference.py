@@ -8,7 +8,8 @@ NAME = "preference"
 HELP = "Recall-Paired Preference for every two runs"
 DESCRIPTION = ("Compares every two runs query by query, from where each ranks the relevant documents: "
                "Recall-Paired Preference (rpp, dcgrpp, invrpp; Diaz & Ferraro 2022) and lexicographic recall "
-               "and precision (lexirecall, lexiprecision). One row per pair of runs, in the order given; a "
+               "and precision (lexirecall, lexiprecision); with subtopic qrels, RPP per subtopic (st_rpp, "
+               "st_rpp_rel). One row per pair of runs, in the order given; a "
                "positive value prefers run_a. --test adds whether each pair's mean preference differs from 0 "
                "(one-sample tests on the per-query preferences, corrected per measure over the pairs); "
                "--matrix writes the run x run matrix of mean preferences instead, --ranking the runs ranked by "
@@ -17,7 +18,7 @@ DESCRIPTION = ("Compares every two runs query by query, from where each ranks th
 TEST_COLUMNS = ("ci_low", "ci_high", "effect_size", "p_value", "p_adjusted", "significant", "wins", "ties", "losses",
                 "n_queries", "test", "samples", "seed", "correction", "alpha", "queries", "binary_threshold")
 # The family's records, named here so that --help does not import the engine (a test keeps them equal).
-MEASURES = ("rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision")
+MEASURES = ("rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision", "st_rpp", "st_rpp_rel")
 
 
 def add_arguments(p) -> None:
@@ -26,7 +27,8 @@ def add_arguments(p) -> None:
     p.add_argument("qrels", metavar="QRELS")
     p.add_argument("runs", metavar="RUN", nargs="+")
     p.add_argument("-m", "--measure", dest="measures", action="append", default=[], metavar="MEASURE",
-                   help=f"preference to compute, repeatable: {', '.join(MEASURES)} (default: all)")
+                   help=f"preference to compute, repeatable: {', '.join(MEASURES)} (default: all; st_rpp and "
+                        "st_rpp_rel, subtopic RPP, only with subtopic qrels)")
     p.add_argument("--binary-threshold", type=int, default=None, metavar="N",
                    help="grade >= N is relevant, grades not told apart (default: every grade >= 1 is "
                         "relevant and RPP averages over the grade levels)")
@@ -58,16 +60,17 @@ def run(args) -> int:
     from functools import partial
 
     from evalgui.core.inputs import kind
-    from evalgui.core.ranked.preference import REGISTRY, compare, measure
+    from evalgui.core.ranked.preference import compare, default_measures, measure
 
     fmt = output_format(args)
-    measures = list(dict.fromkeys(args.measures)) or list(REGISTRY)
+    measures = list(dict.fromkeys(args.measures))
     for name in measures:
         measure(name)        # an unknown name stops here, before any file is read
     if len(args.runs) < 2:
         raise UsageProblem(f"a preference compares two runs or more; {len(args.runs)} given")
     options = _test_options(args)           # bad settings stop here too
     qrels = kind("qrels").read(args.qrels, topic=args.topic)
+    measures = measures or default_measures(qrels)
 
     def lacking(run, absent: list[str]) -> None:
         # By definition such a query counts as retrieving nothing; say so, as evaluate does for its skips.

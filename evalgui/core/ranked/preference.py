@@ -68,6 +68,7 @@ class PreferenceMeasure(Record):
     """
     weight: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
     lexicographic: str | None = None     # "first" | "last"
+    subtopics: str | None = None         # ST-RPP's weights of subtopics: "uniform" | "relevant"
 
 
 REGISTRY: Registry[PreferenceMeasure] = Registry(
@@ -133,6 +134,30 @@ _register_lexicographic(
     "document higher wins; on a tie, the second, and so on: +1, -1 or 0 per query. Breaks the ties of "
     "reciprocal rank.",
     "lexiprecision(x, y) = s_k with k the smallest i such that s_i != 0 (0 if none)")
+
+
+_ST = ("x_{i,t}, y_{i,t}: the rank of the i-th relevant document of subtopic t each run retrieves, 'not "
+       "retrieved' for those it misses; s_{i,t} = sgn(y_{i,t} - x_{i,t})")
+for _name, _subtopics, _share, _what in (
+        ("st_rpp", "uniform", "1/T", "every subtopic weighs alike"),
+        ("st_rpp_rel", "relevant", "m_t / sum_u m_u", "a subtopic weighs as many relevant documents as it has")):
+    REGISTRY.add(PreferenceMeasure(
+        name=_name, family=REGISTRY.key, group="Recall-paired preference",
+        description=f"Subtopic Recall-Paired Preference (ST-RPP): RPP computed for each subtopic of a query on "
+                    f"its own relevant documents, then summed over the subtopics with weights; {_what}. Within a "
+                    f"subtopic every recall level weighs alike, as in rpp (graded: averaged over the grade levels "
+                    f"as rpp does). Needs subtopic qrels; with plain qrels, or one subtopic, it is rpp.",
+        formula=f"ST-RPP(x, y) = sum_t p(t) sum_i (1/m_t) s_(i,t), p(t) = {_share} over the T subtopics with a "
+                f"relevant document, m_t of them in subtopic t; {_ST}. Graded: each subtopic's RPP as rpp's.",
+        parameters=(_THRESHOLD,), notes=("Not in pref_eval; from the Recall-Paired Preference slides' "
+                                         "ST-RPP(pi, pi') = sum_t sum_i p(i, t) sgn(f'_(i,t) - f_(i,t)).",),
+        weight=lambda i: np.ones(len(i)), subtopics=_subtopics))
+
+
+def default_measures(qrels) -> list[str]:
+    """Every preference; the subtopic ones (ST-RPP) only for subtopic qrels (on others they are rpp)."""
+    subtopics = getattr(qrels, "lines", None) is not None
+    return [name for name, r in REGISTRY.items() if subtopics or not r.subtopics]
 
 
 def measure(name: str) -> PreferenceMeasure:
@@ -231,9 +256,10 @@ class Layout:
         """Recall level (1..m) of each :attr:`base` slot, as int32 (the lexicographic keys stay small)."""
         return self.slot_rank[self.base].astype(np.int32)
 
-    def weights(self, weight: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    def weights(self, weight: Callable[[np.ndarray], np.ndarray], subtopics: str | None = None) -> np.ndarray:
         """(n_slots,) RPP's weight of each slot: normalised within its level, times the level's share
-        m_g / sum_g m_g of its query."""
+        m_g / sum_g m_g of its query. ``subtopics`` (ST-RPP's) changes nothing here: without subtopics
+        each query is one (see :class:`~evalgui.core.ranked.subtopic_preference.SubtopicLayout`)."""
         raw = np.asarray(weight(self.slot_rank.astype(np.float64)), dtype=np.float64)
         per_level = np.add.reduceat(raw, self.level_starts[:-1])
         per_query = np.add.reduceat(self.level_size, self.query_levels[:-1]).astype(np.float64)
@@ -326,7 +352,8 @@ class RelevanceVectors:
     @classmethod
     def of(cls, qrels: Qrels, runs: Iterable[Run | Callable[[], Run]], *, binary_threshold: int | None = None,
            state: JobState | None = None, n_runs: int | None = None, workers: int = 1,
-           on_run: Callable[[Run, list[str]], None] | None = None) -> "RelevanceVectors":
+           on_run: Callable[[Run, list[str]], None] | None = None, layout: Layout | None = None
+           ) -> "RelevanceVectors":
         """Each run's vectors. ``runs`` holds runs or loaders (callables returning a run), which are
         called and dropped one at a time, so that only ``workers + 1`` runs are ever in memory; with
         ``workers`` > 1 that many are read and ranked at once on threads (reading and ranking are
@@ -335,7 +362,7 @@ class RelevanceVectors:
         from evalgui.core.ranked.evaluate import unique_run_names
 
         state = state_or_default(state)
-        layout = Layout.of(qrels, binary_threshold)
+        layout = Layout.of(qrels, binary_threshold) if layout is None else layout
         qrels.doc_dictionary            # the qrels' lazy caches are filled here, not by racing threads
 
         def vector(item: Run | Callable[[], Run]):
@@ -499,7 +526,7 @@ def compare_vectors(vectors: RelevanceVectors, measures: list[str], *, state: Jo
     records = [measure(m) for m in measures]
     a, b = pairs if pairs is not None else np.triu_indices(vectors.n_runs, 1)
     layout = vectors.layout
-    weights = {r.name: layout.weights(r.weight) for r in records if r.weight is not None}
+    weights = {r.name: layout.weights(r.weight, r.subtopics) for r in records if r.weight is not None}
     out = {r.name: np.empty((len(a), layout.n_queries)) for r in records}
     step = max(1, _CHUNK_ELEMENTS // max(layout.n_slots, 1))
 
@@ -526,11 +553,17 @@ def compare(qrels: Qrels, runs: Iterable[Run | Callable[[], Run]], measures: lis
 
     A job: ranking the runs is the first half of its progress, comparing the pairs the second."""
     state = state_or_default(state)
-    measures = list(measures or REGISTRY)
+    measures = list(measures or default_measures(qrels))
     for m in measures:
         measure(m)     # an unknown name fails before any run is read
     if n_runs is None and hasattr(runs, "__len__"):
         n_runs = len(runs)
+    subtopic = [m for m in measures if REGISTRY[m].subtopics] if getattr(qrels, "lines", None) is not None else []
+    if subtopic:
+        from evalgui.core.ranked.subtopic_preference import compare_with_subtopics
+
+        return compare_with_subtopics(qrels, runs, measures, subtopic, binary_threshold=binary_threshold,
+                                      state=state, n_runs=n_runs, workers=workers, on_run=on_run)
     vectors = RelevanceVectors.of(qrels, runs, binary_threshold=binary_threshold, state=state.scaled(0.0, 0.5),
                                   n_runs=n_runs, workers=workers, on_run=on_run)
     if vectors.n_runs < 2:
