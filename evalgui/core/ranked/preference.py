@@ -136,8 +136,6 @@ _register_lexicographic(
     "lexiprecision(x, y) = s_k with k the smallest i such that s_i != 0 (0 if none)")
 
 
-_ST = ("x_{i,t}, y_{i,t}: the rank of the i-th relevant document of subtopic t each run retrieves, 'not "
-       "retrieved' for those it misses; s_{i,t} = sgn(y_{i,t} - x_{i,t})")
 for _name, _subtopics, _share, _what in (
         ("st_rpp", "uniform", "1/T", "every subtopic weighs alike"),
         ("st_rpp_rel", "relevant", "m_t / sum_u m_u", "a subtopic weighs as many relevant documents as it has")):
@@ -147,8 +145,9 @@ for _name, _subtopics, _share, _what in (
                     f"its own relevant documents, then summed over the subtopics with weights; {_what}. Within a "
                     f"subtopic every recall level weighs alike, as in rpp (graded: averaged over the grade levels "
                     f"as rpp does). Needs subtopic qrels; with plain qrels, or one subtopic, it is rpp.",
-        formula=f"ST-RPP(x, y) = sum_t p(t) sum_i (1/m_t) s_(i,t), p(t) = {_share} over the T subtopics with a "
-                f"relevant document, m_t of them in subtopic t; {_ST}. Graded: each subtopic's RPP as rpp's.",
+        formula=f"ST-RPP(x, y) = sum_t p(t) RPP_t(x, y), RPP_t = sum_i (1/m_t) s_i on the m_t relevant documents "
+                f"of subtopic t, p(t) = {_share} over the T subtopics with a relevant document; {_VECTOR}. "
+                f"Graded: each RPP_t as rpp's.",
         parameters=(_THRESHOLD,), notes=("Not in pref_eval; from the Recall-Paired Preference slides' "
                                          "ST-RPP(pi, pi') = sum_t sum_i p(i, t) sgn(f'_(i,t) - f_(i,t)).",),
         weight=lambda i: np.ones(len(i)), subtopics=_subtopics))
