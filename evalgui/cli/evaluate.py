@@ -20,6 +20,9 @@ def add_arguments(p) -> None:
     add_output_options(p)
     p.add_argument("--topic", metavar="ID", help="query id for a qrels file that is a plain list of relevant documents")
     add_trec_options(p)
+    p.add_argument("--ndeval-rank-order", action="store_true",
+                   help="diversity measures (alpha_nDCG...): rank each query's documents by the run's rank column, "
+                        "as ndeval does by default (default: by score, then docno descending: ndeval -traditional)")
 
 
 def run(args) -> int:
@@ -31,6 +34,10 @@ def run(args) -> int:
     fmt = output_format(args)
     requests = parse_measures(args.measures or ["official"])
     options = eval_options(args)
+    if args.ndeval_rank_order:
+        from dataclasses import replace
+
+        options = replace(options, diversity_order="rank")
     qrels = kind("qrels").read(args.qrels, topic=args.topic)
     runs = [kind("run").read(path) for path in args.runs]
     from evalgui.core.ranked.diversity import subtopic_warning

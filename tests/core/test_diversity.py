@@ -195,3 +195,38 @@ def test_matches_pyndeval(seed, alpha, beta, rel):
                 (q, name, want, have)
             checked += 1
     assert checked
+
+
+# ------------------------------------------------------------------ ndeval's rank order
+
+def test_rank_order_reads_the_rank_column(tmp_path):
+    pyndeval = pytest.importorskip("pyndeval", reason="pyndeval is not installed")
+    qrels_rows, run_rows = random_collection(99)
+    rng = np.random.default_rng(5)
+    lines, as_ranked = [], []
+    for q in sorted({r[0] for r in run_rows}):
+        docs = [d for qq, d, _ in run_rows if qq == q]
+        ranks = rng.permutation(len(docs)) * 3 + 1          # ranks with gaps, unrelated to the scores
+        for d, rank in zip(docs, ranks):
+            lines.append(f"{q} Q0 {d} {rank} {rng.random():.6f} r\n")
+            as_ranked.append(pyndeval.ScoredDoc(q, d, -float(rank)))   # pyndeval sorts by score
+    (tmp_path / "r.txt").write_text("".join(lines))
+    names = ["alpha-nDCG@5", "ERR-IA@10", "NRBP", "MAP-IA", "P-IA@5", "strec@20"]
+    expected = pyndeval.ndeval([pyndeval.SubtopicQrel(*row) for row in qrels_rows], sorted(as_ranked),
+                               measures=names)
+    qrels = SubtopicQrels.from_lines(*zip(*qrels_rows))
+    got = values(qrels, read_run(tmp_path / "r.txt"), ["alpha_nDCG@5", "ERR_IA@10", "NRBP", "AP_IA", "P_IA@5",
+                                                        "StRecall@20"], EvalOptions(diversity_order="rank"))
+    for q, per_q in expected.items():
+        for name, spec in zip(names, ["alpha_nDCG@5", "ERR_IA@10", "NRBP", "AP_IA", "P_IA@5", "StRecall@20"]):
+            assert got[q, spec] == pytest.approx(per_q[name], rel=1e-12, abs=1e-15), (q, name)
+
+
+def test_rank_order_refuses_a_rank_given_twice(files, tmp_path, capsys):
+    (tmp_path / "twice.txt").write_text("1 Q0 A 1 9 r\n1 Q0 B 1 8 r\n")
+    with pytest.raises(EvalInputError, match="rank 1 is given twice"):
+        values(read_qrels(files[0]), read_run(tmp_path / "twice.txt"), ["alpha_nDCG@5"],
+               EvalOptions(diversity_order="rank"))
+    status = main(["evaluate", str(files[0]), str(tmp_path / "twice.txt"), "-m", "alpha_nDCG@5",
+                   "--ndeval-rank-order"])
+    assert status == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -30,8 +30,10 @@ and nERR-IA@k are 0 wherever alpha-DCG@k is 0; a query without relevant
 documents scores 0 everywhere but nNRBP, which is 0/0 (NaN) as in pyndeval.
 
 The ranking is evalgui's (score descending, then docno descending: ndeval's
-``-traditional``); trec_eval's ``-c`` (every qrels query, 0 where no results)
-is ndeval's ``-c``. On plain qrels (no subtopics) each query is one subtopic.
+``-traditional``), or with ``EvalOptions(diversity_order="rank")`` the run's rank
+column (ndeval's default; a rank given twice for a query is an input error, as
+there); trec_eval's ``-c`` (every qrels query, 0 where no results) is ndeval's
+``-c``. On plain qrels (no subtopics) each query is one subtopic.
 
 All queries are done at once: the subtopic judgments of ranked documents are a
 sparse list sorted by (query, rank, subtopic), reduced with ``np.bincount`` and
@@ -138,8 +140,61 @@ def _run_hits(r: Ranking, j: Judgments) -> Hits:
     found = where >= 0
     flat = at[by_row][where[found]]
     query = seg[by_row][where[found]]
-    pos = flat - r.offsets[query]
+    pos = flat - r.offsets[query] if r.diversity_order != "rank" else _positions_by_rank(r)[flat]
     return Hits(*_sort_entries(query, pos, j.subtopic[found]))
+
+
+_RANKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def run_ranks(run) -> np.ndarray:
+    """The rank column of a TREC run file, one per run row (read again: evalgui ranks by score)."""
+    import os
+
+    from evalgui.core.errors import EvalInputError, EvalUsageError
+    from evalgui.core.formats import _text, trec
+
+    found = _RANKS.get(run)
+    if found is not None:
+        return found
+    source = run.source
+    if not os.path.isfile(source):
+        raise EvalUsageError(f"ndeval's rank order reads the rank column of a TREC run file; {run.name} has none")
+    data = _text.load_bytes(source)
+    table = trec._fast_table(data, 6, {3: pa.int64()})
+    if table is not None and table.num_rows == len(run):
+        ranks = to_numpy(table.column("c3")).astype(np.int64)
+    else:
+        ranks = []
+        for lineno, tok in _text.iter_content_lines(data, source):
+            if len(tok) < 6 or not tok[3].isdigit():
+                raise EvalInputError(source, f"ndeval's rank order needs a whole number in the rank column "
+                                             f"({trec.RUN_LAYOUT})", lineno)
+            ranks.append(int(tok[3]))
+        ranks = np.asarray(ranks, dtype=np.int64)
+        if len(ranks) != len(run):
+            raise EvalInputError(source, "ndeval's rank order reads the rank column of a TREC run file")
+    _RANKS[run] = ranks
+    return ranks
+
+
+def _positions_by_rank(r: Ranking) -> np.ndarray:
+    """(N,) each ranked document's 0-based place in its query when sorted by the run's rank column (ndeval)."""
+    from evalgui.core.errors import EvalInputError
+
+    ranks = run_ranks(r.run)
+    rows = r.run_rows
+    rank_of = np.where(rows >= 0, ranks[np.maximum(rows, 0)], np.iinfo(np.int64).min)   # -c's placeholder first
+    seg = np.repeat(np.arange(r.n_queries), r.num_ret)
+    order = np.lexsort((rank_of, seg))
+    same = (seg[order][1:] == seg[order][:-1]) & (rank_of[order][1:] == rank_of[order][:-1])
+    if same.any():
+        at = order[int(np.argmax(same))]
+        raise EvalInputError(r.run.source, f"rank {rank_of[at]} is given twice for query {r.query_ids[seg[at]]} "
+                                           f"(ndeval's rank order needs each rank once per query)")
+    pos = np.empty(len(order), dtype=np.int64)
+    pos[order] = np.arange(len(order)) - r.offsets[seg[order]]
+    return pos
 
 
 def _ideal_hits(r: Ranking, j: Judgments, alpha: float) -> tuple[np.ndarray, np.ndarray]:

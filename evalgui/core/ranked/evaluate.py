@@ -45,6 +45,7 @@ class EvalOptions:
     max_docs: int | None = None       # trec_eval -M: keep only the first N ranked documents per query
     judged_only: bool = False         # trec_eval -J: drop unjudged documents before evaluating
     num_docs_in_coll: int = 0         # trec_eval -N: collection size (utility's d coefficient)
+    diversity_order: str = "score"    # ndeval: "score" (-traditional) or "rank" (its default: the rank column)
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,8 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
         relevance_level=options.relevance_level, complete=options.complete, max_docs=options.max_docs,
         judged_only=options.judged_only, num_docs_in_coll=options.num_docs_in_coll,
     )
+    if options.diversity_order != ranking.diversity_order:
+        ranking = replace(ranking, diversity_order=options.diversity_order)
     n_q = ranking.n_queries
     by_level: dict[int, Ranking] = {}
     columns: list[Column] = []

@@ -125,6 +125,8 @@ class Ranking:
     # What was ranked, for measures that read more than the grades (the diversity measures' subtopics).
     qrels: Qrels | None = field(default=None, repr=False)
     run: Run | None = field(default=None, repr=False)
+    # The diversity measures' order (ndeval's choice): "score" (-traditional, as above) or "rank" (the rank column).
+    diversity_order: str = "score"
 
     # ------------------------------------------------------------ shape
     @property
