@@ -28,6 +28,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     for_one_pass()
     from evalgui.core.inputs import kind
+    from evalgui.core.ranked.diversity import subtopic_warning
     from evalgui.core.ranked.evaluate import evaluate_columns, runs_sharing_no_query
     from evalgui.core.ranked.specs import parse_measures
 
@@ -40,7 +41,6 @@ def run(args) -> int:
         options = replace(options, diversity_order="rank")
     qrels = kind("qrels").read(args.qrels, topic=args.topic)
     runs = [kind("run").read(path) for path in args.runs]
-    from evalgui.core.ranked.diversity import subtopic_warning
     if (mismatch := subtopic_warning(qrels, requests)) is not None:
         warn(mismatch)
     # Without -c a run sharing no query with the qrels scores 0 everywhere: say so once, not per query.
