@@ -30,10 +30,13 @@ def test_subtopic_qrels_load_as_their_kind_and_feed_compare(qtbot, window, files
     compare = _workspace(window)
     f = compare.form
     f.picker.set_checked({"alpha_nDCG": "5"})
+    f.picker.add_custom("NRBP(alpha=0.3,beta=0.8)")
+    assert f.picker.specs() == ["alpha_nDCG.5", "NRBP(alpha=0.3,beta=0.8)"] and f.picker.specs_problem() is None
     f.preference_list.set_checked("st_rpp", True)
     _choose(f.test_combo, "t")
     run_and_wait(qtbot, compare)
     assert compare.preferences is not None, compare.progress_label.text()
+    assert {"alpha_nDCG_5", "NRBP(alpha=0.3,beta=0.8)"} <= set(compare.comparison.table["measure"])
 
     from evalgui.core.formats import read_qrels, read_run
     from evalgui.core.ranked.preference import compare as prefer
