@@ -99,6 +99,15 @@ def test_alpha_ndcg_paper_example():
     assert v["q", "alpha_DCG@3"] == pytest.approx(dcg / (3 + 1.5 / math.log2(3) + 0.75 / 2), rel=1e-14)
 
 
+def test_tied_documents_of_one_grade_are_ordered_by_docno():
+    """a and b tie and share a grade but not a subtopic: ndeval -traditional's order (b, a) decides."""
+    from evalgui.core.data import Run
+    qrels = SubtopicQrels.from_lines(["q"] * 3, ["1", "2", "1"], ["a", "b", "c"], [1, 1, 1])
+    run = Run(["q"] * 3, ["a", "b", "c"], [1.0, 1.0, 0.5])
+    # subtopic 1: a at 2, c at 3 -> (1/2 + 2/3) / 2; subtopic 2: b at 1 -> 1 (a before b would give 2/3)
+    assert values(qrels, run, ["AP_IA"])["q", "AP_IA"] == pytest.approx(((1 / 2 + 2 / 3) / 2 + 1) / 2)
+
+
 def test_complete_scores_missing_queries_zero(files, tmp_path):
     (tmp_path / "r1.txt").write_text("1 Q0 A 1 9 r\n")
     qrels, run = read_qrels(files[0]), read_run(tmp_path / "r1.txt")
@@ -230,3 +239,60 @@ def test_rank_order_refuses_a_rank_given_twice(files, tmp_path, capsys):
     status = main(["evaluate", str(files[0]), str(tmp_path / "twice.txt"), "-m", "alpha_nDCG@5",
                    "--ndeval-rank-order"])
     assert status == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ the ndeval binary (ties, -c, rank order)
+
+def ndeval_binary():
+    import os
+    import shutil
+
+    found = os.environ.get("EVALGUI_NDEVAL") or shutil.which("ndeval")
+    if not found:
+        pytest.skip("ndeval not found (set EVALGUI_NDEVAL to a binary built with gcc from ndeval.c, e.g. "
+                    "trec-web/trec-web-2014 src/eval/ndeval.c)")
+    return found
+
+
+NDEVAL_COLUMNS = {"ERR-IA": "ERR_IA", "nERR-IA": "nERR_IA", "alpha-DCG": "alpha_DCG", "alpha-nDCG": "alpha_nDCG",
+                  "P-IA": "P_IA", "strec": "StRecall", "NRBP": "NRBP", "nNRBP": "nNRBP", "MAP-IA": "AP_IA"}
+
+
+@pytest.mark.parametrize("flags", [["-traditional"], ["-traditional", "-c"], []])
+@pytest.mark.parametrize("seed", range(4))
+def test_matches_the_ndeval_binary(tmp_path, flags, seed):
+    import csv
+    import subprocess
+
+    binary = ndeval_binary()
+    rng = np.random.default_rng(seed)
+    qrels_lines, run_lines = [], []
+    for topic in range(1, 7):
+        for d in range(int(rng.integers(1, 30))):
+            for s in rng.choice(np.arange(1, 6), size=int(rng.integers(1, 3)), replace=False):
+                qrels_lines.append(f"{topic} {s} doc{d:03d} {int(rng.choice([0, 1, 1, 2]))}\n")
+        if topic == 6:
+            continue          # judged, no results (-c scores it 0)
+        ranked = rng.choice(40, size=int(rng.integers(1, 35)), replace=False)
+        ranks = rng.permutation(len(ranked)) + 1
+        for d, rank in zip(ranked, ranks):
+            score = round(float(rng.random()), 1)            # many ties: docno breaks them
+            run_lines.append(f"{topic} Q0 doc{d:03d} {rank} {score} run\n")
+    (tmp_path / "q.txt").write_text("".join(qrels_lines))
+    (tmp_path / "r.txt").write_text("".join(run_lines))
+    out = subprocess.run([binary, *flags, str(tmp_path / "q.txt"), str(tmp_path / "r.txt")], capture_output=True,
+                         text=True, check=True).stdout
+    rows = list(csv.DictReader(out.splitlines()))
+    options = EvalOptions(complete="-c" in flags, diversity_order="score" if "-traditional" in flags else "rank")
+    specs = ["ERR_IA", "nERR_IA", "alpha_DCG", "alpha_nDCG", "P_IA", "StRecall", "NRBP", "nNRBP", "AP_IA"]
+    ev = evaluate_run(read_qrels(tmp_path / "q.txt"), read_run(tmp_path / "r.txt"), parse_measures(specs), options)
+    names = [c.name for c in ev.columns]
+    for row in rows:
+        i = list(ev.query_ids).index(row["topic"]) if row["topic"] != "amean" else None
+        for column, text in row.items():
+            if column in ("runid", "topic"):
+                continue
+            base, _, k = column.partition("@")
+            j = names.index(NDEVAL_COLUMNS[base] + (f"_{k}" if k else ""))
+            ours = ev.summary[j] if i is None else ev.per_query[i, j]
+            assert abs(ours - float(text)) <= 5.1e-7, (flags, row["topic"], column, ours, text)

@@ -70,3 +70,12 @@ def test_plain_qrels_make_st_rpp_rpp():
 
 def test_in_the_registry():
     assert REGISTRY["st_rpp"].subtopics == "uniform" and REGISTRY["st_rpp_rel"].subtopics == "relevant"
+
+
+def test_tied_documents_of_one_grade_are_ordered_by_docno():
+    """a and b tie in X and share a grade, but not a subtopic: trec_eval's order (b before a) decides."""
+    qrels = SubtopicQrels.from_lines(["q", "q"], ["1", "2"], ["a", "b"], [1, 1])
+    x = Run(["q"] * 3, ["a", "b", "c"], [1.0, 1.0, 0.5], name="X")     # ranked b, a, c
+    y = Run(["q"] * 3, ["a", "c", "b"], [3.0, 2.0, 1.0], name="Y")
+    # subtopic 1: a at 2 vs 1 -> -1; subtopic 2: b at 1 vs 3 -> +1 (a before b would give 0 and +1)
+    assert mean(compare(qrels, [x, y], ["st_rpp"]), "st_rpp") == 0

@@ -156,6 +156,8 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
         qrels, run,
         relevance_level=options.relevance_level, complete=options.complete, max_docs=options.max_docs,
         judged_only=options.judged_only, num_docs_in_coll=options.num_docs_in_coll,
+        # tied documents of equal grade may cover different subtopics: the diversity measures see their order
+        judgments_may_change=any(req.measure.group == M.diversity.GROUP for req in requests),
     )
     if options.diversity_order != ranking.diversity_order:
         ranking = replace(ranking, diversity_order=options.diversity_order)

@@ -95,7 +95,7 @@ class SubtopicLayout(Layout):
     def vector(self, qrels, run: Run) -> tuple[np.ndarray, list[str]]:
         """The run's vectors: each relevant judgment's document's rank (NOT_RETRIEVED if missed), in
         every level of its subtopic up to its grade, ascending within a level."""
-        ranking, _ = prepare(qrels, run)
+        ranking, _ = prepare(qrels, run, judgments_may_change=True)   # tied documents of one grade: subtopics differ
         maybe = np.flatnonzero(ranking.rel >= self.threshold)
         seg = np.searchsorted(ranking.offsets, maybe, side="right") - 1
         rows = ranking.run_rows[maybe]
