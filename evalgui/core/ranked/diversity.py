@@ -323,7 +323,11 @@ def diversity_view(r: Ranking) -> _Diversity:
     found = _CACHE.get(r)
     if found is None:
         if r.qrels is None or r.run is None:
-            raise ValueError("the diversity measures need a ranking made by prepare()")
+            from evalgui.core.errors import EvalUsageError
+
+            # e.g. the meta-evaluation's robustness, which removes judgments from the ranking alone
+            raise EvalUsageError("the diversity measures (alpha_nDCG, ERR_IA...) read the subtopic judgments, "
+                                 "which this computation does not keep; choose other measures for it")
         j = _judgments(r)
         found = _Diversity(r, j, _run_hits(r, j), {})
         _CACHE[r] = found
