@@ -32,6 +32,9 @@ def run(args) -> int:
     options = eval_options(args)
     qrels = kind("qrels").read(args.qrels)
     run = kind("run").read(args.run)
+    from evalgui.core.ranked.diversity import subtopic_warning
+    if (mismatch := subtopic_warning(qrels, requests)) is not None:
+        warn(mismatch)
     result = evaluate_run(qrels, run, requests, options)
     warn_absent(args.run, result.absent_topics)
     if not len(result.query_ids):

@@ -296,3 +296,9 @@ def test_matches_the_ndeval_binary(tmp_path, flags, seed):
             j = names.index(NDEVAL_COLUMNS[base] + (f"_{k}" if k else ""))
             ours = ev.summary[j] if i is None else ev.per_query[i, j]
             assert abs(ours - float(text)) <= 5.1e-7, (flags, row["topic"], column, ours, text)
+
+
+def test_trec_eval_subcommand_warns_on_subtopic_qrels(files, capsys):
+    assert main(["trec_eval", str(files[0]), str(files[1]), "-m", "P.5"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("highest grade") == 1 and "P_5" in captured.out
