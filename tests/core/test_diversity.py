@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from evalgui.cli import main
 from evalgui.core.errors import EvalInputError, EvalUsageError
@@ -302,3 +303,31 @@ def test_trec_eval_subcommand_warns_on_subtopic_qrels(files, capsys):
     assert main(["trec_eval", str(files[0]), str(files[1]), "-m", "P.5"]) == 0
     captured = capsys.readouterr()
     assert captured.err.count("highest grade") == 1 and "P_5" in captured.out
+
+
+# ------------------------------------------------------------------ hypothesis: small edge cases against pyndeval
+
+_judgment = st.tuples(st.sampled_from(["q1", "q2"]), st.sampled_from(["1", "2", "3"]),
+                      st.sampled_from([f"d{i}" for i in range(8)]), st.sampled_from([0, 1, 2]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(judgments=st.lists(_judgment, min_size=1, max_size=25, unique_by=lambda t: t[:3]),
+       ranked=st.lists(st.tuples(st.sampled_from(["q1", "q2"]), st.sampled_from([f"d{i}" for i in range(10)])),
+                       min_size=1, max_size=20, unique=True))
+def test_small_collections_match_pyndeval(judgments, ranked):
+    pyndeval = pytest.importorskip("pyndeval", reason="pyndeval is not installed")
+    from evalgui.core.data import Run
+
+    run_rows = [(q, d, float(len(ranked) - i)) for i, (q, d) in enumerate(ranked)]   # distinct scores
+    names = ["alpha-DCG@2", "alpha-nDCG@3", "ERR-IA@1", "nERR-IA@5", "P-IA@4", "strec@2", "NRBP", "nNRBP", "MAP-IA"]
+    specs = ["alpha_DCG@2", "alpha_nDCG@3", "ERR_IA@1", "nERR_IA@5", "P_IA@4", "StRecall@2", "NRBP", "nNRBP",
+             "AP_IA"]
+    expected = pyndeval.ndeval([pyndeval.SubtopicQrel(*j) for j in judgments],
+                               sorted(pyndeval.ScoredDoc(*row) for row in run_rows), measures=names)
+    got = values(SubtopicQrels.from_lines(*zip(*judgments)), Run(*map(list, zip(*run_rows))), specs)
+    for q, per_q in expected.items():
+        for name, spec in zip(names, specs):
+            want, have = per_q[name], got[q, spec]
+            assert (math.isnan(want) and math.isnan(have)) or have == pytest.approx(want, rel=1e-12, abs=1e-15), \
+                (q, name, want, have)
