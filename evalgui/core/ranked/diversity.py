@@ -229,6 +229,8 @@ def _ideal_hits(r: Ranking, j: Judgments, alpha: float) -> tuple[np.ndarray, np.
         active = has[depth[has] > step]
         score = np.bincount(e_doc, weights=gain[e_sub], minlength=n_c)
         score[placed] = -np.inf
+        # A segment runs on to the next active query's start; the finished queries between hold only
+        # placed candidates (-inf), so neither the maximum nor the first best changes.
         best = np.maximum.reduceat(score, starts[active])
         # the first candidate (the largest docno) reaching its query's best
         marks = np.full(n_q, np.inf)
