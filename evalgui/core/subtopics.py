@@ -11,6 +11,7 @@ on it unchanged; the lines themselves, subtopic included, are kept in
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,6 +21,7 @@ import pyarrow.compute as pc
 from evalgui.core.data import Qrels, grade_problem
 from evalgui.core.errors import EvalInputError
 
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 MAX_GRADE_WARNING = ("subtopic qrels: measures other than the diversity ones use each document's highest grade "
                      "over its subtopics")
 
@@ -60,15 +62,14 @@ class SubtopicQrels(Qrels):
 
 def _parse_lines(data: bytes, source: str):
     from evalgui.core.formats import _text
-    from evalgui.core.formats.trec import _INTEGER, QRELS_LAYOUT
 
     queries, subtopics, docs, rels, linenos = [], [], [], [], []
     for lineno, tok in _text.iter_content_lines(data, source, 1, comment_after_blanks=False):
         if len(tok) != 4:
-            raise EvalInputError(source, f"expected 4 columns (query subtopic doc relevance, like {QRELS_LAYOUT}), "
-                                         f"found {len(tok)}", lineno)
+            raise EvalInputError(source, f"expected 4 columns (query subtopic doc relevance), found {len(tok)}",
+                                 lineno)
         text = tok[3].decode()
-        if not _INTEGER.fullmatch(text):
+        if not _INTEGER.fullmatch(text):   # as C's atol takes a whole field
             raise EvalInputError(source, f"the relevance '{text}' is not an integer", lineno)
         rel = int(text)
         problem = grade_problem(rel)

@@ -131,6 +131,8 @@ def test_ir_measures_spellings():
     assert reqs[1].params == (("alpha", 0.2), ("beta", 0.9))
     assert reqs[2].relevance_level == 2
     assert reqs[4].names == ("P_IA_5", "P_IA_10")
+    alias = parse_measures(["MAP_IA"])[0]
+    assert alias.measure.name == "AP_IA" and alias.names == ("MAP_IA",)
     for bad in ["alpha_nDCG()", "alpha_nDCG@x", "alpha_nDCG(beta=0.5)@5", "AP_IA@5", "NRBP(alpha=2)",
                 "ERR_IA(alpha=0.3)@5"]:
         with pytest.raises(EvalUsageError):

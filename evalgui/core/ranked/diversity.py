@@ -51,7 +51,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalgui.core.arrow import index_in, string_array, to_numpy
-from evalgui.core.ranked.measures import ParamKind, _powers, _register, col, safe_div
+from evalgui.core.ranked.measure_base import REGISTRY, ParamKind, _powers, _register, col, safe_div
 from evalgui.core.ranked.ranking import NONPOOL, Ranking
 
 ALPHA = 0.5
@@ -59,6 +59,7 @@ BETA = 0.5
 CUTOFFS = (5, 10, 20)   # ndeval's
 GROUP = "Diversity"
 IR_NAMES = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall")
+IR_ALIASES = {"MAP_IA": "AP_IA"}     # ir_measures' other spelling
 
 
 # --------------------------------------------------------------------------- subtopic judgments
@@ -508,11 +509,10 @@ NDEVAL_NAMES = {"alpha_DCG": "alpha-DCG", "alpha_nDCG": "alpha-nDCG", "ERR_IA": 
 
 # --------------------------------------------------------------------------- ir_measures spellings
 
-def ir_request(spec: str, compact: str, name: str, args: dict, cutoff: str | None, level: int | None):
-    """A request for ``alpha_nDCG(alpha=0.3)@10``, ``NRBP(alpha=0.5,beta=0.8)``, ``AP_IA``... (ir_measures)."""
+def ir_params(spec: str, name: str, args: dict, cutoff: str | None):
+    """The record and parameters for ``alpha_nDCG(alpha=0.3)@10``, ``NRBP(alpha=0.5,beta=0.8)``, ``AP_IA``...
+    (ir_measures' spellings; ``rel=`` is taken out by the caller)."""
     from evalgui.core.errors import EvalUsageError
-    from evalgui.core.ranked.measures import REGISTRY
-    from evalgui.core.ranked.specs import MeasureRequest, _number
 
     measure = REGISTRY[name]
     takes = {"alpha_DCG": ("alpha",), "alpha_nDCG": ("alpha",), "NRBP": ("alpha", "beta"),
@@ -520,8 +520,14 @@ def ir_request(spec: str, compact: str, name: str, args: dict, cutoff: str | Non
     settings = []
     for key in takes:
         if key in args:
-            # alpha = 1 leaves nothing to gain after a subtopic's first document; beta = 1 never decays
-            settings.append((key, _number(args.pop(key), spec, key, 0.0, 1.0)))
+            text = args.pop(key)
+            try:
+                value = float(text)
+            except ValueError:
+                raise EvalUsageError(f"'{spec}': {key} '{text}' is not a number") from None
+            if not 0.0 <= value <= 1.0:   # 1 is allowed: alpha = 1 ignores repeats, beta = 1 never decays
+                raise EvalUsageError(f"'{spec}': {key} must be from 0 to 1, not {text}")
+            settings.append((key, value))
     if args:
         raise EvalUsageError(f"'{spec}': unknown argument(s) {', '.join(sorted(args))} for {name}")
     if measure.kind is ParamKind.LONG_CUTOFFS:
@@ -533,12 +539,10 @@ def ir_request(spec: str, compact: str, name: str, args: dict, cutoff: str | Non
             raise EvalUsageError(f"'{spec}': the cutoff '{cutoff}' is not a whole number") from None
         if k <= 0:
             raise EvalUsageError(f"'{spec}': the cutoff must be positive")
-        params = (k, *settings)
-    else:
-        if cutoff is not None:
-            raise EvalUsageError(f"'{spec}': {name} takes no cutoff")
-        params = tuple(settings)
-    return MeasureRequest(measure, params, (compact,), relevance_level=level)
+        return measure, (k, *settings)
+    if cutoff is not None:
+        raise EvalUsageError(f"'{spec}': {name} takes no cutoff")
+    return measure, tuple(settings)
 
 
 def subtopic_warning(qrels, requests) -> str | None:

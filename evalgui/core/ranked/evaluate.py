@@ -19,6 +19,7 @@ from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.sums import column_sums, query_mean
 from evalgui.core.ranked import measures as M
+from evalgui.core.ranked.diversity import GROUP as DIVERSITY
 from evalgui.core.ranked.ranking import Ranking, prepare
 from evalgui.core.ranked.specs import MeasureRequest, parse_measures
 
@@ -157,7 +158,7 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
         relevance_level=options.relevance_level, complete=options.complete, max_docs=options.max_docs,
         judged_only=options.judged_only, num_docs_in_coll=options.num_docs_in_coll,
         # tied documents of equal grade may cover different subtopics: the diversity measures see their order
-        judgments_may_change=any(req.measure.group == M.diversity.GROUP for req in requests),
+        judgments_may_change=any(req.measure.group == DIVERSITY for req in requests),
     )
     if options.diversity_order != ranking.diversity_order:
         ranking = replace(ranking, diversity_order=options.diversity_order)
