@@ -28,13 +28,18 @@ MEASURES = Param(name="measures", type="texts", default=("official",), flag="--m
                  metavar="MEASURE", label="Measures",
                  help="The measures to compute, in trec_eval syntax (P.10, ndcg_cut.10, official, all_trec) or "
                       "ir_measures syntax (P@10, nDCG@10, P(rel=2)@5, AP(norm=retrieved)).")
+RANK_ORDER = Param(name="ndeval_rank_order", type="bool", default=False, flag="--ndeval-rank-order",
+                   label="Diversity: rank by the run's ranks", group="Evaluation", advanced=True,
+                   help="Diversity measures (alpha_nDCG...): rank each query's documents by the run's rank column, "
+                        "as ndeval does by default. Otherwise by score, then document id descending (ndeval "
+                        "-traditional).")
 PER_QUERY = Param(name="per_query", type="bool", default=False, flag="--per-query", label="Per query",
                   help="Keep one row per query, not only the summary over all queries ('all').")
 
 
 class EvaluateRequest(Request):
     WORKSPACE = "ranked"
-    PARAMS = (QRELS, RUNS, MEASURES, PER_QUERY, *EVALUATION, TOPIC)
+    PARAMS = (QRELS, RUNS, MEASURES, PER_QUERY, *EVALUATION, RANK_ORDER, TOPIC)
 
     def cross_problems(self, inputs=None) -> list[Problem]:
         problems = []
@@ -73,8 +78,13 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     from evalgui.core.workflows.compare import run_names
 
     names = run_names(runs, list(request.runs), inputs)
-    options = eval_options(request)
+    options = options_of(request)
     notes: list[str] = []
+    from evalgui.core.ranked.diversity import subtopic_warning
+
+    mismatch = subtopic_warning(qrels, specs)       # measures that do not fit the judgments: said once
+    if mismatch is not None:
+        notes.append(mismatch)
     # Without -c a run sharing no query with the qrels scores 0 everywhere: say so once, not per query.
     lonely = set() if options.complete else {id(run) for run in runs_sharing_no_query(qrels, runs)}
     if lonely and len(lonely) == len(runs):
@@ -134,6 +144,16 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     # The lean path names its inputs without hashing them: hashing a large run would cost the command
     # line a good share of its time.
     return outcome.stamp() if full else outcome.stamp([{"path": path} for path in request.files()])
+
+
+def options_of(request: EvaluateRequest):
+    """The engine's EvalOptions of a request: trec_eval's options, and ndeval's order for diversity."""
+    options = eval_options(request)
+    if request.ndeval_rank_order:
+        from dataclasses import replace
+
+        options = replace(options, diversity_order="rank")
+    return options
 
 
 def absent_note(source: str, absent: list[str]) -> str:

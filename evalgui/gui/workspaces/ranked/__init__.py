@@ -44,7 +44,8 @@ def evaluate_request(qrels_path: str, run_paths: list[str], specs, options) -> E
     """The ranked workflow's request for these files and the form's settings (RequestError says what is wrong)."""
     return EvaluateRequest(qrels=qrels_path, runs=tuple(run_paths), measures=tuple(specs), per_query=True,
                            level=options.relevance_level, complete=options.complete, max_docs=options.max_docs,
-                           judged_only=options.judged_only, num_docs=options.num_docs_in_coll)
+                           judged_only=options.judged_only, num_docs=options.num_docs_in_coll,
+                           ndeval_rank_order=options.diversity_order == "rank")
 
 
 def evaluation_job(qrels_path: str, qrels, runs: list[tuple[str, str, object]], specs, options):
@@ -345,7 +346,7 @@ class RankedWorkspace(Workspace):
     def _rederive(self, inputs: EvaluationInputs | None) -> None:
         qrels_item = self.session.find(inputs.qrels) if inputs is not None else None
         runs = []
-        if qrels_item is not None and qrels_item.kind == "qrels":
+        if qrels_item is not None and "qrels" in (qrels_item.kind, qrels_item.record.acts_as):
             for name, path in inputs.runs:
                 item = self.session.find(path)
                 if item is not None and item.kind == "run" and name in self.results_set:
