@@ -160,7 +160,7 @@ def test_opening_another_project_asks_first(qtbot, make_window, monkeypatch, tmp
 
     answers.save = Button.Save                               # Save: into study.evalgui, then open the other
     _open_project_and_wait(qtbot, window, other)
-    assert json.loads(project.read_text())["forms"]["ranked"]["relevance_level"] == 3
+    assert json.loads(project.read_text())["forms"]["ranked"]["level"] == 3
     assert window.project_path == str(other) and ranked.results.empty and not window.isWindowModified()
 
     # The demo adds to the session and replaces nothing: no question.
