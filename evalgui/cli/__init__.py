@@ -19,10 +19,11 @@ A bug: exit status 1 and one line (the traceback with EVALGUI_DEBUG=1).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from importlib import import_module
 
-from evalgui.cli.common import PROG, Parser, UsageProblem, check_outputs, fail, spool_pipes
+from evalgui.cli.common import PROG, SPOOLED, Parser, UsageProblem, check_outputs, fail, spool_pipes
 from evalgui.core.distribution import VersionAction
 
 # The subcommands, in the order --help lists them: modules of this package.
@@ -74,15 +75,87 @@ def _main(argv: list[str] | None) -> int:
         return 2
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="evalgui-pipes-") as folder:
-        copies: dict[str, str] = {}
+    SPOOLED.clear()
+    _remove_abandoned_spools(tempfile.gettempdir())
+    previous = _stop_on_signals()
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as folder:
+            copies: dict[str, str] = {}
+            try:
+                return _run(args, folder, copies)
+            except _Failure as failure:
+                message = failure.message
+                for copy, path in copies.items():        # name the pipe the user gave, not our copy
+                    message = message.replace(copy, path)
+                return fail(message, failure.status)
+    except Stopped as stop:                     # while the folder was made or removed
+        return 128 + stop.signum
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+# Pipes are copied into a folder named after the process (evalgui-pipes-PID-xxxx), so that one left by
+# a killed run (SIGKILL leaves no time to clean up) can be told from a running one's and removed.
+SPOOL_PREFIX = "evalgui-pipes-"
+
+
+def _remove_abandoned_spools(temp: str) -> None:
+    import re
+    import shutil
+
+    try:
+        names = [n for n in os.listdir(temp) if n.startswith(SPOOL_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        found = re.fullmatch(rf"{SPOOL_PREFIX}(\d+)-\w+", name)
+        if not found or int(found.group(1)) == os.getpid():
+            continue
+        path = os.path.join(temp, name)
         try:
-            return _run(args, folder, copies)
-        except _Failure as failure:
-            message = failure.message
-            for copy, path in copies.items():        # name the pipe the user gave, not our copy
-                message = message.replace(copy, path)
-            return fail(message, failure.status)
+            if os.lstat(path).st_uid != os.getuid() or _alive(int(found.group(1))):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True              # someone else's process: leave its folder alone
+    return True
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, so that what is being written is removed as on
+    Ctrl+C (SIGINT); the exit status is then 128 + the signal's number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop_on_signals() -> dict:
+    """Handlers raising :class:`Stopped` for SIGTERM and SIGHUP; returns the ones they replace. A second
+    signal is ignored, so that cleaning up is not cut short."""
+    def stop(signum, _frame):
+        for other in stopping:
+            signal.signal(other, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    stopping = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+    previous = {}
+    for signum in stopping:
+        try:
+            previous[signum] = signal.signal(signum, stop)
+        except (ValueError, OSError):          # not the main thread (main() called from a worker)
+            pass
+    return previous
 
 
 class _Failure(Exception):
@@ -109,8 +182,8 @@ def _run(args, folder: str, copies: dict[str, str]) -> int:
         except OSError:
             pass
         return 0
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:           # Ctrl+C (SIGINT), or SIGTERM / SIGHUP (Stopped)
+        return 128 + getattr(exc, "signum", signal.SIGINT)
     except OSError as exc:
         raise _Failure(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from None
     except Exception as exc:  # a bug, not bad input: still one line, with a way to see more

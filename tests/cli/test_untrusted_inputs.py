@@ -1,0 +1,187 @@
+"""Issue 23, the command line: endless inputs, signals, silent wrong answers, exit 2 with one line,
+formats that agree. Limits are tested small (monkeypatched constants, RLIMIT_FSIZE in a subprocess)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import QRELS, RUN, run_cli, write
+
+ROOT = Path(__file__).resolve().parents[2]
+posix_only = pytest.mark.skipif(os.name != "posix", reason="pipes, signals and resource limits are POSIX")
+
+
+def cli(*args, env=None, preexec_fn=None, **kwargs) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "evalgui.cli", *map(str, args)], capture_output=True, text=True,
+                          env=env, preexec_fn=preexec_fn, timeout=120, **kwargs)
+
+
+def one_error(err) -> str:
+    lines = err.splitlines() if isinstance(err, str) else err
+    assert len(lines) == 1 and lines[0].startswith("evalgui-cli: error: "), lines
+    return lines[0].removeprefix("evalgui-cli: error: ")
+
+
+# A run of 300 lines (about 6 KiB), every document once.
+BIG_RUN = "".join(f"1 Q0 d{i} {i} {1000 - i} t\n" for i in range(1, 301))
+
+
+@pytest.fixture
+def files(tmp_path):
+    return write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
+
+
+# ---------------------------------------------------------------- point 5: endless inputs
+
+@posix_only
+def test_a_device_without_newlines_is_refused_at_line_1_not_spooled_forever(capsys, files, monkeypatch):
+    from evalgui.core.formats import _text
+
+    monkeypatch.setattr(_text, "MAX_LINE_BYTES", 4096)
+    status, _, err = run_cli(capsys, "evaluate", files[0], "/dev/zero", "-m", "AP")
+    assert status == 2 and one_error(err) == "/dev/zero, line 1: a line longer than 4,096 bytes: not a text file " \
+                                             "evalgui reads"
+
+
+def test_a_long_line_is_refused_at_its_line_number(tmp_path):
+    from evalgui.core.errors import EvalInputError
+    from evalgui.core.formats import _text
+
+    path = write(tmp_path, "q.txt", "1 0 d1 1\n" * 3 + "x" * (_text.MAX_LINE_BYTES + 1) + "\n1 0 d2 1\n")
+    with pytest.raises(EvalInputError) as raised:
+        _text.load_bytes(path)
+    assert raised.value.line == 4
+    assert _text.long_line_start(b"ab\ncdef\ng", 3) == 3 and _text.long_line_start(b"ab\ncde\nfg", 3) == -1
+
+
+def _fifo(tmp_path, name: str, text: str):
+    import threading
+
+    pipe = tmp_path / name
+    os.mkfifo(pipe)
+
+    def feed():
+        try:
+            with open(pipe, "w") as fh:
+                fh.write(text)
+        except BrokenPipeError:
+            pass
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    return pipe
+
+
+@posix_only
+def test_a_pipe_stops_at_the_size_limit_the_user_can_raise(capsys, files, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALGUI_PIPE_LIMIT", "1K")
+    pipe = _fifo(tmp_path, "bm25", BIG_RUN)
+    status, _, err = run_cli(capsys, "evaluate", files[0], pipe, "-m", "AP")
+    assert status == 2 and one_error(err).startswith(f"{pipe}: stopped reading after 1 KiB, the limit for a pipe")
+    assert "EVALGUI_PIPE_LIMIT" in err[0]
+    monkeypatch.setenv("EVALGUI_PIPE_LIMIT", "1M")
+    pipe = _fifo(tmp_path, "bm25b", BIG_RUN)
+    status, out, err = run_cli(capsys, "evaluate", files[0], pipe, "-m", "AP")
+    assert status == 0 and len(err) == 1 and f"no results in {pipe} " in err[0]     # named as given
+
+
+@posix_only
+def test_a_pipe_stops_before_filling_the_disk(capsys, files, tmp_path, monkeypatch):
+    from evalgui.cli import common
+
+    monkeypatch.setattr(common, "FREE_SPACE_MARGIN", 1 << 62)
+    pipe = _fifo(tmp_path, "bm25", RUN)
+    status, _, err = run_cli(capsys, "evaluate", files[0], pipe, "-m", "AP")
+    assert status == 2 and one_error(err).startswith(f"{pipe}: stopped reading after 0 bytes: its copy would fill")
+
+
+@posix_only
+def test_a_copy_cut_short_by_a_file_size_limit_names_the_pipe(files, tmp_path):
+    import resource
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    out = cli("evaluate", files[0], "/dev/stdin", "-m", "AP", input=BIG_RUN, preexec_fn=small_files)
+    assert out.returncode == 2 and one_error(out.stderr).startswith("/dev/stdin: cannot copy it to the temporary")
+
+
+# ---------------------------------------------------------------- point 6: signals
+
+# The CLI, with the atomic write held open (its temporary file exists) until the test signals it.
+_SLOW_WRITE = """
+import contextlib, sys, time
+from evalgui.core import export
+atomic = export.atomic_path
+@contextlib.contextmanager
+def held(path, suffix=".tmp"):
+    with atomic(path, suffix) as tmp:
+        yield tmp
+        sys.stderr.write("writing\\n"); sys.stderr.flush(); time.sleep(60)
+export.atomic_path = held
+from evalgui.cli import main
+main()
+"""
+
+
+@posix_only
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_during_o_leaves_no_temporary_file_and_no_spool_folder(files, tmp_path, signum):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    out = tmp_path / "out.csv"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)}
+    with open(files[1], "rb") as run:
+        process = subprocess.Popen([sys.executable, "-c", _SLOW_WRITE, "evaluate", files[0], "/dev/stdin", "-m",
+                                    "AP", "-o", out], stdin=run, stderr=subprocess.PIPE, text=True, env=env)
+        assert process.stderr.readline() == "writing\n"
+        assert [p for p in os.listdir(tmp_path) if p.startswith(".evalgui-")]
+        assert [p for p in os.listdir(temp) if p.startswith("evalgui-pipes-")]
+        process.send_signal(signum)
+        assert process.wait(30) == 128 + signum
+    assert process.stderr.read() == ""
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".evalgui-")] and not out.exists()
+    assert os.listdir(temp) == []
+
+
+@posix_only
+def test_a_signal_while_a_pipe_is_read_exits_128_plus_it_and_removes_the_copy(files, tmp_path):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)}
+    process = subprocess.Popen([sys.executable, "-m", "evalgui.cli", "evaluate", files[0], "/dev/stdin", "-m", "AP"],
+                               stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    process.stdin.write(RUN.encode())
+    process.stdin.flush()
+    deadline = time.monotonic() + 30
+    while not os.listdir(temp) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(30) == 128 + signal.SIGTERM
+    process.stdin.close()
+    assert os.listdir(temp) == []
+
+
+def test_a_spool_folder_of_a_killed_run_is_removed_at_the_next_start(files, tmp_path):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    abandoned = temp / f"evalgui-pipes-{gone.pid}-abcd1234"
+    (abandoned / "0").mkdir(parents=True)
+    (abandoned / "0" / "run").write_text(RUN)
+    running = temp / f"evalgui-pipes-{os.getpid()}-abcd1234"       # its process still runs
+    running.mkdir()
+    other = temp / "evalgui-pipes-unrelated"
+    other.mkdir()
+    out = cli("evaluate", *files, "-m", "AP", env={"TMPDIR": str(temp)})
+    assert out.returncode == 0
+    assert sorted(os.listdir(temp)) == sorted([running.name, other.name])
