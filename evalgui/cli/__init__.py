@@ -18,9 +18,11 @@ A bug: exit status 1 and one line (the traceback with EVALGUI_DEBUG=1).
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
+import warnings
 from importlib import import_module
 
 from evalgui.cli.common import PROG, SPOOLED, Parser, UsageProblem, check_outputs, fail, spool_pipes
@@ -82,7 +84,20 @@ def _main(argv: list[str] | None) -> int:
         with tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as folder:
             copies: dict[str, str] = {}
             try:
-                return _run(args, folder, copies)
+                caught: list = []
+                with warnings.catch_warnings():
+                    warnings.simplefilter("default", RuntimeWarning)
+                    shown = warnings.showwarning
+
+                    def keep(message, category, *rest, **named):    # numpy's arithmetic warnings, and scipy's
+                        if issubclass(category, RuntimeWarning):
+                            caught.append(warnings.WarningMessage(message, category, *rest, **named))
+                        else:
+                            shown(message, category, *rest, **named)
+                    warnings.showwarning = keep
+                    status = _run(args, folder, copies)
+                _say_warnings(caught)
+                return status
             except _Failure as failure:
                 message = failure.message
                 for copy, path in copies.items():        # name the pipe the user gave, not our copy
@@ -158,12 +173,27 @@ def _stop_on_signals() -> dict:
     return previous
 
 
+def _say_warnings(caught: list) -> None:
+    """Python's warnings (numpy's "overflow encountered", say) as at most one line: the first, and how
+    many more. On an error there is only the error's line."""
+    from evalgui.cli.common import warn
+
+    if caught:
+        first = caught[0]
+        more = f"; {len(caught) - 1} more warning{'s' if len(caught) > 2 else ''}" if len(caught) > 1 else ""
+        warn(f"{first.message} ({first.category.__name__}{more}): check the results for NaN or infinite values")
+
+
 class _Failure(Exception):
     """What :func:`_run` has to say on its one line of stderr, and the exit status."""
 
     def __init__(self, message: str, status: int = 2):
         super().__init__(message)
         self.message, self.status = message, status
+
+
+# A full disk, a file-size limit (RLIMIT_FSIZE), a quota.
+_DISK_FULL = {getattr(errno, name) for name in ("ENOSPC", "EFBIG", "EDQUOT") if hasattr(errno, name)}
 
 
 def _run(args, folder: str, copies: dict[str, str]) -> int:
@@ -185,7 +215,10 @@ def _run(args, folder: str, copies: dict[str, str]) -> int:
     except KeyboardInterrupt as exc:           # Ctrl+C (SIGINT), or SIGTERM / SIGHUP (Stopped)
         return 128 + getattr(exc, "signum", signal.SIGINT)
     except OSError as exc:
-        raise _Failure(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from None
+        where = exc.filename
+        if where is None and exc.errno in _DISK_FULL:    # outputs to files name them: this is standard output
+            where = "standard output"
+        raise _Failure(f"{where or ''}: {exc.strerror or exc}".lstrip(": ")) from None
     except Exception as exc:  # a bug, not bad input: still one line, with a way to see more
         if os.environ.get("EVALGUI_DEBUG"):
             raise

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evalgui.cli.common import UsageProblem, output_format, warn
-from evalgui.cli.similarity import _numbers, add_metric_options, read_predicted, write_result
+from evalgui.cli.similarity import _numbers, add_metric_options, check_counts, read_predicted, write_result
 
 NAME = "casebase"
 HELP = "case-based retrieval: ground truth, MAC/FAC, timings"
@@ -43,6 +43,8 @@ def run(args) -> int:
     from evalgui.core.inputs.case_base import read_case_base
 
     output_format(args)
+    check_counts("--ks", args.ks)
+    check_counts("--filter-sizes", args.filter_sizes)
     if args.filter_sizes and not (args.mac_model or args.mac_attributes):
         raise UsageProblem("MAC/FAC needs MAC's model: --mac-model M2.json or --mac-attributes A,B")
     options = {"id_column": args.id_column, "delimiter": args.delimiter}

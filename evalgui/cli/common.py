@@ -76,6 +76,12 @@ def warn_absent(run_source: str, absent: list[str]) -> None:
              f"{run_source} and {'was' if len(absent) == 1 else 'were'} skipped ({shown}); use -c to score them 0")
 
 
+def check_seed(option: str, seed) -> None:
+    """A random seed is a whole number of 0 or more (numpy's generators refuse others)."""
+    if seed is not None and seed < 0:
+        raise UsageProblem(f"{option} (the random seed) must be a whole number of 0 or more, not {seed}")
+
+
 # ------------------------------------------------------------------ trec_eval's evaluation options
 
 def add_trec_options(p: argparse.ArgumentParser) -> None:
@@ -122,6 +128,10 @@ OUTPUT_OPTIONS = {"output": "-o", "save_ranks": "--save-ranks", "export_ground_t
 def check_outputs(args) -> None:
     """Refuse an output file that is also an input, or two outputs that are one file: the results
     would replace the data they come from, or each other."""
+    for name, value in vars(args).items():
+        if name in OUTPUT_OPTIONS and isinstance(value, str) and not value.strip():
+            raise UsageProblem(f"{OUTPUT_OPTIONS[name]} needs a file name (leave the option out to write to "
+                               "standard output)" if name == "output" else f"{OUTPUT_OPTIONS[name]} needs a file name")
     outputs = [(OUTPUT_OPTIONS[name], value) for name, value in vars(args).items()
                if name in OUTPUT_OPTIONS and isinstance(value, str) and value]
     if not outputs:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evalgui.cli.common import (UsageProblem, add_output_options, add_trec_options, eval_options, output_format,
-                                warn, write_table)
+from evalgui.cli.common import (UsageProblem, add_output_options, add_trec_options, check_seed, eval_options,
+                                output_format, warn, write_table)
 
 NAME = "compare"
 HELP = "significance tests between runs (all pairs or against baselines)"
@@ -87,6 +87,7 @@ def run(args) -> int:
     from evalgui.core.stats.compare import CompareOptions, compare, paper_table
 
     fmt = output_format(args)
+    check_seed("--seed", args.seed)
     if args.paper and fmt not in ("latex", "markdown"):
         raise UsageProblem("--paper writes LaTeX or Markdown: add --format latex (or markdown), or -o FILE.tex")
     scores, names, files, universe = _scores_from_file(args) if args.scores else _scores_from_runs(args)

@@ -185,3 +185,129 @@ def test_a_spool_folder_of_a_killed_run_is_removed_at_the_next_start(files, tmp_
     out = cli("evaluate", *files, "-m", "AP", env={"TMPDIR": str(temp)})
     assert out.returncode == 0
     assert sorted(os.listdir(temp)) == sorted([running.name, other.name])
+
+
+# ---------------------------------------------------------------- point 7: no silent wrong answers
+
+def _ranks(tmp_path, name: str, cells: list[list[str]]) -> str:
+    rows = ["E\tA\tB"] + ["\t".join([f"e{i}", *row]) for i, row in enumerate(cells, 1)]
+    return write(tmp_path, name, "\n".join(rows) + "\n")
+
+
+def test_stability_warns_about_a_run_sharing_no_query_with_the_qrels(capsys, files, tmp_path):
+    qrels, run = files
+    other = write(tmp_path, "other.txt", RUN.replace("1 Q0", "7 Q0").replace("2 Q0", "8 Q0"))
+    status, out, err = run_cli(capsys, "stability", "--qrels", qrels, run, other, "-p", "actual", "-m", "AP")
+    assert status == 0 and err[0] == f"evalgui-cli: warning: {other} has no query in {qrels}; it ranks no " \
+                                     "relevant document"
+    status, _, err = run_cli(capsys, "stability", "--qrels", qrels, other, other, "-p", "actual", "-m", "AP")
+    assert status == 2 and one_error(err).startswith("no query has both results and relevance information")
+    # Refused settings stay one line: the warning is said only once they are checked.
+    status, _, err = run_cli(capsys, "stability", "--qrels", qrels, run, other, "-m", "nosuch")
+    assert status == 2 and one_error(err).startswith("unknown rank measure")
+
+
+@pytest.mark.parametrize("cell, reason", [
+    ("inf", "the rank 'inf' of system B is not a finite number"),
+    ("nan", "the rank 'nan' of system B is not a finite number"),
+    ("1e308", "the rank 1e308 of system B is above 1e15 (more entities than any ranking holds)"),
+    ("1_0", "the rank '1_0' of system B is not a number"),
+    ("\u0661\u0662", "the rank '\u0661\u0662' of system B is not a number"),
+    ("\uff11", "the rank '\uff11' of system B is not a number"),
+])
+def test_rank_files_refuse_what_would_overflow_or_is_not_a_plain_number(capsys, tmp_path, cell, reason):
+    path = _ranks(tmp_path, "ranks.txt", [["1", "2"], ["3", cell], ["2", "1"]])
+    status, _, err = run_cli(capsys, "stability", path, "-n", "100", "-p", "actual")
+    assert status == 2 and one_error(err) == f"{path}, line 3: {reason}"
+
+
+def test_huge_per_query_scores_are_refused_at_their_line(capsys, tmp_path):
+    scores = write(tmp_path, "scores.csv", "run,query,measure,value\na,1,AP,0.5\nb,1,AP,0.25\na,2,AP,0.1\n"
+                                           "b,2,AP,1e308\na,3,AP,0.3\nb,3,AP,0.2\n")
+    for argv in (["compare", "--scores", scores], ["metaeval", "--scores", scores, "--experiment", "power"]):
+        status, out, err = run_cli(capsys, *argv)
+        assert status == 2 and out == "" and one_error(err) == (
+            f"{scores}, line 5: the value '1e308' is too large: per-query scores are read up to ±1e100, beyond "
+            "which the statistics would overflow")
+
+
+# ---------------------------------------------------------------- point 8: exit 2 and one line
+
+def test_usage_that_was_an_internal_error_is_exit_2_with_one_line(capsys, tmp_path):
+    from evalgui.core.resources import sample_data
+
+    gt = write(tmp_path, "gt.csv", "query_id,case_id,similarity\nq1,a,0.9\nq1,b,0.5\n")
+    status, _, err = run_cli(capsys, "similarity", "--ground-truth", gt, "--predicted", f"a={gt}",
+                             "-k", "999999999999999999999")
+    assert status == 2 and one_error(err) == "-k 999999999999999999999 is more than any list holds " \
+                                             "(at most 1,000,000,000,000)"
+    cars, model = sample_data("cbr") / "cars.csv", sample_data("cbr") / "model.json"
+    status, _, err = run_cli(capsys, "casebase", "--train", cars, "--model", model, "--delimiter", "")
+    assert status == 2 and one_error(err) == "the delimiter of set values must be at least one character " \
+                                             "(default ';')"
+    deep = write(tmp_path, "deep.json", "[" * 100_000 + "]" * 100_000)
+    status, _, err = run_cli(capsys, "casebase", "--train", cars, "--model", deep)
+    assert status == 2 and one_error(err) == f"{deep}: the JSON is nested too deeply to read"
+    ranks = _ranks(tmp_path, "ranks.txt", [["1", "2"], ["3", "4"], ["2", "1"]])
+    for argv in (["stability", ranks, "-n", "100", "-s", "-1"], ["stability", ranks, "-n", "1e400"]):
+        status, _, err = run_cli(capsys, *argv)
+        assert status == 2 and one_error(err).startswith(("-s (the random seed) must be", "--totalranks must be"))
+
+
+def test_numpy_warnings_become_one_warning_line(capsys, monkeypatch):
+    import numpy as np
+
+    from evalgui.cli import measures
+
+    def overflowing(args):
+        big = np.array([1e308, 1e308])
+        print(float(big.sum()), float((big * 10).max()))
+        return 0
+    monkeypatch.setattr(measures, "run", overflowing)
+    status, out, err = run_cli(capsys, "measures")
+    assert status == 0 and out == "inf inf\n"
+    assert err == ["evalgui-cli: warning: overflow encountered in reduce (RuntimeWarning; 1 more warning): check "
+                   "the results for NaN or infinite values"]
+
+
+def test_control_characters_in_a_message_are_escaped(capsys, tmp_path):
+    path = tmp_path / "bad\nname.txt"
+    path.write_text("1 Q0 d1 1 x t\n")
+    status, _, err = run_cli(capsys, "evaluate", path, path, "-m", "AP")
+    assert status == 2 and "bad\\nname.txt" in one_error(err)
+
+
+@posix_only
+def test_a_full_disk_names_the_file(capsys, files, tmp_path):
+    import resource
+
+    status, _, err = run_cli(capsys, "evaluate", *files, "-m", "AP", "-o", "/dev/full")
+    assert status == 2 and one_error(err) == "/dev/full: No space left on device"
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+
+    out = cli("evaluate", *files, "-m", "AP", "--per-query", "-o", tmp_path / "big.csv", preexec_fn=small_files)
+    assert out.returncode == 2 and one_error(out.stderr) == f"{tmp_path / 'big.csv'}: File too large"
+    assert not (tmp_path / "big.csv").exists() and not [p for p in os.listdir(tmp_path) if p.startswith(".evalgui")]
+    with open("/dev/full", "w") as full:
+        out = subprocess.run([sys.executable, "-m", "evalgui.cli", "evaluate", *files, "-m", "AP", "--per-query"],
+                             stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 2 and one_error(out.stderr) == "standard output: No space left on device"
+
+
+# ---------------------------------------------------------------- point 10: formats that agree
+
+def test_an_empty_output_name_is_refused_not_taken_for_standard_output(capsys, files):
+    status, out, err = run_cli(capsys, "evaluate", *files, "-m", "AP", "-o", "")
+    assert status == 2 and out == "" and one_error(err) == "-o needs a file name (leave the option out to write " \
+                                                           "to standard output)"
+
+
+@pytest.mark.parametrize("value", ["1e400", "1" + "0" * 400, "-1" + "0" * 400])
+def test_a_json_score_beyond_a_float_is_refused(capsys, files, tmp_path, value):
+    run = write(tmp_path, "run.json", '{"1": {"d1": %s, "d3": 0.5}}' % value)
+    status, _, err = run_cli(capsys, "evaluate", files[0], run, "-m", "AP")
+    assert status == 2 and one_error(err).startswith(f"{run}, line 1: query '1', document 'd1': the score ")
+    assert one_error(err).endswith("is not a finite number") and len(err[0]) < 200

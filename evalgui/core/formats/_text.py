@@ -96,6 +96,25 @@ def load_head(path: str | os.PathLike, size: int) -> bytes:
     return load_bytes(source)[:size]
 
 
+def parse_json(data: bytes, source: str):
+    """The JSON value of a file's bytes. Anything Python's parser refuses (nesting too deep for it,
+    an integer of more than 4,300 digits) is an EvalInputError naming the file."""
+    import json
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
+    try:
+        return text, json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvalInputError(source, f"invalid JSON: {exc.msg}", exc.lineno) from None
+    except RecursionError:
+        raise EvalInputError(source, "the JSON is nested too deeply to read") from None
+    except ValueError as exc:           # e.g. "Exceeds the limit (4300 digits) for integer string conversion"
+        raise EvalInputError(source, f"invalid JSON: {str(exc).split(';')[0]}") from None
+
+
 def collapse_whitespace(data: bytes) -> bytes:
     """Rewrite every run of blanks as one space and trim each line (vectorised).
 

@@ -432,6 +432,10 @@ def read_case_base(path: str | os.PathLike, *, id_column: str | None = None, typ
                    delimiter: str = DEFAULT_DELIMITER) -> CaseBase:
     """Read a case base. ``types`` overrides the inferred type of some columns."""
     source = os.fspath(path)
+    if not isinstance(delimiter, str) or not delimiter:
+        from evalgui.core.errors import EvalUsageError
+
+        raise EvalUsageError("the delimiter of set values must be at least one character (default ';')")
     columns, cells, lines, texts = _load_cells(source)
     if not columns:
         raise EvalInputError(source, "no columns")
