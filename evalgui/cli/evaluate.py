@@ -18,7 +18,8 @@ def add_arguments(p) -> None:
                    help="measure to compute; repeatable (default: official)")
     p.add_argument("--per-query", action="store_true", help="include one row per query, not only 'all'")
     add_output_options(p)
-    p.add_argument("--topic", metavar="ID", help="query id for a qrels file that is a plain list of relevant documents")
+    p.add_argument("--topic", metavar="ID", help="query id for a qrels file that is a plain list of relevant documents; "
+                        "with other qrels, evaluate this query only")
     add_trec_options(p)
 
 

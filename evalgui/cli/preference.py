@@ -50,7 +50,8 @@ def add_arguments(p) -> None:
                    help="resamples of randomization (default 10000) or bootstrap (1000) (with --test)")
     p.add_argument("--seed", type=int, default=None, help="random seed of the resampling tests (default 42)")
     add_output_options(p)
-    p.add_argument("--topic", metavar="ID", help="query id for a qrels file that is a plain list of relevant documents")
+    p.add_argument("--topic", metavar="ID", help="query id for a qrels file that is a plain list of relevant documents; "
+                        "with other qrels, evaluate this query only")
 
 
 def run(args) -> int:

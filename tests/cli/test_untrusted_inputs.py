@@ -311,3 +311,52 @@ def test_a_json_score_beyond_a_float_is_refused(capsys, files, tmp_path, value):
     status, _, err = run_cli(capsys, "evaluate", files[0], run, "-m", "AP")
     assert status == 2 and one_error(err).startswith(f"{run}, line 1: query '1', document 'd1': the score ")
     assert one_error(err).endswith("is not a finite number") and len(err[0]) < 200
+
+
+def test_what_evaluate_writes_to_a_txt_file_compare_reads(capsys, files, tmp_path):
+    qrels, run = files
+    other = write(tmp_path, "other.txt", RUN.replace("1 Q0 d4 2 2.0", "1 Q0 d4 2 9.0"))
+    out = tmp_path / "scores.txt"
+    assert run_cli(capsys, "evaluate", qrels, run, other, "-m", "AP", "--per-query", "-o", out)[0] == 0
+    assert out.read_text().startswith("run\tquery\tmeasure\tvalue\n")
+    status, table, err = run_cli(capsys, "compare", "--scores", out, "-m", "AP")
+    assert status == 0 and err == [] and table.splitlines()[1].startswith("AP,run,other,")
+
+
+@pytest.mark.parametrize("extension", ["json", "txt", "tsv", "parquet"])
+def test_the_exported_ground_truth_is_what_similarity_reads(capsys, tmp_path, extension):
+    from evalgui.core.resources import sample_data
+
+    cbr = sample_data("cbr")
+    gt = tmp_path / f"gt.{extension}"
+    status, _, err = run_cli(capsys, "casebase", "--train", cbr / "cars.csv", "--test", cbr / "queries.csv",
+                             "--model", cbr / "model.json", "--export-ground-truth", gt)
+    assert status == 0 and gt.exists()
+    status, table, err = run_cli(capsys, "similarity", "--ground-truth", gt, "--predicted", f"same={gt}", "-k", "3",
+                                 "-m", "hits_normalized")
+    assert status == 0 and table == "retriever,k,metric,value\nsame,3,hits_normalized,1.0\n"
+
+
+def test_a_ground_truth_format_similarity_cannot_read_is_refused_before_the_work(capsys, tmp_path):
+    from evalgui.core.resources import sample_data
+
+    cbr = sample_data("cbr")
+    status, _, err = run_cli(capsys, "casebase", "--train", cbr / "cars.csv", "--model", cbr / "model.json",
+                             "--export-ground-truth", tmp_path / "gt.md")
+    assert status == 2 and one_error(err).endswith("which similarity --ground-truth reads")
+    assert not (tmp_path / "gt.md").exists()
+
+
+def test_a_json_ground_truth_error_names_the_line_of_its_record(capsys, tmp_path):
+    gt = write(tmp_path, "gt.json", '[\n {\n  "query_id": "q1",\n  "case_id": "a",\n  "similarity": 0.5\n },\n'
+                                    ' {\n  "query_id": "q1",\n  "case_id": "b",\n  "similarity": 1.5\n }\n]\n')
+    status, _, err = run_cli(capsys, "similarity", "--ground-truth", gt, "--predicted", f"a={gt}")
+    assert status == 2 and one_error(err) == f"{gt}, line 7: the similarity 1.5 is outside [0, 1]"
+
+
+def test_topic_keeps_one_query_of_trec_qrels(capsys, files):
+    qrels, run = files
+    status, out, err = run_cli(capsys, "evaluate", qrels, run, "-m", "AP", "--topic", "2")
+    assert status == 0 and out == "run,query,measure,value\nrun,all,AP,0.5\n"
+    status, _, err = run_cli(capsys, "evaluate", qrels, run, "-m", "AP", "--topic", "9")
+    assert status == 2 and one_error(err) == f"{qrels}: no judgments for the topic '9' (the queries are 1, 2)"

@@ -35,6 +35,17 @@ def patterns(*formats: str) -> tuple[str, ...]:
     return tuple(f"*{ext}" for fmt in formats for ext in EXTENSIONS[fmt])
 
 
+def table_separator(source: str, data: bytes | None = None) -> str:
+    """The separator of a CSV or TSV table: by the extension, else (a .txt, say: evaluate -o x.txt
+    writes TSV) a tab when the header line has one, else a comma. ``data``: the file's bytes, if read."""
+    fmt = extension_of(source)
+    if fmt in ("csv", "tsv"):
+        return "\t" if fmt == "tsv" else ","
+    head = data[:1 << 16] if data is not None else _text.load_head(source, 1 << 16)
+    header = next((line for line in head.split(b"\n") if line.strip()), b"")
+    return "\t" if b"\t" in header else ","
+
+
 def _extension_format(source: str) -> str | None:
     """Formats decided by the extension alone (a .tsv needs its header to be one)."""
     fmt = extension_of(source)
@@ -136,10 +147,29 @@ def _memory_as_input_error(source: str):
 
 
 def read_qrels(path: str | os.PathLike, *, format: str = "auto", topic: str | None = None) -> Qrels:
-    """Read relevance judgments. ``topic`` names the query of a relevant-document list."""
+    """Read relevance judgments. ``topic`` names the query of a relevant-document list; in any other
+    format it keeps that query's judgments only (an error when it has none)."""
     source = os.fspath(path)
     with _memory_as_input_error(source):
-        return _read_qrels(source, format, topic)
+        qrels = _read_qrels(source, format, topic)
+    if topic is None or qrels.query_ids.tolist() == [str(topic)]:
+        return qrels
+    return _one_topic(qrels, str(topic))
+
+
+def _one_topic(qrels: Qrels, topic: str) -> Qrels:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from evalgui.core.arrow import to_numpy
+
+    keep = np.flatnonzero(to_numpy(pc.cast(pc.equal(qrels.query, topic), "uint8")))
+    if not len(keep):
+        shown = ", ".join(qrels.query_ids[:5].tolist()) + (" ..." if len(qrels.query_ids) > 5 else "")
+        raise EvalInputError(qrels.source, f"no judgments for the topic '{topic}' (the queries are {shown})")
+    rows = pa.array(keep)
+    return Qrels(qrels.query.take(rows), qrels.doc.take(rows), qrels.rel[keep], source=qrels.source)
 
 
 def _read_qrels(source: str, format: str, topic: str | None) -> Qrels:

@@ -20,7 +20,7 @@ import pyarrow as pa
 from evalgui.core.data import MAX_GRADE, MIN_GRADE, Qrels, Run, grade_problem
 from evalgui.core.arrow import duplicate_pair_rows
 from evalgui.core.errors import EvalInputError
-from evalgui.core.formats import _text, extension_of
+from evalgui.core.formats import _text, extension_of, table_separator
 
 QUERY_COLUMNS = ("query", "qid", "query_id", "topic", "topic_id")
 DOC_COLUMNS = ("doc", "docno", "doc_id", "docid", "document")
@@ -158,7 +158,7 @@ def _load_frame(path):
             raise EvalInputError(source, f"not a readable Parquet file ({exc})") from None
         return source, frame, np.arange(1, len(frame) + 1)
     data = _text.load_bytes(source)
-    sep = "\t" if extension_of(source) == "tsv" else ","
+    sep = table_separator(source, data)
 
     record_lines = _check_field_counts(data, sep, source)
     try:
