@@ -79,6 +79,7 @@ def _main(argv: list[str] | None) -> int:
 
     SPOOLED.clear()
     _remove_abandoned_spools(tempfile.gettempdir())
+    _thrifty_under_a_memory_limit()
     previous = _stop_on_signals()
     try:
         with tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as folder:
@@ -108,6 +109,29 @@ def _main(argv: list[str] | None) -> int:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _thrifty_under_a_memory_limit() -> None:
+    """Under a memory limit (ulimit -v, a cgroup's memory.max): Arrow's system memory pool, and at most two
+    malloc arenas. jemalloc and glibc's per-thread arenas reserve hundreds of MiB of address space for
+    Arrow's threads, and a 1 MiB qrels then no longer fits under a limit that the data would fit in."""
+    from evalgui.core import memory
+
+    if not memory.limited():
+        return
+    if "pyarrow" in sys.modules:
+        import pyarrow
+
+        pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+    else:
+        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).mallopt(-8, 2)        # M_ARENA_MAX (glibc)
+        except (OSError, AttributeError):
+            pass
 
 
 # Pipes are copied into a folder named after the process (evalgui-pipes-PID-xxxx), so that one left by
@@ -214,6 +238,11 @@ def _run(args, folder: str, copies: dict[str, str]) -> int:
         return 0
     except KeyboardInterrupt as exc:           # Ctrl+C (SIGINT), or SIGTERM / SIGHUP (Stopped)
         return 128 + getattr(exc, "signum", signal.SIGINT)
+    except MemoryError as exc:                 # a reader's own MemoryError names its file already
+        from evalgui.core import memory
+
+        raise _Failure(memory.out_of_memory(None).replace(" reading the file", "") + (f" ({exc})" if str(exc) else "")) \
+            from None
     except OSError as exc:
         where = exc.filename
         if where is None and exc.errno in _DISK_FULL:    # outputs to files name them: this is standard output

@@ -360,3 +360,70 @@ def test_topic_keeps_one_query_of_trec_qrels(capsys, files):
     assert status == 0 and out == "run,query,measure,value\nrun,all,AP,0.5\n"
     status, _, err = run_cli(capsys, "evaluate", qrels, run, "-m", "AP", "--topic", "9")
     assert status == 2 and one_error(err) == f"{qrels}: no judgments for the topic '9' (the queries are 1, 2)"
+
+
+# ---------------------------------------------------------------- point 8: memory limits
+
+def test_a_file_that_cannot_fit_under_the_memory_limit_is_refused_before_reading(files, tmp_path, monkeypatch):
+    from evalgui.core import memory
+    from evalgui.core.errors import EvalInputError
+    from evalgui.core.formats import read_qrels, read_run
+
+    qrels = write(tmp_path, "big_qrels.txt", "".join(f"q{q} 0 d{d} 1\n" for q in range(300) for d in range(300)))
+    assert 2**20 < os.path.getsize(qrels) < 2**21
+    monkeypatch.setattr(memory, "room", lambda: memory.Room(300 << 20, 1 << 30, "the test's limit"))
+    assert len(read_qrels(qrels)) == 90_000          # a 1 MiB qrels is not "too big" under such a limit
+    monkeypatch.setattr(memory, "room", lambda: memory.Room(60 << 20, 1 << 30, "the test's limit"))
+    with pytest.raises(EvalInputError) as raised:
+        read_run(qrels)
+    assert raised.value.reason.startswith("not enough memory to read it: reading 1 MiB needs about 6")
+    assert raised.value.reason.endswith(" MiB, and 60 MiB remain under the test's limit of 1,024 MiB")
+
+
+def test_the_cgroup_memory_limits_are_read(tmp_path):
+    from evalgui.core import memory
+
+    (tmp_path / "sys" / "a" / "b").mkdir(parents=True)
+    (tmp_path / "sys" / "a" / "memory.max").write_text("1073741824\n")
+    (tmp_path / "sys" / "a" / "memory.current").write_text("104857600\n")
+    (tmp_path / "sys" / "a" / "b" / "memory.max").write_text("max\n")
+    (tmp_path / "cgroup").write_text("0::/a/b\n")
+    assert memory._cgroup(str(tmp_path / "sys"), str(tmp_path / "cgroup")) == \
+        memory.Room(1073741824 - 104857600, 1073741824, "the memory limit of its control group")
+    (tmp_path / "sys" / "memory" / "c").mkdir(parents=True)
+    (tmp_path / "sys" / "memory" / "c" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    (tmp_path / "cgroup").write_text("4:memory:/c\n0::/\n")
+    assert memory._cgroup(str(tmp_path / "sys"), str(tmp_path / "cgroup")) is None
+
+
+@posix_only
+@pytest.mark.skipif(not os.path.exists("/usr/bin/prlimit"), reason="needs prlimit")
+def test_under_an_address_space_limit_a_big_run_gives_one_line_never_an_abort(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("".join(f"q{q} 0 d{d} {int(rng.integers(0, 3))}\n" for q in range(2000) for d in range(0, 600, 30)))
+    run = tmp_path / "r.txt"
+    with open(run, "w") as fh:
+        for q in range(2000):                         # 2M lines, 60 MB
+            fh.write("".join(f"q{q} Q0 d{d} {r} {1000 - r} run\n" for r, d in enumerate(range(1000), 1)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    statuses = set()
+    for mib in (300, 450, 600, 1200):
+        out = subprocess.run(["/usr/bin/prlimit", f"--as={mib << 20}", sys.executable, "-m", "evalgui.cli", "evaluate",
+                              qrels, run, "-m", "AP"], capture_output=True, text=True, env=env, timeout=120)
+        statuses.add(out.returncode)
+        assert out.returncode in (0, 2), (mib, out.returncode, out.stderr[-300:])
+        if out.returncode == 2:                        # what ran out, not "too big for this computer"
+            assert one_error(out.stderr).startswith(f"{run}: not enough memory to read it: reading 48 MiB needs "
+                                                    "about "), out.stderr
+        else:
+            assert out.stdout.startswith("run,query,measure,value\nr,all,AP,")
+    assert statuses == {0, 2}
+    # A 1 MiB qrels fits under a limit its data fits in (it was "too big to read into memory").
+    small_run = write(tmp_path, "small.txt", "q1 Q0 d0 1 1.0 run\n")
+    big_qrels = write(tmp_path, "big_qrels.txt", "".join(f"q{q} 0 d{d} 1\n" for q in range(300) for d in range(300)))
+    out = subprocess.run(["/usr/bin/prlimit", f"--as={450 << 20}", sys.executable, "-m", "evalgui.cli", "evaluate",
+                          big_qrels, small_run, "-m", "AP"], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr

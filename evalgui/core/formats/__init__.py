@@ -134,16 +134,15 @@ def detect_kind(path: str | os.PathLike) -> str:
 
 @contextlib.contextmanager
 def _memory_as_input_error(source: str):
-    """A file too big for memory is an input problem (exit 2, naming the file), not a crash."""
+    """A file too big for memory is an input problem (exit 2, naming the file), not a crash. Under a
+    memory limit it is refused before reading when it cannot fit: a failed C++ allocation aborts."""
+    from evalgui.core import memory as _memory
+
+    _memory.check_room(source)
     try:
         yield
     except MemoryError:
-        size = ""
-        try:
-            size = f" ({os.path.getsize(source) / 2**20:,.0f} MiB)"
-        except OSError:
-            pass
-        raise EvalInputError(source, f"the file is too big to read into this computer's memory{size}") from None
+        raise EvalInputError(source, _memory.out_of_memory(source)) from None
 
 
 def read_qrels(path: str | os.PathLike, *, format: str = "auto", topic: str | None = None) -> Qrels:
