@@ -237,7 +237,7 @@ def _run(args, folder: str, copies: dict[str, str]) -> int:
             pass
         return 0
     except KeyboardInterrupt as exc:           # Ctrl+C (SIGINT), or SIGTERM / SIGHUP (Stopped)
-        return 128 + getattr(exc, "signum", signal.SIGINT)
+        stopped = 128 + getattr(exc, "signum", signal.SIGINT)
     except MemoryError as exc:                 # a reader's own MemoryError names its file already
         from evalgui.core import memory
 
@@ -252,3 +252,12 @@ def _run(args, folder: str, copies: dict[str, str]) -> int:
         if os.environ.get("EVALGUI_DEBUG"):
             raise
         raise _Failure(f"internal error: {type(exc).__name__}: {exc} (set EVALGUI_DEBUG=1 for details)", 1) from None
+    # Stopped: the interrupted work is let go of now, so that what it holds is released before the process
+    # ends with os._exit (stability -t's worker processes get no signal of their own from `kill PID`).
+    import gc
+
+    gc.collect()
+    if "multiprocessing" in sys.modules:
+        for child in sys.modules["multiprocessing"].active_children():
+            child.terminate()
+    return stopped

@@ -427,3 +427,21 @@ def test_under_an_address_space_limit_a_big_run_gives_one_line_never_an_abort(tm
     out = subprocess.run(["/usr/bin/prlimit", f"--as={450 << 20}", sys.executable, "-m", "evalgui.cli", "evaluate",
                           big_qrels, small_run, "-m", "AP"], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+@posix_only
+def test_a_signal_stops_stability_s_worker_processes_too(tmp_path):
+    import random
+
+    rng = random.Random(1)
+    ranks = _ranks(tmp_path, "ranks.txt", [[str(rng.randint(1, 50)), str(rng.randint(1, 50))] for _ in range(60)])
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "evalgui.cli", "stability", ranks, "-n", "100", "-t", "2",
+                                "-i", "5000", "--splits", "5", "10", "-o", tmp_path / "out.csv"],
+                               stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(4)                       # the workers are busy
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(30) == 128 + signal.SIGTERM
+    time.sleep(0.5)
+    # No "leaked semaphore objects" from multiprocessing's tracker: the pool was shut down.
+    assert process.stderr.read() == "" and not (tmp_path / "out.csv").exists()
