@@ -241,8 +241,7 @@ def _run(args, folder: str, copies: dict[str, str]) -> int:
     except MemoryError as exc:                 # a reader's own MemoryError names its file already
         from evalgui.core import memory
 
-        raise _Failure(memory.out_of_memory(None).replace(" reading the file", "") + (f" ({exc})" if str(exc) else "")) \
-            from None
+        raise _Failure(memory.ran_out() + (f" ({exc})" if str(exc) else "")) from None
     except OSError as exc:
         where = exc.filename
         if where is None and exc.errno in _DISK_FULL:    # outputs to files name them: this is standard output

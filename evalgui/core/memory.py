@@ -133,3 +133,11 @@ def out_of_memory(source: str | None) -> str:
     if limit is None:
         return f"the file is too big to read into this computer's memory{size}"
     return f"ran out of memory reading the file{size} under {limit.what} of {_mib(limit.limit)}"
+
+
+def ran_out() -> str:
+    """A MemoryError outside the readers, in words: which limit was reached, when there is one."""
+    limit = room()
+    if limit is None:
+        return "out of memory: this computer has too little free memory for the job"
+    return f"out of memory under {limit.what} of {_mib(limit.limit)}"

@@ -445,3 +445,16 @@ def test_a_signal_stops_stability_s_worker_processes_too(tmp_path):
     time.sleep(0.5)
     # No "leaked semaphore objects" from multiprocessing's tracker: the pool was shut down.
     assert process.stderr.read() == "" and not (tmp_path / "out.csv").exists()
+
+
+def test_memory_running_out_in_the_work_is_one_line_naming_the_limit(capsys, monkeypatch):
+    from evalgui.cli import measures
+    from evalgui.core import memory
+
+    def greedy(args):
+        raise MemoryError("Unable to allocate 8.41 MiB for an array")
+    monkeypatch.setattr(measures, "run", greedy)
+    monkeypatch.setattr(memory, "room", lambda: memory.Room(1 << 20, 512 << 20, "the test's limit"))
+    status, _, err = run_cli(capsys, "measures")
+    assert status == 2 and one_error(err) == "out of memory under the test's limit of 512 MiB (Unable to allocate " \
+                                             "8.41 MiB for an array)"
