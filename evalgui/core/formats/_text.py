@@ -52,6 +52,9 @@ def load_bytes(path: str | os.PathLike) -> bytes:
     Raises EvalInputError for missing, unreadable, empty or binary files.
     """
     source = os.fspath(path)
+    from evalgui.core import memory
+
+    memory.check_room(source)            # under a memory limit: refused before, not aborted during
     try:
         with open(source, "rb") as fh:
             data = fh.read()

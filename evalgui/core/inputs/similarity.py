@@ -176,7 +176,10 @@ def read_similarity_results(path: str | os.PathLike) -> SimilarityResults:
 
     from evalgui.core.formats.other import _load_frame, _pick_column
 
+    from evalgui.core import memory
+
     source = os.fspath(path)
+    memory.check_room(source)
     fmt = extension_of(source)
     table, lines = None, None
     if fmt == "json":
