@@ -98,7 +98,8 @@ def _main(argv: list[str] | None) -> int:
                             shown(message, category, *rest, **named)
                     warnings.showwarning = keep
                     status = _run(args, folder, copies)
-                _say_warnings(caught)
+                if status == 0:                      # an error is said in its one line alone
+                    _say_warnings(caught)
                 return status
             except _Failure as failure:
                 message = failure.message
