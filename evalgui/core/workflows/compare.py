@@ -62,7 +62,7 @@ BASELINES = Param(name="baselines", type="texts", default=(), flag="--baseline",
                   label="Baselines",
                   help="Compare every run against these runs only (a run's name or its file). Empty: every two "
                        "runs.")
-ALPHA = Param(name="alpha", type="float", default=0.05, flag="--alpha",
+ALPHA = Param(name="alpha", type="float", default=0.05, minimum=0.0001, maximum=0.9999, flag="--alpha",
               label="Significance level (α)",
               help="A difference is significant when its adjusted p-value is below α.")
 SAMPLES = Param(name="samples", type="int", default=None, optional=True, minimum=1, maximum=MAX_SAMPLES,
@@ -101,8 +101,6 @@ class CompareRequest(Request):
             elif not self.measures:
                 problems.append(Problem(None, "choose the measures to compare with {measures} (e.g. AP, nDCG@10)",
                                         mentions=self._mentions()))
-        if not 0.0 < self.alpha < 1.0:
-            problems.append(Problem(self.param("alpha"), "alpha must be between 0 and 1 (e.g. 0.05)", self.alpha))
         return problems
 
     def _mentions(self):
@@ -143,8 +141,6 @@ class PreferenceRequest(Request):
         if len(self.runs) < 2:
             problems.append(Problem(self.param("runs"), f"a preference compares two runs or more; "
                                                         f"{len(self.runs)} given"))
-        if not 0.0 < self.alpha < 1.0:
-            problems.append(Problem(self.param("alpha"), "alpha must be between 0 and 1 (e.g. 0.05)", self.alpha))
         return problems
 
 
