@@ -462,3 +462,15 @@ def test_memory_running_out_in_the_work_is_one_line_naming_the_limit(capsys, mon
     status, _, err = run_cli(capsys, "measures")
     assert status == 2 and one_error(err) == "out of memory under the test's limit of 512 MiB (Unable to allocate " \
                                              "8.41 MiB for an array)"
+
+
+def test_scores_at_the_limit_compare_without_numpy_warnings(capsys, tmp_path):
+    rows = "".join(f"{run},{q},AP,{value}\n" for q, (a, b) in enumerate([("1e100", "-1e100"), ("0.5", "9.9e99"),
+                                                                         ("-1e100", "0.25"), ("1e100", "1e100")])
+                   for run, value in (("a", a), ("b", b)))
+    scores = write(tmp_path, "scores.csv", "run,query,measure,value\n" + rows)
+    for test in ("t", "wilcoxon", "bootstrap"):
+        status, out, err = run_cli(capsys, "compare", "--scores", scores, "--test", test)
+        assert status == 0 and err == [] and "nan" not in out.lower().replace("n_queries", "")
+    status, out, err = run_cli(capsys, "metaeval", "--scores", scores, "--experiment", "power")
+    assert status == 0 and err == []
