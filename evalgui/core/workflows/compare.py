@@ -380,17 +380,18 @@ def run_preference(request: PreferenceRequest, state: JobState | None = None, in
     import os
     from functools import partial
 
-    from evalgui.core.ranked.preference import REGISTRY, compare as prefer, measure as preference_measure
+    from evalgui.core.ranked.preference import compare as prefer, default_measures, measure as preference_measure
 
     state = state_or_default(state)
     inputs = inputs or Inputs()
     request.check()
-    measures = list(dict.fromkeys(request.measures)) or list(REGISTRY)
+    measures = list(dict.fromkeys(request.measures))
     for name in measures:
         preference_measure(name)        # an unknown name stops here, before any file is read
     options = options_of(request) if request.test else None
     qrels = inputs.get(request.qrels, "qrels", topic=request.topic) if request.topic else \
         inputs.get(request.qrels, "qrels")
+    measures = measures or default_measures(qrels)     # ST-RPP only with subtopic qrels
     notes: list[str] = []
 
     def lacking(run, absent: list[str]) -> None:
