@@ -24,6 +24,7 @@ from evalgui.core.metaeval.scores import (Judgments, MeasureScores, RankedSource
                                           pair_decisions, signs)
 from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.core.stats import stability as st
+from evalgui.core.stats.catalogue import TESTS
 from evalgui.core.stats.compare import CompareOptions, pair_tests
 from evalgui.core.stats.significance import check_correction, check_test
 
@@ -251,7 +252,7 @@ def power_experiment(scores, settings: PowerSettings = PowerSettings(),
         state.check()
         step = state.scaled(k / len(items), (k + 1) / len(items), f"{m.measure}: ")
         step.progress(0.0, f"testing {len(first)} pairs")
-        if options.test == "tukey" and m.is_preference:
+        if TESTS[options.test].needs_scores and m.is_preference:
             raise ValueError(f"{m.measure}: Tukey's HSD needs each system's scores, not a preference between two")
         tests = pair_tests(m.differences, options, step, m.scores, first, second)
         significant = int(np.count_nonzero(tests.significant))
