@@ -121,6 +121,8 @@ def run(args) -> int:
         if not query_set.queries:
             raise UsageProblem(f"{query_set.measure}: no query is shared by every run; nothing to compare "
                                "(use -c to score missing queries 0)")
+    for message in result.warnings:
+        warn(message)
     if args.paper:
         from evalgui.core.export import write_atomic
 

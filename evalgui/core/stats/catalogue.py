@@ -30,6 +30,8 @@ class KernelRecord(Record):
 class TestRecord(KernelRecord):
     """A significance test. Its kernel takes a ``significance.TestInput`` and returns a ``TestOutput``."""
 
+    __test__ = False                    # not a pytest class
+
     samples: int | None = None          # a resampling test's default number of samples B; None: not resampling
     needs_scores: bool = False          # tests the systems together, from each one's own scores (not only the
                                         # differences of a pair): not for preferences, which are differences

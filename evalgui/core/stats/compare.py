@@ -154,6 +154,11 @@ def align(scores: pd.DataFrame, runs: list[str], measure: str, universe: list[st
                                                       len(universe), missing)
 
 
+def one_query_warning(measure: str) -> str:
+    return (f"{measure}: only one query to compare over; the p-values are undefined (left empty): "
+            "a test needs two or more queries")
+
+
 @dataclass
 class Comparison:
     """What :func:`compare` returns: the tidy table, its query sets, and per-measure extras."""
@@ -168,6 +173,12 @@ class Comparison:
 
     def rows(self, measure: str) -> pd.DataFrame:
         return self.table[self.table["measure"] == measure]
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the reader must know about the table: measures whose p-values are undefined."""
+        return [one_query_warning(measure) for measure, query_set in self.query_sets.items()
+                if len(query_set.queries) == 1]
 
     def matrix(self, measure: str, value: str = "diff") -> pd.DataFrame:
         """Runs x runs for one measure: ``diff`` (row − column), a p-value column (symmetric),

@@ -147,7 +147,7 @@ BLOCK_CELLS = 1_000_000
 # An order statistic over samples spread over several chunks (the bootstrap's difference required, the
 # confidence interval) keeps, per row, the largest (or smallest) values seen so far; the rows whose kept
 # values and one chunk's fit in this many numbers go through the samples together, the others in more passes.
-KEEP_NUMBERS = 2_000_000
+KEEP_NUMBERS = 4_000_000
 
 
 def chunk_size(n: int) -> int:
@@ -398,8 +398,8 @@ def mean_ci(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, confidence:
                         part, len(groups))
         ascending_low = np.sort(-smallest.values, axis=1)          # ranks 0 .. keep_low − 1
         ascending_high = np.sort(largest.values, axis=1)           # ranks B − keep_high .. B − 1
-        for (before, after, gamma), ordered, first, out in ((*ends[0], ascending_low, 0, low),
-                                                           (*ends[1], ascending_high, samples - keep_high, high)):
+        for (before, after, gamma), ordered, first, out in ((ends[0], ascending_low, 0, low),
+                                                           (ends[1], ascending_high, samples - keep_high, high)):
             value = _lerp(ordered[:, before - first], ordered[:, after - first], gamma)
             out[group] = np.where(undefined, np.nan, value)
     return low, high

@@ -1,0 +1,192 @@
+"""Benchmark: resampling in chunks. Cancel latency and peak memory at B = 5,000,000, and the speed of the
+rank-file stability experiment's inner steps (``stability.swap_trials``, the bootstrap of ``asl_rates``).
+
+Targets (issue 23, point 9): at B = 5,000,000 a Cancel stops the test within 0.3 s and the test's
+memory stays near 200 MB (before chunking: 24-32 s and 4-6 GB); ``swap_trials`` is no slower than
+before it (a previous chunking made the stability experiment time out).
+
+* Cancel: a compare of 6 pairs x 50 queries with the randomization test, then the bootstrap test, at
+  B = 5,000,000 runs in a thread; Cancel is asked 1 s in, and the time until the job has stopped is
+  the latency.
+* Peak memory: the same tests run to the end in a fresh process each; its peak resident memory
+  (``ru_maxrss``) less the resident memory before the test, and tracemalloc's peak of the test.
+* ``swap_trials`` and ``bootstrap_test``: best of 5, milliseconds per call, on the shapes the
+  stability experiment gives (pairs x queries, B = 1,000), and one large B.
+
+From the repository root::
+
+    python benchmarks/bench_resampling.py --quick                 # B = 500,000, print only
+    python benchmarks/bench_resampling.py --before /work/main     # also times swap_trials of that checkout
+    python benchmarks/bench_resampling.py --write                 # writes its section of docs/benchmarks.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BEGIN, END = "<!-- bench_resampling:begin -->", "<!-- bench_resampling:end -->"
+PAIRS, QUERIES = 6, 50
+SHAPES = ((10, 2, 1_000), (45, 10, 1_000), (190, 10, 1_000), (6, 50, 100_000))   # rows, queries, B
+
+
+def _diffs(rows: int, n: int):
+    import numpy as np
+
+    return np.random.default_rng(7).random((rows, n)) - 0.45
+
+
+def cancel_latency(test: str, samples: int, after: float = 1.0) -> dict:
+    """Run the test in a thread, ask it to stop ``after`` seconds in; seconds until it stopped."""
+    from evalgui.core.jobs import Cancelled, JobState
+    from evalgui.core.stats.compare import CompareOptions, _pair_statistics
+
+    asked = threading.Event()
+    state = JobState(is_cancelled=asked.is_set)
+    outcome: dict = {}
+
+    def job():
+        try:
+            _pair_statistics(_diffs(PAIRS, QUERIES), CompareOptions(test=test, samples=samples), state)
+            outcome["finished"] = True
+        except Cancelled:
+            outcome["cancelled"] = time.perf_counter()
+
+    worker = threading.Thread(target=job)
+    worker.start()
+    time.sleep(after)
+    asked_at = time.perf_counter()
+    asked.set()
+    worker.join()
+    stopped = outcome.get("cancelled", time.perf_counter())
+    return {"test": test, "samples": samples, "latency": stopped - asked_at, "finished": "finished" in outcome}
+
+
+def peak_memory(test: str, samples: int) -> dict:
+    """In this (fresh) process: the test run to the end; extra resident memory and tracemalloc's peak."""
+    import resource
+    import tracemalloc
+
+    from evalgui.core.jobs import NO_STATE
+    from evalgui.core.stats import significance as sig
+    from evalgui.core.stats.compare import CompareOptions, _pair_statistics
+
+    diffs = _diffs(PAIRS, QUERIES)
+    sig.randomization_test(diffs, 10, 1)                     # load numpy, scipy, the BLAS
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    tracemalloc.start()
+    started = time.perf_counter()
+    _pair_statistics(diffs, CompareOptions(test=test, samples=samples), NO_STATE)   # test + CI
+    took = time.perf_counter() - started
+    _, traced = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"test": test, "samples": samples, "seconds": took, "rss_mb": after, "rss_extra_mb": after - before,
+            "traced_mb": traced / 2 ** 20}
+
+
+def profile_swap(repeats: int = 5) -> list[dict]:
+    """Best-of milliseconds per call of swap_trials and bootstrap_test (5 levels) on the stability shapes."""
+    from evalgui.core.stats import stability
+    from evalgui.core.stats.significance import bootstrap_test
+
+    out = []
+    for rows, n, samples in SHAPES:
+        diffs = _diffs(rows, n)
+        calls = max(1, 20_000_000 // (rows * n * samples))
+        row = {"rows": rows, "queries": n, "samples": samples}
+        for name, call in (("swap_trials", lambda s: stability.swap_trials(diffs, samples, s)),
+                           ("bootstrap", lambda s: bootstrap_test(diffs, samples, s, [0.001, 0.01, 0.05, 0.1, 0.2]))):
+            best = float("inf")
+            for _ in range(repeats):
+                started = time.perf_counter()
+                for seed in range(calls):
+                    call(seed)
+                best = min(best, (time.perf_counter() - started) / calls)
+            row[name] = 1000 * best
+        out.append(row)
+    return out
+
+
+def _child(args: list[str], pythonpath: Path) -> object:
+    env = dict(os.environ, PYTHONPATH=str(pythonpath))
+    done = subprocess.run([sys.executable, __file__, *args], env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def render(profiles: dict[str, list[dict]], cancels: list[dict], memories: list[dict], took: float) -> str:
+    lines = [BEGIN, "## Resampling in chunks (`benchmarks/bench_resampling.py`)", "",
+             f"{PAIRS} pairs x {QUERIES} queries (the compare engine's pair tests). Load average "
+             f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: wall times are upper bounds.", "",
+             "| test | B | Cancel latency (s) | target |", "|---|---|---|---|"]
+    for c in cancels:
+        if c["finished"]:
+            lines.append(f"| {c['test']} | {c['samples']:,} | done before the request | |")
+        else:
+            lines.append(f"| {c['test']} | {c['samples']:,} | {c['latency']:.3f} | < 0.3 s: "
+                         f"{'met' if c['latency'] < 0.3 else 'NOT met'} |")
+    lines += ["", "| test (to the end) | B | seconds | peak RSS (MB) | RSS added by the test (MB) | "
+                  "tracemalloc peak (MB) |", "|---|---|---|---|---|---|"]
+    for m in memories:
+        lines.append(f"| {m['test']} | {m['samples']:,} | {m['seconds']:.1f} | {m['rss_mb']:.0f} | "
+                     f"{m['rss_extra_mb']:.0f} | {m['traced_mb']:.0f} |")
+    lines += ["", "Before chunking (issue 23): Cancel 24-32 s, peak memory 4-6 GB at B = 5,000,000.", "",
+              "The rank-file stability experiment's inner steps, milliseconds per call (best of 5 x 3 rounds, "
+              "before and now interleaved):", "",
+              "| pairs | queries | B | " + " | ".join(f"swap_trials {k}" for k in profiles) + " | " +
+              " | ".join(f"bootstrap_test {k}" for k in profiles) + " |",
+              "|---|---|---|" + "---|" * (2 * len(profiles))]
+    for i, (rows, n, samples) in enumerate(SHAPES):
+        lines.append(f"| {rows} | {n} | {samples:,} | " +
+                     " | ".join(f"{p[i]['swap_trials']:.2f}" for p in profiles.values()) + " | " +
+                     " | ".join(f"{p[i]['bootstrap']:.2f}" for p in profiles.values()) + " |")
+    lines += ["", f"Benchmark run took {took:.0f} s.", END, ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="B = 500,000, print only")
+    parser.add_argument("--before", type=Path, help="a checkout whose swap_trials to time as well (e.g. main)")
+    parser.add_argument("--write", action="store_true", help="write the section of docs/benchmarks.md")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        kind, *rest = args.child
+        result = profile_swap() if kind == "profile" else peak_memory(rest[0], int(rest[1]))
+        print(json.dumps(result))
+        return 0
+    started = time.time()
+    samples = 500_000 if args.quick else 5_000_000
+    # Before and now interleaved, three rounds, the best of each cell: the machine's load moves.
+    checkouts = {"before": args.before.resolve()} if args.before else {}
+    checkouts["now"] = REPO
+    rounds = {name: [] for name in checkouts}
+    for _ in range(3 if args.before else 1):
+        for name, where in checkouts.items():
+            rounds[name].append(_child(["--child", "profile"], where))
+    profiles = {name: [{key: (min(r[i][key] for r in runs) if key in ("swap_trials", "bootstrap") else value)
+                        for key, value in runs[0][i].items()} for i in range(len(SHAPES))]
+                for name, runs in rounds.items()}
+    sys.path.insert(0, str(REPO))
+    cancels = [cancel_latency(test, samples) for test in ("randomization", "bootstrap")]
+    memories = [_child(["--child", "memory", test, str(samples)], REPO) for test in ("randomization", "bootstrap")]
+    section = render(profiles, cancels, memories, time.time() - started)
+    print(section)
+    if args.write:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from bench_compare import write_section
+
+        write_section(REPO / "docs" / "benchmarks.md", BEGIN, END, section)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
