@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from evalgui.core.data import Qrels, Run
-from evalgui.core.jobs import JobState, state_or_default
+from evalgui.core.jobs import JobState, check_cap, state_or_default
 from evalgui.core.metaeval.catalogue import COLUMNS
 from evalgui.core.metaeval.scores import (Judgments, MeasureScores, RankedSource, kendall_tau, ordering_signs,
                                           pair_decisions, signs)
@@ -60,6 +60,14 @@ def _scores_list(scores) -> list[MeasureScores]:
     return items
 
 
+# Ceilings on the numbers that size the work; each refusal says what its ceiling protects.
+MAX_SETS = 10_000_000          # query sets per repetition (drawn in blocks: a cap on time)
+MAX_SET_SIZE = 1_000_000       # queries in one set, with replacement (a cap on time)
+MAX_REPETITIONS = 10_000       # stability repetitions (a cap on time)
+MAX_ROBUSTNESS_REPETITIONS = 1_000   # each re-evaluates every measure and keeps its scores (memory and time)
+MAX_SET_DRAWS = 100_000_000    # query sets x repetitions (a cap on time)
+
+
 def _check_seed(seed: int) -> None:
     if seed < 0:
         raise ValueError(f"the seed is a whole number of 0 or more, not {seed}")
@@ -92,6 +100,11 @@ class StabilitySettings:
             raise ValueError("a query set needs at least one query")
         if self.sets < 1 or self.repetitions < 1:
             raise ValueError("the numbers of sets and of repetitions must be at least 1")
+        check_cap("the number of query sets", self.sets, MAX_SETS, "the running time")
+        check_cap("the number of repetitions", self.repetitions, MAX_REPETITIONS, "the running time")
+        check_cap("query sets x repetitions", self.sets * self.repetitions, MAX_SET_DRAWS, "the running time")
+        for size in self.set_sizes:
+            check_cap("a query-set size", size, MAX_SET_SIZE, "the running time")
         if not 0.0 <= self.fuzziness < 1.0:
             raise ValueError(f"the fuzziness is a relative difference between 0 and 1, not {self.fuzziness}")
 
@@ -136,9 +149,9 @@ class _SameQueries:
         ends = np.cumsum([p.shape[1] for p in parts])
         self.slices = [slice(int(e - p.shape[1]), int(e)) for e, p in zip(ends, parts)]
 
-    def block(self, sets: int) -> int:
-        """Query sets drawn at once."""
-        return max(1, min(sets, _SET_CELLS // max(self.n_queries, 1),
+    def block(self, sets: int, set_size: int = 1) -> int:
+        """Query sets drawn at once (the same sets whatever the block)."""
+        return max(1, min(sets, _SET_CELLS // max(self.n_queries, set_size, 1),
                           _MEAN_CELLS // max(self.columns.shape[1], 1)))
 
 
@@ -175,7 +188,7 @@ def stability_experiment(scores, settings: StabilitySettings = StabilitySettings
             counts = {m.measure: np.zeros((n_pairs, 3), dtype=np.int64) for m in items}
             for group in groups:
                 rng = st.repetition_rng(settings.seed, size, r)
-                block = group.block(sets)
+                block = group.block(sets, size)
                 for start in range(0, sets, block):
                     state.check()
                     state.progress((step + start / sets) / steps, message)
@@ -308,6 +321,8 @@ class RobustnessSettings:
             raise ValueError(f"a fraction of judgments to remove is between 0 and 1 (1 excluded), not {bad[0]:g}")
         if self.repetitions < 1:
             raise ValueError("the number of repetitions must be at least 1")
+        check_cap("the number of repetitions", self.repetitions, MAX_ROBUSTNESS_REPETITIONS,
+                  "memory and the running time: each repetition evaluates every measure again")
 
 
 @dataclass

@@ -33,11 +33,18 @@ from evalgui.core.rankfile import measures as M
 from evalgui.core.rankfile.compat import Compat, partial_bins, single_query_trials
 from evalgui.core.rankfile.ranks import RankFile
 from evalgui.core.stats import stability
+from evalgui.core.stats.catalogue import MAX_SAMPLES
 from evalgui.core.stats.significance import NOISE, t_test
 
 # The original's labels for the significance levels, in ascending order of level.
 STARS = ("***", "**", "*", ".", ",", "_")
 MIN_QUERY_SIZE = 5                 # smaller queries: warn, as the original does
+
+# Ceilings on the numbers that size the work (each refusal says what it protects).
+MAX_ITERATIONS = 100_000
+MAX_THREADS = 64
+MAX_SWAP_TRIALS = 25_000_000      # system pairs x bootstrap samples: the swap method's trials, 2 numbers each
+                                  # (400 MB)
 
 EVAL_COLUMNS = ("method", "norm", "correlation", "stddev corr", "systemCount", "splitCount", "entityCount",
                 "fuzziness", "cutoff", "errRate", "stddev errRate", "tieRate", "stddev tieRate", "tRate",
@@ -150,6 +157,9 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
         _positive_int(settings.iterations, "--iter")
         _positive_int(settings.bootstrap, "--boot")
         _positive_int(settings.threads, "--threads")
+        _at_most(settings.iterations, MAX_ITERATIONS, "--iter", "the running time")
+        _at_most(settings.bootstrap, MAX_SAMPLES, "--boot", "the running time")
+        _at_most(settings.threads, MAX_THREADS, "--threads", "memory: each process holds the ranks")
         if not settings.splits:
             raise EvalUsageError("give the numbers of queries to split the entities into (--splits)")
         systems = settings.systems or (n_systems,)
@@ -166,6 +176,11 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
             for e in entities:
                 if q > e:
                     raise EvalUsageError(f"--splits {q}: {e} entities cannot be split into {q} queries")
+        pairs = max(systems) * (max(systems) - 1) // 2
+        if pairs * settings.bootstrap > MAX_SWAP_TRIALS:
+            raise EvalUsageError(f"--boot {settings.bootstrap:,}: at most {MAX_SWAP_TRIALS // pairs:,} with "
+                                 f"{max(systems)} systems (a limit that protects memory: the swap method keeps "
+                                 f"every trial of the {pairs:,} system pairs)")
         for q in settings.splits:
             for s in systems:
                 for e in entities:
@@ -180,6 +195,11 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
                             "queries), so asl and estDiff say little; the original then reports asl 100 and a "
                             "random estDiff")
     return Plan(ranks, settings, methods, combinations, levels, warnings)
+
+
+def _at_most(value: int, cap: int, option: str, protects: str) -> None:
+    if value > cap:
+        raise EvalUsageError(f"{option} {value:,}: at most {cap:,} (a limit that protects {protects})")
 
 
 def _positive_int(value, option: str) -> None:

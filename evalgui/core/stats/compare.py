@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from evalgui.core import tidy
-from evalgui.core.jobs import JobState, state_or_default
+from evalgui.core.jobs import JobState, check_cap, state_or_default
 from evalgui.core.stats import significance as sig
 from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, MAX_SAMPLES, PREFERENCE_TESTS, RESAMPLING, TESTS
 from evalgui.core.sums import query_mean
@@ -57,9 +57,8 @@ class CompareOptions:
             raise ValueError(f"alpha must be between 0 and 1, not {self.alpha}")
         if self.samples is not None and self.samples < 1:
             raise ValueError(f"the number of samples must be at least 1, not {self.samples}")
-        if self.samples is not None and self.samples > MAX_SAMPLES:
-            raise ValueError(f"the number of samples can be at most {MAX_SAMPLES:,} (each takes time), "
-                             f"not {self.samples:,}")
+        if self.samples is not None:
+            check_cap("the number of samples", self.samples, MAX_SAMPLES, "the running time")
         if not math.isfinite(self.tie_tolerance):
             raise ValueError(f"the tie tolerance must be a number, not {self.tie_tolerance}")
         if self.tie_tolerance < 0:
