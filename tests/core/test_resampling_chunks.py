@@ -36,7 +36,8 @@ def test_chunks_are_the_rows_of_one_draw(size):
     assert not exact
     assert np.array_equal(np.concatenate([c for _, c in sig.sign_chunks(13, 1000, 5, size)]), signs)
     # all 2^n flips, enumerated in chunks
-    assert np.array_equal(np.concatenate([c for _, c in sig.sign_chunks(4, 1000, 5, size)]), sig.sign_matrix(4, 1000, 5)[0])
+    enumerated = np.concatenate([c for _, c in sig.sign_chunks(4, 1000, 5, size)])
+    assert np.array_equal(enumerated, sig.sign_matrix(4, 1000, 5)[0])
     counts = sig.resample_counts(13, 1000, 5)
     assert np.array_equal(np.concatenate([c for _, c in sig.resample_count_chunks(13, 1000, 5, size)]), counts)
     # the unchunked draw of before (np.add.at over the draws of one generator)

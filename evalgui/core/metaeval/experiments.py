@@ -19,7 +19,8 @@ import pandas as pd
 
 from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import JobState, check_cap, state_or_default
-from evalgui.core.metaeval.catalogue import COLUMNS
+from evalgui.core.metaeval.catalogue import (COLUMNS, MAX_REPETITIONS, MAX_ROBUSTNESS_REPETITIONS, MAX_SET_DRAWS,
+                                             MAX_SET_SIZE, MAX_SETS)
 from evalgui.core.metaeval.scores import (Judgments, MeasureScores, RankedSource, kendall_tau, ordering_signs,
                                           pair_decisions, signs)
 from evalgui.core.ranked.evaluate import EvalOptions
@@ -58,14 +59,6 @@ def _scores_list(scores) -> list[MeasureScores]:
     if any(m.systems != systems for m in items):
         raise ValueError("every measure must score the same systems, in the same order")
     return items
-
-
-# Ceilings on the numbers that size the work; each refusal says what its ceiling protects.
-MAX_SETS = 10_000_000          # query sets per repetition (drawn in blocks: a cap on time)
-MAX_SET_SIZE = 1_000_000       # queries in one set, with replacement (a cap on time)
-MAX_REPETITIONS = 10_000       # stability repetitions (a cap on time)
-MAX_ROBUSTNESS_REPETITIONS = 1_000   # each re-evaluates every measure and keeps its scores (memory and time)
-MAX_SET_DRAWS = 100_000_000    # query sets x repetitions (a cap on time)
 
 
 def _check_seed(seed: int) -> None:

@@ -28,7 +28,7 @@ import numpy as np
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.rankfile import DEFAULT_MEASURES, DEFAULT_SIGS
+from evalgui.core.rankfile import DEFAULT_MEASURES, DEFAULT_SIGS, MAX_ITERATIONS, MAX_SWAP_TRIALS, MAX_THREADS
 from evalgui.core.rankfile import measures as M
 from evalgui.core.rankfile.compat import Compat, partial_bins, single_query_trials
 from evalgui.core.rankfile.ranks import RankFile
@@ -39,12 +39,6 @@ from evalgui.core.stats.significance import NOISE, t_test
 # The original's labels for the significance levels, in ascending order of level.
 STARS = ("***", "**", "*", ".", ",", "_")
 MIN_QUERY_SIZE = 5                 # smaller queries: warn, as the original does
-
-# Ceilings on the numbers that size the work (each refusal says what it protects).
-MAX_ITERATIONS = 100_000
-MAX_THREADS = 64
-MAX_SWAP_TRIALS = 25_000_000      # system pairs x bootstrap samples: the swap method's trials, 2 numbers each
-                                  # (400 MB)
 
 EVAL_COLUMNS = ("method", "norm", "correlation", "stddev corr", "systemCount", "splitCount", "entityCount",
                 "fuzziness", "cutoff", "errRate", "stddev errRate", "tieRate", "stddev tieRate", "tRate",
@@ -176,11 +170,13 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
             for e in entities:
                 if q > e:
                     raise EvalUsageError(f"--splits {q}: {e} entities cannot be split into {q} queries")
-        pairs = max(systems) * (max(systems) - 1) // 2
-        if pairs * settings.bootstrap > MAX_SWAP_TRIALS:
-            raise EvalUsageError(f"--boot {settings.bootstrap:,}: at most {MAX_SWAP_TRIALS // pairs:,} with "
+        # The swap method keeps every trial of every pair (with the original's bug 2, one per query of a trial).
+        trials = max(systems) * (max(systems) - 1) // 2 * (max(settings.splits) if
+                                                           settings.compat.swap_single_queries else 1)
+        if trials * settings.bootstrap > MAX_SWAP_TRIALS:
+            raise EvalUsageError(f"--boot {settings.bootstrap:,}: at most {max(MAX_SWAP_TRIALS // trials, 1):,} with "
                                  f"{max(systems)} systems (a limit that protects memory: the swap method keeps "
-                                 f"every trial of the {pairs:,} system pairs)")
+                                 "every trial of every pair of systems)")
         for q in settings.splits:
             for s in systems:
                 for e in entities:

@@ -19,7 +19,8 @@ from evalgui.core.data import MAX_GRADE
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
-from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING, TESTS
+from evalgui.core.stats.catalogue import (CORRECTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, PREFERENCE_TESTS, RESAMPLING,
+                                          TESTS)
 from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, registry_combo
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker
@@ -116,7 +117,7 @@ class CompareForm(QWidget):
                                    "below α")
         self.samples_spin = QSpinBox()
         self.samples_spin.setObjectName("compareSamples")
-        self.samples_spin.setRange(1, 10_000_000)
+        self.samples_spin.setRange(1, MAX_SAMPLES)
         self.samples_spin.setGroupSeparatorShown(True)
         self.samples_spin.valueChanged.connect(self._samples_changed)
         self.seed_spin = QSpinBox()
