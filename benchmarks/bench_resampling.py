@@ -8,8 +8,10 @@ before it (a previous chunking made the stability experiment time out).
 * Cancel: a compare of 6 pairs x 50 queries with the randomization test, then the bootstrap test, at
   B = 5,000,000 runs in a thread; Cancel is asked 1 s in, and the time until the job has stopped is
   the latency.
-* Peak memory: the same tests run to the end in a fresh process each; its peak resident memory
-  (``ru_maxrss``) less the resident memory before the test, and tracemalloc's peak of the test.
+* Peak memory: the same tests (and the confidence interval of the difference, as compare computes
+  it) run to the end in a fresh process each (Linux): the process's peak resident memory during
+  the test (VmHWM, reset before it), what the test added to the resident memory before it, and
+  tracemalloc's peak of the test.
 * ``swap_trials`` and ``bootstrap_test``: best of 5, milliseconds per call, on the shapes the
   stability experiment gives (pairs x queries, B = 1,000), and one large B.
 
@@ -71,7 +73,6 @@ def cancel_latency(test: str, samples: int, after: float = 1.0) -> dict:
 
 def peak_memory(test: str, samples: int) -> dict:
     """In this (fresh) process: the test run to the end; extra resident memory and tracemalloc's peak."""
-    import resource
     import tracemalloc
 
     from evalgui.core.jobs import NO_STATE
@@ -80,16 +81,23 @@ def peak_memory(test: str, samples: int) -> dict:
 
     diffs = _diffs(PAIRS, QUERIES)
     sig.randomization_test(diffs, 10, 1)                     # load numpy, scipy, the BLAS
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    status = Path("/proc/self/status")
+    Path("/proc/self/clear_refs").write_text("5")            # Linux: the peak (VmHWM) starts again from here
+    before = _status_mb(status, "VmRSS")
     tracemalloc.start()
     started = time.perf_counter()
     _pair_statistics(diffs, CompareOptions(test=test, samples=samples), NO_STATE)   # test + CI
     took = time.perf_counter() - started
     _, traced = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"test": test, "samples": samples, "seconds": took, "rss_mb": after, "rss_extra_mb": after - before,
+    peak = _status_mb(status, "VmHWM")
+    return {"test": test, "samples": samples, "seconds": took, "rss_mb": peak, "rss_extra_mb": peak - before,
             "traced_mb": traced / 2 ** 20}
+
+
+def _status_mb(status: Path, key: str) -> float:
+    line = next(line for line in status.read_text().splitlines() if line.startswith(key + ":"))
+    return int(line.split()[1]) / 1024
 
 
 def profile_swap(repeats: int = 5) -> list[dict]:
@@ -116,7 +124,9 @@ def profile_swap(repeats: int = 5) -> list[dict]:
 
 
 def _child(args: list[str], pythonpath: Path) -> object:
-    env = dict(os.environ, PYTHONPATH=str(pythonpath))
+    # One BLAS thread, as the stability experiment runs (evalgui.core.rankfile.use_one_blas_thread).
+    env = dict(os.environ, PYTHONPATH=str(pythonpath), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
     done = subprocess.run([sys.executable, __file__, *args], env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 

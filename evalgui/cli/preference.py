@@ -86,6 +86,8 @@ def run(args) -> int:
         from evalgui.core.stats.compare import compare_preferences, preference_ranking
 
         tested = compare_preferences(result, options) if options is not None else None
+        for message in tested.warnings if tested is not None else ():
+            warn(message)
         if args.ranking:
             table = tested.ranking if tested is not None else preference_ranking(result)
         else:

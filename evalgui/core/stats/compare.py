@@ -348,6 +348,11 @@ class PreferenceComparison:
     def rows(self, measure: str) -> pd.DataFrame:
         return self.table[self.table["measure"] == measure]
 
+    @property
+    def warnings(self) -> list[str]:
+        """Measures whose p-values are undefined (one query)."""
+        return [one_query_warning(measure) for measure in self.measures] if self.n_queries == 1 else []
+
     def provenance(self) -> dict:
         o = self.options
         return {"test": o.test, "samples": o.resamples, "seed": o.seed if o.resamples else None,

@@ -333,6 +333,7 @@ def bootstrap_test(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, alph
                     w_means, w_t = _resampled_t(shifted[where], counts)
                     magnitude = np.abs(w_t)
                     hits[where] += (magnitude >= threshold[where]).sum(axis=1)
+                    state.check()                   # (keeping the largest takes as long as the product)
                     largest.add(where, magnitude, w_means)
                     _report(state, "bootstrap test", start + len(counts) * where.stop / len(shifted), samples,
                             part, len(groups))
@@ -392,7 +393,9 @@ def mean_ci(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, confidence:
                 state.check()
                 means = values[where] @ counts.T / n
                 undefined[where] |= np.isnan(means).any(axis=1)
+                state.check()
                 smallest.add(where, -means)
+                state.check()
                 largest.add(where, means)
                 _report(state, "confidence interval", start + len(counts) * where.stop / len(values), samples,
                         part, len(groups))

@@ -69,6 +69,7 @@ def comparison_job(source: RunsSource | ScoresSource, options: CompareOptions):
         else:
             scores, runs, measures, universe = _selected(source), list(source.runs), list(source.measures), None
         comparison = _compared(scores, runs, measures, options, universe, rest)
+        notes += comparison.warnings                   # e.g. one query: the p-values are undefined
         if wanted:
             preferences = _preferred(source, options, notes, state.scaled(1.0 - PREFERENCE_SHARE, 1.0))
         return Outcome(comparison, notes, preferences)
@@ -104,9 +105,11 @@ def _preferred(source: RunsSource, options: CompareOptions, notes: list[str], st
         notes.append("Preferences: runs without results for some queries with relevant documents count as "
                      f"retrieving nothing there: {', '.join(short)}.")
     try:
-        return compare_preferences(result, options, state.scaled(0.5, 1.0))
+        tested = compare_preferences(result, options, state.scaled(0.5, 1.0))
     except ValueError as exc:
         raise EvalUsageError(str(exc)) from None
+    notes += tested.warnings
+    return tested
 
 
 def _evaluated(source: RunsSource, state: JobState):
