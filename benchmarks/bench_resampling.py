@@ -12,8 +12,9 @@ before it (a previous chunking made the stability experiment time out).
   it) run to the end in a fresh process each (Linux): the process's peak resident memory during
   the test (VmHWM, reset before it), what the test added to the resident memory before it, and
   tracemalloc's peak of the test.
-* ``swap_trials`` and ``bootstrap_test``: best of 5, milliseconds per call, on the shapes the
-  stability experiment gives (pairs x queries, B = 1,000), and one large B.
+* ``swap_trials`` and ``bootstrap_test``: best of 5, CPU milliseconds per call (one BLAS thread, as
+  the stability experiment runs), on the shapes the stability experiment gives (pairs x queries,
+  B = 1,000), and one large B; with ``--before``, that checkout's too, interleaved.
 
 From the repository root::
 
@@ -114,13 +115,31 @@ def profile_swap(repeats: int = 5) -> list[dict]:
                            ("bootstrap", lambda s: bootstrap_test(diffs, samples, s, [0.001, 0.01, 0.05, 0.1, 0.2]))):
             best = float("inf")
             for _ in range(repeats):
-                started = time.perf_counter()
+                started = time.process_time()          # CPU time (one BLAS thread): steadier than wall time
                 for seed in range(calls):
                     call(seed)
-                best = min(best, (time.perf_counter() - started) / calls)
+                best = min(best, (time.process_time() - started) / calls)
             row[name] = 1000 * best
         out.append(row)
     return out
+
+
+TESTRANKS = Path(os.environ.get("EVALGUI_CONFORMANCE", REPO.parent / "shared" / "conformance")) / \
+    "ranking_evaluation" / "testranks.txt"
+STABILITY_ARGS = ["--splits", "2", "-i", "50", "-b", "1000", "-e", "-n", "100000", "-p", "all"]
+
+
+def stability_cpu(pythonpath: Path) -> tuple[float, str]:
+    """CPU seconds of ``evalgui-cli stability`` on the original's example (bench_stability's small case),
+    and its output."""
+    import resource
+
+    env = dict(os.environ, PYTHONPATH=str(pythonpath))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, "-m", "evalgui.cli", "stability", str(TESTRANKS), *STABILITY_ARGS],
+                          env=env, capture_output=True, text=True, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done.stdout
 
 
 def _child(args: list[str], pythonpath: Path) -> object:
@@ -131,7 +150,8 @@ def _child(args: list[str], pythonpath: Path) -> object:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def render(profiles: dict[str, list[dict]], cancels: list[dict], memories: list[dict], took: float) -> str:
+def render(profiles: dict[str, list[dict]], cancels: list[dict], memories: list[dict],
+           whole: dict[str, tuple[float, str]], took: float) -> str:
     lines = [BEGIN, "## Resampling in chunks (`benchmarks/bench_resampling.py`)", "",
              f"{PAIRS} pairs x {QUERIES} queries (the compare engine's pair tests). Load average "
              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: wall times are upper bounds.", "",
@@ -148,7 +168,7 @@ def render(profiles: dict[str, list[dict]], cancels: list[dict], memories: list[
         lines.append(f"| {m['test']} | {m['samples']:,} | {m['seconds']:.1f} | {m['rss_mb']:.0f} | "
                      f"{m['rss_extra_mb']:.0f} | {m['traced_mb']:.0f} |")
     lines += ["", "Before chunking (issue 23): Cancel 24-32 s, peak memory 4-6 GB at B = 5,000,000.", "",
-              "The rank-file stability experiment's inner steps, milliseconds per call (best of 5 x 3 rounds, "
+              "The rank-file stability experiment's inner steps, CPU milliseconds per call (best of 5 x 3 rounds, "
               "before and now interleaved):", "",
               "| pairs | queries | B | " + " | ".join(f"swap_trials {k}" for k in profiles) + " | " +
               " | ".join(f"bootstrap_test {k}" for k in profiles) + " |",
@@ -157,6 +177,11 @@ def render(profiles: dict[str, list[dict]], cancels: list[dict], memories: list[
         lines.append(f"| {rows} | {n} | {samples:,} | " +
                      " | ".join(f"{p[i]['swap_trials']:.2f}" for p in profiles.values()) + " | " +
                      " | ".join(f"{p[i]['bootstrap']:.2f}" for p in profiles.values()) + " |")
+    if whole:
+        same = len({out for _, out in whole.values()}) == 1
+        lines += ["", "The whole `evalgui-cli stability testranks.txt " + " ".join(STABILITY_ARGS) + "`, CPU seconds "
+                  "(best of 2): " + ", ".join(f"{name} {cpu:.2f}" for name, (cpu, _) in whole.items()) +
+                  ("; the outputs are identical." if same else "; the outputs DIFFER.")]
     lines += ["", f"Benchmark run took {took:.0f} s.", END, ""]
     return "\n".join(lines)
 
@@ -166,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="B = 500,000, print only")
     parser.add_argument("--before", type=Path, help="a checkout whose swap_trials to time as well (e.g. main)")
     parser.add_argument("--write", action="store_true", help="write the section of docs/benchmarks.md")
+    parser.add_argument("--profile-only", action="store_true", help="only time swap_trials and bootstrap_test")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -185,10 +211,21 @@ def main(argv: list[str] | None = None) -> int:
     profiles = {name: [{key: (min(r[i][key] for r in runs) if key in ("swap_trials", "bootstrap") else value)
                         for key, value in runs[0][i].items()} for i in range(len(SHAPES))]
                 for name, runs in rounds.items()}
+    whole = {}
+    if TESTRANKS.exists():
+        for _ in range(2):
+            for name, where in checkouts.items():
+                cpu, out = stability_cpu(where)
+                best, first = whole.get(name, (float("inf"), out))
+                whole[name] = (min(best, cpu), first)
+    if args.profile_only:
+        print(json.dumps(profiles, indent=1))
+        print({name: cpu for name, (cpu, _) in whole.items()})
+        return 0
     sys.path.insert(0, str(REPO))
     cancels = [cancel_latency(test, samples) for test in ("randomization", "bootstrap")]
     memories = [_child(["--child", "memory", test, str(samples)], REPO) for test in ("randomization", "bootstrap")]
-    section = render(profiles, cancels, memories, time.time() - started)
+    section = render(profiles, cancels, memories, whole, time.time() - started)
     print(section)
     if args.write:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
