@@ -3,8 +3,14 @@
 Everything works on a *differences* matrix ``D`` (pairs x queries: per-query
 score of system a minus system b, one row per compared pair, the same queries
 for every row) or on a queries x systems score matrix (Tukey's HSD). The
-resampling tests draw their random matrix once per call and share it among all
-rows, so 435 pairs cost one matrix product, not 435 loops.
+resampling tests draw their random samples once per call and share them among
+all rows, so 435 pairs cost one matrix product per chunk of samples, not 435
+loops. They draw the B samples in chunks (see CHUNK_NUMBERS): memory stays
+bounded whatever B, and Cancel and progress come between chunks.
+
+Each test and correction is run through its record in the catalogue
+(``TESTS[name].kernel``, ``CORRECTIONS[name].kernel``): :func:`run_test`,
+:func:`correct`.
 
 Conventions (each is what the cited reference or scipy does):
 
@@ -12,12 +18,18 @@ Conventions (each is what the cited reference or scipy does):
   ``scipy.stats.wilcoxon`` and ``scipy.stats.binomtest`` (through the binomial
   distribution, vectorised) with their defaults, two-sided. Where every
   difference is zero scipy returns NaN (0/0); we report p = 1 (no evidence of a
-  difference), since NaN would silently drop the pair from a correction.
+  difference), since NaN would silently drop the pair from a correction. On one
+  query no test can tell two systems apart: the t-test and the bootstrap give
+  NaN, and the comparison engine reports every test's p as undefined (NaN).
 * Randomization (Fisher; Smucker et al. 2007): statistic |mean(d)|; p = share of
   the B sign flips whose |mean| is at least the observed one (as ranx). With
   2^n <= B every flip is enumerated once and p is exact.
 * Bootstrap (Sakai 2006): t(z) = mean(z) / (sd(z) / sqrt(n)), sd with n - 1;
   w = z - mean(z); ASL = #{b : |t(w*_b)| >= |t(z)|} / B.
+* With B above one chunk, the p-values are the same as from one draw; the
+  order statistics of sample means (the bootstrap CI, the difference required)
+  may differ in the last bit, as the BLAS rounds products of other shapes
+  differently, and among samples of equal |t| another may be the Bα-th.
 * Randomized Tukey HSD (Carterette 2012): within each query the systems'
   scores are permuted; p for a pair = share of trials whose range of system
   means (max - min) is at least the pair's observed mean difference.
@@ -155,7 +167,7 @@ def chunk_size(n: int) -> int:
     return max(1, CHUNK_NUMBERS // max(n, 1))
 
 
-def _row_blocks(rows: int, samples: int, cells: int = BLOCK_CELLS) -> list[slice]:
+def row_blocks(rows: int, samples: int, cells: int = BLOCK_CELLS) -> list[slice]:
     """Slices of ``rows`` whose rows x ``samples`` stay within ``cells``."""
     step = max(1, cells // max(samples, 1))
     return [slice(start, min(start + step, rows)) for start in range(0, rows, step)]
@@ -204,7 +216,7 @@ def randomization_test(diffs: np.ndarray, samples: int = 10_000, seed: int = 42,
     observed = np.abs(diffs.sum(axis=1))
     counts = np.zeros(rows, dtype=np.int64)
     for start, signs in sign_chunks(n, samples, seed):
-        for where in _row_blocks(rows, len(signs)):
+        for where in row_blocks(rows, len(signs)):
             state.check()
             block = diffs[where]
             counts[where] += (np.abs(block @ signs.T) >= observed[where, None] - _tolerance(block)).sum(axis=1)
@@ -306,7 +318,7 @@ def bootstrap_test(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, alph
     if samples <= size:
         # One chunk: every sample's |t| at hand; the Bα-th largest as an index into the ascending order.
         counts = next(resample_count_chunks(n, samples, seed, size))[1]
-        blocks = _row_blocks(rows, samples)
+        blocks = row_blocks(rows, samples)
         for where in blocks:
             state.check()
             _report(state, "bootstrap test", samples * where.start / rows, samples)
@@ -321,14 +333,14 @@ def bootstrap_test(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, alph
     else:
         # Several chunks: each row keeps the samples with the `most` largest |t| seen so far.
         most = max(place.values())
-        groups = _row_blocks(rows, 2 * (most + size), KEEP_NUMBERS)
+        groups = row_blocks(rows, 2 * (most + size), KEEP_NUMBERS)
         for part, group in enumerate(groups):
             shifted = diffs[group] - observed_mean[group, None]
             threshold = observed_t[group, None] * (1.0 - 1e-9)
             hits = np.zeros(len(shifted), dtype=np.int64)
             largest = _Largest(len(shifted), most)
             for start, counts in resample_count_chunks(n, samples, seed, size):
-                for where in _row_blocks(len(shifted), len(counts)):
+                for where in row_blocks(len(shifted), len(counts)):
                     state.check()
                     w_means, w_t = _resampled_t(shifted[where], counts)
                     magnitude = np.abs(w_t)
@@ -365,7 +377,7 @@ def mean_ci(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, confidence:
     size = chunk_size(n)
     if samples <= size:
         counts = next(resample_count_chunks(n, samples, seed, size))[1]
-        for where in _row_blocks(rows, samples):
+        for where in row_blocks(rows, samples):
             state.check()
             _report(state, "confidence interval", samples * where.start / rows, samples)
             means = diffs[where] @ counts.T / n
@@ -383,13 +395,13 @@ def mean_ci(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, confidence:
         ends.append((before, after, virtual - np.floor(virtual)))
     keep_low = ends[0][1] + 1                      # ranks 0 .. after: the smallest
     keep_high = samples - ends[1][0]               # ranks before .. B − 1: the largest
-    groups = _row_blocks(rows, 2 * (keep_low + keep_high + 2 * size), KEEP_NUMBERS)
+    groups = row_blocks(rows, 2 * (keep_low + keep_high + 2 * size), KEEP_NUMBERS)
     for part, group in enumerate(groups):
         values = diffs[group]
         smallest, largest = _Largest(len(values), keep_low), _Largest(len(values), keep_high)
         undefined = np.zeros(len(values), dtype=bool)
         for start, counts in resample_count_chunks(n, samples, seed, size):
-            for where in _row_blocks(len(values), len(counts)):
+            for where in row_blocks(len(values), len(counts)):
                 state.check()
                 means = values[where] @ counts.T / n
                 undefined[where] |= np.isnan(means).any(axis=1)

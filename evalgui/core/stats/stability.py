@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.stats.significance import NOISE, _row_blocks, chunk_size, resample_count_chunks
+from evalgui.core.stats.significance import NOISE, row_blocks, chunk_size, resample_count_chunks
 
 BETTER, WORSE, EQUAL = 0, 1, 2
 
@@ -251,7 +251,7 @@ def swap_trials(diffs: np.ndarray, samples: int = 1000, seed: int = 42,
     for (start, first_sets), (_, second_sets) in zip(resample_count_chunks(n, samples, seed, size),
                                                      resample_count_chunks(n, samples, seed + 1, size)):
         stop = start + len(first_sets)
-        for where in _row_blocks(rows, len(first_sets), _SWAP_CELLS):
+        for where in row_blocks(rows, len(first_sets), _SWAP_CELLS):
             state.check()
             block = diffs[where]
             first[where, start:stop] = block @ first_sets.T / n
