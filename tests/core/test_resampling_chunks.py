@@ -114,6 +114,21 @@ def test_cancel_is_checked_between_chunks(monkeypatch, diffs, run):
     assert 1 <= signs.drawn + counts.drawn <= 2                      # (the swap method draws two streams)
 
 
+def test_tukey_checks_cancel_between_chunks(monkeypatch):
+    monkeypatch.setattr(sig, "CHUNK_NUMBERS", 13 * 4 * 100)           # 100 trials of 13 queries x 4 systems
+    scores = np.random.default_rng(2).random((13, 4))
+    pairs = [(0, 1), (2, 3)]
+    whole = sig.tukey_hsd(scores, pairs, 1000, 3)
+    monkeypatch.setattr(sig, "CHUNK_NUMBERS", 2_000_000)
+    assert np.array_equal(sig.tukey_hsd(scores, pairs, 1000, 3), whole)          # the same trials in one chunk
+    monkeypatch.setattr(sig, "CHUNK_NUMBERS", 13 * 4 * 100)
+    checks = []
+    state = JobState(is_cancelled=lambda: checks.append(1) or len(checks) > 1)   # stop after the first chunk
+    with pytest.raises(Cancelled):
+        sig.tukey_hsd(scores, pairs, 1000, 3, state=state)
+    assert len(checks) == 2
+
+
 def test_progress_between_chunks(monkeypatch, diffs):
     monkeypatch.setattr(sig, "CHUNK_NUMBERS", 13 * 1000)
     reports = []

@@ -433,7 +433,7 @@ def tukey_hsd(scores: np.ndarray, pairs: list[tuple[int, int]], samples: int = 5
     observed = np.abs(means[index[:, 0]] - means[index[:, 1]])
     rng = np.random.default_rng(seed)
     ranges = np.empty(samples)
-    chunk = max(1, 2_000_000 // max(n * systems, 1))      # trials per block, to bound the memory
+    chunk = max(1, CHUNK_NUMBERS // max(n * systems, 1))  # trials per chunk, to bound the memory
     flat = scores.ravel()
     row_starts = (np.arange(n) * systems)[:, None]
     for start in range(0, samples, chunk):
