@@ -167,11 +167,17 @@ def _scores_from_runs(args):
 
 def _scores_from_file(args):
     """Measures from a per-query scores file, over the queries every run has (-c: all, 0 where missing)."""
-    from evalgui.cli.compare import _scores_from_file as read_scores
     from evalgui.core import tidy
+    from evalgui.core.inputs import kind
     from evalgui.core.metaeval.scores import scores_from_tidy
 
-    frame, runs, _, _ = read_scores(args)
+    if args.qrels is not None or args.runs:
+        raise UsageProblem("with --scores, give no QRELS or RUN (the file has the runs)")
+    table = kind("per-query scores").read(args.scores)
+    if not len(table.frame):
+        raise UsageProblem(f"{args.scores}: only summary rows (query 'all'); comparing needs per-query values "
+                           "(evaluate --per-query writes them)")
+    frame, runs = table.frame, table.runs
     if len(runs) < 2:
         raise UsageProblem(f"{args.scores}: meta-evaluation compares runs; the file has {len(runs)}")
     present = list(dict.fromkeys(frame[tidy.MEASURE].tolist()))

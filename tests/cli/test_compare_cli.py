@@ -99,9 +99,9 @@ def test_paper_table(capsys, tmp_path):
     (["RUN2", "-m", "AP", "--paper"], "--paper writes LaTeX or Markdown"),
     (["RUN2", "-m", "runid"], "'runid' is text"),
     (["RUN2", "-m", "AP", "--test", "bootstrap", "--samples", "100000000000"],
-     "samples can be at most 10,000,000, not 100,000,000,000 (a limit that protects the running time)"),
-    (["RUN2", "-m", "AP", "--tie-tolerance", "nan"], "the tie tolerance must be a number, not nan"),
-    (["RUN2", "-m", "AP", "--tie-tolerance", "inf"], "the tie tolerance must be a number"),
+     "--samples 100000000000: must be at most 10,000,000 (a limit that protects the running time)"),
+    (["RUN2", "-m", "AP", "--tie-tolerance", "nan"], "--tie-tolerance nan: 'nan' is not a finite number"),
+    (["RUN2", "-m", "AP", "--tie-tolerance", "inf"], "--tie-tolerance inf: 'inf' is not a finite number"),
 ])
 def test_bad_requests_exit_2_with_one_line(capsys, argv, needle):
     argv = [str(RUNS[1]) if a == "RUN2" else a for a in argv]

@@ -21,8 +21,9 @@ from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import JobState, check_cap, state_or_default
 from evalgui.core.metaeval.catalogue import (COLUMNS, MAX_REPETITIONS, MAX_ROBUSTNESS_REPETITIONS, MAX_SET_DRAWS,
                                              MAX_SET_SIZE, MAX_SETS)
-from evalgui.core.metaeval.scores import (Judgments, MeasureScores, RankedSource, kendall_tau, ordering_signs,
-                                          pair_decisions, signs)
+from evalgui.core.metaeval.judgments import Judgments
+from evalgui.core.metaeval.scores import (MeasureScores, RankedSource, kendall_tau, ordering_signs, pair_decisions,
+                                          signs)
 from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.core.stats import stability as st
 from evalgui.core.stats.catalogue import TESTS
