@@ -243,6 +243,8 @@ def test_a_bad_rank_file_names_the_line(capsys, tmp_path):
     (["-m", "AP", "-b", "9000000"], "--boot 9,000,000: at most 8,333,333 with 3 systems (a limit that protects "
                                     "memory"),
     (["-m", "AP", "-t", "1000"], "--threads 1,000: at most 64 (a limit that protects memory"),
+    (["-m", "AP", "-i", "60000", "--splits", "2", "3"], "2 combinations of --splits, --systems and --entities x --iter "
+                                                         "60,000: at most 100,000 iterations in all"),
 ])
 def test_bad_settings(capsys, small, args, reason):
     status, out, err = run_cli(capsys, "stability", small, *args)

@@ -13,6 +13,7 @@ MAX_SET_SIZE = 1_000_000       # queries in one set, with replacement (a cap on 
 MAX_REPETITIONS = 10_000       # stability repetitions (a cap on time)
 MAX_ROBUSTNESS_REPETITIONS = 1_000   # each re-evaluates every measure and keeps its scores (memory and time)
 MAX_SET_DRAWS = 100_000_000    # query sets x repetitions (a cap on time)
+MAX_REEVALUATIONS = 100_000    # robustness: fractions x repetitions, each an evaluation of every measure (time)
 
 EXPERIMENTS: Registry[Record] = Registry(
     "metaeval", "Meta-evaluation experiments",

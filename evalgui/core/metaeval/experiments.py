@@ -19,8 +19,8 @@ import pandas as pd
 
 from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import JobState, check_cap, state_or_default
-from evalgui.core.metaeval.catalogue import (COLUMNS, MAX_REPETITIONS, MAX_ROBUSTNESS_REPETITIONS, MAX_SET_DRAWS,
-                                             MAX_SET_SIZE, MAX_SETS)
+from evalgui.core.metaeval.catalogue import (COLUMNS, MAX_REPETITIONS, MAX_REEVALUATIONS,
+                                             MAX_ROBUSTNESS_REPETITIONS, MAX_SET_DRAWS, MAX_SET_SIZE, MAX_SETS)
 from evalgui.core.metaeval.judgments import Judgments
 from evalgui.core.metaeval.scores import (MeasureScores, RankedSource, kendall_tau, ordering_signs, pair_decisions,
                                           signs)
@@ -317,6 +317,8 @@ class RobustnessSettings:
             raise ValueError("the number of repetitions must be at least 1")
         check_cap("the number of repetitions", self.repetitions, MAX_ROBUSTNESS_REPETITIONS,
                   "memory and the running time: each repetition evaluates every measure again")
+        check_cap("fractions x repetitions", len(self.fractions) * self.repetitions, MAX_REEVALUATIONS,
+                  "the running time: each evaluates every measure again")
 
 
 @dataclass

@@ -177,6 +177,11 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
             raise EvalUsageError(f"--boot {settings.bootstrap:,}: at most {max(MAX_SWAP_TRIALS // trials, 1):,} with "
                                  f"{max(systems)} systems (a limit that protects memory: the swap method keeps "
                                  "every trial of every pair of systems)")
+        combos = len(settings.splits) * len(systems) * len(entities)
+        if combos * settings.iterations > MAX_ITERATIONS:
+            raise EvalUsageError(f"{combos:,} combinations of --splits, --systems and --entities x --iter "
+                                 f"{settings.iterations:,}: at most {MAX_ITERATIONS:,} iterations in all (a limit "
+                                 "that protects the running time)")
         for q in settings.splits:
             for s in systems:
                 for e in entities:
