@@ -168,7 +168,7 @@ def render(profiles: dict[str, list[dict]], cancels: list[dict], memories: list[
         lines.append(f"| {m['test']} | {m['samples']:,} | {m['seconds']:.1f} | {m['rss_mb']:.0f} | "
                      f"{m['rss_extra_mb']:.0f} | {m['traced_mb']:.0f} |")
     lines += ["", "Before chunking (issue 23): Cancel 24-32 s, peak memory 4-6 GB at B = 5,000,000.", "",
-              "The rank-file stability experiment's inner steps, CPU milliseconds per call (best of 5 x 3 rounds, "
+              "The rank-file stability experiment's inner steps, CPU milliseconds per call (best of 5 x 2 rounds, "
               "before and now interleaved):", "",
               "| pairs | queries | B | " + " | ".join(f"swap_trials {k}" for k in profiles) + " | " +
               " | ".join(f"bootstrap_test {k}" for k in profiles) + " |",
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     checkouts = {"before": args.before.resolve()} if args.before else {}
     checkouts["now"] = REPO
     rounds = {name: [] for name in checkouts}
-    for _ in range(3 if args.before else 1):
+    for _ in range(2 if args.before else 1):
         for name, where in checkouts.items():
             rounds[name].append(_child(["--child", "profile"], where))
     profiles = {name: [{key: (min(r[i][key] for r in runs) if key in ("swap_trials", "bootstrap") else value)

@@ -22,7 +22,7 @@ def diffs():
 
 
 def test_chunk_size_bounds_the_random_numbers_of_a_chunk():
-    assert sig.chunk_size(50) == sig.CHUNK_NUMBERS // 50 == 40_000
+    assert sig.chunk_size(50) == sig.CHUNK_NUMBERS // 50 == 20_000
     assert sig.chunk_size(10 ** 9) == 1
     for n in (1, 13, 50):
         chunks = list(sig.resample_count_chunks(n, 100_000, 1))
@@ -119,7 +119,7 @@ def test_tukey_checks_cancel_between_chunks(monkeypatch):
     scores = np.random.default_rng(2).random((13, 4))
     pairs = [(0, 1), (2, 3)]
     whole = sig.tukey_hsd(scores, pairs, 1000, 3)
-    monkeypatch.setattr(sig, "CHUNK_NUMBERS", 2_000_000)
+    monkeypatch.setattr(sig, "CHUNK_NUMBERS", 1_000_000)
     assert np.array_equal(sig.tukey_hsd(scores, pairs, 1000, 3), whole)          # the same trials in one chunk
     monkeypatch.setattr(sig, "CHUNK_NUMBERS", 13 * 4 * 100)
     checks = []
@@ -204,3 +204,23 @@ def test_the_record_is_the_dispatch(monkeypatch):
     assert np.array_equal(tests.p_value, [0.5] * 3) and np.array_equal(tests.p_adjusted, [1.0] * 3)
     for name, record in TESTS.items():
         assert callable(record.kernel), name
+
+
+@pytest.mark.parametrize("keep, spare, width", [(5, 1, 7), (5, 3, 50), (40, 10, 13), (1, 1, 1), (30, 100, 29)])
+def test_the_kept_largest_are_the_largest(keep, spare, width):
+    """Offered chunk by chunk, with little room (compactions, chunks offered in halves), the kept values are
+    the keep largest of all, each with its own companion."""
+    rng = np.random.default_rng(keep)
+    values = np.round(rng.random((4, 300)), 2)              # with ties
+    companions = values * 10
+    store = sig._Largest(4, keep, spare, companions=True)
+    for start in range(0, 300, width):
+        store.add(slice(1, 3), values[1:3, start:start + width], companions[1:3, start:start + width])
+        store.add(slice(0, 1), values[:1, start:start + width], companions[:1, start:start + width])
+        store.add(slice(3, 4), values[3:, start:start + width], companions[3:, start:start + width])
+    kept, kept_companions = store.largest()
+    assert np.array_equal(np.sort(kept, axis=1), np.sort(values, axis=1)[:, -keep:])
+    assert np.array_equal(kept_companions, kept * 10)
+    for place in (1, keep):
+        value, companion = store.rank(place)
+        assert np.array_equal(value, np.sort(values, axis=1)[:, -place]) and np.array_equal(companion, value * 10)

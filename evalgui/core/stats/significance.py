@@ -148,17 +148,18 @@ def sign_test(diffs: np.ndarray) -> np.ndarray:
 # Resampling in chunks
 # ---------------------------------------------------------------------------
 
-# A resampling test draws its B samples in chunks of at most CHUNK_NUMBERS random numbers (float64: 16 MB),
+# A resampling test draws its B samples in chunks of at most CHUNK_NUMBERS random numbers (float64: 8 MB),
 # whatever B: memory stays bounded, and Cancel and progress come between chunks and between the blocks of
 # rows of a chunk. The chunks come in order from one generator, so they are the rows of the one B x n
 # matrix a single draw gives: the p-values do not depend on the chunk size. With B at most one chunk
 # (every default B) the arithmetic is exactly the unchunked one.
-CHUNK_NUMBERS = 2_000_000
+CHUNK_NUMBERS = 1_000_000
 # Rows x samples of one matrix product (8 MB): the rows go through a chunk in blocks of this many cells.
 BLOCK_CELLS = 1_000_000
 # An order statistic over samples spread over several chunks (the bootstrap's difference required, the
-# confidence interval) keeps, per row, the largest (or smallest) values seen so far; the rows whose kept
-# values and one chunk's fit in this many numbers go through the samples together, the others in more passes.
+# confidence interval) keeps, per row, the largest (or smallest) values seen so far (:class:`_Largest`);
+# the rows whose kept values fit in this many numbers go through the samples together, the others in
+# more passes.
 KEEP_NUMBERS = 4_000_000
 
 
@@ -263,27 +264,77 @@ def _resampled_t(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np
 
 class _Largest:
     """Per row, the ``keep`` largest values offered so far over the chunks (and a companion of each):
-    what an order statistic near the top needs, without holding all B samples."""
+    what an order statistic near the top needs, without holding all B samples.
 
-    def __init__(self, rows: int, keep: int):
-        self.keep = keep
-        self.values = np.full((rows, keep), -np.inf)
-        self.companions = np.zeros((rows, keep))
+    A value not above its row's floor (the row's keep-th largest at the last compaction) cannot be
+    among them and is dropped at once; the others go into ``spare`` room, and rows that would overflow
+    are compacted back to their keep largest. As the floor rises, few values get past it, so a chunk
+    costs a comparison per value and compactions are rare."""
+
+    def __init__(self, rows: int, keep: int, spare: int, companions: bool = False):
+        self.keep, self.spare = keep, max(1, spare)
+        self.values = np.full((rows, keep + self.spare), -np.inf)
+        self.companions = np.zeros((rows, keep + self.spare)) if companions else None
+        self.used = np.zeros(rows, dtype=np.int64)
+        self.floor = np.full(rows, -np.inf)
+
+    @staticmethod
+    def numbers(keep: int, spare: int, companions: bool = False) -> int:
+        """Numbers held per row (for the memory bound)."""
+        return (keep + max(1, spare)) * (2 if companions else 1)
 
     def add(self, where: slice, values: np.ndarray, companions: np.ndarray | None = None) -> None:
-        merged = np.concatenate([self.values[where], values], axis=1)
-        top = np.argpartition(merged, merged.shape[1] - self.keep, axis=1)[:, merged.shape[1] - self.keep:]
-        self.values[where] = np.take_along_axis(merged, top, axis=1)
-        if companions is not None:
-            merged = np.concatenate([self.companions[where], companions], axis=1)
-            self.companions[where] = np.take_along_axis(merged, top, axis=1)
+        """Offer ``values`` (rows of ``where`` x samples) and their ``companions``."""
+        take = values > self.floor[where, None]
+        width = self.keep + self.spare
+        if (self.used[where] + take.sum(axis=1) > width).any():
+            self._compact(where)
+            take = values > self.floor[where, None]
+            if (take.sum(axis=1) > self.spare).any():           # more than the room: offer it in halves
+                half = values.shape[1] // 2
+                for part in (slice(0, half), slice(half, None)):
+                    self.add(where, values[:, part], None if companions is None else companions[:, part])
+                return
+        which, column = np.nonzero(take)
+        if not len(which):
+            return
+        position = self.used[where][which] + np.cumsum(take, axis=1)[which, column] - 1
+        rows = where.start + which
+        self.values[rows, position] = values[which, column]
+        if self.companions is not None:
+            self.companions[rows, position] = companions[which, column]
+        self.used[where] += take.sum(axis=1)
+
+    def _compact(self, where: slice) -> None:
+        block = self.values[where]
+        kth = block.shape[1] - self.keep
+        top = np.argpartition(block, kth, axis=1)[:, kth:]
+        kept = np.take_along_axis(block, top, axis=1)
+        if self.companions is not None:
+            self.companions[where, :self.keep] = np.take_along_axis(self.companions[where], top, axis=1)
+        self.values[where, :self.keep] = kept
+        self.values[where, self.keep:] = -np.inf
+        self.floor[where] = kept.min(axis=1)
+        self.used[where] = self.keep
+
+    def largest(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """rows x keep: the keep largest values of each row (in no order), and their companions."""
+        self._compact(slice(0, len(self.values)))
+        return (self.values[:, :self.keep],
+                None if self.companions is None else self.companions[:, :self.keep])
 
     def rank(self, place: int) -> tuple[np.ndarray, np.ndarray]:
         """Per row: the ``place``-th largest value (1: the largest) and its companion."""
+        values, companions = self.largest()
         k = self.keep - place
-        at = np.argpartition(self.values, k, axis=1)[:, k:k + 1]
-        return (np.take_along_axis(self.values, at, axis=1)[:, 0],
-                np.take_along_axis(self.companions, at, axis=1)[:, 0])
+        at = np.argpartition(values, k, axis=1)[:, k:k + 1]
+        return (np.take_along_axis(values, at, axis=1)[:, 0],
+                np.take_along_axis(companions, at, axis=1)[:, 0])
+
+
+def _spare(keep: int) -> int:
+    """Room for the values that pass the floor between compactions."""
+    return max(keep // 2, 1024)
 
 
 @dataclass
@@ -333,12 +384,12 @@ def bootstrap_test(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, alph
     else:
         # Several chunks: each row keeps the samples with the `most` largest |t| seen so far.
         most = max(place.values())
-        groups = row_blocks(rows, 2 * (most + size), KEEP_NUMBERS)
+        groups = row_blocks(rows, _Largest.numbers(most, _spare(most), companions=True), KEEP_NUMBERS)
         for part, group in enumerate(groups):
             shifted = diffs[group] - observed_mean[group, None]
             threshold = observed_t[group, None] * (1.0 - 1e-9)
             hits = np.zeros(len(shifted), dtype=np.int64)
-            largest = _Largest(len(shifted), most)
+            largest = _Largest(len(shifted), most, _spare(most), companions=True)
             for start, counts in resample_count_chunks(n, samples, seed, size):
                 for where in row_blocks(len(shifted), len(counts)):
                     state.check()
@@ -395,10 +446,12 @@ def mean_ci(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, confidence:
         ends.append((before, after, virtual - np.floor(virtual)))
     keep_low = ends[0][1] + 1                      # ranks 0 .. after: the smallest
     keep_high = samples - ends[1][0]               # ranks before .. B − 1: the largest
-    groups = row_blocks(rows, 2 * (keep_low + keep_high + 2 * size), KEEP_NUMBERS)
+    groups = row_blocks(rows, _Largest.numbers(keep_low, _spare(keep_low)) +
+                        _Largest.numbers(keep_high, _spare(keep_high)), KEEP_NUMBERS)
     for part, group in enumerate(groups):
         values = diffs[group]
-        smallest, largest = _Largest(len(values), keep_low), _Largest(len(values), keep_high)
+        smallest = _Largest(len(values), keep_low, _spare(keep_low))            # of −mean
+        largest = _Largest(len(values), keep_high, _spare(keep_high))
         undefined = np.zeros(len(values), dtype=bool)
         for start, counts in resample_count_chunks(n, samples, seed, size):
             for where in row_blocks(len(values), len(counts)):
@@ -411,8 +464,8 @@ def mean_ci(diffs: np.ndarray, samples: int = 1_000, seed: int = 42, confidence:
                 largest.add(where, means)
                 _report(state, "confidence interval", start + len(counts) * where.stop / len(values), samples,
                         part, len(groups))
-        ascending_low = np.sort(-smallest.values, axis=1)          # ranks 0 .. keep_low − 1
-        ascending_high = np.sort(largest.values, axis=1)           # ranks B − keep_high .. B − 1
+        ascending_low = np.sort(-smallest.largest()[0], axis=1)    # ranks 0 .. keep_low − 1
+        ascending_high = np.sort(largest.largest()[0], axis=1)     # ranks B − keep_high .. B − 1
         for (before, after, gamma), ordered, first, out in ((ends[0], ascending_low, 0, low),
                                                            (ends[1], ascending_high, samples - keep_high, high)):
             value = _lerp(ordered[:, before - first], ordered[:, after - first], gamma)
