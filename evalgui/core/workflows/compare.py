@@ -62,7 +62,7 @@ BASELINES = Param(name="baselines", type="texts", default=(), flag="--baseline",
                   label="Baselines",
                   help="Compare every run against these runs only (a run's name or its file). Empty: every two "
                        "runs.")
-ALPHA = Param(name="alpha", type="float", default=0.05, flag="--alpha",
+ALPHA = Param(name="alpha", type="float", default=0.05, minimum=0.0001, maximum=0.9999, flag="--alpha",
               label="Significance level (α)",
               help="A difference is significant when its adjusted p-value is below α.")
 SAMPLES = Param(name="samples", type="int", default=None, optional=True, minimum=1, maximum=MAX_SAMPLES,
@@ -101,8 +101,6 @@ class CompareRequest(Request):
             elif not self.measures:
                 problems.append(Problem(None, "choose the measures to compare with {measures} (e.g. AP, nDCG@10)",
                                         mentions=self._mentions()))
-        if not 0.0 < self.alpha < 1.0:
-            problems.append(Problem(self.param("alpha"), "alpha must be between 0 and 1 (e.g. 0.05)", self.alpha))
         return problems
 
     def _mentions(self):
@@ -143,8 +141,6 @@ class PreferenceRequest(Request):
         if len(self.runs) < 2:
             problems.append(Problem(self.param("runs"), f"a preference compares two runs or more; "
                                                         f"{len(self.runs)} given"))
-        if not 0.0 < self.alpha < 1.0:
-            problems.append(Problem(self.param("alpha"), "alpha must be between 0 and 1 (e.g. 0.05)", self.alpha))
         return problems
 
 
@@ -385,17 +381,18 @@ def run_preference(request: PreferenceRequest, state: JobState | None = None, in
     import os
     from functools import partial
 
-    from evalgui.core.ranked.preference import REGISTRY, compare as prefer, measure as preference_measure
+    from evalgui.core.ranked.preference import compare as prefer, default_measures, measure as preference_measure
 
     state = state_or_default(state)
     inputs = inputs or Inputs()
     request.check()
-    measures = list(dict.fromkeys(request.measures)) or list(REGISTRY)
+    measures = list(dict.fromkeys(request.measures))
     for name in measures:
         preference_measure(name)        # an unknown name stops here, before any file is read
     options = options_of(request) if request.test else None
     qrels = inputs.get(request.qrels, "qrels", topic=request.topic) if request.topic else \
         inputs.get(request.qrels, "qrels")
+    measures = measures or default_measures(qrels)     # ST-RPP only with subtopic qrels
     notes: list[str] = []
 
     def lacking(run, absent: list[str]) -> None:

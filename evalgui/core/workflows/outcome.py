@@ -9,15 +9,15 @@ to the last bit.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalgui.core.hashing import content_hash
+
 
 ENCODING = "columns-1"
-_HASH_CHUNK = 1 << 20
 
 
 def frame_to_json(frame) -> dict:
@@ -95,20 +95,6 @@ def frame_from_json(data):
         else:
             raise ValueError(f"a saved table has a column of unknown type {tag!r}")
     return pd.DataFrame(out, columns=[str(c) for c in columns])
-
-
-def content_hash(path: str) -> str | None:
-    """The SHA-256 of a regular file's content ("sha256:…"); None when it cannot be read."""
-    try:
-        if not os.path.isfile(path):
-            return None
-        digest = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(_HASH_CHUNK), b""):
-                digest.update(chunk)
-        return "sha256:" + digest.hexdigest()
-    except OSError:
-        return None
 
 
 def describe_inputs(paths: list[str]) -> list[dict]:

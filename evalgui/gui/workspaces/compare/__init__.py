@@ -156,6 +156,11 @@ class CompareWorkspace(ViewsWorkspace):
                                                             ("preference", self.preference_outcome))
                 if outcome is not None}
 
+    def workflow_requests(self) -> dict:
+        return {key: outcome.request.to_json() for key, outcome in (("compare", self.comparison_outcome),
+                                                                    ("preference", self.preference_outcome))
+                if outcome is not None and not any(path.startswith("<") for path in outcome.request.files())}
+
     # Two outcomes (the comparison, the preferences) rather than one: these are its own.
     def restore_results_state(self, state: dict) -> bool:
         from evalgui.core.workflows.compare import (CompareRequest, PreferenceRequest, comparison_from_outcome,
