@@ -18,6 +18,8 @@ def add_arguments(p) -> None:
         "qrels": {"nargs": None},
         "runs": {"nargs": "+"},
         "measures": {"help": "measure to compute; repeatable (default: official)"},
+        "topic": {"help": "query id for a qrels file that is a plain list of relevant documents; with other qrels, "
+                          "evaluate this query only"},
     })
     add_output_options(p)
 

@@ -27,14 +27,17 @@ from evalgui.core.workflows import Workflow
 from evalgui.core.workflows.common import EVALUATION, QRELS
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import Outcome
+from evalgui.core.metaeval.catalogue import MAX_REPETITIONS, MAX_SET_SIZE, MAX_SETS
+from evalgui.core.stats.catalogue import MAX_SAMPLES
 from evalgui.core.workflows.params import Param, Problem, Request
 
 PREPARING_SHARE, EVALUATING_SHARE = 0.2, 0.3      # of the progress bar: ranking, then full judgments
 
-# Caps: beyond them an experiment would take hours, or its arrays would not fit in memory.
-MAX_SETS = 1_000_000          # query sets per repetition and set size (drawn in blocks: time)
-MAX_REPETITIONS = 10_000      # each repetition redoes the whole experiment (time)
-MAX_SAMPLES = 10_000_000      # resamples of the power experiment's tests (memory)
+# The caps are the engine's (evalgui.core.metaeval.catalogue, stats.catalogue): beyond them an experiment
+# would run for hours, or its arrays would not fit in memory. Caps on products (sets x repetitions,
+# fractions x repetitions) and robustness's own repetitions are checked by the engine's settings.
+TIME = "the running time"
+
 
 EXPERIMENT_LABELS = {"stability": "Stability (error rate)", "power": "Discriminative power",
                      "robustness": "Robustness to incomplete judgments", "agreement": "Agreement between measures"}
@@ -82,11 +85,11 @@ class MetaevalRequest(Request):
         Param(name="fuzziness", type="float", default=0.05, minimum=0.0, flag="--fuzziness", label="Fuzziness",
               group="stability",
               help="The relative difference under which two means count as equal (Buckley & Voorhees: 0.05)."),
-        Param(name="set_sizes", type="ints", default=(), minimum=1, flag="--set-size", metavar="N",
-              label="Set sizes", unit="queries", group="stability",
+        Param(name="set_sizes", type="ints", default=(), minimum=1, maximum=MAX_SET_SIZE, why_maximum=TIME,
+              flag="--set-size", metavar="N", label="Set sizes", unit="queries", group="stability",
               help="Queries per set; several give the error rate against the set size. Empty: 5, 10, ... up to "
                    "half the queries."),
-        Param(name="sets", type="int", default=1000, minimum=1, maximum=MAX_SETS, why_maximum="time",
+        Param(name="sets", type="int", default=1000, minimum=1, maximum=MAX_SETS, why_maximum=TIME,
               flag="--sets", label="Query sets", unit="sets", group="stability",
               help="Random query sets drawn per set size and repetition."),
         Param(name="replacement", type="bool", default=False, flag="--replacement", label="With replacement",
@@ -99,16 +102,17 @@ class MetaevalRequest(Request):
         Param(name="alpha", type="float", default=0.05, flag="--alpha", label="Significance level (α)",
               group="power", help="A pair is significant when its (adjusted) p-value is below α."),
         Param(name="samples", type="int", default=None, optional=True, minimum=1, maximum=MAX_SAMPLES,
-              why_maximum="memory", flag="--samples", metavar="B", label="Resamples (B)", unit="samples",
+              why_maximum=TIME, flag="--samples", metavar="B", label="Resamples (B)", unit="samples",
               group="power",
               help="Resamples of the bootstrap (default 1,000), randomization (10,000) or Tukey (5,000) test."),
         Param(name="fractions", type="floats", default=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9), minimum=0.0,
               flag="--fractions", metavar="F,F,...", label="Fractions removed", group="robustness",
               help="Shares of the judged documents to remove, each below 1."),
         Param(name="repetitions", type="int", default=None, optional=True, minimum=1, maximum=MAX_REPETITIONS,
-              why_maximum="time", flag="--repetitions", metavar="R", label="Repetitions",
+              why_maximum=TIME, flag="--repetitions", metavar="R", label="Repetitions",
               group="stability robustness",
-              help="Independent repetitions (default: stability 5, robustness 10)."),
+              help="Independent repetitions (default: stability 5, robustness 10; robustness takes at most "
+                   "1,000: each keeps every measure's scores)."),
         Param(name="seed", type="int", default=42, minimum=0, maximum=2**63 - 1, flag="--seed", label="Random seed",
               help="The seed of everything drawn at random: the same seed gives the same results."),
         *EVALUATION,

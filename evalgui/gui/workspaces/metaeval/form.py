@@ -18,12 +18,12 @@ from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox
                                QStackedWidget, QVBoxLayout, QWidget)
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.core.metaeval.catalogue import EXPERIMENTS
+from evalgui.core.metaeval.catalogue import (EXPERIMENTS, MAX_REPETITIONS, MAX_ROBUSTNESS_REPETITIONS,
+                                             MAX_SETS)
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
-from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
+from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, RESAMPLING, TESTS
 from evalgui.core.workflows.common import LEVEL
-from evalgui.core.workflows.metaeval import MAX_REPETITIONS, MAX_SAMPLES, MetaevalRequest
 from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, line_edit, parse_numbers, registry_combo, spin_box
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
@@ -120,10 +120,7 @@ class MetaevalForm(QWidget):
         self.fuzziness_spin.setValue(0.05)
         self.fuzziness_spin.setToolTip(parameter_tip(STABILITY, "fuzziness"))
         self.set_sizes_edit = line_edit("metaevalSetSizes", "5, 10, … up to n/2", parameter_tip(STABILITY, "set size"))
-        # Bounds from the workflow's declarations (their caps protect time and memory).
-        sets = MetaevalRequest.param("sets")
-        self.sets_spin = spin_box("metaevalSets", int(sets.minimum), int(sets.maximum), sets.default,
-                                  parameter_tip(STABILITY, "sets"))
+        self.sets_spin = spin_box("metaevalSets", 1, MAX_SETS, 1000, parameter_tip(STABILITY, "sets"))
         self.replacement_check = QCheckBox("Draw with replacement")
         self.replacement_check.setObjectName("metaevalReplacement")
         self.replacement_check.setToolTip(parameter_tip(STABILITY, "replacement"))
@@ -164,8 +161,9 @@ class MetaevalForm(QWidget):
 
     def _robustness_page(self) -> QWidget:
         self.fractions_edit = line_edit("metaevalFractions", "0.1, 0.2, … 0.9", parameter_tip(ROBUSTNESS, "fractions"))
-        self.robustness_repetitions_spin = spin_box("metaevalRobustnessRepetitions", 1, MAX_REPETITIONS, 10,
-                                                 parameter_tip(ROBUSTNESS, "repetitions"))
+        self.robustness_repetitions_spin = spin_box("metaevalRobustnessRepetitions", 1,
+                                                    MAX_ROBUSTNESS_REPETITIONS, 10,
+                                                    parameter_tip(ROBUSTNESS, "repetitions"))
         page = QWidget()
         form = QFormLayout(page)
         form.setContentsMargins(0, 0, 0, 0)
