@@ -163,21 +163,34 @@ class MetaevalWorkspace(ViewsWorkspace):
         self.stale_banner.show_reasons(self._computed.qrels_name if reasons else "", reasons)
 
     # ------------------------------------------------------------ projects
-    def workflow_requests(self) -> dict:
-        """The meta-evaluation request behind the shown results (``evalgui-cli run`` re-runs it)."""
+    def _request(self):
+        """The meta-evaluation request behind the shown results: the files and form they were computed with."""
         from evalgui.core.workflows.metaeval import request_of_settings
         from evalgui.core.workflows.params import RequestError
 
         inputs = self._computed
         if self.outcome is None or inputs is None:
-            return {}
+            return None
         try:
-            request = request_of_settings(self.outcome.result.settings, qrels=inputs.qrels,
-                                          runs=tuple(p for _, p in inputs.runs), measures=tuple(inputs.specs),
-                                          level=inputs.options.relevance_level, complete=inputs.options.complete)
+            return request_of_settings(self.outcome.result.settings, qrels=inputs.qrels,
+                                       runs=tuple(p for _, p in inputs.runs), measures=tuple(inputs.specs),
+                                       level=inputs.options.relevance_level, complete=inputs.options.complete)
         except RequestError:
+            return None
+
+    def workflow_requests(self) -> dict:
+        """The request behind the shown results (``evalgui-cli run`` re-runs it); none when it is not known."""
+        request = self._request()
+        return {"metaeval": request.to_json()} if request is not None else {}
+
+    def workflow_outcomes(self) -> dict:
+        """The outcome shown (reports are made of it), with the request behind it."""
+        if self.outcome is None:
             return {}
-        return {"metaeval": request.to_json()}
+        request = self._request()
+        if request is not None:
+            self.outcome.request = request
+        return {"metaeval": self.outcome}
 
     def outcome_state(self, outcome) -> dict:
         from evalgui.gui.workspaces.metaeval.results import outcome_state

@@ -315,6 +315,21 @@ class RankedWorkspace(Workspace):
             return {}
         return {"ranked": request.to_json()}
 
+    def workflow_outcomes(self) -> dict:
+        """The ranked workflow's outcome of the shown results (reports are made of it): the summary and the
+        per-query rows."""
+        requests = self.workflow_requests()
+        if not requests:
+            return {}
+        from evalgui.core import tidy
+        from evalgui.core.workflows.outcome import Outcome
+
+        rows = self.results
+        is_summary = (rows[tidy.QUERY] == tidy.ALL_QUERIES).to_numpy()
+        tables = {"summary": rows[is_summary].reset_index(drop=True),
+                  "per_query": rows[~is_summary].reset_index(drop=True)}
+        return {"ranked": Outcome("ranked", EvaluateRequest.from_json(requests["ranked"]), tables).stamp()}
+
     def restore_results_state(self, state: dict) -> None:
         """Show a project's saved results, then re-derive their rankings and curves (projects do not
         keep them) from the files on the worker: the curves and the drill-down fill in without Run."""
