@@ -40,6 +40,9 @@ def add_params(parser: argparse.ArgumentParser, request_type, positional: tuple[
         common = {"dest": param.name, "help": extra.pop("help", _help(param))}
         if param.type == "bool":
             parser.add_argument(*flags, action="store_true", **common, **extra)
+        elif param.type in ("files", "texts", "ints", "floats") and "nargs" in extra:
+            # several values after one flag (--splits 2 5 10), as older subcommands spell them
+            parser.add_argument(*flags, default=None, metavar=param.metavar or "VALUE", **common, **extra)
         elif param.type in ("files", "texts", "ints", "floats"):
             parser.add_argument(*flags, action="append", default=[], metavar=param.metavar or "VALUE",
                                 **common, **extra)

@@ -406,15 +406,6 @@ def actual_scores(ranks: RankFile, methods: list[Method], total: float | None, c
         if methods else np.empty((0, len(ranks.systems)))
 
 
-def stability_job(ranks: RankFile, settings: Settings):
-    """An engine job: ``job(state) -> StabilityResults``; progress per unit of work, Cancel between."""
-    checked = plan(ranks, settings)      # bad settings fail here, before any work
-
-    def job(state: JobState) -> StabilityResults:
-        return run(checked, state)
-    return job
-
-
 # A process costs about a second of start-up (numpy, scipy); below this much work per process
 # (iterations x measures x system pairs x bootstrap samples, about 2 s) one process is faster.
 WORK_PER_PROCESS = 20_000_000
