@@ -329,11 +329,3 @@ def casebase_job(request: CaseBaseRun):
     def job(state: JobState) -> CaseBaseResult:
         return run_casebase(request, state)
     return job
-
-
-def similarity_job(ground_truth, predicted: list[tuple[str, object]], metrics: Sequence[str] = (),
-                   ks: Sequence[int | None] = (None,), **options):
-    """The engine job of evaluating imported similarity results."""
-    def job(state: JobState):
-        return evaluate_results(ground_truth, predicted, metrics, ks, state=state, **options)
-    return job
