@@ -81,7 +81,7 @@ def _engine(filter_sizes=(3, 6), ks=(3, 3), folder=CBR, metrics=METRICS, **optio
 
 
 def _quality(table):
-    from evalgui.gui.workspaces.casebase.engine import TIMING
+    from evalgui.gui.workspaces.casebase.results import TIMING
 
     keep = ~table["metric"].isin(TIMING)
     return table[keep][["retriever", "filter_size", "k", "metric", "value"]].reset_index(drop=True)

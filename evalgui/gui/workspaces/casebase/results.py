@@ -1,12 +1,11 @@
-"""What the case-based retrieval workspace asks of the engines, without Qt.
+"""What the case-based retrieval views show, without Qt: the workflow's outcome as the views read it.
 
-:func:`evaluation_job` is the one job Run starts: a retrieval run on case bases
-(:func:`evalgui.core.cbr.evaluate.run_casebase`) or imported similarity files only
-(:func:`evalgui.core.cbr.evaluate.evaluate_results`). Its :class:`Outcome` keeps the
-tidy table (the means over queries), the per-query values, the ground truth and every
-retriever's lists (for the drill-down). :func:`shown_table`, :func:`per_query_frame`,
-:func:`drill_down` and :func:`preview` shape results for the views; :func:`outcome_state` /
-:func:`outcome_from_state` keep an outcome in a project.
+:func:`evaluation_job` runs the case-based workflow on the worker
+(:func:`evalgui.core.workflows.casebase.run_casebase`, or ``run_similarity`` for imported
+similarity files only) and hands the views a :class:`Results`: the tidy table (the means over
+queries), the per-query values, the ground truth and every retriever's lists (for the
+drill-down). :func:`shown_table`, :func:`per_query_frame`, :func:`drill_down` and :func:`preview`
+shape results for the views; :func:`outcome_state` / :func:`outcome_from_state` keep them in a project.
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalgui.core.cbr.evaluate import (FILTER_SIZE, K, LINEAR, MACFAC, METRIC, QUERY, RETRIEVER, VALUE,
-                                       CaseBaseRun)
+from evalgui.core.cbr.evaluate import FILTER_SIZE, K, LINEAR, MACFAC, METRIC, QUERY, RETRIEVER, VALUE
+from evalgui.core.errors import EvalUsageError
 from evalgui.core.cbr.lists import RankedLists
 from evalgui.core.jobs import JobState
 from evalgui.core.tidy import ALL_QUERIES
@@ -31,20 +30,8 @@ MAX_SAVED_PAIRS = 200_000
 MAX_SAVED_PER_QUERY = 200_000
 
 
-@dataclass(frozen=True)
-class FilesSource:
-    """Imported similarity results: a ground truth and retrievers run elsewhere (no case base)."""
-
-    ground_truth: object                 # SimilarityResults
-    predicted: list                      # [(name, SimilarityResults)]
-    metrics: list[str]
-    ks: list                             # [int] or [None]
-    ties: str = "case_id"
-    relevance_thresholds: tuple = ()     # for the ranked measures
-
-
 @dataclass
-class Outcome:
+class Results:
     table: pd.DataFrame                  # the engine's tidy table (retriever, [filter_size,] k, metric, value)
     ground_truth: RankedLists | None
     lists: dict[str, RankedLists] = field(default_factory=dict)    # retriever label -> its lists
@@ -66,28 +53,34 @@ def retriever_label(name: str, filter_size, k) -> str:
     return name
 
 
-def evaluation_job(source: CaseBaseRun | FilesSource):
-    def job(state: JobState) -> Outcome:
-        if isinstance(source, CaseBaseRun):
-            from evalgui.core.cbr.evaluate import run_casebase
+def results_of(outcome) -> Results:
+    """The workflow's outcome (its engine objects at hand) as the views read it."""
+    summary, per_query = split_queries(outcome.tables["results"])
+    result = getattr(outcome, "result", None)
+    if result is None:                                  # similarity files only
+        return Results(summary, outcome.ground_truth, dict(outcome.lists), list(outcome.notes), per_query)
+    lists = {LINEAR: result.ground_truth}              # the linear lists are the ground truth's (cut at k)
+    for r in result.retrievals:
+        if r.name != LINEAR:
+            lists.setdefault(retriever_label(r.name, r.filter_size, r.k), r.lists)
+    return Results(summary, result.ground_truth, lists, list(outcome.notes), per_query)
 
-            result = run_casebase(source, state)
-            lists = {LINEAR: result.ground_truth}          # the linear lists are the ground truth's (cut at k)
-            for r in result.retrievals:
-                if r.name != LINEAR:
-                    lists.setdefault(retriever_label(r.name, r.filter_size, r.k), r.lists)
-            summary, per_query = split_queries(result.table) if source.per_query else (result.table, None)
-            return Outcome(summary, result.ground_truth, lists, list(result.warnings), per_query)
-        from evalgui.core.cbr.evaluate import evaluate_results
-        from evalgui.core.cbr.lists import aligned_lists, ground_truth_lists
 
-        table, warnings = evaluate_results(source.ground_truth, source.predicted, source.metrics, source.ks,
-                                           ties=source.ties, per_query=True,
-                                           relevance_thresholds=source.relevance_thresholds, state=state)
-        truth = ground_truth_lists(source.ground_truth)
-        lists = {name: aligned_lists(results, truth, name) for name, results in source.predicted}
-        summary, per_query = split_queries(table)
-        return Outcome(summary, truth, lists, warnings, per_query)
+def evaluation_job(request, inputs):
+    """``job(state) -> Results``: the case-based workflow of ``request`` (a CasebaseRequest or a
+    SimilarityRequest) on the session's loaded data."""
+    def job(state: JobState) -> Results:
+        from evalgui.core.workflows import casebase
+        from evalgui.core.workflows.params import RequestError
+
+        try:
+            if isinstance(request, casebase.SimilarityRequest):
+                outcome = casebase.run_similarity(request, state, inputs, lists=True)
+            else:
+                outcome = casebase.run_casebase(request, state, inputs)
+        except RequestError as exc:
+            raise EvalUsageError(exc.problems[0].for_window()) from None
+        return results_of(outcome)
     return job
 
 
@@ -208,7 +201,7 @@ def _table_from_state(state: dict) -> pd.DataFrame:
     return table
 
 
-def outcome_state(outcome: Outcome) -> dict:
+def outcome_state(outcome: Results) -> dict:
     """The table always; the per-query values, the ground truth and lists when they are small enough for a
     project file."""
     state = {"table": _table_state(outcome.table), "warnings": outcome.warnings}
@@ -221,13 +214,13 @@ def outcome_state(outcome: Outcome) -> dict:
     return state
 
 
-def outcome_from_state(state) -> Outcome | None:
+def outcome_from_state(state) -> Results | None:
     """The outcome :func:`outcome_state` saved; None when ``state`` is not one."""
     try:
         table = _table_from_state(state["table"])
         per_query = _table_from_state(state["per_query"]) if "per_query" in state else None
         truth = _lists_from_state(state["ground_truth"]) if "ground_truth" in state else None
         lists = {str(k): _lists_from_state(v) for k, v in state.get("lists", {}).items()}
-        return Outcome(table, truth, lists, [str(w) for w in state.get("warnings", [])], per_query)
+        return Results(table, truth, lists, [str(w) for w in state.get("warnings", [])], per_query)
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
