@@ -28,6 +28,9 @@ def frame_to_json(frame) -> dict:
         kind = series.dtype.kind
         if kind == "b":
             tag, values = "bool", [bool(v) for v in series.tolist()]
+        elif kind in "iu" and series.hasnans:            # pandas' nullable Int64: whole numbers with gaps
+            gaps = series.isna().tolist()
+            tag, values = "nullable int", [None if gap else int(v) for v, gap in zip(series.tolist(), gaps)]
         elif kind in "iu":
             tag, values = "int", [int(v) for v in series.tolist()]
         elif kind == "f":
@@ -75,6 +78,8 @@ def frame_from_json(data):
     for name, tag, column in zip(columns, dtypes, values):
         if tag == "float":
             out[str(name)] = np.array([np.nan if v is None else float(v) for v in column], dtype=np.float64)
+        elif tag == "nullable int":
+            out[str(name)] = pd.array([None if v is None else int(v) for v in column], dtype="Int64")
         elif tag == "int":
             out[str(name)] = np.array([int(v) for v in column], dtype=np.int64)
         elif tag == "bool":
