@@ -101,3 +101,20 @@ def test_importing_evalgui_stays_light():
     code = "import sys, evalgui; evalgui.stability; print('numpy' in sys.modules, 'pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_the_readme_examples_run(monkeypatch, capsys):
+    """The README's Python examples of the stability and case-based workflows run as written."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S)
+              if "eg.stability(" in b or "eg.casebase(" in b]
+    assert len(blocks) == 2
+    monkeypatch.chdir(root)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "PageRank" in out and "macfac" in out and "quality_mueller" in out
