@@ -155,3 +155,14 @@ def test_the_wide_table_has_a_row_per_configuration_and_a_column_per_metric():
     with_queries = tidy.assign(query="all")
     per_query = with_queries.assign(query="q1", value=1.0)
     pd.testing.assert_frame_equal(wide_table(pd.concat([per_query, with_queries], ignore_index=True)), wide)
+
+
+def test_the_number_of_experiments_is_capped():
+    from evalgui.core.workflows.stability import StabilityRequest
+
+    request = StabilityRequest(rank_file="r.txt", measures=("AP",), splits=tuple(range(2, 102)),
+                               systems=tuple(range(2, 12)), entities=tuple(range(100, 120)))
+    (problem,) = request.problems()
+    assert problem.for_window() == "‘Queries (splits)’, ‘Systems drawn’ and ‘Entities drawn’ make 20,000 " \
+                                   "experiments; at most 10,000 run in a reasonable time"
+    assert problem.for_cli().startswith("--splits Q, --systems S and --entities E make 20,000 experiments")

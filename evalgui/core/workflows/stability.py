@@ -29,6 +29,7 @@ TREC_SHARE = 0.05            # of the progress bar: finding the relevant documen
 MAX_ITERATIONS = 1_000_000
 MAX_BOOTSTRAP = 10_000_000
 MAX_PROCESSES = 64
+MAX_COMBINATIONS = 10_000     # experiments (splits x systems x entities): each runs every iteration
 
 
 def _said(option: str) -> str:
@@ -155,6 +156,11 @@ class StabilityRequest(Request):
             problems.append(Problem(self.param("cutoffs"), "cut-offs must be positive numbers", self.cutoffs))
         if self.experiments and not self.splits:
             problems.append(Problem(self.param("splits"), "give the numbers of queries to split the entities into"))
+        combinations = len(self.splits) * max(len(self.systems), 1) * max(len(self.entities), 1)
+        if self.experiments and combinations > MAX_COMBINATIONS:
+            problems.append(Problem(None, f"{{splits}}, {{systems}} and {{entities}} make {combinations:,} "
+                                          f"experiments; at most {MAX_COMBINATIONS:,} run in a reasonable time",
+                                    mentions=tuple(self.param(n) for n in ("splits", "systems", "entities"))))
         return problems
 
     def _measure_problems(self) -> list[Problem]:

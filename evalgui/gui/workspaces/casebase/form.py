@@ -35,6 +35,13 @@ SOURCES = ((CASE_BASES, "Case bases and a model",
             "A loaded ground truth (query_id, case_id, similarity) and the results of retrievers run elsewhere "
             "(ProCAKE, CBRkit, a neural model): no case base needed"))
 SAME_AS_TRAIN = ""
+
+
+def label_of(name: str) -> str:
+    """What the case-based workflow's declaration calls a setting."""
+    from evalgui.core.workflows.casebase import CasebaseRequest
+
+    return CasebaseRequest.param(name).label
 THRESHOLDS_TIP = ("A case is relevant with grade g when its true similarity reaches the g-th threshold (0.7,0.9: "
                   "grade 1 from 0.7, grade 2 from 0.9); cases below the first are not judged.")
 TIE_LABELS = {"case_id": "Broken by case id", "interchangeable": "Tied cases interchangeable (hits)"}
@@ -75,7 +82,7 @@ class CaseBaseForm(QWidget):
                                                       "a query never retrieves itself unless ticked below")
         self.train_id = self._id_combo("cbrTrainId", "The train case base's id column")
         self.test_id = self._id_combo("cbrTestId", "The test case base's id column")
-        self.include_self = QCheckBox("A query may retrieve itself")
+        self.include_self = QCheckBox(label_of("include_self"))
         self.include_self.setObjectName("cbrIncludeSelf")
         self.include_self.setToolTip("With the same case base as train and test: let a query retrieve the case "
                                      "with its own id")
@@ -149,9 +156,9 @@ class CaseBaseForm(QWidget):
         self.retrievers_form.addRow(self.linear_note)
         self.retrievers_form.addRow("MAC model", self.mac_file_label)
         self.retrievers_form.addRow(mac_files)
-        self.retrievers_form.addRow("MAC attributes", self.mac_list)
-        self.retrievers_form.addRow("Filter sizes", self.filter_sizes)
-        self.retrievers_form.addRow("ks", self.ks)
+        self.retrievers_form.addRow(label_of("mac_attributes"), self.mac_list)
+        self.retrievers_form.addRow(label_of("filter_sizes"), self.filter_sizes)
+        self.retrievers_form.addRow(label_of("ks"), self.ks)
         self.retrievers_form.addRow(self.pairs_note)
         self.retrievers_form.addRow("Imported results", self.predicted)
 
@@ -169,7 +176,7 @@ class CaseBaseForm(QWidget):
                                    "count as interchangeable for hits")
         metrics_layout = QFormLayout(metrics_box)
         metrics_layout.addRow(self.metrics)
-        metrics_layout.addRow("Ties", self.ties_combo)
+        metrics_layout.addRow(label_of("ties"), self.ties_combo)
 
         # ---------------------------------------------------------------- ranked measures (graded ground truth)
         ranked_box = QGroupBox("Ranked measures")
@@ -187,7 +194,7 @@ class CaseBaseForm(QWidget):
         self.ranked_settings = QWidget()             # shown while the box is ticked
         ranked_layout = QFormLayout(self.ranked_settings)
         ranked_layout.setContentsMargins(0, 0, 0, 0)
-        ranked_layout.addRow("Relevance thresholds", self.thresholds)
+        ranked_layout.addRow(label_of("relevance_thresholds"), self.thresholds)
         ranked_layout.addRow(self.thresholds_note)
         ranked_layout.addRow(self.ranked_picker)
         ranked_column = QVBoxLayout(ranked_box)
