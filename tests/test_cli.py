@@ -508,7 +508,8 @@ def test_json_output_writes_missing_values_as_null():
 def test_gzipped_files_are_sniffed_from_their_head(tmp_path):
     import gzip
 
-    from evalgui.core.formats import detect_kind, read_run
+    from evalgui.core.formats import read_run
+    from evalgui.core.inputs import qrels_or_run as detect_kind
 
     path = tmp_path / "run.txt.gz"
     with gzip.open(path, "wt") as fh:

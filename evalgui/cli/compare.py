@@ -45,7 +45,7 @@ def run(args) -> int:
     if request.test == "tukey" and request.correction not in ("none", "holm"):
         warn("Tukey's HSD controls the family-wise error itself; --correction is not applied")
     outcome = run_compare(request)
-    for note in outcome.notes:
+    for note in outcome.notes_for_cli():
         warn(note)
     if args.paper:
         from evalgui.core.export import write_atomic

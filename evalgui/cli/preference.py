@@ -60,7 +60,7 @@ def run(args) -> int:
     request = request_from_args(PreferenceRequest, args)
     table = "matrix" if args.matrix else "ranking" if args.ranking else "pairs"
     outcome = run_preference(request, per_query=args.per_query, tables=(table,))
-    for note in outcome.notes:
+    for note in outcome.notes_for_cli():
         warn(note)
     write_table(outcome.tables[table], fmt, args.output)
     return 0

@@ -1,10 +1,20 @@
-"""Project files (``.evalgui``): JSON naming the loaded files, every workspace's form and, optionally, results.
+"""Project files (``.evalgui``): JSON naming the loaded files, every workspace's form, its workflow
+requests and, optionally, results. The format is documented in ``docs/project-format.md``.
 
 File paths are stored relative to the project file when they sit below its
 folder or near it (so a project folder can be moved or shared), absolute
 otherwise. Reading resolves them against the project file's folder. Forms name
-files (the chosen qrels, the ticked runs), and so do results, under the key
-``inputs`` (what they were computed with); both are resolved the same way.
+files (the chosen qrels, the ticked runs), and so do requests and results, as
+``file:<path>`` strings; all are resolved the same way.
+
+Version 2 adds each file's size and content hash (a file changed since the
+project was saved is named when it is opened) and the workflow requests
+(``requests``: what ``evalgui-cli run`` re-runs). Version-1 projects still open:
+they have no hashes and no requests, and their results are in each
+workspace's own version-1 layout, which the workspace migrates.
+
+A project is untrusted input: it is checked against its schema before
+anything is used, and a bad one is one EvalInputError naming the file.
 """
 
 from __future__ import annotations
@@ -15,7 +25,10 @@ import os
 from evalgui.core.errors import EvalInputError
 
 FORMAT = "evalgui-project"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
+# A project's JSON is refused past this size (a project holds results, not data: the data stays in its files).
+MAX_PROJECT_BYTES = 512 << 20
 
 
 def _relative(path: str, folder: str) -> str:
@@ -27,16 +40,30 @@ def _relative(path: str, folder: str) -> str:
     return rel if not rel.startswith(os.pardir + os.sep + os.pardir + os.sep + os.pardir) else path
 
 
-def make_project(project_path: str, files: list[tuple[str, str]], forms: dict, results: dict | None = None) -> dict:
-    """The JSON-able project for ``files`` [(path, kind)] as seen from ``project_path``."""
+def make_project(project_path: str, files: list[tuple[str, str]], forms: dict, results: dict | None = None,
+                 requests: dict | None = None) -> dict:
+    """The JSON-able project for ``files`` [(path, kind)] as seen from ``project_path``; ``requests``:
+    workflow key -> the request's JSON (``Request.to_json``), whose file paths are made relative too."""
+    from evalgui.core.hashing import content_hash
+
     folder = os.path.dirname(os.path.abspath(project_path))
     paths = {os.path.abspath(p) for p, _ in files}
+    for request in (requests or {}).values():
+        paths.update(_request_paths(request))
+
+    def entry(path: str, kind: str) -> dict:
+        item = {"path": _relative(os.path.abspath(path), folder).replace(os.sep, "/"), "kind": kind}
+        if os.path.isfile(path):
+            item["size"] = os.path.getsize(path)
+            item["hash"] = content_hash(path)
+        return item
+
     return {
         "format": FORMAT,
         "version": VERSION,
-        "files": [{"path": _relative(os.path.abspath(p), folder).replace(os.sep, "/"), "kind": kind}
-                  for p, kind in files],
+        "files": [entry(p, kind) for p, kind in files],
         "forms": relative_form_paths(forms, project_path, paths),
+        "requests": relative_form_paths(requests or {}, project_path, paths),
         # Only the inputs: the result rows can be large and name no file.
         "results": {k: _with_inputs(v, lambda inputs: relative_form_paths(inputs, project_path, paths))
                     for k, v in (results or {}).items() if v is not None},
@@ -50,36 +77,94 @@ def _with_inputs(results, change):
     return results
 
 
+def _request_paths(request) -> set[str]:
+    """The absolute paths a request's JSON names (its file parameters hold absolute paths or <names>)."""
+    out = set()
+    for value in request.values() if isinstance(request, dict) else ():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and os.path.isabs(item):
+                out.add(item)
+    return out
+
+
 def read_project(path: str) -> dict:
-    """Read a project; file paths come back absolute. Raises EvalInputError for a bad file."""
+    """Read and check a project; file paths come back absolute. Raises EvalInputError for a bad file.
+
+    Returns ``files`` [{path, kind, hash?}], ``forms``, ``results``, ``requests`` (workflow key -> the
+    request's JSON), ``version`` and ``changed``: the files whose content differs from when the project
+    was saved (their results are stale)."""
+    from evalgui.core.hashing import content_hash
+
     path = os.path.abspath(path)
+    data = _load_json(path)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise EvalInputError(path, "not an evalgui project (no \"format\": \"evalgui-project\")")
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise EvalInputError(path, "the project has no valid \"version\" (a whole number)")
+    if version not in READABLE_VERSIONS:
+        shown = str(version) if version < 10**6 else "a later one"
+        raise EvalInputError(path, f"project version {shown} is newer than this evalgui reads ({VERSION}); "
+                                   "open it with a newer evalgui")
+    for key, kind in (("files", list), ("forms", dict), ("results", dict), ("requests", dict)):
+        if key in data and not isinstance(data[key], kind):
+            raise EvalInputError(path, f"\"{key}\" must be a JSON {'list' if kind is list else 'object'}, "
+                                       f"not {_json_type(data[key])}")
+    folder = os.path.dirname(path)
+    files = []
+    for i, entry in enumerate(data.get("files", [])):
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not entry["path"]:
+            raise EvalInputError(path, f"file entry {i + 1} has no path")
+        if "\0" in entry["path"]:
+            raise EvalInputError(path, f"file entry {i + 1} has a path with a NUL character")
+        file_path = os.path.normpath(os.path.join(folder, entry["path"].replace("/", os.sep)))
+        item = {"path": file_path, "kind": entry.get("kind") if isinstance(entry.get("kind"), str) else None}
+        if isinstance(entry.get("hash"), str):
+            item["hash"] = entry["hash"]
+        files.append(item)
+    forms = data.get("forms", {})
+    results = data.get("results", {})
+    results = {k: _with_inputs(v, lambda inputs: _absolute_form_paths(inputs, folder)) for k, v in results.items()}
+    requests = {str(k): v for k, v in data.get("requests", {}).items() if isinstance(v, dict)}
+    changed = [f["path"] for f in files if "hash" in f and os.path.isfile(f["path"])
+               and content_hash(f["path"]) != f["hash"]]
+    return {"files": files, "forms": _absolute_form_paths(forms, folder), "results": results,
+            "requests": _absolute_form_paths(requests, folder), "version": version, "changed": changed}
+
+
+def _json_type(value) -> str:
+    return {type(None): "null", bool: "true or false", int: "a number", float: "a number", str: "text",
+            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _load_json(path: str):
+    """The project's JSON; EvalInputError for what is not a regular file, too large, or not JSON."""
+    import stat
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        info = os.stat(path)
     except FileNotFoundError:
         raise EvalInputError(path, "no such file") from None
+    except OSError as exc:
+        raise EvalInputError(path, exc.strerror or str(exc)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise EvalInputError(path, "not a regular file (a project is a JSON file)")
+    if info.st_size > MAX_PROJECT_BYTES:
+        raise EvalInputError(path, f"{info.st_size:,} bytes is too large for a project "
+                                   f"(at most {MAX_PROJECT_BYTES >> 20} MB)")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.loads(fh.read(MAX_PROJECT_BYTES + 1))
     except UnicodeDecodeError:
         raise EvalInputError(path, "not a text file (an evalgui project is JSON)") from None
     except json.JSONDecodeError as exc:
         raise EvalInputError(path, f"not valid JSON: {exc.msg}", exc.lineno) from None
+    except RecursionError:
+        raise EvalInputError(path, "the JSON is nested too deeply to be a project") from None
+    except ValueError as exc:        # e.g. a number of more digits than Python converts
+        raise EvalInputError(path, f"not a valid project: {exc}") from None
     except OSError as exc:
         raise EvalInputError(path, exc.strerror or str(exc)) from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise EvalInputError(path, "not an evalgui project (no \"format\": \"evalgui-project\")")
-    if not isinstance(data.get("version"), int) or data["version"] > VERSION:
-        raise EvalInputError(path, f"project version {data.get('version')!r} is newer than this evalgui reads "
-                                   f"({VERSION})")
-    folder = os.path.dirname(path)
-    files = []
-    for i, entry in enumerate(data.get("files", [])):
-        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
-            raise EvalInputError(path, f"file entry {i + 1} has no path")
-        file_path = os.path.normpath(os.path.join(folder, entry["path"].replace("/", os.sep)))
-        files.append({"path": file_path, "kind": entry.get("kind") if isinstance(entry.get("kind"), str) else None})
-    forms = data.get("forms") if isinstance(data.get("forms"), dict) else {}
-    results = data.get("results") if isinstance(data.get("results"), dict) else {}
-    results = {k: _with_inputs(v, lambda inputs: _absolute_form_paths(inputs, folder)) for k, v in results.items()}
-    return {"files": files, "forms": _absolute_form_paths(forms, folder), "results": results}
 
 
 def _map_strings(value, change):

@@ -373,6 +373,7 @@ class MainWindow(QMainWindow):
             [(item.path, item.kind) for item in self.session.items],
             {key: ws.form_state() for key, ws in self.workspaces.items()},
             {key: ws.results_state() for key, ws in self.workspaces.items()} if include_results else {},
+            {key: request for ws in self.workspaces.values() for key, request in ws.workflow_requests().items()},
         )
 
     def save_project(self) -> bool:
@@ -453,6 +454,11 @@ class MainWindow(QMainWindow):
             self.show_error("Some files of the project are missing",
                             "These files were not found and are left out; the rest of the project is loaded:\n"
                             + "\n".join(missing))
+        if project["changed"]:
+            self.show_error("Some files changed since the project was saved",
+                            "These files are not what they were when the project was saved, so the saved results "
+                            "may no longer match them: press Run to compute them again.\n"
+                            + "\n".join(project["changed"]))
         self.load_files(present, then=restore, remember=False)  # the project itself is the recent entry
 
     # ================================================================ settings

@@ -273,3 +273,16 @@ def test_ranks_from_qrels_and_runs(capsys, tmp_path):
     assert err == ["evalgui-cli: warning: AP gives every system the same value on all the entities, so it cannot "
                    "tell these systems apart (when the ranks come from several queries' rankings, measures comparing "
                    "the i-th entity with its rank, such as AP, P@k and R-precision, are often 1 for every system)"]
+
+
+def test_compat_prints_infinite_swap_limits_as_the_original(capsys, tmp_path):
+    """No swap bin gets down to any level (S1 and S2 always agree): -inf and inf, as the original prints,
+    never +-8.988e306 (the largest double averaged)."""
+    lines = ["E\tS1\tS2\tS3"] + [f"e{i}\t{i}\t{i}\t{13 - i}" for i in range(1, 13)]
+    path = tmp_path / "agree.txt"
+    path.write_text("\n".join(lines) + "\n")
+    status, out, _ = run_cli(capsys, "stability", str(path), "-p", "eval", "-m", "Median", "--splits", "3", "-i", "3",
+                             "-b", "50", "--compat", "dunaiski2018")
+    rows = table(out, ",")
+    assert status == 0 and "e306" not in out and "e308" not in out
+    assert rows.swapDiffMin.tolist() == [-np.inf] * len(rows) and rows.swapDiffMax.tolist() == [np.inf] * len(rows)

@@ -176,10 +176,11 @@ def _through_scipy():
 
 
 def test_every_metric_has_a_record_and_a_kernel():
-    assert set(M.KERNELS) == set(QUALITY_METRICS)
     for name in QUALITY_METRICS:
         record = METRICS[name]
         assert record.description and record.formula and record.family == "cbr"
+        assert record.kernel is getattr(M, record.kernel_name)          # the record is the dispatch
+    assert not hasattr(M, "KERNELS")
 
 
 @pytest.mark.parametrize("text, label", [("hits", "hits"), ("mae(align=case)", "mae(align=case)"),
@@ -193,3 +194,20 @@ def test_metric_names(text, label):
 def test_bad_metric_names(text, words):
     with pytest.raises(EvalUsageError, match=words.replace("(", r"\(")):
         parse_metric(text)
+
+
+def test_hits_normalized_divides_as_its_help_says(tmp_path):
+    """The help's K: min(k, |GT|) with k (not k itself), the evaluated list's length without k (not |GT|)."""
+    truth = [("q1", "a", 0.9), ("q1", "b", 0.8), ("q1", "c", 0.7)]
+    predicted = [("q1", "a", 0.9), ("q1", "c", 0.5)]
+    # without k: K = |RL| = 2, and the hit is a (c is not in GT's top 2)
+    assert _values(tmp_path, truth, predicted, ["hits", "hits_normalized"]) == {"hits": 1.0, "hits_normalized": 0.5}
+    # k = 5 beyond |GT| = 3: K = 3, and both a and c are hits
+    assert _values(tmp_path, truth, predicted, ["hits", "hits_normalized"], k=5) == \
+        {"hits": 2.0, "hits_normalized": 2 / 3}
+    record = METRICS["hits_normalized"]
+    assert "K = min(k, |GT|) with k, K = |RL| without" in record.formula
+    assert "divided by K (k," not in record.help_text
+    # the help's worked case is the seed's (ProCAKE's documentation): 1.0 without k, 0.5 with k = 2
+    assert "so 1.0" in " ".join(record.notes) and "so 0.5" in " ".join(record.notes)
+    assert PROCAKE_TABLE["hits_normalized"] == (1.0, 0.5)

@@ -1,5 +1,7 @@
 """evalgui-cli trec_eval reproduces trec_eval 10.0's own expected outputs, byte for byte."""
 
+import shlex
+
 import pytest
 
 from evalgui.cli import main
@@ -19,8 +21,7 @@ CASES = [
 
 
 def run_trec_eval(folder, args, capsys):
-    files = {"qrels.test", "results.test", "results.trunc", "qrels.rel_level", "qrels-302.test", "results-302.test"}
-    argv = ["trec_eval"] + [str(folder / a) if a in files else a for a in args]
+    argv = ["trec_eval"] + [str(folder / a) if (folder / a).is_file() else a for a in args]
     status = main(argv)
     out = capsys.readouterr().out
     assert status == 0
@@ -50,3 +51,27 @@ def test_one_topic_pair_matches_that_topic_in_the_full_run(trec_eval_dir, capsys
     out = run_trec_eval(trec_eval_dir, ["-m", "all_trec", "-q", "-n", "qrels-302.test", "results-302.test"], capsys)
     want = [line for line in (trec_eval_dir / "out.test.aq").read_text().splitlines() if line.split("\t")[1] == "302"]
     assert out.splitlines() == want
+
+
+def _makefile_commands(folder):
+    """trec_eval's whole test suite: ``./trec_eval ARGS test/FILE... | diff - test/EXPECTED`` per line."""
+    commands = []
+    for line in (folder / "MAKEFILE_TESTS.txt").read_text().splitlines():
+        if not line.strip():
+            continue
+        command, _, check = line.partition("|")
+        args = [a.removeprefix("test/") for a in shlex.split(command)[1:]]
+        commands.append((args, shlex.split(check)[-1].removeprefix("test/")))
+    return commands
+
+
+def test_every_command_of_trec_evals_test_suite(trec_eval_dir, capsys):
+    """All 15 commands of trec_eval 10.0's Makefile tests (prefs, qrels_prefs, qrels_jg and -Z included)."""
+    commands = _makefile_commands(trec_eval_dir)
+    assert len(commands) == 15
+    failing = []
+    for args, expected in commands:
+        out = run_trec_eval(trec_eval_dir, args, capsys)
+        if out != (trec_eval_dir / expected).read_text():
+            failing.append(" ".join(args))
+    assert not failing

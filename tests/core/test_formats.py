@@ -11,8 +11,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from evalgui.core.errors import EvalInputError
-from evalgui.core.formats import detect_kind, read_qrels, read_run, sniff_format
+from evalgui.core.formats import read_qrels, read_run, sniff_format
 from evalgui.core.formats import _text, trec
+from evalgui.core.inputs import qrels_or_run as detect_kind
 
 QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n"
 RUN = "1 Q0 d1 1 3.5 tagA\n1 Q0 d2 2 1.25 tagA\n2 Q0 d3 1 -0.5 tagA\n"
@@ -773,7 +774,7 @@ def test_csv_qrels_grade_must_be_a_whole_number_in_range(tmp_path, value, words)
 
 
 def test_a_hash_inside_an_id_is_not_a_comment(tmp_path):
-    from evalgui.core.formats import detect_kind
+    from evalgui.core.inputs import qrels_or_run as detect_kind
 
     path = write(tmp_path, "q.txt", "q#1 0 a 1\nq#1 0 b 0\n")
     assert detect_kind(path) == "qrels"

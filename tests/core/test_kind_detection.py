@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from evalgui.core import inputs
-from evalgui.core.formats import detect_kind as format_kind
+from evalgui.core.inputs import qrels_or_run as format_kind
 from evalgui.core.jobs import JobState
 
 QUERIES = [f"q{q}" for q in range(4)]

@@ -121,7 +121,8 @@ def test_gain_measures():
     # rbp: grades scaled to [0, 1] by the query's top grade (2).
     assert v["rbp"] == pytest.approx(0.1 * (0.5 + 1.0 * 0.9 ** 3 + 0.5 * 0.9 ** 5))
     assert v["RBP(p=0.5)"] == pytest.approx(0.5 * (0.5 + 1.0 * 0.5 ** 3 + 0.5 * 0.5 ** 5))
-    assert v["RBP(rel=2)"] == pytest.approx(0.1 * 0.9 ** 3)  # only d3 (grade 2) gains
+    # only d3 (grade 2) gains; p = 0.8, ir_measures' default
+    assert v["RBP(rel=2)"] == pytest.approx(0.2 * 0.8 ** 3)
 
 
 def test_dcg_ideal_dcg_and_yaap_outside_all_trec():

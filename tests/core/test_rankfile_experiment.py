@@ -258,7 +258,8 @@ def test_bug_7_average_at_10_is_always_the_average_rank_within_10():
 def test_the_preset_switches_every_bug_on():
     assert preset("dunaiski2018").active == ["bucket_index_counting", "swap_single_queries", "swap_partial_bins",
                                              "significance_estimators", "decisions_last_fuzziness",
-                                             "correlation_skips_first"]
+                                             "correlation_skips_first", "asl_zero_spread", "missing_query_ties",
+                                             "relrate_buckets"]
     assert preset(None).active == []
     from evalgui.core.rankfile import COMPAT_MODES
     assert tuple(PRESETS) == COMPAT_MODES
@@ -368,3 +369,117 @@ def test_a_measure_missing_on_whole_iterations_still_estimates_from_the_others()
     ranks = ranks_of([[1, 50, 60], [2, 40, 70], [30, 5, 80], [40, 60, 90], [50, 70, 95], [60, 80, 99]])
     rows = rows_of(run(ranks, measures=("Average@3",), splits=(3,), iterations=10, error_rates=True), "Average@3")
     assert rows.asl.notna().all() and rows.tieRate.notna().all()
+
+
+# ---------------------------------------------------------------- issue 26: five more differences from the original
+
+def test_no_swap_bin_is_infinite_never_the_largest_double():
+    """Two systems that always agree: no bin's swap rate gets down to any level. The original prints
+    -inf / +inf; np.nan_to_num once made them -/+1.798e308 (and their means 8.988e306)."""
+    ranks = ranks_of([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6]])
+    common = dict(measures=("Median",), splits=(3,), iterations=3, bootstrap=50, sigs=(0.05, 0.5))
+    buggy = rows_of(run(ranks, compat=PRESETS["dunaiski2018"], **common), "Median")
+    assert buggy.swapDiffMin.tolist() == [-math.inf] * 2 and buggy.swapDiffMax.tolist() == [math.inf] * 2
+    # per iteration too (a mean over iterations where only some are infinite is then infinite, as the
+    # original's np.average: the largest double would have averaged to a finite 8.988e306 over 20)
+    unit = X.units_of(X.plan(ranks, X.Settings(compat=PRESETS["dunaiski2018"], **common)))[0]
+    stats = X.run_unit(unit).stats["Median"]
+    assert (stats["swapDiffMin"] == -math.inf).all() and (stats["swapDiffMax"] == math.inf).all()
+    assert X._estimate(np.array([[-math.inf], [3.0]]), 0) == -math.inf
+    fixed = rows_of(run(ranks, **common), "Median")
+    for column in ("swapDiffMin", "swapDiffMax"):               # no swap at all: the first bin, [0, 0]
+        assert fixed[column].tolist() == [0.0, 0.0]
+    # evalgui's own swap method says NaN when no bin gets there: +inf, "beyond any difference observed"
+    assert X._beyond_any(math.nan) == math.inf
+    assert X._beyond_any(-math.inf) == -math.inf and X._beyond_any(math.inf) == math.inf
+    assert X._beyond_any(2.5) == 2.5
+
+
+def _original_asl_literally(diffs, levels, picks):
+    """The original's swapRate (SwapRate.py), its ASL and estDiff loop as written, on given resamples."""
+    n, samples = diffs.shape[1], len(picks)
+    rate, required = {}, {}
+    asl = []
+    for level in levels:
+        significant, found = 0, []
+        for z in diffs:
+            z = list(z)
+            z_norm = np.average(z)
+            t_z = 0 if np.std(z) == 0 else z_norm / (np.std(z) / np.sqrt(n))
+            w = [z_i - z_norm for z_i in z]
+            count, t_w = 0, []
+            for sample in picks:
+                w_b = [w[q] for q in sample]
+                t_b = 0 if np.std(w_b) == 0 else (sum(w_b) / len(w_b)) / (np.std(w_b) / np.sqrt(len(w_b)))
+                t_w.append((abs(t_b), abs(sum(w_b) / len(w_b))))
+                if abs(t_b) > 0 and abs(t_b) >= abs(t_z):
+                    count += 1
+            if level == levels[0]:
+                asl.append(count / samples)
+            found.append(sorted(t_w, key=lambda x: x[0], reverse=True)[int(level * samples) - 1][1])
+            significant += count / samples < level
+        rate[level] = 100 * significant / len(diffs)
+        required[level] = max(found)
+    return asl, rate, required
+
+
+def test_bug_9_the_originals_bootstrap_gives_a_resample_without_spread_t_0():
+    from evalgui.core.rankfile.compat import original_asl
+
+    rng = np.random.default_rng(3)
+    levels = [0.005, 0.05, 0.5]
+    for n in (2, 3, 6):
+        diffs = np.round(rng.normal(0.5, 1.0, size=(4, n)), 1)
+        diffs[1] = 0.7                                           # a pair without spread: t(z) = 0
+        result = original_asl(diffs, levels, 120, 9)
+        picks = np.random.default_rng(9).integers(0, n, size=(120, n))
+        asl, rate, required = _original_asl_literally(diffs, levels, picks)
+        assert result.asl.tolist() == asl
+        assert result.rate == rate
+        assert result.difference_required == pytest.approx(required, rel=1e-12)
+    # Two queries: a resample either draws one query twice (no spread) or both (mean 0): t* = 0 always, so
+    # no resample ever counts, every pair has ASL 0 and is significant: the original's "asl 100".
+    two = original_asl(np.array([[1.0, 3.0], [-2.0, 5.0]]), [0.005], 200, 1)
+    assert two.asl.tolist() == [0.0, 0.0] and two.rate == {0.005: 100.0}
+    assert stability.asl_rates(np.array([[1.0, 3.0], [-2.0, 5.0]]), [0.005], 200, 1).rate == {0.005: 0.0}
+
+
+def test_bug_9_in_the_experiment():
+    ranks = ranks_of([[1, 2], [1, 4], [3, 1], [6, 7], [2, 9], [5, 5]])
+    common = dict(measures=("Average",), splits=(2,), sigs=(0.05,), iterations=3, bootstrap=100)
+    assert rows_of(run(ranks, compat=Compat(asl_zero_spread=True), **common), "Average").asl.tolist() == [100.0]
+    assert rows_of(run(ranks, **common), "Average").asl.tolist() == [0.0]
+
+
+def test_bug_10_a_missing_score_ties_its_whole_query_and_its_pairs_are_significant():
+    # Average@2, one entity per query. Query E1: S1 1, S2 2, S3 missing (rank 3); query E2: all missing.
+    # evalgui: S1 beats S2 on E1, the other 5 comparisons tie; the original: all 6 tie. ASL: no pair has a
+    # score on every query, so evalgui calls none significant, the original every one (ASL 0).
+    ranks = ranks_of([[1, 2, 3], [4, 3, 5]])
+    common = dict(measures=("Average@2",), splits=(2,), sigs=(0.1,), error_rates=True)
+    fixed = rows_of(run(ranks, **common), "Average@2")
+    buggy = rows_of(run(ranks, compat=Compat(missing_query_ties=True), **common), "Average@2")
+    assert fixed.tieRate.tolist() == [pytest.approx(500 / 6)] and buggy.tieRate.tolist() == [100.0]
+    assert fixed.asl.tolist() == [0.0] and buggy.asl.tolist() == [100.0]
+
+
+def test_bug_11_rel_rate_of_ap_inter_per_counts_the_buckets():
+    common = dict(measures=("AP_inter_per", "AP_per"), splits=(2,), sigs=(0.1,), error_rates=True,
+                  total_ranks=1000.0)
+    fixed, buggy = run(TWO, **common), run(TWO, compat=Compat(relrate_buckets=True), **common)
+    assert rows_of(fixed, "AP_inter_per").relRate.tolist() == [100.0]
+    assert rows_of(buggy, "AP_inter_per").relRate.tolist() == [100_000.0]      # 1,000 buckets / 1 entity
+    assert rows_of(buggy, "AP_per").relRate.tolist() == rows_of(fixed, "AP_per").relRate.tolist()
+
+
+def test_every_switch_has_its_section_in_the_docs():
+    from pathlib import Path
+
+    from evalgui.core.rankfile.compat import SECTIONS, describe
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rankfile-compat.md").read_text(encoding="utf-8")
+    for switch, number in SECTIONS.items():
+        assert f"| {number} | `{switch}` |" in text and f"## {number}. " in text, switch
+        assert f"(`{switch}`)" in text.split(f"## {number}. ", 1)[1].splitlines()[0], switch
+    assert "## 12. " in text                              # the correlation's first system: not reproduced
+    assert describe("dunaiski2018").splitlines()[6].startswith("9. ")

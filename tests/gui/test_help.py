@@ -69,3 +69,27 @@ def test_picker_offers_the_registry_it_is_given(qtbot):
     picker.set_checked({"num_q": "", "P": "5"})                   # P is not in this registry
     assert picker.specs() == ["num_q"]
     assert MeasurePicker().registry is REGISTRY
+
+
+def test_picker_offers_gdeval_cwl_and_ir_measures_extras_with_help(qtbot):
+    from PySide6.QtCore import Qt
+
+    from evalgui.core.ranked.specs import parse_measures
+    from evalgui.gui.measurepicker import MeasurePicker
+
+    picker = MeasurePicker()
+    qtbot.addWidget(picker)
+    items = {i.text(0): i for i in picker._items()}
+    for name, group in (("err_cut", "Web track (gdeval)"), ("ndcg_exp_cut", "Web track (gdeval)"),
+                        ("bpm", "C/W/L user models"), ("inst", "C/W/L user models"), ("nerr11", "C/W/L user models"),
+                        ("rbp_cwl", "C/W/L user models"), ("compat", "Gain"), ("accuracy", "Precision")):
+        item = items[name]
+        assert item.parent().text(0) == group
+        assert item.toolTip(0) == REGISTRY[name].help_text and "Formula: " in item.toolTip(0)
+    items["bpm"].setText(1, "5,20")                               # a cutoff list, as for P
+    items["bpm"].setCheckState(0, Qt.CheckState.Checked)
+    items["inst"].setCheckState(0, Qt.CheckState.Checked)
+    specs = picker.specs()
+    assert "bpm.5,20" in specs and "inst" in specs
+    names = [n for r in parse_measures(specs) for n in r.names]
+    assert {"bpm_5", "bpm_20", "inst"} <= set(names)

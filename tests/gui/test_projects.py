@@ -195,3 +195,41 @@ def test_projects_leave_results_out_when_asked(qtbot, window, tmp_path):
     window.include_results_action.setChecked(True)
     assert window.write_project(str(project))
     assert set(json.loads(project.read_text())["results"]) == {"ranked"}
+
+
+def test_a_version_1_project_opens_with_its_comparison(qtbot, make_window, tmp_path):
+    """A project saved by the previous release (format version 1, kept under tests/data) still opens: its
+    files load and the compare workspace shows its saved comparison and preferences."""
+    import shutil
+
+    from tests.conftest import ROOT
+
+    shutil.copytree(ROOT / "tests" / "data" / "projects" / "v1", tmp_path / "v1")
+    window = make_window()
+    with qtbot.waitSignal(window.files_loaded, timeout=20_000):
+        window.open_project(str(tmp_path / "v1" / "meic-v1.evalgui"))
+    _wait_restored(qtbot, window)
+    compare = window.workspaces["compare"]
+    assert compare.comparison is not None and compare.preferences is not None
+    assert set(compare.comparison.measures) == {"map", "P_5"} and compare.comparison.options.test == "randomization"
+    assert compare.table.model.rowCount() > 0
+
+
+def test_a_project_saved_by_the_window_reruns_from_the_command_line(qtbot, make_window, tmp_path, capsys):
+    """The window keeps the compare request in the project; evalgui-cli run re-runs it and --check agrees."""
+    from evalgui.cli import main
+
+    data = copy_synthetic(tmp_path / "data")
+    window = make_window()
+    load(qtbot, window, [data / "qrels.txt"] + [data / f"{r}.run" for r in ("bm25", "dense", "rerank")])
+    compare = window.workspaces["compare"]
+    compare.form.picker.set_checked({"map": "", "P": "10"})
+    run_and_wait(qtbot, compare)
+    project = tmp_path / "study.evalgui"
+    assert window.write_project(str(project))
+    saved = json.loads(project.read_text())
+    assert saved["version"] == 2 and saved["requests"]["compare"]["runs"][0] == "file:data/bm25.run"
+    assert all(f["hash"].startswith("sha256:") for f in saved["files"])
+    status = main(["run", str(project), "-o", str(tmp_path / "out"), "--check", "--no-plots"])
+    out, err = capsys.readouterr()
+    assert status == 0 and out == "", (out, err)

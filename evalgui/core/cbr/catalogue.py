@@ -1,8 +1,9 @@
 """Case-based retrieval described for people: the quality metrics and the local similarity measures.
 
 Light on purpose (no numpy): the command line lists and checks names with it before
-loading an engine. The kernels are in :mod:`evalgui.core.cbr.metrics` and
-:mod:`evalgui.core.cbr.local`; a test checks that both sides name the same things.
+loading an engine. Each quality metric's record names its kernel in :mod:`evalgui.core.cbr.metrics`
+(imported when first computed); the local similarities' are in :mod:`evalgui.core.cbr.local`, and a
+test checks that both sides name the same things.
 
 Notation of the formulas, for one query: GT is the ground-truth list (every case, by
 similarity descending, ties by case id), RL the evaluated list in its own order. With k,
@@ -14,10 +15,35 @@ them the same way, discordant (D) when opposite, neither when tied in either.
 
 from __future__ import annotations
 
+import importlib
 import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Callable
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.registry import Parameter, Record, Registry
+
+_KERNELS = "evalgui.core.cbr.metrics"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metric(Record):
+    """A quality metric: the record and its kernel, ``f(QueryView, parameters) -> float``.
+
+    The record names its kernel (a function of :mod:`evalgui.core.cbr.metrics`) and :attr:`kernel`
+    imports it when first used, so that listing the metrics stays numpy-free."""
+    kernel_name: str = field(repr=False)               # the kernel's function name in that module
+
+    @property
+    def kernel(self) -> Callable:
+        return _kernel(self.kernel_name)
+
+
+@cache
+def _kernel(name: str) -> Callable:
+    return getattr(importlib.import_module(_KERNELS), name)
+
 
 METRICS: Registry[Record] = Registry(
     "cbr", "Case-based retrieval metrics",
@@ -35,53 +61,59 @@ _ALIGN = Parameter("align", "position: compare the similarities at the same posi
 _UNDEFINED_PAIRS = "Undefined (left out of the mean over queries) when RL_k has fewer than two cases."
 
 for _record in (
-    Record(name="hits", family="cbr", group="Overlap", value_type="float",
+    Metric(name="hits", family="cbr", group="Overlap", kernel_name="hits", value_type="float",
            description="Cases of the true top K that the retriever's list contains. The only metric "
                        "that is not normalised.",
            formula="hits = |top-K(GT) ∩ RL_k|",
            notes=("With ties=interchangeable, a case of RL_k counts when its true similarity is at least "
                   "the K-th of GT (a case tied with the last of the true top K is as good as it).",)),
-    Record(name="hits_normalized", family="cbr", group="Overlap",
-           description="Hits divided by K (k, or the list's length when k is not set).",
-           formula="hits_normalized = hits / K"),
-    Record(name="quality_mueller", family="cbr", group="Overlap",
+    Metric(name="hits_normalized", family="cbr", group="Overlap", kernel_name="hits_normalized",
+           description="Hits divided by K, the most hits the list can have: with k, K = min(k, |GT|) (k, "
+                       "unless the ground truth has fewer cases); without k, K = |RL|, the evaluated "
+                       "list's length.",
+           formula="hits_normalized = hits / K, K = min(k, |GT|) with k, K = |RL| without",
+           notes=("ProCAKE's example (ground truth G2 0.5, G3 0.3, G4 0.2; evaluated G2 0.5, G4 0.3, "
+                  "G3 0.2): without k, hits = 3 and K = |RL| = 3, so 1.0; with k = 2, hits = 1 (G2) "
+                  "and K = min(2, 3) = 2, so 0.5.",
+                  "Undefined (left out of the mean over queries) when K = 0.")),
+    Metric(name="quality_mueller", family="cbr", group="Overlap", kernel_name="quality_mueller",
            description="One minus the mean true similarity of the true top-n cases the list misses "
                        "(Müller & Bergmann): missing a very similar case costs more.",
            formula="quality_mueller = 1 − (1/n) · Σ_{c ∈ top-n(GT) \\ RL_k} sim_GT(c)"),
-    Record(name="quality_stromer", family="cbr", group="Order",
+    Metric(name="quality_stromer", family="cbr", group="Order", kernel_name="quality_stromer",
            description="Position-weighted share of positions where the list has the true case (Stromer "
                        "et al.'s MAC/FAC quality); early positions weigh more. A position beyond the "
                        "list's end is an error.",
            formula="quality_stromer = 1 − Σ_{i=1..K} err(i)·(2 + K − i) / Σ_{i=1..K} (2 + K − i), "
                    "err(i) = [GT_i ≠ RL_i]"),
-    Record(name="correctness", family="cbr", group="Order",
+    Metric(name="correctness", family="cbr", group="Order", kernel_name="correctness",
            description="Agreement of the two orders over the pairs of listed cases: 1 when every pair "
                        "is ordered as in the ground truth, −1 when every pair is reversed.",
            formula="correctness = (C − D) / (C + D)",
            notes=("Undefined (left out of the mean over queries) when no pair is ordered by both "
                   "(C + D = 0).",)),
-    Record(name="completeness", family="cbr", group="Order",
+    Metric(name="completeness", family="cbr", group="Order", kernel_name="completeness",
            description="Share of the pairs of listed cases that both orders decide (ties in either "
                        "similarity leave a pair undecided).",
            formula="completeness = (C + D) / (n(n − 1)/2)", notes=(_UNDEFINED_PAIRS,)),
-    Record(name="kendall", family="cbr", group="Order",
+    Metric(name="kendall", family="cbr", group="Order", kernel_name="kendall",
            description="Kendall's τ of the two orders over the pairs of listed cases (tied pairs count 0).",
            formula="kendall = (C − D) / (n(n − 1)/2)", notes=(_UNDEFINED_PAIRS,)),
-    Record(name="spearman", family="cbr", group="Order",
+    Metric(name="spearman", family="cbr", group="Order", kernel_name="spearman",
            description="Spearman's ρ: the Pearson correlation of the listed cases' positions in RL_k and "
                        "their order in GT.",
            formula="spearman = 1 − 6 Σ d_c² / (n(n² − 1)), d_c = rank_RL(c) − rank of c among RL_k's cases in GT",
            notes=(_UNDEFINED_PAIRS,)),
-    Record(name="distance", family="cbr", group="Order", direction="lower",
+    Metric(name="distance", family="cbr", group="Order", kernel_name="distance", direction="lower",
            description="Mean number of positions a listed case is away from its place in the ground truth.",
            formula="distance = (1/n) · Σ_{c ∈ RL_k} |rank_RL(c) − rank_GT(c)|"),
-    Record(name="mae", family="cbr", group="Similarity error", direction="lower",
+    Metric(name="mae", family="cbr", group="Similarity error", kernel_name="mae", direction="lower",
            description="Mean absolute difference of the similarities: at the same positions of GT and RL "
                        "(ProCAKE's definition), or of each case's two similarities with mae(align=case).",
            formula="mae = (1/n) · Σ_{i=1..n} |sim_GT(GT_i) − sim_RL(RL_i)|; "
                    "mae(align=case) = (1/n) · Σ_{c ∈ RL_k} |sim_GT(c) − sim_RL(c)|",
            parameters=(_ALIGN,)),
-    Record(name="mse", family="cbr", group="Similarity error", direction="lower",
+    Metric(name="mse", family="cbr", group="Similarity error", kernel_name="mse", direction="lower",
            description="Mean squared difference of the similarities, aligned as mae.",
            formula="mse = (1/n) · Σ_{i=1..n} (sim_GT(GT_i) − sim_RL(RL_i))²; "
                    "mse(align=case) = (1/n) · Σ_{c ∈ RL_k} (sim_GT(c) − sim_RL(c))²",
@@ -103,8 +135,8 @@ for _record in (
 ):
     METRICS.add(_record)
 
-# The metrics one chooses (-m); the Retrieval group is always reported by retrieval runs.
-QUALITY_METRICS = tuple(name for name in METRICS if METRICS[name].group != "Retrieval")
+# The metrics one chooses (-m): those with a kernel. The Retrieval group is always reported by retrieval runs.
+QUALITY_METRICS = tuple(name for name, record in METRICS.items() if isinstance(record, Metric))
 RETRIEVAL_METRICS = tuple(r.name for r in METRICS.in_group("Retrieval"))
 
 _SPEC = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\(\s*([^)]*?)\s*\))?\s*$")

@@ -1,20 +1,20 @@
 """The quality metrics of case-based retrieval: one kernel per metric, on one query's prepared lists.
 
-The records (description, formula) are in :mod:`evalgui.core.cbr.catalogue`. The expensive
-step is done once per query (:class:`QueryView`: where each listed case stands in the ground
-truth); every kernel then reads small arrays. Values a query cannot have (a pair metric on a
-one-case list) are NaN and left out of the mean over queries.
+Each metric's record in :mod:`evalgui.core.cbr.catalogue` (description, formula) names its kernel
+here: the record is the dispatch. The expensive step is done once per query (:class:`QueryView`:
+where each listed case stands in the ground truth); every kernel then reads small arrays. Values a
+query cannot have (a pair metric on a one-case list) are NaN and left out of the mean over queries.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from evalgui.core.cbr.catalogue import QUALITY_METRICS, TIES, parse_metric
+from evalgui.core.cbr.catalogue import METRICS, TIES, parse_metric
 from evalgui.core.cbr.lists import RankedLists
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
@@ -98,14 +98,14 @@ def _tied_pairs(*columns: np.ndarray) -> int:
 
 # ---------------------------------------------------------------- the kernels
 
-def _hits(v: QueryView, p: dict) -> float:
+def hits(v: QueryView, p: dict) -> float:
     if v.ties == "interchangeable" and v.K:
         return float(np.count_nonzero(v.gt_sims[v.ranks] >= v.gt_sims[v.K - 1]))
     return float(np.count_nonzero(v.ranks < v.K))
 
 
-def _hits_normalized(v: QueryView, p: dict) -> float:
-    return _hits(v, p) / v.K if v.K else math.nan
+def hits_normalized(v: QueryView, p: dict) -> float:
+    return hits(v, p) / v.K if v.K else math.nan
 
 
 def _errors(v: QueryView, p: dict) -> np.ndarray:
@@ -114,15 +114,15 @@ def _errors(v: QueryView, p: dict) -> np.ndarray:
     return v.gt_sims[:v.n] - v.rl_sims
 
 
-def _mae(v: QueryView, p: dict) -> float:
+def mae(v: QueryView, p: dict) -> float:
     return float(np.mean(np.abs(_errors(v, p)))) if v.n else math.nan
 
 
-def _mse(v: QueryView, p: dict) -> float:
+def mse(v: QueryView, p: dict) -> float:
     return float(np.mean(np.square(_errors(v, p)))) if v.n else math.nan
 
 
-def _quality_stromer(v: QueryView, p: dict) -> float:
+def quality_stromer(v: QueryView, p: dict) -> float:
     K = v.K
     if not K:
         return math.nan
@@ -134,7 +134,7 @@ def _quality_stromer(v: QueryView, p: dict) -> float:
     return (total - int(weights[wrong].sum())) / total   # integers: 4/9, not 1 − 5/9
 
 
-def _quality_mueller(v: QueryView, p: dict) -> float:
+def quality_mueller(v: QueryView, p: dict) -> float:
     n = v.n
     if not n:
         return math.nan
@@ -143,26 +143,26 @@ def _quality_mueller(v: QueryView, p: dict) -> float:
     return 1.0 - float(v.gt_sims[:n][missed].sum()) / n
 
 
-def _correctness(v: QueryView, p: dict) -> float:
+def correctness(v: QueryView, p: dict) -> float:
     c, d = v.pairs()
     return (c - d) / (c + d) if c + d else math.nan
 
 
-def _completeness(v: QueryView, p: dict) -> float:
+def completeness(v: QueryView, p: dict) -> float:
     c, d = v.pairs()
     return (c + d) / (v.n * (v.n - 1) // 2) if v.n > 1 else math.nan
 
 
-def _kendall(v: QueryView, p: dict) -> float:
+def kendall(v: QueryView, p: dict) -> float:
     c, d = v.pairs()
     return (c - d) / (v.n * (v.n - 1) // 2) if v.n > 1 else math.nan
 
 
-def _distance(v: QueryView, p: dict) -> float:
+def distance(v: QueryView, p: dict) -> float:
     return float(np.mean(np.abs(np.arange(v.n) - v.ranks))) if v.n else math.nan
 
 
-def _spearman(v: QueryView, p: dict) -> float:
+def spearman(v: QueryView, p: dict) -> float:
     n = v.n
     if n < 2:
         return math.nan
@@ -170,14 +170,6 @@ def _spearman(v: QueryView, p: dict) -> float:
     in_gt[np.argsort(v.ranks)] = np.arange(n)     # the order of RL_k's cases in GT
     d2 = int(np.square(np.arange(n) - in_gt).sum())
     return 1.0 - 6 * d2 / (n * (n * n - 1))       # Pearson's r of two permutations
-
-
-KERNELS: dict[str, Callable[[QueryView, dict], float]] = {
-    "hits": _hits, "hits_normalized": _hits_normalized, "quality_mueller": _quality_mueller,
-    "quality_stromer": _quality_stromer, "correctness": _correctness, "completeness": _completeness,
-    "kendall": _kendall, "spearman": _spearman, "distance": _distance, "mae": _mae, "mse": _mse,
-}
-assert set(KERNELS) == set(QUALITY_METRICS)
 
 
 # ---------------------------------------------------------------- over queries
@@ -203,6 +195,7 @@ def per_query_values(ground_truth: RankedLists, lists: Sequence[RankedLists], me
         if rl.n_queries != ground_truth.n_queries or rl.case_ids is not ground_truth.case_ids \
                 and not np.array_equal(rl.case_ids, ground_truth.case_ids):
             raise ValueError("the lists are not aligned with the ground truth (see lists.aligned_lists)")
+    kernels = [(METRICS[metric.name].kernel, metric.param) for metric in metrics]
     n_q = ground_truth.n_queries
     out = np.full((len(lists), len(ks), len(metrics), n_q), np.nan)
     position = np.full(len(ground_truth.case_ids), -1, dtype=np.int64)   # GT position of each case, per query
@@ -218,8 +211,8 @@ def per_query_values(ground_truth: RankedLists, lists: Sequence[RankedLists], me
                 cut = len(rl_cases) if k is None else min(k, len(rl_cases))
                 view = QueryView(gt_cases, gt_sims, rl_cases[:cut], rl_sims[:cut], position[rl_cases[:cut]],
                                  cut if k is None else min(k, len(gt_cases)), ties)
-                for m, metric in enumerate(metrics):
-                    out[i, j, m, q] = KERNELS[metric.name](view, metric.param)
+                for m, (kernel, param) in enumerate(kernels):
+                    out[i, j, m, q] = kernel(view, param)
         position[gt_cases] = -1
     state.progress(1.0, "Scored")
     return out

@@ -14,25 +14,9 @@ import os
 from evalgui.core.data import Qrels, Run
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
+from evalgui.core.formats.extensions import EXTENSIONS, extension_of, patterns  # noqa: F401  (this package's interface)
 
 FORMATS = ("auto", "trec", "relevant_list", "json", "csv", "tsv", "parquet")
-
-
-# The extensions of each table format, in one place: readers, sniffing and the Open dialog's patterns.
-EXTENSIONS = {"json": (".json", ".jsonl"), "parquet": (".parquet", ".pq"), "csv": (".csv",), "tsv": (".tsv", ".tab")}
-
-
-def extension_of(source: str) -> str | None:
-    """The table format a file's extension names (a trailing .gz ignored), or None."""
-    lower = os.fspath(source).lower()
-    if lower.endswith(".gz"):
-        lower = lower[:-3]
-    return next((fmt for fmt, extensions in EXTENSIONS.items() if lower.endswith(extensions)), None)
-
-
-def patterns(*formats: str) -> tuple[str, ...]:
-    """File-dialog patterns for these table formats, e.g. ("*.csv", "*.tsv", "*.tab")."""
-    return tuple(f"*{ext}" for fmt in formats for ext in EXTENSIONS[fmt])
 
 
 def _extension_format(source: str) -> str | None:
@@ -106,19 +90,6 @@ def table_column_names(source: str, fmt: str) -> list[str]:
             return []
     header = _text.load_head(source, 1 << 16).split(b"\n", 1)[0].decode("utf-8", "replace").lstrip("\ufeff")
     return [t.strip() for t in header.rstrip("\r").split("\t" if fmt == "tsv" else ",")]
-
-
-def detect_kind(path: str | os.PathLike) -> str:
-    """"qrels", "run" or "unknown": the input registry's guess when it is sure it is one of the two.
-
-    JSON judgments and JSON runs share one layout, so JSON is "unknown" here (the registry
-    reads it as judgments first)."""
-    from evalgui.core.inputs import MIN_CONFIDENCE, claims
-
-    found = [(k.name, c) for k, c in claims(path) if c >= MIN_CONFIDENCE]
-    if found and found[0][0] in ("qrels", "run") and found[0][1] >= 0.6:
-        return found[0][0]
-    return "unknown"
 
 
 @contextlib.contextmanager

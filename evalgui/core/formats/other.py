@@ -20,7 +20,8 @@ import pyarrow as pa
 from evalgui.core.data import MAX_GRADE, MIN_GRADE, Qrels, Run, grade_problem
 from evalgui.core.arrow import duplicate_pair_rows
 from evalgui.core.errors import EvalInputError
-from evalgui.core.formats import _text, extension_of
+from evalgui.core.formats import _text
+from evalgui.core.formats.extensions import extension_of
 
 QUERY_COLUMNS = ("query", "qid", "query_id", "topic", "topic_id")
 DOC_COLUMNS = ("doc", "docno", "doc_id", "docid", "document")

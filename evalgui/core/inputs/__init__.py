@@ -254,6 +254,17 @@ def detect_kind(path: str | os.PathLike, loaded_kinds: Iterable[str] = ()) -> In
     return _confident_kinds(path, loaded_kinds)[0][0]
 
 
+def qrels_or_run(path: str | os.PathLike) -> str:
+    """"qrels", "run" or "unknown": this registry's guess when it is sure it is one of the two.
+
+    JSON judgments and JSON runs share one layout, so JSON is "unknown" here (the registry
+    reads it as judgments first)."""
+    found = [(k.name, c) for k, c in claims(path) if c >= MIN_CONFIDENCE]
+    if found and found[0][0] in ("qrels", "run") and found[0][1] >= 0.6:
+        return found[0][0]
+    return "unknown"
+
+
 @dataclass
 class LoadedInput:
     """One file read: its kind, the data, the summary the dock shows, and any warnings."""

@@ -6,10 +6,54 @@ is an entity id, then the rank each system gives it (1-based, fractional allowed
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from evalgui.core.errors import EvalInputError
 from evalgui.core.inputs import Claim, FileHead, InputKind
 
+if TYPE_CHECKING:
+    import numpy as np
+
 _SNIFF_BYTES = 1 << 16
+
+
+@dataclass(eq=False)
+class RankFile:
+    """Ranks of test entities: ``ranks[e, s]`` is the (1-based, possibly fractional) rank that
+    system ``s`` gives entity ``e``. What :func:`read` returns and the stability engine
+    (:mod:`evalgui.core.rankfile`) reads; kept here, below both."""
+
+    name: str                  # the experiment name (first field of the header)
+    systems: list[str]
+    entities: list[str]
+    ranks: np.ndarray          # entities x systems, float64, every value >= 1
+    source: str = "<memory>"
+
+    def __post_init__(self):
+        import numpy as np     # lazily: sniffing a file must stay light
+
+        self.ranks = np.asarray(self.ranks, dtype=np.float64).reshape(len(self.entities), len(self.systems))
+
+    def summary(self) -> dict:
+        return {"systems": len(self.systems), "entities": len(self.entities),
+                "largest rank": _number(float(self.ranks.max())) if self.ranks.size else 0}
+
+    def to_text(self) -> str:
+        """The rank file's tab-separated text (what :func:`read` reads)."""
+        lines = ["\t".join([self.name, *self.systems])]
+        cells = [[_plain(v) for v in row] for row in self.ranks.tolist()]
+        lines += ["\t".join([entity, *row]) for entity, row in zip(self.entities, cells)]
+        return "\n".join(lines) + "\n"
+
+
+def _number(value: float) -> int | float:
+    return int(value) if value.is_integer() else value
+
+
+def _plain(value: float) -> str:
+    """5.0 -> "5", 10.5 -> "10.5": ranks as people write them."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _is_rank(text: str) -> bool:
@@ -54,7 +98,6 @@ def read(path, **_):
     import numpy as np
 
     from evalgui.core.formats import _text
-    from evalgui.core.rankfile.ranks import RankFile
 
     source = str(path)
     data = _text.load_bytes(source)

@@ -20,8 +20,9 @@ import pandas as pd
 from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.metaeval.catalogue import COLUMNS
-from evalgui.core.metaeval.scores import (Judgments, MeasureScores, RankedSource, kendall_tau, ordering_signs,
-                                          pair_decisions, signs)
+from evalgui.core.metaeval.judgments import Judgments
+from evalgui.core.metaeval.scores import (MeasureScores, RankedSource, kendall_tau, ordering_signs, pair_decisions,
+                                          signs)
 from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.core.stats import stability as st
 from evalgui.core.stats.compare import CompareOptions, pair_tests

@@ -23,7 +23,7 @@ import numpy as np
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.metaeval.scores import Judgments
+from evalgui.core.metaeval.judgments import Judgments
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.ranking import Ranking
 

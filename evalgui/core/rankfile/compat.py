@@ -3,7 +3,8 @@
 evalgui computes what the Ranking Evaluation Tool (Dunaiski et al. 2018) means to compute; these
 switches make it compute what the tool's code computes, so that its published output can be
 reproduced. docs/rankfile-compat.md explains each with the numbers it changes. The two swap-method
-variants live here, apart from the correct shared ones in ``core/stats/stability.py``.
+variants and the original's bootstrap live here, apart from the correct shared ones in
+``core/stats/stability.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from evalgui.core.stats.stability import SwapResult
+from evalgui.core.stats.stability import AslResult, SwapResult
 
 # The original's swap method: 21 bins over the lowest 20/105 of the observed range.
 ORIGINAL_BINS = 21
@@ -21,7 +22,8 @@ ORIGINAL_SPAN = 5
 
 @dataclass(frozen=True)
 class Compat:
-    """Which of the original's bugs to reproduce (numbers as in docs/rankfile-compat.md)."""
+    """Which of the original's bugs to reproduce (numbers: the sections of docs/rankfile-compat.md;
+    7, 8 and 12 are differences it does not reproduce)."""
 
     bucket_index_counting: bool = False     # 1: per-mille buckets count rank <= i, not rank <= i*T/1000
     swap_single_queries: bool = False       # 2: the swap method compares single-query differences
@@ -30,6 +32,11 @@ class Compat:
                                             #    no marks for measures with a cut-off
     decisions_last_fuzziness: bool = False  # 5: every row's decisions is the last fuzziness's value
     correlation_skips_first: bool = False   # 6: the correlation leaves out every pair with the first system
+    asl_zero_spread: bool = False           # 9: a bootstrap sample (or a pair) without spread has t = 0, and
+                                            #    only |t| > 0 counts towards the ASL
+    missing_query_ties: bool = False        # 10: a missing score makes every comparison on its query a tie,
+                                            #    and a pair with one significant (ASL 0)
+    relrate_buckets: bool = False           # 11: relRate of AP_inter_per counts the 1,000 buckets
 
     @property
     def active(self) -> list[str]:
@@ -49,13 +56,25 @@ DESCRIPTIONS = {
                                "method), and measures with a cut-off never get a mark",
     "decisions_last_fuzziness": "every row's decisions is the last fuzziness's value",
     "correlation_skips_first": "the correlation leaves out every pair with the first system",
+    "asl_zero_spread": "a bootstrap sample without spread gets t = 0 and never counts towards the ASL (so with few "
+                       "queries nearly every pair is significant)",
+    "missing_query_ties": "a missing score makes every comparison on its query a tie, and its pairs significant "
+                          "in the ASL",
+    "relrate_buckets": "relRate of AP_inter_per counts the 1,000 buckets instead of the entities",
 }
 
 
+# Bug 11: the per-mille measures (by base name) whose count the original gives as its 1,000 buckets.
+BUCKET_COUNTED = frozenset({"AP_interpolated"})
+
+# Each switch's section in docs/rankfile-compat.md.
+SECTIONS = dict(zip((f.name for f in fields(Compat)), (1, 2, 3, 4, 5, 6, 9, 10, 11)))
+
+
 def describe(name: str) -> str:
-    """What a preset reproduces, one line per switch (the window's tooltip)."""
-    switches = PRESETS[name].active
-    return "\n".join(f"{i}. {DESCRIPTIONS[switch]}" for i, switch in enumerate(switches, 1))
+    """What a preset reproduces, one line per switch numbered as in docs/rankfile-compat.md (the window's
+    tooltip)."""
+    return "\n".join(f"{SECTIONS[switch]}. {DESCRIPTIONS[switch]}" for switch in PRESETS[name].active)
 
 
 def preset(name: str | None) -> Compat:
@@ -106,3 +125,41 @@ def partial_bins(first: np.ndarray, second: np.ndarray, levels) -> SwapResult:
         result.limits[float(level)] = (low + ok[0] * step, low + (ok[0] + 1) * step) if len(ok) else \
             (-np.inf, np.inf)
     return result
+
+
+def original_asl(diffs: np.ndarray, levels, samples: int, seed: int) -> AslResult:
+    """Bug 9: Sakai's paired bootstrap as the original computes it, on pairs x queries differences.
+
+    t = mean / (sd / sqrt(n)) with the population sd, and t = 0 when the sd is 0, both for the
+    observed differences z and for each resample of w = z - mean(z). A resample counts towards a
+    pair's ASL only when 0 < |t*| and |t*| >= |t(z)|, so a resample without spread never counts
+    (evalgui's bootstrap counts it as infinitely extreme). estDiff at level f: the resamples sorted by
+    |t*| descending (ties in drawing order), the |mean| of the int(f * B)-th, the maximum over pairs.
+    The B resamples are shared by every pair, as in the original."""
+    diffs = np.atleast_2d(np.asarray(diffs, dtype=np.float64))
+    pairs, n = diffs.shape
+    levels = [float(level) for level in levels]
+    picks = np.random.default_rng(seed).integers(0, n, size=(samples, n))
+    asl = np.empty(pairs)
+    found = np.empty((len(levels), pairs))
+    positions = [int(level * samples) - 1 for level in levels]
+    spread = np.std(diffs, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = np.abs(np.where(spread == 0, 0.0, np.mean(diffs, axis=1) / (spread / np.sqrt(n))))
+    w = diffs - np.mean(diffs, axis=1, keepdims=True)
+    step = max(1, 4_000_000 // max(samples * n, 1))          # pairs per block: memory stays bounded
+    for start in range(0, pairs, step):
+        drawn = w[start:start + step][:, picks]                                      # pairs x B x n
+        mean = np.cumsum(drawn, axis=2)[..., -1] / n          # summed in order, as Python's sum()
+        sd = np.std(drawn, axis=2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.abs(np.where(sd == 0, 0.0, mean / (sd / np.sqrt(n))))
+        block = slice(start, start + len(drawn))
+        asl[block] = np.count_nonzero((t > 0) & (t >= observed[block, None]), axis=1) / samples
+        order = np.argsort(-t, axis=1, kind="stable")
+        for l, position in enumerate(positions):
+            found[l, block] = np.abs(np.take_along_axis(mean, order[:, position:position + 1] if position >= 0
+                                                         else order[:, -1:], axis=1)[:, 0])
+    rate = {level: 100.0 * float((asl < level).sum()) / max(pairs, 1) for level in levels}
+    required = {level: float(found[l].max()) if pairs else float("nan") for l, level in enumerate(levels)}
+    return AslResult(asl, rate, required)

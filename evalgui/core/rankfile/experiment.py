@@ -30,8 +30,8 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.rankfile import DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile import measures as M
-from evalgui.core.rankfile.compat import Compat, partial_bins, single_query_trials
-from evalgui.core.rankfile.ranks import RankFile
+from evalgui.core.rankfile.compat import BUCKET_COUNTED, Compat, original_asl, partial_bins, single_query_trials
+from evalgui.core.inputs.rank_file import RankFile
 from evalgui.core.stats import stability
 from evalgui.core.stats.significance import NOISE, t_test
 
@@ -263,12 +263,17 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
         higher = not method.spec.lower_better
         out: dict[str, np.ndarray] = {}
         if settings.error_rates:
+            if compat.relrate_buckets and method.spec.per_mille and method.spec.base in BUCKET_COUNTED:
+                counts = np.full(counts.shape, float(M.BUCKETS))          # bug 11: the buckets are counted
             with np.errstate(invalid="ignore", divide="ignore"):
                 out["relRate"] = 100.0 * (counts / sizes[..., None]).mean(axis=(1, 2))
             err = np.empty((len(iterations), len(levels)))
             tie = np.empty_like(err)
+            rated = scores
+            if compat.missing_query_ties:                                 # bug 10: the whole query ties
+                rated = np.where(np.isnan(scores).any(axis=2, keepdims=True), np.nan, scores)
             for l, level in enumerate(levels):
-                err[:, l], tie[:, l] = stability.per_query_rates(scores, level, higher)
+                err[:, l], tie[:, l] = stability.per_query_rates(rated, level, higher)
             out["errRate"], out["tieRate"] = err, tie
             out["tRate"] = _t_rates(scores, levels)
         asl = np.empty((len(iterations), len(levels)))
@@ -277,21 +282,35 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
             diffs = stability.pair_differences(scores[i], higher)
             finite = np.isfinite(diffs).all(axis=1)
             share = finite.mean()
+            # bug 10: a pair with a missing score has ASL 0 in the original, so it is significant
+            missing_rate = 100.0 * (1.0 - share) if compat.missing_query_ties else 0.0
             if finite.any():
-                result = stability.asl_rates(diffs[finite], levels, settings.bootstrap, int(seeds[m, 0]), state)
-                asl[i] = [result.rate[level] * share for level in levels]
+                result = _asl(diffs[finite], levels, settings.bootstrap, int(seeds[m, 0]), compat, state)
+                asl[i] = [result.rate[level] * share + missing_rate for level in levels]
                 required[i] = [result.difference_required[level] for level in levels]
                 swap = _swap(diffs[finite], levels, settings.bootstrap, int(seeds[m, 1]), compat, state)
-                # No bin got down to the level: the difference required is beyond any observed.
-                low[i] = [np.nan_to_num(swap.limits[level][0], nan=np.inf) for level in levels]
-                high[i] = [np.nan_to_num(swap.limits[level][1], nan=np.inf) for level in levels]
+                low[i] = [_beyond_any(swap.limits[level][0]) for level in levels]
+                high[i] = [_beyond_any(swap.limits[level][1]) for level in levels]
             else:
                 # No pair has a score on every query: nothing is significant, nothing can be estimated
                 # (left out of the means over the iterations).
-                asl[i], required[i], low[i], high[i] = 0.0, np.nan, np.nan, np.nan
+                asl[i], required[i], low[i], high[i] = missing_rate, np.nan, np.nan, np.nan
         out.update(asl=asl, estDiff=required, swapDiffMin=low, swapDiffMax=high)
         stats[method.id] = out
     return UnitResult(unit.combination.index, unit.start, stats, correlations)
+
+
+def _beyond_any(limit: float) -> float:
+    """A swap limit, +inf where no bin got down to the level (NaN): the difference required is beyond
+    any observed. ±inf (the original's "no bin") stay as they are (np.nan_to_num would make them ±DBL_MAX)."""
+    return math.inf if math.isnan(limit) else float(limit)
+
+
+def _asl(diffs: np.ndarray, levels, samples: int, seed: int, compat: Compat, state: JobState):
+    if compat.asl_zero_spread:
+        state.check()
+        return original_asl(diffs, levels, samples, seed)
+    return stability.asl_rates(diffs, levels, samples, seed, state)
 
 
 def _swap(diffs: np.ndarray, levels, samples: int, seed: int, compat: Compat, state: JobState):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable
 
@@ -345,41 +345,25 @@ def roc_auc_per(b: Buckets, k):
 
 
 # ---------------------------------------------------------------------------
-# The measures: one definition per base name, one registry record each
+# The measures: one registry record per form (AP, AP@N...), carrying its kernels
 # ---------------------------------------------------------------------------
 
-NO_CUTOFF, OPTIONAL_CUTOFF, NEEDS_CUTOFF = "none", "optional", "required"
+@dataclass(frozen=True, kw_only=True)
+class RankMeasure(Record):
+    """One form of a measure: the record, and the kernels that compute it. A base name (``AP``) may
+    have a form without a cut-off (the record ``AP``) and one with it (``AP@N``); both share kernels."""
+    base: str                                    # as written before "@"
+    kernel: Callable = field(repr=False)         # (SortedRanks, k, total) -> (score, count)
+    per_mille: Callable | None = field(default=None, repr=False)   # (Buckets, k) -> (score, count)
+    with_cutoff: bool = False                    # this form takes a cut-off after "@"
+    needs_total: bool = False                    # T even without _per (ROC_AUC)
 
 
-@dataclass(frozen=True)
-class Definition:
-    base: str                        # as written before "@"
-    record: str                      # the registry record's name
-    kernel: Callable
-    cutoff: str                      # NO_CUTOFF / OPTIONAL_CUTOFF / NEEDS_CUTOFF
-    per_mille: Callable | None       # the per-mille kernel, when there is one
-    lower_better: bool = False
-    needs_total: bool = False        # even without _per (ROC_AUC)
-
-
-_DEFINITIONS = [
-    Definition("AP", "AP", ap, OPTIONAL_CUTOFF, ap_per),
-    Definition("AP_interpolated", "AP_interpolated", ap_interpolated, NO_CUTOFF, ap_interpolated_per),
-    Definition("nDCG", "nDCG", ndcg, OPTIONAL_CUTOFF, ndcg_per),
-    Definition("Average", "Average", average, OPTIONAL_CUTOFF, None, lower_better=True),
-    Definition("Median", "Median", median, OPTIONAL_CUTOFF, None, lower_better=True),
-    Definition("Min", "Min", minimum, NO_CUTOFF, None, lower_better=True),
-    Definition("Max", "Max", maximum, NO_CUTOFF, None, lower_better=True),
-    Definition("P", "P@k", precision_at, NEEDS_CUTOFF, p_at_per),
-    Definition("Recall", "Recall@k", recall_at, NEEDS_CUTOFF, recall_at_per),
-    Definition("R-precision", "R-precision", r_precision, NO_CUTOFF, r_precision_per),
-    Definition("PR_AUC", "PR_AUC", pr_auc, NO_CUTOFF, pr_auc_per),
-    Definition("PR_AUC_interpolated", "PR_AUC_interpolated", pr_auc_interpolated, NO_CUTOFF, pr_auc_interpolated_per),
-    Definition("ROC_AUC", "ROC_AUC", roc_auc, NO_CUTOFF, roc_auc_per, needs_total=True),
-]
-DEFINITIONS = {d.base: d for d in _DEFINITIONS}
-_SHORT = {"ap_inter": "AP_interpolated", "pr_auc_inter": "PR_AUC_interpolated", "rprec": "R-precision"}
-_BY_LOWER = {**{d.base.lower(): d.base for d in _DEFINITIONS}, **_SHORT}
+REGISTRY: Registry[RankMeasure] = Registry(
+    "rankfile", "Measures on ranks of test entities",
+    "Measures of how well a system ranks a set of test entities (papers that won a prize, say, among "
+    "100,000 ranked ones), from the sorted ranks r_1 <= ... <= r_n it gives them (Dunaiski et al. 2018). "
+    "Used by `evalgui-cli stability`.")
 
 RANGE_PLACEHOLDERS = ("k", "n")          # "@k" / "@N": each value of the experiment's cut-off range
 
@@ -412,10 +396,6 @@ class MeasureSpec:
     written: str = ""          # how the user wrote the cut-off placeholder ("k" or "N"), for the name
 
     @property
-    def definition(self) -> Definition:
-        return DEFINITIONS[self.base]
-
-    @property
     def name(self) -> str:
         short = "AP_inter" if self.per_mille and self.base == "AP_interpolated" else self.base
         cut = "" if self.cutoff is None else "@" + (self.written or self.cutoff.label)
@@ -423,11 +403,11 @@ class MeasureSpec:
 
     @property
     def lower_better(self) -> bool:
-        return self.definition.lower_better
+        return self.record.direction == "lower"
 
     @property
     def needs_total(self) -> bool:
-        return self.per_mille or self.definition.needs_total
+        return self.per_mille or self.record.needs_total
 
     @property
     def has_range(self) -> bool:
@@ -443,10 +423,8 @@ class MeasureSpec:
         return replace(self, cutoff=Cutoff("number", float(value)), written="")
 
     @property
-    def record(self) -> Record:
-        if self.cutoff is not None and self.definition.cutoff == OPTIONAL_CUTOFF:
-            return REGISTRY[f"{self.base}@{'N' if self.base in ('AP', 'nDCG') else 'k'}"]
-        return REGISTRY[self.definition.record]
+    def record(self) -> RankMeasure:
+        return _FORMS[self.base][self.cutoff is not None]
 
 
 _NAME = re.compile(r"^(?P<base>[A-Za-z_\-]+?)(?:@(?P<cut>[^@]+?))?(?P<per>_per)?$")
@@ -458,17 +436,17 @@ def parse_measure(text: str) -> MeasureSpec:
     match = _NAME.match(written)
     base = _BY_LOWER.get(match.group("base").lower()) if match else None
     if base is None:
-        known = ", ".join(d.record for d in _DEFINITIONS)
+        known = ", ".join(forms.get(False, forms.get(True)).name for forms in _FORMS.values())
         raise EvalUsageError(f"unknown rank measure '{written}' (known: {known}; cut-offs @10, @Avg, @testsize, "
                              f"@50recall, @k for the --cutoffs range; _per for per-mille)")
-    definition = DEFINITIONS[base]
     cut, per_mille = match.group("cut"), bool(match.group("per"))
     cutoff, placeholder = (None, "") if cut is None else _parse_cutoff(cut, written)
-    if cutoff is not None and definition.cutoff == NO_CUTOFF:
+    record = _FORMS[base].get(cutoff is not None)
+    if record is None and cutoff is not None:
         raise EvalUsageError(f"'{written}': {base} takes no cut-off")
-    if cutoff is None and definition.cutoff == NEEDS_CUTOFF:
+    if record is None:
         raise EvalUsageError(f"'{written}': {base} needs a cut-off, e.g. {base}@10 (or {base}@k with --cutoffs)")
-    if per_mille and definition.per_mille is None:
+    if per_mille and record.per_mille is None:
         raise EvalUsageError(f"'{written}': {base} has no per-mille form (_per)")
     return MeasureSpec(base, cutoff, per_mille, placeholder)
 
@@ -522,23 +500,18 @@ def score(spec: MeasureSpec, sr: SortedRanks, total: float | None = None, index_
     and ROC_AUC. ``buckets``: the per-mille counts of ``sr`` when already made (shared by measures)."""
     if spec.needs_total and total is None:
         raise EvalUsageError(f"{spec.name} needs the total number of ranked entities (--totalranks)")
+    measure = spec.record
     if not spec.per_mille:
-        return spec.definition.kernel(sr, cutoff_values(spec, sr), total)
+        return measure.kernel(sr, cutoff_values(spec, sr), total)
     if buckets is None:
         buckets = Buckets(sr, total, index_counting)
     scale = buckets.width if index_counting else 1.0
-    return spec.definition.per_mille(buckets, cutoff_values(spec, sr, scale))
+    return measure.per_mille(buckets, cutoff_values(spec, sr, scale))
 
 
 # ---------------------------------------------------------------------------
 # Registry records (the "rankfile" family)
 # ---------------------------------------------------------------------------
-
-REGISTRY: Registry[Record] = Registry(
-    "rankfile", "Measures on ranks of test entities",
-    "Measures of how well a system ranks a set of test entities (papers that won a prize, say, among "
-    "100,000 ranked ones), from the sorted ranks r_1 <= ... <= r_n it gives them (Dunaiski et al. 2018). "
-    "Used by `evalgui-cli stability`.")
 
 _CUTOFF = Parameter("cut-off", "after @: a rank k (P@10), Avg (k = floor of the mean rank), testsize (k = n), "
                                "Xrecall (k = the X-th percentile rank; 50recall = the median rank) or k/N "
@@ -548,70 +521,103 @@ _PER_MILLE = ("Per-mille form: add _per (needs --totalranks T). The ranks fall i
               "inside a bucket interpolates linearly.")
 
 
-def _add(name: str, group: str, description: str, formula: str, *, lower: bool = False, cutoff: bool = False,
-         per_mille: str = "", notes: tuple[str, ...] = ()) -> None:
+def _add(name: str, group: str, description: str, formula: str, *, kernel: Callable,
+         per_mille_kernel: Callable | None = None, per_mille: str = "", lower: bool = False,
+         needs_total: bool = False, notes: tuple[str, ...] = ()) -> None:
+    """One form: a base name, with "@..." when it takes a cut-off. ``per_mille``: the help on its _per form."""
+    base, at, _ = name.partition("@")
     extra = ((f"{_PER_MILLE} {per_mille}",) if per_mille else ()) + notes
-    REGISTRY.add(Record(name=name, family="rankfile", group=group, description=description, formula=formula,
-                        direction="lower" if lower else "higher", parameters=(_CUTOFF,) if cutoff else (),
-                        notes=extra))
+    REGISTRY.add(RankMeasure(
+        name=name, family="rankfile", group=group, description=description, formula=formula,
+        direction="lower" if lower else "higher", parameters=(_CUTOFF,) if at else (), notes=extra,
+        base=base, kernel=kernel, per_mille=per_mille_kernel, with_cutoff=bool(at),
+        needs_total=needs_total))
 
 
 _COUNT = "Count (for relRate): "
 _add("AP", "Precision", "Average precision of the test entities' ranks: the mean, over the entities in rank "
      "order, of the precision at each one's rank.",
      "AP = (1/n) Σ_i cap(i / r_i), cap(x) = min(x, 1)",
-     per_mille="AP_per = (1/1000) Σ_i cap(c_i / (i*w)).", notes=(_COUNT + "n.",))
+     per_mille="AP_per = (1/1000) Σ_i cap(c_i / (i*w)).", kernel=ap, per_mille_kernel=ap_per,
+     notes=(_COUNT + "n.",))
 _add("AP@N", "Precision", "Average precision over the entities ranked within the first N: AP cut off at rank N.",
-     "AP@N = Σ_{i <= N, r_i <= N} cap(i / r_i) / min(n, N) (0 when min(n, N) = 0)", cutoff=True,
+     "AP@N = Σ_{i <= N, r_i <= N} cap(i / r_i) / min(n, N) (0 when min(n, N) = 0)",
      per_mille="AP@N_per: the mean of cap(c_i / (i*w)) over the whole buckets up to N, plus the boundary "
                "bucket's cap(c(N) / N) weighted by its share below N in the denominator (as the original).",
+     kernel=ap, per_mille_kernel=ap_per,
      notes=(_COUNT + "the entities ranked within N.",))
 _add("AP_interpolated", "Precision", "Interpolated average precision: each entity's precision replaced by the "
      "best precision at it or any later entity, then averaged.",
      "AP_interpolated = (1/n) Σ_i max_{j >= i} cap(j / r_j)",
-     per_mille="AP_inter_per = (1/1000) Σ_i max_{j >= i} cap(c_j / (j*w)).", notes=(_COUNT + "n.",))
+     per_mille="AP_inter_per = (1/1000) Σ_i max_{j >= i} cap(c_j / (j*w)).",
+     kernel=ap_interpolated, per_mille_kernel=ap_interpolated_per,
+     notes=(_COUNT + "n.",))
 _add("P@k", "Precision", "Precision at rank k: the share of the first k ranks taken by test entities.",
-     "P@k = cap(#{i : r_i <= k} / k)", cutoff=True, per_mille="P@k_per = cap(c(k) / k).",
+     "P@k = cap(#{i : r_i <= k} / k)", per_mille="P@k_per = cap(c(k) / k).",
+     kernel=precision_at, per_mille_kernel=p_at_per,
      notes=(_COUNT + "#{i : r_i <= k}.",))
 _add("R-precision", "Precision", "Precision at rank n (the number of test entities): the share of them "
      "ranked within n.", "R-precision = #{i : r_i <= n} / n", per_mille="R-precision_per = cap(c(n) / n).",
+     kernel=r_precision, per_mille_kernel=r_precision_per,
      notes=(_COUNT + "#{i : r_i <= n}.",))
 _add("Recall@k", "Recall", "The share of the test entities ranked within the first k.",
-     "Recall@k = #{i : r_i <= k} / n", cutoff=True, per_mille="Recall@k_per = cap(c(k) / n).",
+     "Recall@k = #{i : r_i <= k} / n", per_mille="Recall@k_per = cap(c(k) / n).",
+     kernel=recall_at, per_mille_kernel=recall_at_per,
      notes=(_COUNT + "#{i : r_i <= k}.",))
 _add("nDCG", "Gain", "Normalised discounted cumulative gain with binary gains: each entity gains "
      "1/log2(rank + 1), against the best possible ranking (the entities at ranks 1..n).",
      "nDCG = Σ_i 1/log2(r_i + 1) / Σ_{i=1..n} 1/log2(i + 1)",
      per_mille="nDCG_per: the entities entering bucket i gain 1/log2(i + 1), against all n in the first "
-               "buckets.", notes=(_COUNT + "n.",))
+               "buckets.", kernel=ndcg, per_mille_kernel=ndcg_per,
+     notes=(_COUNT + "n.",))
 _add("nDCG@N", "Gain", "nDCG cut off at rank N: the gains of the entities ranked within N, against the "
      "ideal gain of N entities at ranks 1..N.",
-     "nDCG@N = Σ_{r_i <= N} 1/log2(r_i + 1) / Σ_{j=1..floor(N)} 1/log2(j + 1)", cutoff=True,
+     "nDCG@N = Σ_{r_i <= N} 1/log2(r_i + 1) / Σ_{j=1..floor(N)} 1/log2(j + 1)",
      per_mille="nDCG@N_per: as nDCG_per over the buckets up to N, the boundary bucket weighted by its share "
-               "below N.", notes=(_COUNT + "#{i : r_i <= N}.",))
+               "below N.", kernel=ndcg, per_mille_kernel=ndcg_per,
+     notes=(_COUNT + "#{i : r_i <= N}.",))
 _add("Average", "Rank statistics", "The average rank of the test entities (lower is better).",
-     "Average = (1/n) Σ_i r_i", lower=True, notes=(_COUNT + "n.",))
+     "Average = (1/n) Σ_i r_i", lower=True, kernel=average,
+     notes=(_COUNT + "n.",))
 _add("Average@k", "Rank statistics", "The average rank of the test entities ranked within k (lower is better); "
-     "missing (empty, never 0) when none is.", "Average@k = mean{r_i : r_i <= k}", lower=True, cutoff=True,
+     "missing (empty, never 0) when none is.", "Average@k = mean{r_i : r_i <= k}", lower=True,
+     kernel=average,
      notes=(_COUNT + "#{i : r_i <= k}.",))
 _add("Median", "Rank statistics", "The median rank of the test entities (lower is better).",
-     "Median = r_{(n+1)/2} for odd n, (r_{n/2} + r_{n/2+1}) / 2 for even n", lower=True, notes=(_COUNT + "n.",))
+     "Median = r_{(n+1)/2} for odd n, (r_{n/2} + r_{n/2+1}) / 2 for even n", lower=True, kernel=median,
+     notes=(_COUNT + "n.",))
 _add("Median@k", "Rank statistics", "The median rank of the test entities ranked within k (lower is better); "
-     "missing when none is.", "Median@k = median{r_i : r_i <= k}", lower=True, cutoff=True,
+     "missing when none is.", "Median@k = median{r_i : r_i <= k}", lower=True,
+     kernel=median,
      notes=(_COUNT + "#{i : r_i <= k}.",))
 _add("Min", "Rank statistics", "The best rank any test entity gets (lower is better).", "Min = r_1", lower=True,
+     kernel=minimum,
      notes=(_COUNT + "1.",))
 _add("Max", "Rank statistics", "The worst rank any test entity gets (lower is better).", "Max = r_n", lower=True,
+     kernel=maximum,
      notes=(_COUNT + "1.",))
 _add("PR_AUC", "Areas", "Area under the precision-recall curve through the points (cap(i / r_i), i / n), "
      "by trapezoids between consecutive entities.",
      "PR_AUC = Σ_{i=2..n} (cap((i-1)/r_{i-1}) + cap(i/r_i)) / 2 · 1/n",
-     per_mille="PR_AUC_per: the points (cap(c_i / (i*w)), c_i / n) of the 1,000 buckets.", notes=(_COUNT + "n.",))
+     per_mille="PR_AUC_per: the points (cap(c_i / (i*w)), c_i / n) of the 1,000 buckets.",
+     kernel=pr_auc, per_mille_kernel=pr_auc_per,
+     notes=(_COUNT + "n.",))
 _add("PR_AUC_interpolated", "Areas", "PR_AUC with interpolated precision (the best precision at or after each "
      "point).", "PR_AUC_interpolated = Σ_{i=2..n} (p̂_{i-1} + p̂_i) / 2 · 1/n, p̂_i = max_{j >= i} cap(j / r_j)",
-     per_mille="PR_AUC_interpolated_per: the same over the buckets' points.", notes=(_COUNT + "n.",))
+     per_mille="PR_AUC_interpolated_per: the same over the buckets' points.",
+     kernel=pr_auc_interpolated, per_mille_kernel=pr_auc_interpolated_per,
+     notes=(_COUNT + "n.",))
 _add("ROC_AUC", "Areas", "Area under the ROC curve given the total number T of ranked entities (--totalranks): "
      "the chance that a test entity is ranked above one of the others.",
      "ROC_AUC = 1 - (Σ_i r_i - n(n+1)/2) / (n (T - n))",
      per_mille="ROC_AUC_per: trapezoids through the buckets' (false positive rate, c_i / n).",
+     kernel=roc_auc, per_mille_kernel=roc_auc_per, needs_total=True,
      notes=(_COUNT + "n.",))
+
+
+# How names are parsed, derived from the records: base -> {takes a cut-off: its form}, and spellings.
+_FORMS: dict[str, dict[bool, RankMeasure]] = {}
+for _measure in REGISTRY.values():
+    _FORMS.setdefault(_measure.base, {})[_measure.with_cutoff] = _measure
+_SHORT = {"ap_inter": "AP_interpolated", "pr_auc_inter": "PR_AUC_interpolated", "rprec": "R-precision"}
+_BY_LOWER = {**{base.lower(): base for base in _FORMS}, **_SHORT}

@@ -1,49 +1,18 @@
-"""The rank file: the rank each system gives each test entity, and ranks derived from TREC data."""
+"""Ranks derived from TREC data. The rank file itself (:class:`RankFile`) is an input, read and
+defined in :mod:`evalgui.core.inputs.rank_file`; it is named here too for the engine's callers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from evalgui.core.inputs.rank_file import RankFile
+
 if TYPE_CHECKING:                      # pyarrow stays out of the experiments' worker processes
     from evalgui.core.data import Qrels, Run
 
-
-@dataclass(eq=False)
-class RankFile:
-    """Ranks of test entities: ``ranks[e, s]`` is the (1-based, possibly fractional) rank that
-    system ``s`` gives entity ``e``."""
-
-    name: str                  # the experiment name (first field of the header)
-    systems: list[str]
-    entities: list[str]
-    ranks: np.ndarray          # entities x systems, float64, every value >= 1
-    source: str = "<memory>"
-
-    def __post_init__(self):
-        self.ranks = np.asarray(self.ranks, dtype=np.float64).reshape(len(self.entities), len(self.systems))
-
-    def summary(self) -> dict:
-        return {"systems": len(self.systems), "entities": len(self.entities),
-                "largest rank": _number(float(self.ranks.max())) if self.ranks.size else 0}
-
-    def to_text(self) -> str:
-        """The rank file's tab-separated text (what :func:`evalgui.core.inputs.rank_file.read` reads)."""
-        lines = ["\t".join([self.name, *self.systems])]
-        cells = [[_plain(v) for v in row] for row in self.ranks.tolist()]
-        lines += ["\t".join([entity, *row]) for entity, row in zip(self.entities, cells)]
-        return "\n".join(lines) + "\n"
-
-
-def _number(value: float) -> int | float:
-    return int(value) if value.is_integer() else value
-
-
-def _plain(value: float) -> str:
-    """5.0 -> "5", 10.5 -> "10.5": ranks as people write them."""
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
+__all__ = ["RankFile", "ranks_from_trec"]
 
 
 def ranks_from_trec(qrels: Qrels, runs: list[Run], *, relevance_level: int = 1,

@@ -299,14 +299,6 @@ def _compare_measure(measure: str, matrix: np.ndarray, first: np.ndarray, second
     return frame, tests.difference_required
 
 
-def compare_job(scores: pd.DataFrame, runs: list[str], measures: list[str], options: CompareOptions,
-                universe: list[str] | None = None):
-    """:func:`compare` as a job(state) for the worker."""
-    def job(state: JobState):
-        return compare(scores, runs, measures, options, universe, state)
-    return job
-
-
 # ---------------------------------------------------------------------------
 # Preferences: the same tests, one-sample, on per-query preferences
 # ---------------------------------------------------------------------------

@@ -221,9 +221,10 @@ def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState):
     def absent(run, topics):
         if topics:
             shown = ", ".join(topics[:5]) + (f" and {len(topics) - 5} more" if len(topics) > 5 else "")
-            absent_notes.append(f"{len(topics)} judged quer{'y has' if len(topics) == 1 else 'ies have'} no "
-                                f"results in {run.source} and {'was' if len(topics) == 1 else 'were'} skipped "
-                                f"({shown}); use -c to score them 0")
+            absent_notes.append(Problem(None, f"{len(topics)} judged quer{'y has' if len(topics) == 1 else 'ies have'} "
+                                              f"no results in {run.source} and {'was' if len(topics) == 1 else 'were'}"
+                                              f" skipped ({shown}); use {{complete}} to score them 0",
+                                        mentions=(request.param("complete"),)))
 
     options = eval_options(request)
     columns = evaluate_columns(qrels, runs, specs, options, per_query=True, state=state,
@@ -447,10 +448,107 @@ def preference_outcome(request, result, options, notes, state: JobState, per_que
     }
     if tested is not None:
         tables["tests"] = tested.table
+    tables["info"] = pd.DataFrame({"n_queries": [len(result.query_ids)],
+                                   "runs": [len(result.run_names)]})
     outcome = Outcome("compare", request, tables, list(notes))
     outcome.preferences = tested
     outcome.result = result
     return outcome
+
+
+def preferences_from_outcome(outcome: Outcome):
+    """The engine's tested PreferenceComparison rebuilt from a (saved) outcome's tables; None without a test."""
+    import numpy as np
+    import pandas as pd
+
+    from evalgui.core.ranked.preference import RUN_A, RUN_B
+    from evalgui.core.stats.compare import PreferenceComparison
+
+    existing = getattr(outcome, "preferences", None)
+    if existing is not None:
+        return existing
+    tables = outcome.tables
+    if "tests" not in tables or "matrix" not in tables or "ranking" not in tables:
+        return None
+    matrix = tables["matrix"]
+    measures = list(dict.fromkeys(matrix[tidy.MEASURE].tolist()))
+    runs = [c for c in matrix.columns if c not in (tidy.MEASURE, RUN_A)]
+    matrices = {}
+    for measure in measures:
+        part = matrix[matrix[tidy.MEASURE] == measure]
+        matrices[measure] = pd.DataFrame(part[runs].to_numpy(dtype=np.float64), index=pd.Index(runs, name=RUN_A),
+                                         columns=pd.Index(runs, name=RUN_B))
+    n_queries = int(tables["info"]["n_queries"].iloc[0]) if "info" in tables and len(tables["info"]) else 0
+    request = outcome.request
+    comparison = PreferenceComparison(tables["tests"], tables["ranking"], matrices, runs, measures,
+                                      options_of(request), n_queries, request.binary_threshold)
+    outcome.preferences = comparison
+    return comparison
+
+
+# --------------------------------------------------------------------------- version-1 projects
+
+def outcomes_from_v1(state) -> tuple[Outcome | None, Outcome | None]:
+    """The comparison and preference outcomes a version-1 project saved (its own layout); (None, None) when
+    ``state`` is not that."""
+    import numpy as np
+    import pandas as pd
+
+    from evalgui.core.ranked.preference import RUN_A
+    from evalgui.core.stats.compare import Comparison, QuerySet
+
+    if not isinstance(state, dict):
+        return None, None
+    comparison_outcome_ = preference_outcome_ = None
+    try:
+        runs = [str(r) for r in state["runs"]]
+        measures = [str(m) for m in state["measures"]]
+        saved = dict(state["options"])
+        request = CompareRequest(test=saved.get("test", "t"), correction=saved.get("correction", "holm"),
+                                 alpha=saved.get("alpha", 0.05), samples=saved.get("samples"),
+                                 seed=saved.get("seed", 42), baselines=list(saved.get("baselines", ())),
+                                 complete=bool(saved.get("fill_missing", False)),
+                                 tie_tolerance=saved.get("tie_tolerance", 0.0), measures=measures)
+        table = pd.DataFrame(state["table"])
+        query_sets = {q["measure"]: QuerySet(q["measure"], list(q["queries"]), q["policy"], int(q["universe"]),
+                                             {str(k): list(v) for k, v in q["missing"].items()})
+                      for q in state["query_sets"]}
+        per_query = {m: pd.DataFrame(np.asarray(p["values"], dtype=np.float64).reshape(len(p["queries"]), len(runs)),
+                                     index=p["queries"], columns=runs) for m, p in state["per_query"].items()}
+        required = {str(k): float(v) for k, v in state.get("difference_required", {}).items()}
+        if set(measures) <= set(per_query) and set(measures) <= set(query_sets):
+            comparison = Comparison(table, runs, measures, options_of(request), query_sets, required, per_query)
+            comparison_outcome_ = comparison_outcome(request, comparison, [])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        comparison_outcome_ = None
+    saved_preferences = state.get("preferences")
+    if isinstance(saved_preferences, dict):
+        try:
+            p = saved_preferences
+            runs = [str(r) for r in p["runs"]]
+            measures = [str(m) for m in p["measures"]]
+            saved = dict(p["options"])
+            threshold = p.get("binary_threshold")
+            request = PreferenceRequest(test=saved.get("test", "t"), correction=saved.get("correction", "holm"),
+                                        alpha=saved.get("alpha", 0.05), samples=saved.get("samples"),
+                                        seed=saved.get("seed", 42), baselines=list(saved.get("baselines", ())),
+                                        measures=measures, binary_threshold=threshold)
+            matrices = []
+            for measure in measures:
+                values = np.asarray(p["matrices"][measure], dtype=np.float64).reshape(len(runs), len(runs))
+                frame = pd.DataFrame(values, columns=runs)
+                frame.insert(0, RUN_A, runs)
+                frame.insert(0, tidy.MEASURE, measure)
+                matrices.append(frame)
+            tables = {"tests": pd.DataFrame(p["table"]), "ranking": pd.DataFrame(p["ranking"]),
+                      "matrix": pd.concat(matrices, ignore_index=True),
+                      "info": pd.DataFrame({"n_queries": [int(p["n_queries"])], "runs": [len(runs)]})}
+            preference_outcome_ = Outcome("compare", request, tables, [])
+            if preferences_from_outcome(preference_outcome_) is None:
+                preference_outcome_ = None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            preference_outcome_ = None
+    return comparison_outcome_, preference_outcome_
 
 
 # What a test adds to each pair's mean (query 'all'), in this order.

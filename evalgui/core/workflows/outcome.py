@@ -9,30 +9,33 @@ to the last bit.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalgui.core.hashing import content_hash
+
 
 ENCODING = "columns-1"
-_HASH_CHUNK = 1 << 20
 
 
 def frame_to_json(frame) -> dict:
     """A DataFrame as JSON-able columns (the index is dropped: tidy tables keep keys in columns)."""
+    import pandas as pd
+
     columns, dtypes, data = [], [], []
     for name in frame.columns:
         series = frame[name]
         kind = series.dtype.kind
         if kind == "b":
             tag, values = "bool", [bool(v) for v in series.tolist()]
-        elif kind in "iu" and series.hasnans:            # pandas' nullable Int64: whole numbers with gaps
-            gaps = series.isna().tolist()
-            tag, values = "nullable int", [None if gap else int(v) for v, gap in zip(series.tolist(), gaps)]
+        elif kind in "iu" and series.hasnans:                       # a nullable integer column with gaps
+            tag, values = "int?", [None if v is None or v is pd.NA else int(v) for v in series.tolist()]
         elif kind in "iu":
             tag, values = "int", [int(v) for v in series.tolist()]
+        elif isinstance(series.dtype, pd.StringDtype):
+            tag, values = "str", [_plain(v) for v in series.tolist()]
         elif kind == "f":
             tag, values = "float", [None if math.isnan(v) else float(v) for v in series.tolist()]
         else:
@@ -78,31 +81,20 @@ def frame_from_json(data):
     for name, tag, column in zip(columns, dtypes, values):
         if tag == "float":
             out[str(name)] = np.array([np.nan if v is None else float(v) for v in column], dtype=np.float64)
-        elif tag == "nullable int":
-            out[str(name)] = pd.array([None if v is None else int(v) for v in column], dtype="Int64")
         elif tag == "int":
             out[str(name)] = np.array([int(v) for v in column], dtype=np.int64)
+        elif tag == "int?":
+            out[str(name)] = pd.array([None if v is None else int(v) for v in column], dtype="Int64")
         elif tag == "bool":
             out[str(name)] = np.array([bool(v) for v in column], dtype=bool)
+        elif tag == "str":
+            # pandas' default string type (object before pandas 3, where "str" would turn None into "None")
+            out[str(name)] = pd.Series(column, dtype=pd.Series([""]).dtype)
         elif tag == "object":
             out[str(name)] = pd.Series(column, dtype=object)
         else:
             raise ValueError(f"a saved table has a column of unknown type {tag!r}")
     return pd.DataFrame(out, columns=[str(c) for c in columns])
-
-
-def content_hash(path: str) -> str | None:
-    """The SHA-256 of a regular file's content ("sha256:…"); None when it cannot be read."""
-    try:
-        if not os.path.isfile(path):
-            return None
-        digest = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(_HASH_CHUNK), b""):
-                digest.update(chunk)
-        return "sha256:" + digest.hexdigest()
-    except OSError:
-        return None
 
 
 def describe_inputs(paths: list[str]) -> list[dict]:
@@ -135,8 +127,15 @@ class Outcome:
     workspace: str
     request: Any                                        # the workflow's Request
     tables: dict = field(default_factory=dict)    # name -> pandas DataFrame
-    notes: list[str] = field(default_factory=list)
+    notes: list = field(default_factory=list)          # str, or Problem-like notes naming parameters
     provenance: dict = field(default_factory=dict)
+
+    def notes_for_window(self) -> list[str]:
+        texts = [n.for_window() if hasattr(n, "for_window") else str(n) for n in self.notes]
+        return [t[:1].upper() + t[1:] for t in texts]
+
+    def notes_for_cli(self) -> list[str]:
+        return [n.for_cli() if hasattr(n, "for_cli") else str(n) for n in self.notes]
 
     def __getitem__(self, name: str):
         return self.tables[name]
@@ -155,7 +154,7 @@ class Outcome:
     def to_json(self) -> dict:
         return {"workspace": self.workspace, "request": self.request.to_json(),
                 "tables": {name: frame_to_json(frame) for name, frame in self.tables.items()},
-                "notes": list(self.notes), "provenance": self.provenance}
+                "notes": self.notes_for_window(), "provenance": self.provenance}
 
     @classmethod
     def from_json(cls, data, request_type) -> "Outcome":

@@ -164,13 +164,17 @@ class Problem:
         if self.param.flag is None:
             return f"{cli_name(self.param)}: {text}"
         shown = "" if self.value is None or self.param.type == "bool" else f" {_cli_value(self.value)}"
-        return f"{self.param.flag}{shown}: {text}"
+        return f"{self.param.short or self.param.flag}{shown}: {text}"
+
+    def __str__(self) -> str:
+        return self.for_window()
 
 
 def cli_name(param: Param) -> str:
     """How the command line names a parameter: its flag (with its metavar), or the argument's name."""
     if param.flag is not None:
-        return param.flag if param.type == "bool" else f"{param.flag} {param.metavar or param.name.upper()}"
+        flag = param.short or param.flag
+        return flag if param.type == "bool" else f"{flag} {param.metavar or param.name.upper()}"
     name = param.metavar or param.name.upper()
     return f"{name}s" if param.type in LIST_TYPES else name
 

@@ -302,6 +302,11 @@ class Workspace(QWidget):
     def restore_results_state(self, state: dict) -> None:
         pass
 
+    def workflow_requests(self) -> dict:
+        """Workflow key -> the JSON of the request behind the shown results (projects keep them for
+        ``evalgui-cli run``)."""
+        return {}
+
     def has_results(self) -> bool:
         return False
 

@@ -2,10 +2,9 @@
 
 The form (:mod:`.form`) picks the source (runs + qrels, a per-query scores file, or
 the Ranked retrieval tab's results), the runs, the measures, the preferences (with runs
-and qrels) and the test. Run starts one job on the worker (:func:`.engine.comparison_job`:
-evaluate if needed, then :func:`evalgui.core.stats.compare.compare`, then the
-preferences and :func:`~evalgui.core.stats.compare.compare_preferences`); its results
-replace the shown ones only when it succeeds, so a failed or cancelled run keeps the
+and qrels) and the test. Run starts one job on the worker (:func:`comparison_job`: the
+compare workflow, then the preference workflow, :mod:`evalgui.core.workflows.compare`); its
+outcomes replace the shown ones only when it succeeds, so a failed or cancelled run keeps the
 previous ones. Each result tab is one module with the ranked workspace's small
 interface: ``page``, ``title``, ``refresh(results)``, ``choices()`` and
 ``export_targets()``; the Preferences tab gets the tested preferences, the others the
@@ -25,6 +24,25 @@ from evalgui.gui.workspaces.compare.scatter import ScatterTab
 from evalgui.gui.workspaces.compare.table import TableView
 
 
+PREFERENCE_SHARE = 0.4       # of the progress bar, when preferences follow the comparison
+
+
+def comparison_job(compare_request, preference_request, inputs):
+    """The comparison and then the preferences, on the worker: (outcome or None, outcome or None)."""
+    from evalgui.core.workflows.compare import run_compare, run_preference
+
+    def job(state):
+        share = PREFERENCE_SHARE if compare_request is not None and preference_request is not None else \
+            (1.0 if preference_request is not None else 0.0)
+        compared = preferred = None
+        if compare_request is not None:
+            compared = run_compare(compare_request, state.scaled(0.0, 1.0 - share), inputs)
+        if preference_request is not None:
+            preferred = run_preference(preference_request, state.scaled(1.0 - share, 1.0), inputs)
+        return compared, preferred
+    return job
+
+
 class CompareWorkspace(ViewsWorkspace):
     key = "compare"
     title = "Compare systems"
@@ -34,6 +52,8 @@ class CompareWorkspace(ViewsWorkspace):
         super().__init__(session, parent)
         self.comparison = None          # evalgui.core.stats.compare.Comparison shown in the views
         self.preferences = None         # evalgui.core.stats.compare.PreferenceComparison (Preferences tab)
+        # The workflows' outcomes they come from (what projects keep).
+        self.comparison_outcome = self.preference_outcome = None
 
         self.form = CompareForm(session, self.ranked_results)
 
@@ -73,37 +93,45 @@ class CompareWorkspace(ViewsWorkspace):
     def run(self) -> None:
         if self.is_busy():
             return
-        from evalgui.gui.workspaces.compare.engine import comparison_job
-
         try:
-            source, options = self.form.request()
+            compare_request, preference_request, inputs = self.form.request()
         except EvalUsageError as exc:
             self.error.emit("Nothing to compare", str(exc))
             return
         self.remember_view_choices()
-        self.start_job(comparison_job(source, options), "Comparing…", on_success=self._show_finished,
-                       on_cancelled=self._show_cancelled, failure_title="The comparison failed")
+        self.start_job(comparison_job(compare_request, preference_request, inputs), "Comparing…",
+                       on_success=self._show_finished, on_cancelled=self._show_cancelled,
+                       failure_title="The comparison failed")
 
-    def _show_finished(self, outcome) -> None:
-        self.comparison, self.preferences = outcome.comparison, outcome.preferences
+    def _show(self, compared, preferred) -> None:
+        from evalgui.core.workflows.compare import comparison_from_outcome, preferences_from_outcome
+
+        self.comparison_outcome, self.preference_outcome = compared, preferred
+        self.comparison = comparison_from_outcome(compared) if compared is not None else None
+        self.preferences = preferences_from_outcome(preferred) if preferred is not None else None
         self._refresh_views()
+
+    def _show_finished(self, outcomes) -> None:
+        compared, preferred = outcomes
+        self._show(compared, preferred)
         self.modified.emit()
+        notes = [n for o in outcomes if o is not None for n in o.notes_for_window()]
         parts = []
-        c = outcome.comparison
+        c = self.comparison
         if c is not None:
             significant = int(c.table["significant"].sum())
             parts.append(f"Compared {len(c.runs)} runs on {len(c.measures)} measure(s): {significant} of "
                          f"{len(c.table)} comparisons significant at α = {c.options.alpha}.")
             if any(q.missing for q in c.query_sets.values()):
                 parts.append("Some runs lack queries: see the report above the table.")
-        p = outcome.preferences
+        p = self.preferences
         if p is not None:
             significant, tested = significant_pairs(p)
             parts.append(f"Preferences ({', '.join(p.measures)}) between {len(p.runs)} runs: {significant} of "
                          f"{tested} significant at α = {p.options.alpha} (Preferences tab).")
             if c is None:
                 self.results_tabs.setCurrentWidget(self.preference_view.page)
-        message = " ".join(parts + outcome.notes)
+        message = " ".join(parts + notes)
         self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     def _refresh_views(self) -> None:
@@ -114,7 +142,7 @@ class CompareWorkspace(ViewsWorkspace):
     def clear_results(self) -> None:
         """Forget the results (another project is opened); a running comparison is stopped and ignored."""
         self.abandon_job()
-        self.comparison = self.preferences = None
+        self.comparison = self.preferences = self.comparison_outcome = self.preference_outcome = None
         self._refresh_views()
 
     # ------------------------------------------------------------ projects
@@ -122,24 +150,43 @@ class CompareWorkspace(ViewsWorkspace):
         return self.comparison is not None or self.preferences is not None
 
     def results_state(self) -> dict | None:
-        from evalgui.gui.workspaces.compare.engine import comparison_state, preferences_state
-
         if not self.has_results():
             return None
-        state = comparison_state(self.comparison) if self.comparison is not None else {}
-        if self.preferences is not None:
-            state["preferences"] = preferences_state(self.preferences)
-        return state
+        return {key: outcome.to_json() for key, outcome in (("compare", self.comparison_outcome),
+                                                            ("preference", self.preference_outcome))
+                if outcome is not None}
 
-    # Two results (the comparison, the preferences) rather than one ``outcome``: these four are its own.
+    def workflow_requests(self) -> dict:
+        return {key: outcome.request.to_json() for key, outcome in (("compare", self.comparison_outcome),
+                                                                    ("preference", self.preference_outcome))
+                if outcome is not None and not any(path.startswith("<") for path in outcome.request.files())}
+
+    # Two outcomes (the comparison, the preferences) rather than one: these are its own.
     def restore_results_state(self, state: dict) -> bool:
-        from evalgui.gui.workspaces.compare.engine import comparison_from_state, preferences_from_state
+        from evalgui.core.workflows.compare import (CompareRequest, PreferenceRequest, comparison_from_outcome,
+                                                    outcomes_from_v1, preferences_from_outcome)
+        from evalgui.core.workflows.outcome import Outcome
+        from evalgui.core.workflows.params import RequestError
 
-        comparison = comparison_from_state(state)
-        preferences = preferences_from_state(state.get("preferences")) if isinstance(state, dict) else None
-        if comparison is None and preferences is None:
+        if not isinstance(state, dict):
             return False
-        self.comparison, self.preferences = comparison, preferences
-        self._refresh_views()
+        if "compare" in state or "preference" in state:
+            compared = preferred = None
+            try:
+                if "compare" in state:
+                    compared = Outcome.from_json(state["compare"], CompareRequest)
+                    if comparison_from_outcome(compared) is None:
+                        compared = None
+                if "preference" in state:
+                    preferred = Outcome.from_json(state["preference"], PreferenceRequest)
+                    if preferences_from_outcome(preferred) is None:
+                        preferred = None
+            except (RequestError, ValueError, KeyError, TypeError, IndexError):
+                return False
+        else:                                  # a version-1 project's own layout
+            compared, preferred = outcomes_from_v1(state)
+        if compared is None and preferred is None:
+            return False
+        self._show(compared, preferred)
         self.progress_label.setText("Results restored from the project.")
         return True

@@ -25,6 +25,7 @@ from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker
 
 RUNS, SCORES, RANKED = "runs", "scores", "ranked"
+RANKED_RESULTS = "<ranked results>"        # what the request calls the Ranked retrieval tab's scores
 SOURCES = (
     (RUNS, "Runs and qrels", "Evaluate the ticked runs against the qrels, then compare them"),
     (SCORES, "Per-query scores file", "A loaded table of run, query, measure, value (what evalgui-cli evaluate "
@@ -341,56 +342,76 @@ class CompareForm(QWidget):
             fill_missing=self.fill_check.isChecked(), tie_tolerance=self.tie_spin.value())
 
     def request(self):
-        """(source, options) for the job; EvalUsageError says what is missing, in words for a dialog."""
-        from evalgui.gui.workspaces.compare.engine import RunsSource, ScoresSource
+        """(comparison request or None, preference request or None, inputs) for the compare workflows;
+        EvalUsageError says what is missing, in words for a dialog."""
+        from evalgui.core.workflows.compare import CompareRequest, PreferenceRequest
+        from evalgui.core.workflows.inputs import Inputs
+        from evalgui.core.workflows.params import RequestError
 
         source = self.source()
-        if source == RUNS:
-            qrels = self.data.qrels_item()
-            if qrels is None:
-                raise EvalUsageError("Load a qrels file and the runs to compare first (File ▸ Open data…).")
-            items = self.data.checked_run_items()
-            _need_two(len(items), "Tick at least two runs under Data.")
-            specs, preferences = self.picker.specs(), self.preference_measures()
-            if not specs and not preferences:
-                raise EvalUsageError("Tick at least one measure (or preference).")
-            if preferences and self.test_combo.currentData() not in PREFERENCE_TESTS:
-                raise EvalUsageError(f"{TEST_LABELS[self.test_combo.currentData()]} compares each run's own scores, "
-                                     "which a preference between two runs has not: choose another test, or untick "
-                                     "the preferences.")
-            from evalgui.core.ranked.evaluate import EvalOptions
-
-            options = EvalOptions(relevance_level=self.level_spin.value(), complete=self.fill_check.isChecked())
-            request = RunsSource(qrels.data, [item.data for item in items],
-                                 self.session.run_names([item.path for item in items]), specs, options,
-                                 preferences, self.binary_threshold())
-        elif source == SCORES:
-            item = self.scores_item()
-            if item is None:
-                raise EvalUsageError("Load a per-query scores file first (File ▸ Open data…): a table with run, "
-                                     "query, measure and value columns, e.g. what evalgui-cli evaluate "
-                                     "--per-query writes.")
-            if not len(item.data.frame):
-                raise EvalUsageError(f"{item.name} has only summary rows (query 'all'): comparing needs per-query "
-                                     "values (evalgui-cli evaluate --per-query writes them).")
-            request = self._table_request(ScoresSource, [item.data.frame], self.scores_runs, self.scores_measures)
-        else:
-            self._refresh_ranked_lists()
-            results = self.ranked_results()
-            if results is None or not len(results):
-                raise EvalUsageError("The Ranked retrieval tab has no results yet: evaluate the runs there first, "
-                                     "or choose another source.")
-            request = self._table_request(ScoresSource, [r.frame for r in results.values()], self.ranked_runs,
-                                          self.ranked_measures)
         options = self._checked_options()
-        return request, options
+        settings = {"test": options.test, "correction": options.correction, "alpha": options.alpha,
+                    "samples": options.samples, "seed": options.seed, "baselines": list(options.baselines)}
+        inputs = Inputs()
+        compare_request = preference_request = None
+        try:
+            if source == RUNS:
+                qrels = self.data.qrels_item()
+                if qrels is None:
+                    raise EvalUsageError("Load a qrels file and the runs to compare first (File ▸ Open data…).")
+                items = self.data.checked_run_items()
+                _need_two(len(items), "Tick at least two runs under Data.")
+                specs, preferences = self.picker.specs(), self.preference_measures()
+                if not specs and not preferences:
+                    raise EvalUsageError("Tick at least one measure (or preference).")
+                if preferences and options.test not in PREFERENCE_TESTS:
+                    raise EvalUsageError(f"{TEST_LABELS[options.test]} compares each run's own scores, which a "
+                                         "preference between two runs has not: choose another test, or untick "
+                                         "the preferences.")
+                paths = [item.path for item in items]
+                inputs.add(qrels.path, qrels.data)
+                for item, name in zip(items, self.session.run_names(paths)):
+                    inputs.add(item.path, item.data, name)
+                if specs:
+                    compare_request = CompareRequest(qrels=qrels.path, runs=paths, measures=specs,
+                                                     level=self.level_spin.value(),
+                                                     complete=self.fill_check.isChecked(),
+                                                     tie_tolerance=options.tie_tolerance, **settings)
+                if preferences:
+                    preference_request = PreferenceRequest(qrels=qrels.path, runs=paths, measures=preferences,
+                                                           binary_threshold=self.binary_threshold(), **settings)
+            else:
+                if source == SCORES:
+                    item = self.scores_item()
+                    if item is None:
+                        raise EvalUsageError("Load a per-query scores file first (File ▸ Open data…): a table with "
+                                             "run, query, measure and value columns, e.g. what evalgui-cli evaluate "
+                                             "--per-query writes.")
+                    if not len(item.data.frame):
+                        raise EvalUsageError(f"{item.name} has only summary rows (query 'all'): comparing needs "
+                                             "per-query values (evalgui-cli evaluate --per-query writes them).")
+                    key, runs, measures = item.path, self.scores_runs, self.scores_measures
+                    inputs.add(key, item.data.frame, item.name)
+                else:
+                    self._refresh_ranked_lists()
+                    results = self.ranked_results()
+                    if results is None or not len(results):
+                        raise EvalUsageError("The Ranked retrieval tab has no results yet: evaluate the runs there "
+                                             "first, or choose another source.")
+                    import pandas as pd
 
-    @staticmethod
-    def _table_request(make, frames, runs: Checklist, measures: Checklist):
-        _need_two(len(runs.checked()), "Tick at least two runs.")
-        if not measures.checked():
-            raise EvalUsageError("Tick at least one measure.")
-        return make(frames, runs.checked(), measures.checked())
+                    key, runs, measures = RANKED_RESULTS, self.ranked_runs, self.ranked_measures
+                    inputs.add(key, pd.concat([r.frame for r in results.values()], ignore_index=True),
+                               "the Ranked retrieval results")
+                _need_two(len(runs.checked()), "Tick at least two runs.")
+                if not measures.checked():
+                    raise EvalUsageError("Tick at least one measure.")
+                compare_request = CompareRequest(scores=key, score_runs=runs.checked(), measures=measures.checked(),
+                                                 complete=self.fill_check.isChecked(),
+                                                 tie_tolerance=options.tie_tolerance, **settings)
+        except RequestError as exc:
+            raise EvalUsageError(str(exc)) from None
+        return compare_request, preference_request, inputs
 
     def _checked_options(self):
         if self.baselines_radio.isChecked() and not self.baseline_list.checked():

@@ -1,0 +1,123 @@
+"""Projects as requests and outcomes: what ``evalgui-cli run`` and ``eg.open_project`` read, and what
+``eg.save_project`` writes (a project the window opens).
+
+The file format itself (paths, hashes, checks) is :mod:`evalgui.core.project`. Here its
+``requests`` become :class:`~evalgui.core.workflows.params.Request` objects and its results the
+:class:`~evalgui.core.workflows.outcome.Outcome` objects saved with them. A workspace's results are
+``{workflow key: outcome JSON}``; a version-1 project's compare results (their own layout) are
+migrated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from evalgui.core.errors import EvalInputError
+from evalgui.core.workflows import workflows
+from evalgui.core.workflows.outcome import Outcome
+from evalgui.core.workflows.params import RequestError
+
+
+@dataclass
+class Project:
+    path: str
+    requests: dict = field(default_factory=dict)         # workflow key -> Request
+    outcomes: dict = field(default_factory=dict)         # workflow key -> saved Outcome
+    problems: dict = field(default_factory=dict)         # workflow key -> why its request cannot be read
+    changed: list = field(default_factory=list)          # input files changed since the project was saved
+    files: list = field(default_factory=list)            # [{path, kind, hash?}]
+    version: int = 2
+
+    def outside(self) -> list[str]:
+        """The files the project names outside its own folder (after resolving links)."""
+        folder = os.path.realpath(os.path.dirname(self.path))
+        names = [f["path"] for f in self.files]
+        for request in self.requests.values():
+            names += [p for p in request.files() if not p.startswith("<")]
+        return [p for p in dict.fromkeys(names)
+                if os.path.commonpath([folder, os.path.realpath(p)]) != folder]
+
+
+def open_project(path: str) -> Project:
+    """The project's requests and saved outcomes; EvalInputError for a bad project file. A request that
+    cannot be read is in ``problems``, not raised: the others are still usable."""
+    from evalgui.core.project import read_project
+
+    raw = read_project(path)
+    flows = workflows()
+    project = Project(os.path.abspath(path), changed=raw["changed"], files=raw["files"], version=raw["version"])
+    for key, data in raw["requests"].items():
+        flow = flows.get(key)
+        if flow is None:
+            project.problems[key] = f"'{key}' is not a kind of job this evalgui knows"
+            continue
+        try:
+            project.requests[key] = flow.request.from_json(data)
+        except RequestError as exc:
+            project.problems[key] = exc.problems[0].for_cli()
+    for workspace, state in raw["results"].items():
+        if not isinstance(state, dict):
+            continue
+        for key, saved in state.items():
+            flow = flows.get(key)
+            if flow is None or not isinstance(saved, dict) or "tables" not in saved:
+                continue
+            try:
+                project.outcomes[key] = Outcome.from_json(saved, flow.request)
+            except (RequestError, ValueError, TypeError, KeyError):
+                project.problems.setdefault(key, "its saved results cannot be read")
+        if workspace == "compare" and raw["version"] == 1:
+            from evalgui.core.workflows.compare import outcomes_from_v1
+
+            compared, preferred = outcomes_from_v1(state)
+            for key, outcome in (("compare", compared), ("preference", preferred)):
+                if outcome is not None:
+                    project.outcomes[key] = outcome
+    return project
+
+
+def save_project(path: str, requests: dict | None = None, outcomes: dict | None = None) -> str:
+    """Write a project the window opens: the files the requests name, each request, and the outcomes
+    (workflow key -> Outcome) as results of their workspaces. Returns the absolute path."""
+    from evalgui.core.export import write_atomic
+    from evalgui.core.inputs import detect_kind
+    from evalgui.core.project import make_project
+
+    path = os.path.abspath(path)
+    flows = workflows()
+    requests = dict(requests or {})
+    outcomes = dict(outcomes or {})
+    for key, outcome in outcomes.items():
+        requests.setdefault(key, outcome.request)
+    unknown = [key for key in [*requests, *outcomes] if key not in flows]
+    if unknown:
+        raise ValueError(f"no workflow '{unknown[0]}' (known: {', '.join(flows)})")
+    files: dict[str, str] = {}
+    for request in requests.values():
+        for file_path in request.files():
+            if file_path.startswith("<"):
+                raise ValueError(f"{file_path} is data in memory, which a project cannot name: save it to a "
+                                 "file first")
+            absolute = os.path.abspath(file_path)
+            if absolute not in files:
+                try:
+                    files[absolute] = detect_kind(absolute).name
+                except EvalInputError:
+                    files[absolute] = None
+    results: dict[str, dict] = {}
+    for key, outcome in outcomes.items():
+        results.setdefault(flows[key].workspace, {})[key] = outcome.to_json()
+    absolute_requests = {key: _absolute(request.to_json()) for key, request in requests.items()}
+    state = make_project(path, list(files.items()), {}, results, absolute_requests)
+    write_atomic(path, json.dumps(state, indent=1, allow_nan=True) + "\n")
+    return path
+
+
+def _absolute(request_json: dict) -> dict:
+    def fix(value):
+        if isinstance(value, str) and value and not value.startswith("<") and os.path.exists(value):
+            return os.path.abspath(value)
+        return value
+    return {k: [fix(v) for v in value] if isinstance(value, list) else fix(value) for k, value in request_json.items()}

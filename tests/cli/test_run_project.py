@@ -1,0 +1,106 @@
+"""evalgui-cli run: a saved project's jobs re-run headless, tables and plots written, --check, bad projects."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from evalgui.core.workflows.compare import CompareRequest, PreferenceRequest, run_compare, run_preference
+from evalgui.core.workflows.project import open_project, save_project
+from tests.conftest import ROOT, SAMPLE_DATA
+from tests.test_cli import run_cli
+
+V1 = ROOT / "tests" / "data" / "projects" / "v1"
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A project folder holding its data, its two requests and their saved outcomes."""
+    for name in ("qrels.txt", "bm25.run", "dense.run", "rerank.run"):
+        shutil.copy(SAMPLE_DATA / "synthetic" / name, tmp_path / name)
+    runs = [str(tmp_path / f"{r}.run") for r in ("bm25", "dense", "rerank")]
+    compared = run_compare(CompareRequest(qrels=str(tmp_path / "qrels.txt"), runs=runs, measures=["AP", "P@10"],
+                                          test="randomization", samples=500, seed=9))
+    preferred = run_preference(PreferenceRequest(qrels=str(tmp_path / "qrels.txt"), runs=runs, measures=["rpp"],
+                                                 test="t"))
+    return save_project(str(tmp_path / "p.evalgui"), outcomes={"compare": compared, "preference": preferred})
+
+
+def test_every_table_plot_and_a_manifest_and_check_agrees(capsys, project, tmp_path):
+    out_dir = tmp_path / "out"
+    status, out, err = run_cli(capsys, "run", project, "-o", out_dir, "--check")
+    assert status == 0 and out == "", (out, err)
+    manifest = json.loads((out_dir / "manifest.json").read_text())
+    files = {entry["file"]: entry for entry in manifest["files"]}
+    for name in ("compare-comparison.csv", "compare-matrix.csv", "compare-per_query.csv", "preference-pairs.csv",
+                 "compare-heatmap-AP.png", "compare-heatmap-AP.svg", "preference-heatmap-rpp.svg"):
+        assert (out_dir / name).stat().st_size > 0 and name in files, name
+    assert files["compare-comparison.csv"]["request"]["samples"] == 500
+    assert any(line.startswith("evalgui-cli: compare: 100%") for line in err)
+
+
+def test_check_names_each_difference_and_exits_3(capsys, project, tmp_path):
+    data = json.loads(open(project).read())
+    table = data["results"]["compare"]["compare"]["tables"]["comparison"]
+    column = table["columns"].index("p_value")
+    table["data"][column][0] += 0.25
+    open(project, "w").write(json.dumps(data))
+    status, out, err = run_cli(capsys, "run", project, "-o", tmp_path / "out", "--check", "--no-plots")
+    assert status == 3
+    assert out.splitlines() and all(line.startswith("compare: comparison, row 1, p_value: saved")
+                                    for line in out.splitlines()), out
+
+
+def test_a_job_that_cannot_run_is_one_line_and_the_others_still_run(capsys, project, tmp_path):
+    data = json.loads(open(project).read())
+    data["requests"]["compare"]["samples"] = 0
+    open(project, "w").write(json.dumps(data))
+    status, _, err = run_cli(capsys, "run", project, "-o", tmp_path / "out", "--no-plots")
+    errors = [line for line in err if ": error: " in line]
+    assert status == 2 and errors == ["evalgui-cli: error: compare: --samples 0: must be at least 1"]
+    assert (tmp_path / "out" / "preference-pairs.csv").exists()
+    assert not (tmp_path / "out" / "compare-comparison.csv").exists()
+
+
+def test_a_missing_input_is_named(capsys, project, tmp_path):
+    (tmp_path / "dense.run").unlink()
+    status, _, err = run_cli(capsys, "run", project, "-o", tmp_path / "out", "--no-plots")
+    errors = [line for line in err if ": error: " in line]
+    assert status == 2 and len(errors) == 2
+    assert all(str(tmp_path / "dense.run") in line and "no such file" in line for line in errors)
+
+
+def test_a_changed_input_is_named(capsys, project, tmp_path):
+    with open(tmp_path / "bm25.run", "a") as fh:
+        fh.write("\n")
+    assert open_project(project).changed == [str(tmp_path / "bm25.run")]
+    status, _, err = run_cli(capsys, "run", project, "-o", tmp_path / "out", "--no-plots")
+    assert status == 0 and f"evalgui-cli: warning: {tmp_path / 'bm25.run'} changed since the project was saved" in err
+
+
+def test_a_version_1_project_opens_with_its_compare_results_migrated(capsys, tmp_path):
+    shutil.copytree(V1, tmp_path / "v1")
+    project = open_project(str(tmp_path / "v1" / "meic-v1.evalgui"))
+    assert project.version == 1 and not project.requests
+    assert set(project.outcomes) == {"compare", "preference"}
+    comparison = project.outcomes["compare"].tables["comparison"]
+    assert set(comparison["measure"]) == {"map", "P_5"} and (comparison["test"] == "randomization").all()
+    status, _, err = run_cli(capsys, "run", tmp_path / "v1" / "meic-v1.evalgui", "-o", tmp_path / "out")
+    assert status == 2 and len(err) == 1 and "holds no job to run" in err[0]
+
+
+@pytest.mark.parametrize("content, reason", [
+    ('{"format": "evalgui-project", "version": 2, "files": 3}', '"files" must be a JSON list, not a number'),
+    ('{"format": "evalgui-project", "version": 2, "files": null}', '"files" must be a JSON list, not null'),
+    ('{"format": "evalgui-project", "version": 2, "forms": []}', '"forms" must be a JSON object'),
+    ('{"format": "evalgui-project", "version": ' + "9" * 5000 + '}', "not a valid project"),
+    ('{"format": "evalgui-project", "version": 3}', "project version 3 is newer than this evalgui reads"),
+    ('[' * 200_000 + ']' * 200_000, "nested too deeply"),
+])
+def test_a_malformed_project_is_one_line_exit_2(capsys, tmp_path, content, reason):
+    path = tmp_path / "bad.evalgui"
+    path.write_text(content)
+    status, out, err = run_cli(capsys, "run", path, "-o", tmp_path / "out")
+    assert status == 2 and out == "" and len(err) == 1 and reason in err[0], err
