@@ -222,7 +222,7 @@ def test_verbose_reports_progress(capsys, small):
 def test_missing_total_ranks_names_the_measures(capsys, small):
     status, out, err = run_cli(capsys, "stability", small, "-p", "actual")
     assert (status, out) == (2, "") and len(err) == 1
-    assert "AP_inter_per and P@2000_per need the total number of ranked entities" in err[0] and "--totalranks" in err[0]
+    assert "AP_inter_per and P@2000_per need the total number of ranked entities" in err[0] and "-n" in err[0]
 
 
 def test_a_bad_rank_file_names_the_line(capsys, tmp_path):

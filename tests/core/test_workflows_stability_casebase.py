@@ -69,7 +69,7 @@ def test_stability_caps_say_what_they_protect():
 
     request = StabilityRequest(rank_file="r.txt", measures=("AP",))
     assert request.replace(bootstrap=10**8).problems()[0].for_cli() == \
-        "--boot 100000000: must be at most 10,000,000 (more would exhaust memory)"
+        "-b 100000000: must be at most 10,000,000 (more would exhaust memory)"
     assert "time" in request.replace(iterations=10**7).problems()[0].for_window()
     assert "memory" in request.replace(threads=1000).problems()[0].for_window()
 
@@ -83,7 +83,7 @@ def test_stability_problems_across_parameters_name_the_parameter():
         in texts
     assert "Cut-offs k: Average@k: give the cut-offs (e.g. 10, 100)" in texts
     assert StabilityRequest(measures=("AP",)).problems()[0].for_cli() == \
-        "give --file FILE, or --qrels QRELS and at least two RUNs"
+        "give -f FILE, or --qrels QRELS and at least two RUNs"
     assert "unknown rank measure 'Nope'" in StabilityRequest(rank_file="r", measures=("Nope",)).problems()[0].message
 
 

@@ -31,6 +31,8 @@ RETRIEVER, FILTER_SIZE, K, QUERY, METRIC, VALUE = "retriever", "filter_size", "k
 MAX_K = 1_000_000                 # cases per list: queries x k pairs are held in memory
 MAX_FILTER_SIZE = 10_000_000      # MAC's candidates per query, held in memory
 TIES = (("case_id", "Broken by case id"), ("interchangeable", "Interchangeable for hits"))
+# Measured times differ from run to run: a re-run (evalgui-cli run --check) leaves them out of the comparison.
+TIMINGS = ("retrieval_seconds", "seconds_per_query", "speedup")
 
 # ------------------------------------------------------------------ shared by both requests
 PREDICTED = Param(name="predicted", type="texts", default=(), flag="--predicted", metavar="NAME=FILE",
@@ -257,7 +259,9 @@ def run_casebase(request: CasebaseRequest, state: JobState | None = None, inputs
     outcome = Outcome("casebase", request, {"results": result.table, "wide": wide_table(result.table)},
                       list(result.warnings))
     outcome.result, outcome.ground_truth = result, result.ground_truth
-    return outcome.stamp()
+    outcome.stamp()
+    outcome.provenance["varying"] = {"metrics": list(TIMINGS), "columns": list(TIMINGS)}
+    return outcome
 
 
 def run_similarity(request: SimilarityRequest, state: JobState | None = None, inputs: Inputs | None = None,

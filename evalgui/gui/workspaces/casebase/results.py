@@ -37,6 +37,7 @@ class Results:
     lists: dict[str, RankedLists] = field(default_factory=dict)    # retriever label -> its lists
     warnings: list[str] = field(default_factory=list)
     per_query: pd.DataFrame | None = None   # the same columns and query before metric; None: not kept
+    request: object = None                  # the workflow's request (None: an older project's results)
 
 
 def split_queries(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -58,12 +59,13 @@ def results_of(outcome) -> Results:
     summary, per_query = split_queries(outcome.tables["results"])
     result = getattr(outcome, "result", None)
     if result is None:                                  # similarity files only
-        return Results(summary, outcome.ground_truth, dict(outcome.lists), list(outcome.notes), per_query)
+        return Results(summary, outcome.ground_truth, dict(outcome.lists), outcome.notes_for_window(), per_query,
+                       outcome.request)
     lists = {LINEAR: result.ground_truth}              # the linear lists are the ground truth's (cut at k)
     for r in result.retrievals:
         if r.name != LINEAR:
             lists.setdefault(retriever_label(r.name, r.filter_size, r.k), r.lists)
-    return Results(summary, result.ground_truth, lists, list(outcome.notes), per_query)
+    return Results(summary, result.ground_truth, lists, outcome.notes_for_window(), per_query, outcome.request)
 
 
 def evaluation_job(request, inputs):
@@ -205,6 +207,8 @@ def outcome_state(outcome: Results) -> dict:
     """The table always; the per-query values, the ground truth and lists when they are small enough for a
     project file."""
     state = {"table": _table_state(outcome.table), "warnings": outcome.warnings}
+    if outcome.request is not None:
+        state["request"] = {"workflow": workflow_key(outcome.request), **outcome.request.to_json()}
     if outcome.per_query is not None and len(outcome.per_query) <= MAX_SAVED_PER_QUERY:
         state["per_query"] = _table_state(outcome.per_query)
     every = [outcome.ground_truth, *outcome.lists.values()] if outcome.ground_truth is not None else []
@@ -221,6 +225,28 @@ def outcome_from_state(state) -> Results | None:
         per_query = _table_from_state(state["per_query"]) if "per_query" in state else None
         truth = _lists_from_state(state["ground_truth"]) if "ground_truth" in state else None
         lists = {str(k): _lists_from_state(v) for k, v in state.get("lists", {}).items()}
-        return Results(table, truth, lists, [str(w) for w in state.get("warnings", [])], per_query)
+        return Results(table, truth, lists, [str(w) for w in state.get("warnings", [])], per_query,
+                       _request(state.get("request")))
     except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def workflow_key(request) -> str:
+    """The workflow a request belongs to: "casebase" or "similarity"."""
+    from evalgui.core.workflows.casebase import SimilarityRequest
+
+    return "similarity" if isinstance(request, SimilarityRequest) else "casebase"
+
+
+def _request(state):
+    """The saved request (None when there is none, or it no longer reads)."""
+    from evalgui.core.workflows.casebase import CasebaseRequest, SimilarityRequest
+    from evalgui.core.workflows.params import RequestError
+
+    if not isinstance(state, dict):
+        return None
+    kind = SimilarityRequest if state.get("workflow") == "similarity" else CasebaseRequest
+    try:
+        return kind.from_json({k: v for k, v in state.items() if k != "workflow"})
+    except (RequestError, TypeError):
         return None

@@ -35,6 +35,7 @@ class Results:
     evaluation: pd.DataFrame | None        # experiment.EVAL_COLUMNS (None: only the values on all entities)
     significance: pd.DataFrame             # measure, the combination, Systems, one column per system
     warnings: list[str] = field(default_factory=list)
+    request: object = None                 # the workflow's StabilityRequest (None: an older project's results)
 
     experiment = EXPERIMENT
 
@@ -115,7 +116,8 @@ class Results:
         checked = outcome.plan
         return cls(outcome.source, list(checked.ranks.systems), len(checked.ranks.entities), checked.settings,
                    [(m.id, m.norm) for m in checked.methods], outcome.tables["actual"],
-                   outcome.tables.get("evaluation"), outcome.tables["significance"], list(outcome.notes))
+                   outcome.tables.get("evaluation"), outcome.tables["significance"], outcome.notes_for_window(),
+                   outcome.request)
 
 
 def stability_job(request, inputs):
@@ -162,7 +164,8 @@ def outcome_state(outcome: Results) -> dict:
             "settings": settings_state(outcome.settings), "methods": [list(m) for m in outcome.methods],
             "actual": _frame_state(outcome.actual),
             "evaluation": None if outcome.evaluation is None else _frame_state(outcome.evaluation),
-            "significance": _frame_state(outcome.significance), "warnings": list(outcome.warnings)}
+            "significance": _frame_state(outcome.significance), "warnings": list(outcome.warnings),
+            **({"request": outcome.request.to_json()} if outcome.request is not None else {})}
 
 
 def outcome_from_state(state) -> Results | None:
@@ -180,8 +183,22 @@ def outcome_from_state(state) -> Results | None:
         actual[systems] = actual[systems].astype(float)
         return Results(str(state["source"]), systems, int(state["entities"]), settings_from_state(state["settings"]),
                        [(str(i), str(n)) for i, n in state["methods"]], actual, evaluation,
-                       _frame(state["significance"]), [str(w) for w in state.get("warnings", [])])
+                       _frame(state["significance"]), [str(w) for w in state.get("warnings", [])],
+                       _request(state.get("request")))
     except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def _request(state):
+    """The saved request (None when there is none, or it no longer reads)."""
+    from evalgui.core.workflows.params import RequestError
+    from evalgui.core.workflows.stability import StabilityRequest
+
+    if state is None:
+        return None
+    try:
+        return StabilityRequest.from_json(state)
+    except (RequestError, TypeError):
         return None
 
 
