@@ -1,4 +1,11 @@
-"""evalgui: a desktop workbench for evaluating retrieval systems."""
+"""evalgui: a desktop workbench for evaluating retrieval systems.
+
+``import evalgui as eg`` gives the Python API (:mod:`evalgui.api`): ``eg.compare``, ``eg.preference``,
+``eg.open_project``, ``eg.save_project``, ``eg.run``..., each returning a workflow's Outcome. They are
+imported when first used, so that importing evalgui stays light.
+"""
+
+_API = ("compare", "preference", "open_project", "save_project", "run")
 
 
 # ---- eg.stability, eg.casebase, eg.similarity: the rank-file and case-based workflows (imported when asked for)
@@ -17,4 +24,12 @@ def __getattr__(name: str):
         from evalgui.core.distribution import version
 
         return version()
+    if name in _API:
+        from evalgui import api
+
+        return getattr(api, name)
     raise AttributeError(f"module 'evalgui' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), "__version__", *_API, *_STABILITY_CASEBASE])
