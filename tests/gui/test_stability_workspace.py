@@ -522,6 +522,13 @@ def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, 
     _choose(stability.significance.measure, "Average@k_50")
     project = tmp_path / "study.evalgui"
     assert first.write_project(str(project))
+    # the project holds the workflow's request and outcome: evalgui-cli run re-runs it to the same numbers
+    from evalgui.cli import main
+    from evalgui.core.workflows.project import open_project
+
+    opened = open_project(str(project))
+    assert opened.requests["stability"] == stability.outcome.request and "stability" in opened.outcomes
+    assert main(["run", str(project), "-o", str(tmp_path / "out"), "--check", "--no-plots"]) == 0
 
     second = make_window()
     with qtbot.waitSignal(second.files_loaded, timeout=20_000):

@@ -38,6 +38,7 @@ class Results:
     warnings: list[str] = field(default_factory=list)
     per_query: pd.DataFrame | None = None   # the same columns and query before metric; None: not kept
     request: object = None                  # the workflow's request (None: an older project's results)
+    outcome: object = None                  # the workflow's Outcome (None: an older project's, or too big to keep)
 
 
 def split_queries(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -60,12 +61,13 @@ def results_of(outcome) -> Results:
     result = getattr(outcome, "result", None)
     if result is None:                                  # similarity files only
         return Results(summary, outcome.ground_truth, dict(outcome.lists), outcome.notes_for_window(), per_query,
-                       outcome.request)
+                       outcome.request, outcome)
     lists = {LINEAR: result.ground_truth}              # the linear lists are the ground truth's (cut at k)
     for r in result.retrievals:
         if r.name != LINEAR:
             lists.setdefault(retriever_label(r.name, r.filter_size, r.k), r.lists)
-    return Results(summary, result.ground_truth, lists, outcome.notes_for_window(), per_query, outcome.request)
+    return Results(summary, result.ground_truth, lists, outcome.notes_for_window(), per_query, outcome.request,
+                   outcome)
 
 
 def evaluation_job(request, inputs):
@@ -204,13 +206,18 @@ def _table_from_state(state: dict) -> pd.DataFrame:
 
 
 def outcome_state(outcome: Results) -> dict:
-    """The table always; the per-query values, the ground truth and lists when they are small enough for a
-    project file."""
-    state = {"table": _table_state(outcome.table), "warnings": outcome.warnings}
-    if outcome.request is not None:
-        state["request"] = {"workflow": workflow_key(outcome.request), **outcome.request.to_json()}
-    if outcome.per_query is not None and len(outcome.per_query) <= MAX_SAVED_PER_QUERY:
-        state["per_query"] = _table_state(outcome.per_query)
+    """The workflow's outcome under its key (what ``evalgui-cli run --check`` reads) while its per-query rows are
+    few enough for a project file, else the table alone (and the request); the ground truth and lists when they
+    are small enough."""
+    per_query_rows = 0 if outcome.per_query is None else len(outcome.per_query)
+    if outcome.outcome is not None and per_query_rows <= MAX_SAVED_PER_QUERY:
+        state = {workflow_key(outcome.request): outcome.outcome.to_json()}
+    else:
+        state = {"table": _table_state(outcome.table), "warnings": outcome.warnings}
+        if outcome.request is not None:
+            state["request"] = {"workflow": workflow_key(outcome.request), **outcome.request.to_json()}
+        if outcome.per_query is not None and per_query_rows <= MAX_SAVED_PER_QUERY:
+            state["per_query"] = _table_state(outcome.per_query)
     every = [outcome.ground_truth, *outcome.lists.values()] if outcome.ground_truth is not None else []
     if every and sum(len(lists.cases) for lists in every) <= MAX_SAVED_PAIRS:
         state["ground_truth"] = _lists_state(outcome.ground_truth)
@@ -221,13 +228,21 @@ def outcome_state(outcome: Results) -> dict:
 def outcome_from_state(state) -> Results | None:
     """The outcome :func:`outcome_state` saved; None when ``state`` is not one."""
     try:
-        table = _table_from_state(state["table"])
-        per_query = _table_from_state(state["per_query"]) if "per_query" in state else None
         truth = _lists_from_state(state["ground_truth"]) if "ground_truth" in state else None
         lists = {str(k): _lists_from_state(v) for k, v in state.get("lists", {}).items()}
+        saved = next((key for key in ("casebase", "similarity") if key in state), None)
+        if saved is not None:
+            from evalgui.core.workflows.casebase import CasebaseRequest, SimilarityRequest
+            from evalgui.core.workflows.outcome import Outcome
+
+            outcome = Outcome.from_json(state[saved], SimilarityRequest if saved == "similarity" else CasebaseRequest)
+            summary, per_query = split_queries(outcome.tables["results"])
+            return Results(summary, truth, lists, outcome.notes_for_window(), per_query, outcome.request, outcome)
+        table = _table_from_state(state["table"])
+        per_query = _table_from_state(state["per_query"]) if "per_query" in state else None
         return Results(table, truth, lists, [str(w) for w in state.get("warnings", [])], per_query,
                        _request(state.get("request")))
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return None
 
 

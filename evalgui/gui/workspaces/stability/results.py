@@ -36,6 +36,7 @@ class Results:
     significance: pd.DataFrame             # measure, the combination, Systems, one column per system
     warnings: list[str] = field(default_factory=list)
     request: object = None                 # the workflow's StabilityRequest (None: an older project's results)
+    outcome: object = None                 # the workflow's Outcome (None: an older project's results)
 
     experiment = EXPERIMENT
 
@@ -112,12 +113,16 @@ class Results:
 
     @classmethod
     def from_outcome(cls, outcome) -> "Results":
-        """The workflow's outcome (its engine objects at hand) as the views read it."""
-        checked = outcome.plan
-        return cls(outcome.source, list(checked.ranks.systems), len(checked.ranks.entities), checked.settings,
-                   [(m.id, m.norm) for m in checked.methods], outcome.tables["actual"],
-                   outcome.tables.get("evaluation"), outcome.tables["significance"], outcome.notes_for_window(),
-                   outcome.request)
+        """The workflow's outcome (fresh, or read back from a project) as the views read it."""
+        from evalgui.core.workflows.stability import settings_of
+
+        tables = outcome.tables
+        ranks = tables["ranks"].iloc[0]
+        actual = tables["actual"]
+        methods = [(str(i), str(n)) for i, n in zip(tables["methods"]["method"], tables["methods"]["measure"])]
+        return cls(str(ranks["source"]), [str(c) for c in actual.columns[1:]], int(ranks["entities"]),
+                   settings_of(outcome.request), methods, actual, tables.get("evaluation"), tables["significance"],
+                   outcome.notes_for_window(), outcome.request, outcome)
 
 
 def stability_job(request, inputs):
@@ -159,7 +164,11 @@ def settings_from_state(state: dict) -> Settings:
 
 
 def outcome_state(outcome: Results) -> dict:
-    """An outcome as plain JSON-able values (NaN and infinite limits as JSON's NaN and Infinity)."""
+    """An outcome for a project: the workflow's outcome under its key (what ``evalgui-cli run --check`` reads), or
+    for results of an older project, their plain JSON-able values (NaN and infinite limits as JSON's NaN and
+    Infinity)."""
+    if outcome.outcome is not None:
+        return {"stability": outcome.outcome.to_json()}
     return {"source": outcome.source, "systems": list(outcome.systems), "entities": outcome.entities,
             "settings": settings_state(outcome.settings), "methods": [list(m) for m in outcome.methods],
             "actual": _frame_state(outcome.actual),
@@ -170,6 +179,15 @@ def outcome_state(outcome: Results) -> dict:
 
 def outcome_from_state(state) -> Results | None:
     """The outcome :func:`outcome_state` saved; None when ``state`` is not one (another version's)."""
+    if isinstance(state, dict) and "stability" in state:
+        from evalgui.core.workflows.outcome import Outcome
+        from evalgui.core.workflows.params import RequestError
+        from evalgui.core.workflows.stability import StabilityRequest
+
+        try:
+            return Results.from_outcome(Outcome.from_json(state["stability"], StabilityRequest))
+        except (RequestError, KeyError, TypeError, ValueError, IndexError, AttributeError):
+            return None
     try:
         actual = _frame(state["actual"])
         evaluation = None if state["evaluation"] is None else _frame(state["evaluation"])
