@@ -5,16 +5,18 @@ from __future__ import annotations
 import os
 
 
-def _predicted(inputs, predicted) -> tuple[str, ...]:
-    """NAME=FILE specs of ``predicted``: a dict {name: path or DataFrame}, or a list of paths."""
+def _predicted(inputs, predicted) -> dict:
+    """The request's ``predicted`` and ``predicted_names`` of a dict {name: path or DataFrame}, or a list of paths
+    (named after their files)."""
     from evalgui._api_inputs import add_input
 
     if isinstance(predicted, (str, os.PathLike)):
         predicted = [predicted]
     if not isinstance(predicted, dict):
-        return tuple(os.fspath(p) for p in predicted)
-    return tuple(f"{name}={add_input(inputs, value, 'similarity results', f'<predicted {name}>')}"
-                 for name, value in predicted.items())
+        return {"predicted": tuple(os.fspath(p) for p in predicted)}
+    return {"predicted": tuple(add_input(inputs, value, "similarity results", f"<predicted {name}>")
+                               for name, value in predicted.items()),
+            "predicted_names": tuple(str(name) for name in predicted)}
 
 
 def _model(values: dict, name: str, model) -> None:
@@ -47,7 +49,7 @@ def casebase(train, *, model, test=None, mac_model=None, predicted=(), state=Non
         values["test"] = add_input(inputs, test, "case base", "<test>")
     _model(values, "model", model)
     _model(values, "mac_model", mac_model)
-    values["predicted"] = _predicted(inputs, predicted)
+    values.update(_predicted(inputs, predicted))
     return run_casebase(CasebaseRequest(**values), state, inputs)
 
 
@@ -66,5 +68,5 @@ def similarity(ground_truth, predicted, *, state=None, **settings):
     inputs = Inputs()
     values = dict(settings)
     values["ground_truth"] = add_input(inputs, ground_truth, "similarity results", "<ground truth>")
-    values["predicted"] = _predicted(inputs, predicted)
+    values.update(_predicted(inputs, predicted))
     return run_similarity(SimilarityRequest(**values), state, inputs)

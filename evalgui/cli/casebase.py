@@ -44,10 +44,10 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from evalgui.cli.declared import request_from_args
-    from evalgui.core.workflows.casebase import CasebaseRequest, run_casebase
+    from evalgui.core.workflows.casebase import CasebaseRequest, run_casebase, split_predicted
 
     output_format(args)
-    request = request_from_args(CasebaseRequest, args)
+    request = request_from_args(CasebaseRequest, args, **split_predicted(args.predicted_specs))
     outcome = run_casebase(request)
     for message in outcome.notes:
         warn(message)

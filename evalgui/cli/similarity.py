@@ -31,8 +31,11 @@ def add_metric_options(p, request_type) -> None:
     from evalgui.cli.declared import add_params
     from evalgui.core.cbr.catalogue import QUALITY_METRICS
 
+    predicted = request_type.param("predicted")
+    p.add_argument(predicted.flag, dest="predicted_specs", action="append", default=[], metavar=predicted.metavar,
+                   help=predicted.help)
     add_params(p, request_type, skip=tuple(n for n in request_type.params()
-                                           if n not in ("predicted", "metrics", "ks", "ties", "per_query")
+                                           if n not in ("metrics", "ks", "ties", "per_query")
                                            or (n == "ks" and request_type.param(n).flag != "-k")), overrides={
         "metrics": {"help": f"repeatable (default: all): {', '.join(QUALITY_METRICS)}; mae(align=case) and "
                             "mse(align=case) compare each case's two similarities; ranked measures (nDCG@10, P@5, "
@@ -65,12 +68,12 @@ def write_result(table, args) -> None:
 
 def run(args) -> int:
     from evalgui.cli.declared import request_from_args
-    from evalgui.core.workflows.casebase import SimilarityRequest, run_similarity
+    from evalgui.core.workflows.casebase import SimilarityRequest, run_similarity, split_predicted
 
-    if not args.predicted:
+    if not args.predicted_specs:
         raise UsageProblem("give the results to evaluate with --predicted NAME=FILE")
     output_format(args)
-    request = request_from_args(SimilarityRequest, args)
+    request = request_from_args(SimilarityRequest, args, **split_predicted(args.predicted_specs))
     outcome = run_similarity(request)
     for message in outcome.notes:
         warn(message)

@@ -35,10 +35,13 @@ TIES = (("case_id", "Broken by case id"), ("interchangeable", "Interchangeable f
 TIMINGS = ("retrieval_seconds", "seconds_per_query", "speedup")
 
 # ------------------------------------------------------------------ shared by both requests
-PREDICTED = Param(name="predicted", type="texts", default=(), flag="--predicted", metavar="NAME=FILE",
+PREDICTED = Param(name="predicted", type="files", default=(), flag="--predicted", metavar="NAME=FILE",
                   label="Imported retrievers' results",
                   help="A retriever's similarity results (query_id, case_id, similarity), named NAME (default: the "
                        "file's name); repeatable.")
+PREDICTED_NAMES = Param(name="predicted_names", type="texts", default=(), label="Names of the imported retrievers",
+                        help="What the results call each imported retriever, in the order of its file (empty, or "
+                             "an empty name: the file's name).")
 METRICS = Param(name="metrics", type="texts", default=(), flag="--metric", short="-m", metavar="METRIC",
                 label="Metrics",
                 help="The metrics to compute (empty: every case-based metric); ranked measures (nDCG@10, P@5, AP…) "
@@ -80,7 +83,7 @@ class CasebaseRequest(Request):
         Param(name="ks", type="ints", default=(), minimum=1, maximum=MAX_K, flag="--ks", metavar="K1,K2",
               label="Values of k", unit="cases", why_maximum="memory",
               help="The number of cases returned (MAC/FAC's, and the linear retriever's)."),
-        PREDICTED, METRICS, TIES_PARAM, THRESHOLDS, PER_QUERY,
+        PREDICTED, PREDICTED_NAMES, METRICS, TIES_PARAM, THRESHOLDS, PER_QUERY,
         Param(name="id_column", type="text", default=None, optional=True, flag="--id-column", metavar="NAME",
               label="Case id column", advanced=True, help="The case id column (default: 'id', else the first)."),
         Param(name="delimiter", type="text", default=";", flag="--delimiter", label="Separator of set values",
@@ -118,11 +121,8 @@ class CasebaseRequest(Request):
         train = self._train(inputs)
         for name in ("model", "mac_model"):
             problems += model_problems(p(name), getattr(self, name), train)
-        problems += _predicted_problems(p("predicted"), self.predicted)
+        problems += _predicted_problems(self)
         return problems
-
-    def files(self) -> list[str]:
-        return super().files() + [name_and_file(s)[1] for s in self.predicted]
 
     def _train(self, inputs):
         if inputs is None or not self.train:
@@ -137,7 +137,7 @@ class SimilarityRequest(Request):
               label="Ground truth",
               help="The ground-truth similarities (query_id, case_id, similarity): what an exhaustive retriever "
                    "found."),
-        PREDICTED, METRICS,
+        PREDICTED, PREDICTED_NAMES, METRICS,
         Param(name="ks", type="ints", default=(), minimum=1, maximum=MAX_K, flag="-k", metavar="K",
               label="Values of k", unit="cases", why_maximum="memory",
               help="Cut both lists to their top K; repeatable (empty: the whole lists)."),
@@ -151,10 +151,7 @@ class SimilarityRequest(Request):
         if not self.predicted:
             problems.append(Problem(None, "give the results to evaluate with {predicted}",
                                     mentions=(self.param("predicted"),)))
-        return problems + _predicted_problems(self.param("predicted"), self.predicted)
-
-    def files(self) -> list[str]:
-        return super().files() + [name_and_file(s)[1] for s in self.predicted]
+        return problems + _predicted_problems(self)
 
 
 # ------------------------------------------------------------------ checks
@@ -190,11 +187,28 @@ def name_and_file(text: str) -> tuple[str, str]:
     return file_stem(text), text
 
 
-def _predicted_problems(param: Param, specs) -> list[Problem]:
-    names = [name_and_file(s)[0] for s in specs]
+def predicted_names(request) -> list[str]:
+    """Each imported retriever's name: the one given, else its file's."""
+    from evalgui.core.formats._text import file_stem
+
+    given = list(request.predicted_names) + [""] * (len(request.predicted) - len(request.predicted_names))
+    return [name or file_stem(path) for name, path in zip(given, request.predicted)]
+
+
+def split_predicted(specs) -> dict:
+    """NAME=FILE (or FILE) texts as the request's ``predicted`` and ``predicted_names``."""
+    named = [name_and_file(s) for s in specs]
+    return {"predicted": tuple(path for _, path in named), "predicted_names": tuple(name for name, _ in named)}
+
+
+def _predicted_problems(request) -> list[Problem]:
+    if len(request.predicted_names) > len(request.predicted):
+        return [Problem(request.param("predicted_names"), f"{len(request.predicted_names)} names for "
+                                                          f"{len(request.predicted)} imported results")]
+    names = predicted_names(request)
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        return [Problem(param, f"two retrievers are named '{repeated[0]}': name them NAME=FILE")]
+        return [Problem(request.param("predicted"), f"two retrievers are named '{repeated[0]}': name them NAME=FILE")]
     return []
 
 
@@ -232,8 +246,8 @@ def models_of(request: CasebaseRequest, train):
 
 
 def _predicted(request, inputs: Inputs) -> list[tuple[str, object]]:
-    named = [name_and_file(s) for s in request.predicted]
-    return [(name, inputs.get(path, "similarity results")) for name, path in named]
+    return [(name, inputs.get(path, "similarity results"))
+            for name, path in zip(predicted_names(request), request.predicted)]
 
 
 # ------------------------------------------------------------------ running

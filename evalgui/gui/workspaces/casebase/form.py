@@ -571,7 +571,8 @@ class CaseBaseForm(QWidget):
         common = dict(metrics=tuple(metrics), ties=self.ties_combo.currentData(), relevance_thresholds=thresholds)
         predicted = self._predicted()
         inputs = Inputs({path: self._item(path).data for path, _ in predicted})
-        specs = tuple(f"{name}={path}" for path, name in predicted)
+        named = {"predicted": tuple(path for path, _ in predicted),
+                 "predicted_names": tuple(name for _, name in predicted)}
         if self.source() == FILES:
             truth = self._item(self.truth_combo.currentData())
             if truth is None:
@@ -579,8 +580,7 @@ class CaseBaseForm(QWidget):
             if not predicted:
                 raise EvalUsageError("Tick at least one retriever's results to evaluate against the ground truth.")
             inputs.add(truth.path, truth.data)
-            make = lambda: SimilarityRequest(ground_truth=truth.path, predicted=specs, ks=ks, per_query=True,
-                                             **common)
+            make = lambda: SimilarityRequest(ground_truth=truth.path, ks=ks, per_query=True, **named, **common)
         else:
             train, test = self.train(), self.test()
             if train is None or test is None:
@@ -610,7 +610,7 @@ class CaseBaseForm(QWidget):
                 inputs.add(test_path, test)
             make = lambda: CasebaseRequest(train=train_path, test=None if same else test_path,
                                            model=[a.to_dict() for a in model.attributes], filter_sizes=filter_sizes,
-                                           ks=ks, predicted=specs, include_self=self.include_self.isChecked(),
+                                           ks=ks, include_self=self.include_self.isChecked(), **named,
                                            per_query=True, **mac, **common)
         try:
             request = make()
