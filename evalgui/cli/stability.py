@@ -64,7 +64,6 @@ def request_of(args):
         if len(given) != 1:
             raise UsageProblem("give one rank file (or --qrels QRELS and the runs)")
         fixed = {"rank_file": given[0]}
-    args.rank_file = None
     return request_from_args(StabilityRequest, args, experiments=SECTIONS[args.printing] != ("actual",), **fixed)
 
 
