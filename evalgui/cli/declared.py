@@ -16,7 +16,8 @@ from evalgui.cli.common import UsageProblem
 def _help(param) -> str:
     text = param.help
     if param.type not in ("bool", "files", "texts") and param.default not in (None, (), ""):
-        text += f" (default {param.default})"
+        shown = " ".join(map(str, param.default)) if isinstance(param.default, tuple) else param.default
+        text += f" (default {shown})"
     return text.replace("%", "%%")
 
 

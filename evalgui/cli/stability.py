@@ -37,8 +37,9 @@ def add_arguments(p) -> None:
     add_params(p, StabilityRequest, skip=("runs", "qrels", "level", "missing_rank", "experiments"), overrides={
         "rank_file": {"help": "the rank file, as the original's -f"},
         "measures": {"help": f"{OPTION_HELP['measures']} (repeatable; default: {' '.join(DEFAULT_MEASURES)})"},
+        "seed": {"help": OPTION_HELP["seed"]}, "threads": {"help": OPTION_HELP["threads"]},
         "cutoffs": several, "splits": several, "systems": several, "entities": several,
-        "sigs": {**several, "help": OPTION_HELP["sigs"]},
+        "sigs": several,
     })
     p.add_argument("-v", "--verbose", action="store_true", help="report progress on standard error")
     trec = p.add_argument_group("ranks from TREC data")

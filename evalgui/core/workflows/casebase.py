@@ -46,7 +46,8 @@ METRICS = Param(name="metrics", type="texts", default=(), flag="--metric", short
                 label="Metrics",
                 help="The metrics to compute (empty: every case-based metric); ranked measures (nDCG@10, P@5, AP…) "
                      "need relevance thresholds.")
-TIES_PARAM = Param(name="ties", type="choice", default="case_id", choices=TIES, flag="--ties", label="Ties in the ground truth",
+TIES_PARAM = Param(name="ties", type="choice", default="case_id", choices=TIES, flag="--ties",
+                   label="Ties in the ground truth",
                    help="Cases of equal true similarity: broken by case id (default), or interchangeable for hits.")
 THRESHOLDS = Param(name="relevance_thresholds", type="floats", default=(), flag="--relevance-thresholds",
                    metavar="T1,T2", label="Relevance thresholds",

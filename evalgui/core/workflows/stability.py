@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS, OPTION_HELP
+from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.workflows import Workflow
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import Outcome
@@ -32,9 +32,30 @@ MAX_PROCESSES = 64
 MAX_COMBINATIONS = 10_000     # experiments (splits x systems x entities): each runs every iteration
 
 
-def _said(option: str) -> str:
-    text = OPTION_HELP[option]
-    return f"{text[:1].upper()}{text[1:]}."
+# What each setting means, in words (no flag: the window shows them too; the command line adds its defaults).
+HELP = {
+    'level': 'The lowest grade that counts as relevant.',
+    'missing_rank': 'The rank of a relevant document a run did not retrieve. Empty: the number of documents the run '
+                    'retrieved for the query, plus 1.',
+    'measures': 'The measures to evaluate, e.g. AP, nDCG@Avg, P@2000_per, or Average@k (one measure per cut-off). The'
+                ' list of rank measures explains each.',
+    'total_ranks': 'How many entities the systems ranked, T: needed only by the per-mille measures (_per) and '
+                   'ROC_AUC.',
+    'cutoffs': 'The cut-offs of the measures written with @k: one measure per value.',
+    'splits': 'How many queries to split the entities into: each number is one experiment.',
+    'sigs': 'The significance levels, which are also the fuzziness of the error and tie rates.',
+    'systems': 'How many systems to draw at random: each number is one experiment. Empty: all of them.',
+    'entities': 'How many entities to draw at random: each number is one experiment. Empty: all of them.',
+    'iterations': 'How many times the entities are shuffled and split into queries; the results are averaged over '
+                  'them.',
+    'bootstrap': 'Bootstrap samples, for the ASL rate, estDiff and the swap method.',
+    'error_rates': 'Also compute the error and tie rates, tRate and relRate.',
+    'swap': "Decide significance (decisions, matrices) with the swap method's swapDiffMin instead of the bootstrap's "
+            'estDiff.',
+    'seed': 'The random seed: the same seed gives the same results, however many processes run them.',
+    'threads': 'How many processes run the experiments; the numbers do not depend on it.',
+    'compat': "Reproduce the original tool's numbers, bugs included (docs/rankfile-compat.md).",
+}
 
 
 def _shape(request, inputs) -> tuple[int, int] | None:
@@ -79,50 +100,50 @@ QRELS = Param(name="qrels", type="file", default=None, flag="--qrels", metavar="
 RUNS = Param(name="runs", type="files", default=(), metavar="RUN", label="Runs", group="Ranks from qrels and runs",
              help="The runs whose ranks of the relevant documents are compared (at least two), with the qrels.")
 LEVEL = Param(name="level", type="int", default=1, flag="--level_for_rel", short="-l", metavar="N",
-              label="Relevant from grade", group="Ranks from qrels and runs", help=_said("level"))
+              label="Relevant from grade", group="Ranks from qrels and runs", help=HELP["level"])
 MISSING_RANK = Param(name="missing_rank", type="float", default=None, optional=True, minimum=1,
                      flag="--missing-rank", metavar="R", label="Not retrieved: rank",
-                     group="Ranks from qrels and runs", help=_said("missing_rank"))
+                     group="Ranks from qrels and runs", help=HELP["missing_rank"])
 MEASURES = Param(name="measures", type="texts", default=DEFAULT_MEASURES, flag="--measure", short="-m",
-                 metavar="MEASURE[@cutoff]", label="Measures", group="Measures", help=_said("measures"))
+                 metavar="MEASURE[@cutoff]", label="Measures", group="Measures", help=HELP["measures"])
 TOTAL_RANKS = Param(name="total_ranks", type="float", default=None, optional=True, flag="--totalranks", short="-n",
-                    metavar="T", label="Total ranks T", group="Measures", help=_said("total_ranks"))
+                    metavar="T", label="Total ranks T", group="Measures", help=HELP["total_ranks"])
 CUTOFFS = Param(name="cutoffs", type="floats", default=(), flag="--cutoffs", metavar="K", label="Cut-offs k",
-                group="Measures", help=_said("cutoffs"))
+                group="Measures", help=HELP["cutoffs"])
 EXPERIMENTS = Param(name="experiments", type="bool", default=True, label="Evaluate the measures", group="Experiments",
                     help="Split the entities into queries again and again to see how stable and sensitive each "
                          "measure is, and which systems differ significantly. Off: only each measure's value per "
                          "system on all the entities.")
 SPLITS = Param(name="splits", type="ints", default=(10,), minimum=2, flag="--splits", metavar="Q",
                label="Queries (splits)", unit="queries", group="Experiments", limits=_split_limit,
-               help=_said("splits"))
+               help=HELP["splits"])
 SIGS = Param(name="sigs", type="floats", default=DEFAULT_SIGS, flag="--sigs", metavar="F", label="Fuzziness levels",
-             group="Experiments", help=_said("sigs"))
+             group="Experiments", help=HELP["sigs"])
 SYSTEMS = Param(name="systems", type="ints", default=(), minimum=2, flag="--systems", metavar="S",
                 label="Systems drawn", unit="systems", group="Experiments", limits=_system_limit,
-                help=_said("systems"))
+                help=HELP["systems"])
 ENTITIES = Param(name="entities", type="ints", default=(), minimum=1, flag="--entities", metavar="E",
                  label="Entities drawn", unit="entities", group="Experiments", limits=_entity_limit,
-                 help=_said("entities"))
+                 help=HELP["entities"])
 ITERATIONS = Param(name="iterations", type="int", default=50, minimum=1, maximum=MAX_ITERATIONS, flag="--iter",
                    short="-i", metavar="N", label="Iterations", group="Experiments",
-                   why_maximum="the time a run can reasonably take", help=_said("iterations"))
+                   why_maximum="the time a run can reasonably take", help=HELP["iterations"])
 BOOTSTRAP = Param(name="bootstrap", type="int", default=1000, minimum=1, maximum=MAX_BOOTSTRAP, flag="--boot",
                   short="-b", metavar="B", label="Bootstrap samples", unit="samples", group="Experiments",
-                  why_maximum="memory", help=_said("bootstrap"))
+                  why_maximum="memory", help=HELP["bootstrap"])
 ERROR_RATES = Param(name="error_rates", type="bool", default=False, flag="--err", short="-e",
-                    label="Error and tie rates", group="Experiments", help=_said("error_rates"))
+                    label="Error and tie rates", group="Experiments", help=HELP["error_rates"])
 SWAP = Param(name="swap", type="bool", default=False, flag="--swap", short="-w",
-             label="Significance by the swap method", group="Experiments", help=_said("swap"))
+             label="Significance by the swap method", group="Experiments", help=HELP["swap"])
 SEED = Param(name="seed", type="int", default=42, minimum=0, maximum=2**32 - 1, flag="--seed", short="-s",
-             label="Random seed", group="Experiments", help=_said("seed"))
+             label="Random seed", group="Experiments", help=HELP["seed"])
 THREADS = Param(name="threads", type="int", default=1, minimum=1, maximum=MAX_PROCESSES, flag="--threads",
                 short="-t", metavar="N", label="Processes", group="Experiments", advanced=True,
-                why_maximum="memory: each process holds its own copy of the work", help=_said("threads"))
+                why_maximum="memory: each process holds its own copy of the work", help=HELP["threads"])
 COMPAT = Param(name="compat", type="choice", default=None, optional=True,
                choices=((COMPAT_MODES[0], "Dunaiski et al. 2018, bugs included"),), flag="--compat",
                label="Reproduce the published tool's output", group="Experiments", advanced=True,
-               help=_said("compat"))
+               help=HELP["compat"])
 
 
 class StabilityRequest(Request):
@@ -286,7 +307,8 @@ def stability_outcome(request, checked, results, source: str) -> Outcome:
     tables = {
         "actual": results.actual,
         "significance": results.significance_table(),
-        "methods": pd.DataFrame({"method": [m.id for m in checked.methods], "measure": [m.norm for m in checked.methods],
+        "methods": pd.DataFrame({"method": [m.id for m in checked.methods],
+                                 "measure": [m.norm for m in checked.methods],
                                  "lower_better": [bool(parse_measure(m.norm).lower_better) for m in checked.methods]}),
         "legend": pd.DataFrame({"label": [label for label, _ in results.legend],
                                 "level": [float(level) for _, level in results.legend]}),
