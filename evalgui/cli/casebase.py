@@ -3,7 +3,7 @@ case-based workflow)."""
 
 from __future__ import annotations
 
-from evalgui.cli.common import output_format, warn
+from evalgui.cli.common import UsageProblem, output_format, warn
 from evalgui.cli.similarity import _numbers, add_metric_options, write_result
 
 NAME = "casebase"
@@ -37,7 +37,7 @@ def add_arguments(p) -> None:
         (mac if name == "mac_attributes" else p).add_argument(param.flag, dest=name, type=parse, default=None,
                                                                 metavar=param.metavar, help=param.help)
     p.add_argument("--export-ground-truth", metavar="GT.csv",
-                   help="write the ground truth (query_id, case_id, similarity; CSV, TSV or Parquet)")
+                   help="write the ground truth (query_id, case_id, similarity; CSV, TSV, Parquet or JSON)")
     add_params(p, CasebaseRequest, skip=only("id_column", "delimiter", "include_self"))
     add_metric_options(p, CasebaseRequest)
 
@@ -47,6 +47,14 @@ def run(args) -> int:
     from evalgui.core.workflows.casebase import CasebaseRequest, run_casebase, split_predicted
 
     output_format(args)
+    if args.export_ground_truth:               # refused before the work, in a format similarity reads back
+        from evalgui.core.export import format_from_path
+        from evalgui.core.formats import extension_of
+
+        path = args.export_ground_truth
+        if (extension_of(path) or format_from_path(path)) not in ("csv", "tsv", "parquet", "json"):
+            raise UsageProblem(f"--export-ground-truth {path}: write CSV, TSV, Parquet or JSON (.csv, .tsv, .txt, "
+                               ".parquet, .json), which similarity --ground-truth reads")
     request = request_from_args(CasebaseRequest, args, **split_predicted(args.predicted_specs))
     outcome = run_casebase(request)
     for message in outcome.notes:

@@ -69,9 +69,14 @@ def test_stability_caps_say_what_they_protect():
 
     request = StabilityRequest(rank_file="r.txt", measures=("AP",))
     assert request.replace(bootstrap=10**8).problems()[0].for_cli() == \
-        "-b 100000000: must be at most 10,000,000 (more would exhaust memory)"
-    assert "time" in request.replace(iterations=10**7).problems()[0].for_window()
+        "-b 100000000: must be at most 10,000,000 (a limit that protects the running time)"
+    assert "running time" in request.replace(iterations=10**7).problems()[0].for_window()
     assert "memory" in request.replace(threads=1000).problems()[0].for_window()
+    # the swap method keeps every trial of every pair: B is bounded by the systems of the rank file
+    inputs = Inputs({"r.txt": _ranks(8, systems=3)})
+    (problem,) = request.replace(splits=(2,), bootstrap=9_000_000).problems(inputs)
+    assert problem.for_window().startswith("Bootstrap samples: at most 8,333,333 with 3 systems (a limit that "
+                                           "protects memory")
 
 
 def test_stability_problems_across_parameters_name_the_parameter():
@@ -136,7 +141,8 @@ def test_casebase_cross_checks_are_worded_per_front_end():
                                               "--mac-attributes A,B"
     assert request.problems()[0].for_window() == "MAC/FAC needs MAC's model: ‘MAC model file’ or ‘MAC's attributes’"
     assert "pair up position by position" in request.replace(mac_attributes=("price",), ks=()).problems()[0].message
-    assert request.replace(ks=(10**7,)).problems()[0].for_cli().endswith("(more would exhaust memory)")
+    assert request.replace(ks=(10**13,)).problems()[0].for_cli() == \
+        "--ks 10000000000000: must be at most 1,000,000,000,000 (a limit that protects the arrays' whole numbers)"
 
 
 def test_the_wide_table_has_a_row_per_configuration_and_a_column_per_metric():
@@ -157,12 +163,12 @@ def test_the_wide_table_has_a_row_per_configuration_and_a_column_per_metric():
     pd.testing.assert_frame_equal(wide_table(pd.concat([per_query, with_queries], ignore_index=True)), wide)
 
 
-def test_the_number_of_experiments_is_capped():
+def test_the_iterations_in_all_are_capped():
     from evalgui.core.workflows.stability import StabilityRequest
 
-    request = StabilityRequest(rank_file="r.txt", measures=("AP",), splits=tuple(range(2, 102)),
-                               systems=tuple(range(2, 12)), entities=tuple(range(100, 120)))
+    request = StabilityRequest(rank_file="r.txt", measures=("AP",), splits=(2, 3), iterations=60_000)
     (problem,) = request.problems()
-    assert problem.for_window() == "‘Queries (splits)’, ‘Systems drawn’ and ‘Entities drawn’ make 20,000 " \
-                                   "experiments; at most 10,000 run in a reasonable time"
-    assert problem.for_cli().startswith("--splits Q, --systems S and --entities E make 20,000 experiments")
+    assert problem.for_window() == "2 combinations of ‘Queries (splits)’, ‘Systems drawn’ and ‘Entities drawn’, " \
+                                   "each run 60,000 times (‘Iterations’): at most 100,000 iterations in all (a limit " \
+                                   "that protects the running time)"
+    assert problem.for_cli().startswith("2 combinations of --splits Q, --systems S and --entities E, each run")

@@ -28,8 +28,9 @@ from evalgui.core.workflows.outcome import Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
 
 RETRIEVER, FILTER_SIZE, K, QUERY, METRIC, VALUE = "retriever", "filter_size", "k", "query", "metric", "value"
-MAX_K = 1_000_000                 # cases per list: queries x k pairs are held in memory
-MAX_FILTER_SIZE = 10_000_000      # MAC's candidates per query, held in memory
+MAX_K = 10**12                    # more cases than any list holds; larger values would overflow the arrays
+MAX_FILTER_SIZE = 10**12
+WHY_COUNT = "the arrays' whole numbers"
 TIES = (("case_id", "Broken by case id"), ("interchangeable", "Interchangeable for hits"))
 # Measured times differ from run to run: a re-run (evalgui-cli run --check) leaves them out of the comparison.
 TIMINGS = ("retrieval_seconds", "seconds_per_query", "speedup")
@@ -79,10 +80,11 @@ class CasebaseRequest(Request):
         Param(name="mac_attributes", type="texts", default=(), flag="--mac-attributes", metavar="A,B",
               label="MAC's attributes", help="MAC's model: these attributes of the similarity model."),
         Param(name="filter_sizes", type="ints", default=(), minimum=1, maximum=MAX_FILTER_SIZE,
-              flag="--filter-sizes", metavar="F1,F2", label="Filter sizes", unit="cases", why_maximum="memory",
+              flag="--filter-sizes", metavar="F1,F2", label="Filter sizes", unit="cases",
+              why_maximum=WHY_COUNT,
               help="MAC/FAC: the candidates MAC keeps, paired position by position with the values of k."),
         Param(name="ks", type="ints", default=(), minimum=1, maximum=MAX_K, flag="--ks", metavar="K1,K2",
-              label="Values of k", unit="cases", why_maximum="memory",
+              label="Values of k", unit="cases", why_maximum=WHY_COUNT,
               help="The number of cases returned (MAC/FAC's, and the linear retriever's)."),
         PREDICTED, PREDICTED_NAMES, METRICS, TIES_PARAM, THRESHOLDS, PER_QUERY,
         Param(name="id_column", type="text", default=None, optional=True, flag="--id-column", metavar="NAME",
@@ -140,7 +142,7 @@ class SimilarityRequest(Request):
                    "found."),
         PREDICTED, PREDICTED_NAMES, METRICS,
         Param(name="ks", type="ints", default=(), minimum=1, maximum=MAX_K, flag="-k", metavar="K",
-              label="Values of k", unit="cases", why_maximum="memory",
+              label="Values of k", unit="cases", why_maximum=WHY_COUNT,
               help="Cut both lists to their top K; repeatable (empty: the whole lists)."),
         TIES_PARAM, THRESHOLDS, PER_QUERY,
     )

@@ -19,17 +19,16 @@ from __future__ import annotations
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS
+from evalgui.core.rankfile import (COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS, MAX_ITERATIONS, MAX_SWAP_TRIALS,
+                                   MAX_THREADS)
+from evalgui.core.stats.catalogue import MAX_SAMPLES
 from evalgui.core.workflows import Workflow
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
 
 TREC_SHARE = 0.05            # of the progress bar: finding the relevant documents' ranks in the runs
-MAX_ITERATIONS = 1_000_000
-MAX_BOOTSTRAP = 10_000_000
-MAX_PROCESSES = 64
-MAX_COMBINATIONS = 10_000     # experiments (splits x systems x entities): each runs every iteration
+MAX_RANKS = 1e15             # T: more entities than any ranking holds (the rank file's own limit)
 
 
 # What each setting means, in words (no flag: the window shows them too; the command line adds its defaults).
@@ -80,6 +79,19 @@ def _system_limit(request, inputs):
     return 2, n, f"the ranks hold {n} systems: choose from 2 to {n}"
 
 
+def _bootstrap_limit(request, inputs):
+    """The swap method keeps every trial of every pair of systems (with the original's bug 2, one per query)."""
+    shape = _shape(request, inputs) if request.experiments else None
+    if shape is None:
+        return None
+    systems = max(request.systems or (shape[1],))
+    single = request.compat is not None and bool(request.splits)      # the published tool's bug 2
+    trials = max(systems * (systems - 1) // 2 * (max(request.splits) if single else 1), 1)
+    most = max(MAX_SWAP_TRIALS // trials, 1)
+    return 1, most, (f"at most {most:,} with {systems} systems (a limit that protects memory: the swap method keeps "
+                     "every trial of every pair of systems)")
+
+
 def _split_limit(request, inputs):
     shape = _shape(request, inputs) if request.experiments else None
     if shape is None:
@@ -107,7 +119,8 @@ MISSING_RANK = Param(name="missing_rank", type="float", default=None, optional=T
 MEASURES = Param(name="measures", type="texts", default=DEFAULT_MEASURES, flag="--measure", short="-m",
                  metavar="MEASURE[@cutoff]", label="Measures", group="Measures", help=HELP["measures"])
 TOTAL_RANKS = Param(name="total_ranks", type="float", default=None, optional=True, flag="--totalranks", short="-n",
-                    metavar="T", label="Total ranks T", group="Measures", help=HELP["total_ranks"])
+                    metavar="T", maximum=MAX_RANKS, why_maximum="the range of ranks a rank file holds",
+                    label="Total ranks T", group="Measures", help=HELP["total_ranks"])
 CUTOFFS = Param(name="cutoffs", type="floats", default=(), flag="--cutoffs", metavar="K", label="Cut-offs k",
                 group="Measures", help=HELP["cutoffs"])
 EXPERIMENTS = Param(name="experiments", type="bool", default=True, label="Evaluate the measures", group="Experiments",
@@ -127,17 +140,17 @@ ENTITIES = Param(name="entities", type="ints", default=(), minimum=1, flag="--en
                  help=HELP["entities"])
 ITERATIONS = Param(name="iterations", type="int", default=50, minimum=1, maximum=MAX_ITERATIONS, flag="--iter",
                    short="-i", metavar="N", label="Iterations", group="Experiments",
-                   why_maximum="the time a run can reasonably take", help=HELP["iterations"])
-BOOTSTRAP = Param(name="bootstrap", type="int", default=1000, minimum=1, maximum=MAX_BOOTSTRAP, flag="--boot",
+                   why_maximum="the running time", help=HELP["iterations"])
+BOOTSTRAP = Param(name="bootstrap", type="int", default=1000, minimum=1, maximum=MAX_SAMPLES, flag="--boot",
                   short="-b", metavar="B", label="Bootstrap samples", unit="samples", group="Experiments",
-                  why_maximum="memory", help=HELP["bootstrap"])
+                  why_maximum="the running time", limits=_bootstrap_limit, help=HELP["bootstrap"])
 ERROR_RATES = Param(name="error_rates", type="bool", default=False, flag="--err", short="-e",
                     label="Error and tie rates", group="Experiments", help=HELP["error_rates"])
 SWAP = Param(name="swap", type="bool", default=False, flag="--swap", short="-w",
              label="Significance by the swap method", group="Experiments", help=HELP["swap"])
 SEED = Param(name="seed", type="int", default=42, minimum=0, maximum=2**32 - 1, flag="--seed", short="-s",
              label="Random seed", group="Experiments", help=HELP["seed"])
-THREADS = Param(name="threads", type="int", default=1, minimum=1, maximum=MAX_PROCESSES, flag="--threads",
+THREADS = Param(name="threads", type="int", default=1, minimum=1, maximum=MAX_THREADS, flag="--threads",
                 short="-t", metavar="N", label="Processes", group="Experiments", advanced=True,
                 why_maximum="memory: each process holds its own copy of the work", help=HELP["threads"])
 COMPAT = Param(name="compat", type="choice", default=None, optional=True,
@@ -178,10 +191,13 @@ class StabilityRequest(Request):
         if self.experiments and not self.splits:
             problems.append(Problem(self.param("splits"), "give the numbers of queries to split the entities into"))
         combinations = len(self.splits) * max(len(self.systems), 1) * max(len(self.entities), 1)
-        if self.experiments and combinations > MAX_COMBINATIONS:
-            problems.append(Problem(None, f"{{splits}}, {{systems}} and {{entities}} make {combinations:,} "
-                                          f"experiments; at most {MAX_COMBINATIONS:,} run in a reasonable time",
-                                    mentions=tuple(self.param(n) for n in ("splits", "systems", "entities"))))
+        if self.experiments and combinations * self.iterations > MAX_ITERATIONS:
+            problems.append(Problem(None, f"{combinations:,} combinations of {{splits}}, {{systems}} and {{entities}}, "
+                                          f"each run {self.iterations:,} times ({{iterations}}): at most "
+                                          f"{MAX_ITERATIONS:,} iterations in all (a limit that protects the running "
+                                          "time)",
+                                    mentions=tuple(self.param(n) for n in ("splits", "systems", "entities",
+                                                                           "iterations"))))
         return problems
 
     def _measure_problems(self) -> list[Problem]:
@@ -247,8 +263,17 @@ def ranks_of(request: StabilityRequest, inputs: Inputs):
         return known
     from evalgui.core.rankfile.ranks import ranks_from_trec
 
+    from evalgui.core.ranked.evaluate import runs_sharing_no_query
+
     qrels = inputs.get(request.qrels, "qrels")
     runs = [inputs.get(path, "run") for path in request.runs]
+    # A run sharing no query with the qrels ranks every relevant document "not retrieved": as evaluate, said.
+    lonely = runs_sharing_no_query(qrels, runs)
+    if len(lonely) == len(runs):
+        raise EvalUsageError(f"no query has both results and relevance information ({request.qrels}; "
+                             f"{', '.join(request.runs)})")
+    inputs.add(_derived_key(request) + " notes",
+               [f"{run.source} has no query in {request.qrels}; it ranks no relevant document" for run in lonely])
     ranks = ranks_from_trec(qrels, runs, relevance_level=request.level, missing_rank=request.missing_rank)
     if not ranks.entities:
         raise EvalUsageError(f"{request.qrels}: no document is judged relevant at level {request.level} or above, "
@@ -279,7 +304,10 @@ def plan_of(request: StabilityRequest, inputs: Inputs):
     request.check()                       # before any file is read
     ranks = ranks_of(request, inputs)
     request.check(inputs)                 # the bounds that depend on the ranks
-    return plan(ranks, settings_of(request))
+    checked = plan(ranks, settings_of(request))
+    if request.qrels:                     # what deriving the ranks found, said first
+        checked.warnings[:0] = inputs.get(_derived_key(request) + " notes", "notes")
+    return checked
 
 
 def run_stability(request: StabilityRequest, state: JobState | None = None, inputs: Inputs | None = None) -> Outcome:
