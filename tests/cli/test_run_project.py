@@ -129,3 +129,19 @@ def test_stability_and_casebase_projects_run_and_check(capsys, tmp_path):
     for name in ("stability-actual.csv", "stability-evaluation.csv", "casebase-results.csv", "casebase-wide.csv",
                  "similarity-wide.csv"):
         assert (out_dir / name).stat().st_size > 0, name
+
+
+def test_report_writes_one_page_of_the_saved_results(capsys, project, tmp_path):
+    status, out, err = run_cli(capsys, "report", project, "-o", tmp_path / "r.html", "--no-plots")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert status == 0 and out == "" and err == []
+    assert "Compare systems: significance tests" in page and "Compare systems: preferences" in page
+    assert "sha256:" in page and "evalgui-cli report" in page
+
+
+def test_report_of_a_project_without_results_is_one_line(capsys, tmp_path):
+    path = tmp_path / "empty.evalgui"
+    path.write_text('{"format": "evalgui-project", "version": 2}')
+    status, _, err = run_cli(capsys, "report", path, "-o", tmp_path / "r.html")
+    assert status == 2 and len(err) == 1 and "holds no saved results" in err[0]
+    assert not (tmp_path / "r.html").exists()
