@@ -134,13 +134,11 @@ class CaseBaseWorkspace(ViewsWorkspace):
         self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     # ------------------------------------------------------------ projects
-    def workflow_requests(self) -> dict:
+    def workflow_outcomes(self) -> dict:
         from evalgui.gui.workspaces.casebase.results import workflow_key
 
-        request = getattr(self.outcome, "request", None)
-        if request is None or any(path.startswith("<") for path in request.files()):
-            return {}
-        return {workflow_key(request): request.to_json()}
+        outcome = getattr(self.outcome, "outcome", None)
+        return {} if outcome is None else {workflow_key(outcome.request): outcome}
 
     def outcome_state(self, outcome) -> dict:
         from evalgui.gui.workspaces.casebase.results import outcome_state

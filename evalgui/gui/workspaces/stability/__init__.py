@@ -82,11 +82,9 @@ class StabilityWorkspace(ViewsWorkspace):
         self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     # ------------------------------------------------------------ projects
-    def workflow_requests(self) -> dict:
-        request = getattr(self.outcome, "request", None)
-        if request is None or any(path.startswith("<") for path in request.files()):
-            return {}
-        return {"stability": request.to_json()}
+    def workflow_outcomes(self) -> dict:
+        outcome = getattr(self.outcome, "outcome", None)
+        return {} if outcome is None else {"stability": outcome}
 
     def outcome_state(self, outcome) -> dict:
         from evalgui.gui.workspaces.stability.results import outcome_state
