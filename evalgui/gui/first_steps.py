@@ -112,10 +112,13 @@ def missing_sample_files() -> list[str]:
     return [path for sample in SAMPLES.values() for path, _ in sample.files() if not os.path.exists(path)]
 
 
-def all_sample_files() -> list[tuple[str, str]]:
-    """Every workspace's sample files, once each, in workspace order (the demo loads them in one batch)."""
+def all_sample_files(keys=None) -> list[tuple[str, str]]:
+    """The samples' files of these workspaces (all: None), once each, in workspace order (the demo loads them
+    in one batch)."""
     seen, files = set(), []
-    for sample in SAMPLES.values():
+    for key, sample in SAMPLES.items():
+        if keys is not None and key not in keys:
+            continue
         for path, kind in sample.files():
             if path not in seen:
                 seen.add(path)
@@ -172,11 +175,12 @@ class DemoTour(QObject):
         self.failed: list[str] = []
         self.running = False
 
-    def start(self) -> None:
+    def start(self, keys=None) -> None:
+        """Load the samples, then evaluate them in these workspaces (None: all), in tab order."""
         self.running = True
-        self.pending = [key for key in SAMPLES if key in self.window.workspaces]
+        self.pending = [key for key in SAMPLES if key in self.window.workspaces and (keys is None or key in keys)]
         self.failed = []
-        self.window.load_files(all_sample_files(), then=self._next, remember=False)
+        self.window.load_files(all_sample_files(self.pending), then=self._next, remember=False)
 
     def _next(self) -> None:
         if not self.running:

@@ -306,8 +306,9 @@ class MainWindow(QMainWindow):
         worker.start()
         return worker
 
-    def open_demo(self) -> None:
-        """Load every workspace's sample and evaluate each in turn (first_steps.DemoTour); show Ranked retrieval."""
+    def open_demo(self, only=None) -> None:
+        """Load every workspace's sample (or ``only`` those workspaces' keys) and evaluate each in turn
+        (first_steps.DemoTour); show Ranked retrieval."""
         from evalgui.gui.first_steps import DemoTour, missing_sample_files
 
         missing = missing_sample_files()
@@ -319,7 +320,7 @@ class MainWindow(QMainWindow):
         self.demo = DemoTour(self)
         self.demo.finished.connect(self._demo_finished)
         self.tabs.setCurrentWidget(self.workspaces["ranked"])
-        self.demo.start()
+        self.demo.start(only)
 
     def demo_running(self) -> bool:
         return self.demo is not None and self.demo.running
