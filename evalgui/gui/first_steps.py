@@ -71,7 +71,7 @@ def _prepare_stability(ws) -> None:
 def _prepare_casebase(ws) -> None:
     cars, queries = (path for path, _ in case_base_files())
     ws.restore_form_state({"source": "case_bases", "train": cars, "test": queries,
-                           "filter_sizes": "3, 6", "ks": "3, 5"})
+                           "filter_sizes": "3, 6", "ks": "3, 3"})
     ws.form.load_model(_sample("cbr", "model.json"))
     ws.form.set_mac_file(_sample("cbr", "mac_model.json"))
 

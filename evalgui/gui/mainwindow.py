@@ -49,11 +49,14 @@ class WelcomePage(QWidget):
         demo = QPushButton("Open demo")
         demo.setObjectName("openDemoButton")
         demo.setMinimumHeight(36)
-        demo.clicked.connect(window.open_demo)
+        demo.clicked.connect(lambda: window.open_demo())        # not clicked(checked) as `only`
         open_data = QPushButton("Open data…")
         open_data.clicked.connect(window.open_data_dialog)
         open_project = QPushButton("Open project…")
         open_project.clicked.connect(window.open_project_dialog)
+        guide = QPushButton("Getting started")
+        guide.setObjectName("gettingStartedButton")
+        guide.clicked.connect(lambda: window.show_getting_started())
         hint = QLabel("The demo loads sample data for every workspace and evaluates it: a synthetic collection "
                       "(50 queries, graded judgments, four runs of different quality) ranked, compared and "
                       "meta-evaluated, a rank file's measures checked for stability, and used cars retrieved by "
@@ -63,7 +66,7 @@ class WelcomePage(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(48, 36, 48, 36)
         layout.addWidget(title)
-        for button in (demo, open_data, open_project):
+        for button in (demo, open_data, open_project, guide):
             button.setMaximumWidth(260)
             layout.addWidget(button)
         layout.addWidget(hint)
@@ -90,6 +93,7 @@ class MainWindow(QMainWindow):
         self._loaders: list[Worker] = []
         self._generation = 0          # bumped when a project replaces the session
         self.demo = None              # first_steps.DemoTour while (or since) the demo runs
+        self.getting_started = None   # help.GettingStarted, once opened
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("workspaceTabs")
@@ -150,7 +154,7 @@ class MainWindow(QMainWindow):
         self.export_action = action("Export…", self.export_menu_popup, QKeySequence("Ctrl+E"),
                                     "Export a table or a plot of the current workspace")
         self.quit_action = action("Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.demo_action = action("Open demo", self.open_demo, tip="Load and evaluate the bundled sample data")
+        self.demo_action = action("Open demo", lambda: self.open_demo(), tip="Load and evaluate the bundled sample data")
         self.run_action = action("Run", self._run_current, QKeySequence("Ctrl+R"), "Evaluate with the form's settings")
         self.cancel_action = action("Cancel", self._cancel_current, QKeySequence("Esc"), "Stop the running job")
         self.cancel_action.setEnabled(False)
@@ -188,6 +192,10 @@ class MainWindow(QMainWindow):
                                        QKeySequence(f"Ctrl+{i + 1}")))
 
         help_menu = self.menuBar().addMenu("&Help")
+        self.getting_started_action = action("Getting started", self.show_getting_started,
+                                             QKeySequence.StandardKey.HelpContents,
+                                             "What each workspace needs, what it shows and how to read it")
+        help_menu.addAction(self.getting_started_action)
         help_menu.addAction(action("Measures reference", self.show_measures_reference))
         help_menu.addAction(action("About evalgui", self.show_about))
 
@@ -653,6 +661,20 @@ class MainWindow(QMainWindow):
 
         dialog = MeasuresReference(self)
         dialog.show()
+
+    def show_getting_started(self) -> None:
+        """Help ▸ Getting started, open on the current workspace's page (the overview from the Welcome page)."""
+        from evalgui.gui.help import OVERVIEW, GettingStarted
+
+        current = self.current_workspace()
+        start = current.key if current is not None else OVERVIEW
+        if self.getting_started is None:
+            self.getting_started = GettingStarted([(key, ws.title) for key, ws in self.workspaces.items()], self,
+                                                  start=start)
+        else:
+            self.getting_started.show_page(start)
+        self.getting_started.show()
+        self.getting_started.raise_()
 
     def show_about(self) -> None:
         from evalgui.gui.about import AboutDialog
