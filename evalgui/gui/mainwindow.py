@@ -154,7 +154,8 @@ class MainWindow(QMainWindow):
         self.export_action = action("Export…", self.export_menu_popup, QKeySequence("Ctrl+E"),
                                     "Export a table or a plot of the current workspace")
         self.quit_action = action("Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.demo_action = action("Open demo", lambda: self.open_demo(), tip="Load and evaluate the bundled sample data")
+        self.demo_action = action("Open demo", lambda: self.open_demo(),
+                                  tip="Load every workspace's sample data and evaluate it")
         self.run_action = action("Run", self._run_current, QKeySequence("Ctrl+R"), "Evaluate with the form's settings")
         self.cancel_action = action("Cancel", self._cancel_current, QKeySequence("Esc"), "Stop the running job")
         self.cancel_action.setEnabled(False)

@@ -1,4 +1,4 @@
-"""Help ▸ Getting started: one page per workspace, each with its picture, its result tabs, its pitfalls; links work."""
+"""Help ▸ Getting started: a page per workspace with its picture, result tabs and pitfalls; links work."""
 
 from __future__ import annotations
 
