@@ -412,9 +412,10 @@ def test_measures_reference_shows_the_engines_help(qtbot, window):
     qtbot.addWidget(dialog)
     assert len(list(dialog.record_items())) == sum(len(family) for family in families())
     dialog.search.setText("ndcg_cut")
-    visible = [i for i in dialog.record_items() if not i.isHidden()]
-    assert [dialog.record_of(i).name for i in visible] == ["ndcg_cut"]
-    dialog.tree.setCurrentItem(visible[0])
+    visible = {dialog.record_of(i).name: i for i in dialog.record_items() if not i.isHidden()}
+    # gdeval's ndcg_exp_cut names ndcg_cut in its help too
+    assert set(visible) <= {"ndcg_cut", "ndcg_exp_cut"} and "ndcg_cut" in visible
+    dialog.tree.setCurrentItem(visible["ndcg_cut"])
     text = dialog.text.toPlainText()
     assert REGISTRY["ndcg_cut"].formula in text and "nDCG@k" in text
 
