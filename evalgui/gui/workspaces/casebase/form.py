@@ -55,6 +55,7 @@ class CaseBaseForm(QWidget):
         self._keyed: dict[tuple, object] = {}      # (path, load, id column) -> the case base keyed by it
         self.mac_path: str | None = None
         self.mac_model = None
+        self._mac_reader = None        # the worker reading MAC's model file, if any
         # The first case base's default model is built in the next turn of the event loop: building the editor's
         # rows in the same turn as the lists of ids would keep the window from answering for too long at once.
         self.default_timer = QTimer(self)
@@ -405,17 +406,25 @@ class CaseBaseForm(QWidget):
             self.set_mac_file(path)
 
     def set_mac_file(self, path: str | None) -> None:
-        """MAC's own model file (None: the ticked attributes of the model)."""
+        """MAC's own model file (None: the ticked attributes of the model), read on the worker: a file named
+        by a project could be a FIFO or a gzip bomb, which must not hold up the window."""
         from evalgui.core.cbr.model import load_model
+        from evalgui.gui.worker import Worker
 
-        if path is not None:
-            try:
-                self.mac_model = load_model(path, self.train())
-            except (EvalInputError, OSError) as exc:
-                self.error.emit("MAC's model could not be read", str(exc))
-                return
-        else:
-            self.mac_model = None
+        if path is None:
+            self._mac_reader = None
+            self._mac_read(None, None)
+            return
+        train = self.train()
+        reader = self._mac_reader = Worker(lambda state: load_model(path, train))
+        reader.succeeded.connect(lambda model: self._mac_read(path, model) if self._mac_reader is reader else None)
+        reader.failed.connect(lambda message, _details: self.error.emit("MAC's model could not be read", message)
+                              if self._mac_reader is reader else None)
+        reader.start()
+
+    def _mac_read(self, path: str | None, model) -> None:
+        self._mac_reader = None
+        self.mac_model = model
         self.mac_path = path
         self.mac_file_label.setText(os.path.basename(path) if path else MAC_FILE_NONE)
         self.mac_file_label.setToolTip(path or "")
