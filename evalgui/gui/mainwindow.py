@@ -255,11 +255,13 @@ class MainWindow(QMainWindow):
             settings.setValue("last_folder", os.path.dirname(paths[0]))
             self.load_files([(p, None) for p in paths], then=self.show_loaded_data)
 
-    def load_files(self, requests: list[tuple[str, str | None]], then=None, remember: bool = True) -> Worker:
+    def load_files(self, requests: list[tuple[str, str | None]], then=None, remember: bool = True,
+                   at_once: bool = False) -> Worker:
         """Read files on the worker; each appears in the Data dock as soon as it is read.
 
         Failures are collected and shown in one dialog when the batch ends; ``then()``
         runs after the batch, whatever happened. ``remember``: add the files to File > Recent.
+        ``at_once``: the files join the session together when all are read (a project's: one refresh).
         """
         failures: list[LoadFailure] = []
         read: list[str] = []
@@ -298,7 +300,7 @@ class MainWindow(QMainWindow):
             if isinstance(result, LoadedInput):
                 pending.append(result)
                 read.append(result.path)
-                if not batch_timer.isActive():
+                if not batch_timer.isActive() and not at_once:
                     batch_timer.start(int(min(2000, max(BATCH_MS, 4000 * batch_cost[0]))) if read[1:] else 0)
             else:
                 failures.append(result)
@@ -564,7 +566,8 @@ class MainWindow(QMainWindow):
                             "These files are not what they were when the project was saved, so the saved results "
                             "may no longer match them: press Run to compute them again.\n"
                             + "\n".join(checked["changed"]))
-        self.load_files(present, then=restore, remember=False)  # the project itself is the recent entry
+        # The project itself is the recent entry; its files arrive together (one refresh of the views).
+        self.load_files(present, then=restore, remember=False, at_once=True)
 
     # ================================================================ settings
     def _add_recent(self, path: str) -> None:
