@@ -15,7 +15,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # Whitespace as C's isspace() sees it, less the newline.
 _WS_BYTES = (32, 9, 13, 11, 12)
 # A .gz file is not decompressed past this: a few megabytes of gzip can expand to gigabytes.
-MAX_GUNZIPPED_BYTES = 4 << 30
+MAX_GUNZIPPED_BYTES = 2 << 30
 
 
 def check_regular(path: str | os.PathLike) -> None:
