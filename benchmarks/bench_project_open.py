@@ -37,7 +37,7 @@ heartbeat = QTimer()
 heartbeat.setInterval(5)
 heartbeat.timeout.connect(lambda: ticks.append(time.perf_counter()))
 def check():
-    if window._opening is None and not window._loaders and window.session.items:
+    if getattr(window, "_opening", None) is None and not window._loaders and window.session.items:
         loop.quit()
     else:
         QTimer.singleShot(20, check)
