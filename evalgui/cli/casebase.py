@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evalgui.cli.common import UsageProblem, output_format, warn
-from evalgui.cli.similarity import _numbers, add_metric_options, read_predicted, write_result
+from evalgui.cli.similarity import _numbers, add_metric_options, check_counts, read_predicted, write_result
 
 NAME = "casebase"
 HELP = "case-based retrieval: ground truth, MAC/FAC, timings"
@@ -27,7 +27,7 @@ def add_arguments(p) -> None:
     p.add_argument("--ks", type=_numbers(int, "whole numbers"), default=(), metavar="K1,K2",
                    help="the number of cases returned (MAC/FAC's, and the linear retriever's)")
     p.add_argument("--export-ground-truth", metavar="GT.csv",
-                   help="write the ground truth (query_id, case_id, similarity; CSV, TSV or Parquet)")
+                   help="write the ground truth (query_id, case_id, similarity; CSV, TSV, Parquet or JSON)")
     p.add_argument("--id-column", metavar="NAME", help="the case id column (default: 'id', else the first)")
     p.add_argument("--delimiter", default=";", help="the separator of set values (default ';')")
     p.add_argument("--include-self", action="store_true",
@@ -43,6 +43,16 @@ def run(args) -> int:
     from evalgui.core.inputs.case_base import read_case_base
 
     output_format(args)
+    if args.export_ground_truth:
+        from evalgui.core.export import format_from_path
+        from evalgui.core.formats import extension_of
+
+        path = args.export_ground_truth
+        if (extension_of(path) or format_from_path(path)) not in ("csv", "tsv", "parquet", "json"):
+            raise UsageProblem(f"--export-ground-truth {path}: write CSV, TSV, Parquet or JSON (.csv, .tsv, .txt, "
+                               ".parquet, .json), which similarity --ground-truth reads")
+    check_counts("--ks", args.ks)
+    check_counts("--filter-sizes", args.filter_sizes)
     if args.filter_sizes and not (args.mac_model or args.mac_attributes):
         raise UsageProblem("MAC/FAC needs MAC's model: --mac-model M2.json or --mac-attributes A,B")
     options = {"id_column": args.id_column, "delimiter": args.delimiter}

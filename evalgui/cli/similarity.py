@@ -25,6 +25,17 @@ def _name_and_file(text: str) -> tuple[str, str]:
     return file_stem(text), text
 
 
+# The most cases a list can be cut to (more than any list holds); larger values would overflow the arrays.
+MAX_COUNT = 10**12
+
+
+def check_counts(option: str, values) -> None:
+    """-k, --ks and --filter-sizes: below 1 is refused by the engine, with its message; here the top."""
+    for value in values:
+        if value is not None and value > MAX_COUNT:
+            raise UsageProblem(f"{option} {value} is more than any list holds (at most {MAX_COUNT:,})")
+
+
 def _numbers(kind, what: str):
     def parse(text: str):
         try:
@@ -92,6 +103,7 @@ def run(args) -> int:
     if not args.predicted:
         raise UsageProblem("give the results to evaluate with --predicted NAME=FILE")
     output_format(args)
+    check_counts("-k", args.ks)
     ground_truth = kind("similarity results").read(args.ground_truth)
     predicted = read_predicted(args.predicted)
     table, warnings = evaluate_results(ground_truth, predicted, args.metrics, args.ks or [None], ties=args.ties,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from evalgui.cli.common import UsageProblem, add_output_options, output_format, warn
+from evalgui.cli.common import UsageProblem, add_output_options, check_seed, output_format, warn
 from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS, OPTION_HELP
 
 NAME = "stability"
@@ -80,16 +80,24 @@ def _ranks(args):
             raise UsageProblem("--missing-rank must be a finite number of at least 1")
         from evalgui.core.rankfile.ranks import ranks_from_trec
 
+        from evalgui.core.ranked.evaluate import runs_sharing_no_query
+
         qrels = kind("qrels").read(args.qrels)
         runs = [kind("run").read(path) for path in args.files]
+        # A run sharing no query with the qrels ranks every relevant document "not retrieved": as evaluate.
+        lonely = runs_sharing_no_query(qrels, runs)
+        if len(lonely) == len(runs):
+            raise UsageProblem(f"no query has both results and relevance information ({args.qrels}; "
+                               f"{', '.join(args.files)})")
+        notes = [f"{run.source} has no query in {args.qrels}; it ranks no relevant document" for run in lonely]
         ranks = ranks_from_trec(qrels, runs, relevance_level=args.level, missing_rank=args.missing_rank)
         if not ranks.entities:
             raise UsageProblem(f"{args.qrels}: no document is judged relevant at level {args.level}")
-        return ranks
+        return ranks, notes
     given = args.files + ([args.file] if args.file else [])
     if len(given) != 1:
         raise UsageProblem("give one rank file (or --qrels QRELS and the runs)")
-    return kind("rank file").read(given[0])
+    return kind("rank file").read(given[0]), []
 
 
 def run(args) -> int:
@@ -103,7 +111,12 @@ def run(args) -> int:
     from evalgui.core.rankfile.experiment import run as run_experiments
 
     fmt = output_format(args)
-    ranks = _ranks(args)
+    check_seed("-s", args.seed)
+    from evalgui.core.inputs.rank_file import _RANK_LIMIT_TEXT, MAX_RANK
+
+    if args.total_ranks is not None and args.total_ranks > MAX_RANK:    # NaN and 0 are the engine's to refuse
+        raise UsageProblem(f"--totalranks must be at most {_RANK_LIMIT_TEXT} entities, not {args.total_ranks:g}")
+    ranks, notes = _ranks(args)       # notes: said once the settings are checked, so an error stays one line
     sections = SECTIONS[args.printing]
     settings = Settings(measures=tuple(args.measures) or DEFAULT_MEASURES, iterations=args.iterations,
                         bootstrap=args.bootstrap, splits=tuple(args.splits), systems=tuple(args.systems),
@@ -114,7 +127,7 @@ def run(args) -> int:
     checked = plan(ranks, settings)          # checks the settings: nothing is written before
     if args.save_ranks:
         write_atomic(args.save_ranks, ranks.to_text())
-    for message in checked.warnings:
+    for message in notes + checked.warnings:
         warn(message)
     told = len(checked.warnings)
     state = JobState(on_progress=_report) if args.verbose else None

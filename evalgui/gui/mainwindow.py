@@ -20,8 +20,8 @@ from evalgui.gui.worker import Worker
 from evalgui.gui.workspaces import workspace_classes
 
 MAX_RECENT = 10
-CLOSE_PATIENCE_MS = 3000
-BATCH_MS = 100                 # loaded files reach the session at most this often (more rarely when it is large)       # how long closing the window waits for jobs to stop
+CLOSE_PATIENCE_MS = 3000       # how long closing the window waits for jobs to stop
+BATCH_MS = 100                 # loaded files reach the session at most this often (more rarely when it is large)
 PROJECT_FILTER = "evalgui project (*.evalgui)"
 # The smallest window in which the form, Run and the results all fit side by side (parts scroll inside).
 MIN_WINDOW_SIZE = (800, 560)
@@ -174,6 +174,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.export_menu = file_menu.addMenu("Export…")
         self.export_menu.aboutToShow.connect(self._fill_export_menu)
+        self.report_action = action("Export report…", self.export_report_dialog,
+                                    tip="Write every workspace's results, plots and how they were made as one web page")
+        file_menu.addAction(self.report_action)
         file_menu.addSeparator()
         file_menu.addAction(self.demo_action)
         file_menu.addSeparator()
@@ -695,6 +698,53 @@ class MainWindow(QMainWindow):
         box.setDefaultButton(QMessageBox.StandardButton.Save)
         box.setEscapeButton(QMessageBox.StandardButton.Cancel)
         return box
+
+    def ask_open_report(self, path: str) -> bool:
+        """Open the report just written in the browser? (tests replace this method)."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Report written",
+                          f"The report is in {path}.\n\nOpen it in your web browser?",
+                          QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Open)
+        return _answer(box) == QMessageBox.StandardButton.Open
+
+    # ================================================================ the report
+    def workflow_outcomes(self) -> dict:
+        """Workflow key -> the outcome each workspace shows (what a report is made of)."""
+        return {key: outcome for ws in self.workspaces.values() for key, outcome in ws.workflow_outcomes().items()}
+
+    def export_report_dialog(self) -> None:
+        if not self.workflow_outcomes():
+            self.show_error("Nothing to report yet", "Press Run in a workspace first: the report shows the results "
+                                                     "of every workspace that has some.")
+            return
+        default = os.path.splitext(self.project_path or "report")[0] + ".html"
+        path, _ = QFileDialog.getSaveFileName(self, "Export report", default, "Web page (*.html)")
+        if not path:
+            return
+        if not path.lower().endswith((".html", ".htm")):
+            path += ".html"
+        if self.write_report(path) and self.ask_open_report(path):
+            from PySide6.QtCore import QUrl
+            from PySide6.QtGui import QDesktopServices
+
+            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+
+    def write_report(self, path: str) -> bool:
+        """The report of every workspace's results, written atomically; False (and a dialog) if it cannot be."""
+        from evalgui.core.export import write_atomic
+        from evalgui.core.report import Plot, Section, build_report
+        from evalgui.gui.outcome_plots import svg_plots
+
+        sections = [Section(key, outcome, [Plot(t, svg) for t, svg in svg_plots(key, outcome)])
+                    for key, outcome in self.workflow_outcomes().items()]
+        title = os.path.splitext(os.path.basename(self.project_path))[0] if self.project_path else "Evaluation report"
+        try:
+            write_atomic(path, build_report(sections, title, project=self.project_path or ""))
+        except OSError as exc:
+            self.show_error("Could not write the report", f"{path}: {exc.strerror or exc}")
+            return False
+        self.statusBar().showMessage(f"Report written to {path}", 5000)
+        return True
 
     def ask_save_changes(self) -> QMessageBox.StandardButton:
         """Save, Discard or Cancel (tests replace this method: a modal question would wait for a click)."""

@@ -104,3 +104,19 @@ def test_a_malformed_project_is_one_line_exit_2(capsys, tmp_path, content, reaso
     path.write_text(content)
     status, out, err = run_cli(capsys, "run", path, "-o", tmp_path / "out")
     assert status == 2 and out == "" and len(err) == 1 and reason in err[0], err
+
+
+def test_report_writes_one_page_of_the_saved_results(capsys, project, tmp_path):
+    status, out, err = run_cli(capsys, "report", project, "-o", tmp_path / "r.html", "--no-plots")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert status == 0 and out == "" and err == []
+    assert "Compare systems: significance tests" in page and "Compare systems: preferences" in page
+    assert "sha256:" in page and "evalgui-cli report" in page
+
+
+def test_report_of_a_project_without_results_is_one_line(capsys, tmp_path):
+    path = tmp_path / "empty.evalgui"
+    path.write_text('{"format": "evalgui-project", "version": 2}')
+    status, _, err = run_cli(capsys, "report", path, "-o", tmp_path / "r.html")
+    assert status == 2 and len(err) == 1 and "holds no saved results" in err[0]
+    assert not (tmp_path / "r.html").exists()

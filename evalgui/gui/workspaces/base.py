@@ -305,6 +305,11 @@ class Workspace(QWidget):
     def workflow_requests(self) -> dict:
         """Workflow key -> the JSON of the request behind the shown results (projects keep them for
         ``evalgui-cli run``)."""
+        return {key: outcome.request.to_json() for key, outcome in self.workflow_outcomes().items()
+                if not any(path.startswith("<") for path in outcome.request.files())}
+
+    def workflow_outcomes(self) -> dict:
+        """Workflow key -> the workflow outcome shown (reports are made of them); {} while there is none."""
         return {}
 
     def has_results(self) -> bool:

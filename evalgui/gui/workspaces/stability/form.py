@@ -16,8 +16,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLa
                                QVBoxLayout, QWidget)
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS, OPTION_HELP
+from evalgui.core.rankfile import (COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS, MAX_ITERATIONS, MAX_THREADS,
+                                   OPTION_HELP)
 from evalgui.core.rankfile.measures import parse_measure
+from evalgui.core.stats.catalogue import MAX_SAMPLES
 from evalgui.gui.forms import line_edit, parse_numbers, spin_box
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 from evalgui.gui.workspaces.stability.picker import RankMeasurePicker
@@ -30,7 +32,6 @@ SOURCES = (
                                         "entities are the (query, document) pairs judged relevant"),
 )
 COMPAT = COMPAT_MODES[0]
-MAX_THREADS = 64
 
 
 def tip(option: str, flag: str) -> str:
@@ -122,8 +123,8 @@ class StabilityForm(QWidget):
         self.sigs_edit = line_edit("stabilitySigs", ", ".join(map(str, DEFAULT_SIGS)), tip("sigs", "--sigs"))
         self.systems_edit = line_edit("stabilitySystems", "all", tip("systems", "--systems"))
         self.entities_edit = line_edit("stabilityEntities", "all", tip("entities", "--entities"))
-        self.iterations_spin = spin_box("stabilityIterations", 1, 1_000_000, 50, tip("iterations", "-i"))
-        self.bootstrap_spin = spin_box("stabilityBootstrap", 1, 10_000_000, 1000, tip("bootstrap", "-b"))
+        self.iterations_spin = spin_box("stabilityIterations", 1, MAX_ITERATIONS, 50, tip("iterations", "-i"))
+        self.bootstrap_spin = spin_box("stabilityBootstrap", 1, MAX_SAMPLES, 1000, tip("bootstrap", "-b"))
         self.error_check = QCheckBox("Error and tie rates (-e)")
         self.error_check.setObjectName("stabilityErrorRates")
         self.error_check.setChecked(True)      # the window's plots need them; they cost little
