@@ -26,9 +26,13 @@ SECTIONS = {
     "preference": ("Compare systems: preferences", [("ranking", "Runs ranked by mean preference", True),
                                                    ("pairs", "Every pair", False)]),
     "metaeval": ("Meta-evaluation", []),
-    "stability": ("Measure stability", []),
-    "casebase": ("Case-based retrieval", []),
-    "similarity": ("Case-based retrieval: similarity files", []),
+    "stability": ("Measure stability", [("actual", "Each system's score on each measure", True),
+                                        ("evaluation", "How stable each measure is", False),
+                                        ("significance", "Significant differences between systems", False)]),
+    "casebase": ("Case-based retrieval", [("wide", "Each retriever's quality", True),
+                                          ("results", "Every value", False)]),
+    "similarity": ("Case-based retrieval: similarity files", [("wide", "Each result's quality", True),
+                                                            ("results", "Every value", False)]),
 }
 WORKSPACE_ORDER = ("ranked", "compare", "preference", "metaeval", "stability", "casebase", "similarity")
 # Columns shown as p-values ("< 0.0001"), counts (whole numbers) and plain numbers (4 decimals).
@@ -127,12 +131,29 @@ def _plain(value) -> str:
     return str(value)
 
 
+def reading_guide(workspace: str) -> str:
+    """The first paragraph of the workspace's Getting started page (the in-app help's words), as text."""
+    import re
+
+    from evalgui.core.resources import resource
+
+    try:
+        page = resource("help", f"{workspace}.html").read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return ""
+    found = re.search(r"<p>(.*?)</p>", page, re.S)
+    if not found:
+        return ""
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", found.group(1)))).strip()
+
+
 def section_html(section: Section) -> str:
     title, wanted = SECTIONS.get(section.key, (section.key, []))
     tables = section.outcome.tables
     parts = [f'<section id="{html.escape(section.key)}"><h2>{html.escape(title)}</h2>']
-    if section.guide:
-        parts.append(f'<p class="guide">{html.escape(section.guide)}</p>')
+    guide = section.guide or reading_guide(getattr(section.outcome, "workspace", "") or section.key)
+    if guide:
+        parts.append(f'<p class="guide">{html.escape(guide)}</p>')
     notes = section.outcome.notes_for_window() if hasattr(section.outcome, "notes_for_window") else []
     if notes:
         parts.append("<ul class=\"notes\">" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
