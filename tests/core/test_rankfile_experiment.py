@@ -483,3 +483,35 @@ def test_every_switch_has_its_section_in_the_docs():
         assert f"(`{switch}`)" in text.split(f"## {number}. ", 1)[1].splitlines()[0], switch
     assert "## 12. " in text                              # the correlation's first system: not reproduced
     assert describe("dunaiski2018").splitlines()[6].startswith("9. ")
+
+
+def test_a_unit_checks_for_cancel_between_its_long_steps(monkeypatch):
+    """A unit's per-mille buckets and correlations each take seconds on thousands of entities: Cancel is checked
+    before and between them (issue 23 point 9), and the checks change no result."""
+    ranks = ranks_of(np.random.default_rng(4).integers(1, 99, size=(12, 4)))
+    checked = X.plan(ranks, X.Settings(measures=("AP", "P@50_per"), total_ranks=100.0, splits=(2,), iterations=3,
+                                       bootstrap=50))
+    unit = X.units_of(checked)[0]
+    steps = []
+    buckets, correlations = X.M.Buckets, X._correlations
+    monkeypatch.setattr(X.M, "Buckets", lambda *a: steps.append("buckets") or buckets(*a))
+    monkeypatch.setattr(X, "_correlations", lambda *a: steps.append("correlations") or correlations(*a))
+    with pytest.raises(Cancelled):
+        X.run_unit(unit, JobState(is_cancelled=lambda: True))
+    assert steps == []                                    # stopped before the first long step
+    asked = []
+
+    def cancel_once_the_buckets_are_counted():
+        asked.append(list(steps))
+        return "buckets" in steps
+
+    with pytest.raises(Cancelled):
+        X.run_unit(unit, JobState(is_cancelled=cancel_once_the_buckets_are_counted))
+    assert steps == ["buckets"]                           # ... and between the buckets and the correlations
+    steps.clear()
+    plain = X.run_unit(unit)
+    counted = X.run_unit(unit, JobState(is_cancelled=lambda: False))
+    np.testing.assert_array_equal(plain.correlations, counted.correlations)
+    for method, stats in plain.stats.items():
+        for name, values in stats.items():
+            np.testing.assert_array_equal(values, counted.stats[method][name])

@@ -272,9 +272,12 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
     per_query = np.where((members >= 0)[..., None], per_query, np.inf)
     sr = M.SortedRanks(np.moveaxis(per_query, -1, -2))                                                 # I x Q x S' x M
     sizes = (members >= 0).sum(axis=-1).astype(np.float64)                     # I x Q
+    # A cancel check between the unit's long steps (each takes a second or more on thousands of entities).
+    state.check()
     buckets = None
     if any(m.spec.per_mille for m in unit.methods):
         buckets = M.Buckets(sr, settings.total_ranks, compat.bucket_index_counting)
+        state.check()
     correlations = _correlations(unit.ranks, [entities for entities, _, _ in drawn], systems,
                                  compat.correlation_skips_first)
     stats = {}
@@ -283,6 +286,7 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
         scores, counts = M.score(method.spec, sr, settings.total_ranks, compat.bucket_index_counting, buckets)
         higher = not method.spec.lower_better
         out: dict[str, np.ndarray] = {}
+        state.check()
         if settings.error_rates:
             if compat.relrate_buckets and method.spec.per_mille and method.spec.base in BUCKET_COUNTED:
                 counts = np.full(counts.shape, float(M.BUCKETS))          # bug 11: the buckets are counted
@@ -297,6 +301,7 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
                 err[:, l], tie[:, l] = stability.per_query_rates(rated, level, higher)
             out["errRate"], out["tieRate"] = err, tie
             out["tRate"] = _t_rates(scores, levels)
+            state.check()
         asl = np.empty((len(iterations), len(levels)))
         required, low, high = np.empty_like(asl), np.empty_like(asl), np.empty_like(asl)
         for i, (_, _, seeds) in enumerate(drawn):
