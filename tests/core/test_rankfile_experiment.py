@@ -515,3 +515,21 @@ def test_a_unit_checks_for_cancel_between_its_long_steps(monkeypatch):
     for method, stats in plain.stats.items():
         for name, values in stats.items():
             np.testing.assert_array_equal(values, counted.stats[method][name])
+
+
+def test_units_hold_about_unit_numbers_and_split_the_iterations_without_changing_the_results(monkeypatch):
+    """Cancel waits at most for one step of one unit: a unit's arrays hold at most UNIT_NUMBERS numbers (when
+    one iteration fits), and smaller units give the same results (each iteration draws from its own seed)."""
+    ranks = ranks_of(np.random.default_rng(6).integers(1, 99, size=(30, 5)))
+    checked = X.plan(ranks, X.Settings(measures=("AP", "P@50_per"), total_ranks=100.0, splits=(3,), iterations=12,
+                                       bootstrap=40))
+    per_iteration = 3 * 5 * X.M.BUCKETS                 # queries x systems x the per-mille buckets
+    monkeypatch.setattr(X, "UNIT_NUMBERS", 4 * per_iteration)
+    units = X.units_of(checked)
+    assert [(u.start, u.stop) for u in units] == [(0, 4), (4, 8), (8, 12)]
+    chunked = X.run(checked)
+    monkeypatch.setattr(X, "UNIT_NUMBERS", 100 * per_iteration)
+    assert len(X.units_of(checked)) == 1
+    whole = X.run(checked)
+    pd.testing.assert_frame_equal(chunked.evaluation, whole.evaluation, check_exact=True)
+    assert [m.labels for m in chunked.matrices] == [m.labels for m in whole.matrices]

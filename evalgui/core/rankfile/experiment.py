@@ -454,6 +454,9 @@ def actual_scores(ranks: RankFile, methods: list[Method], total: float | None, c
 # A process costs about a second of start-up (numpy, scipy); below this much work per process
 # (iterations x measures x system pairs x bootstrap samples, about 2 s) one process is faster.
 WORK_PER_PROCESS = 20_000_000
+# A unit's largest arrays hold about this many numbers (8 MB). Cancel is checked between units and between a
+# unit's steps, so this also bounds how long Cancel waits: a unit's steps take about 0.1 s each on a free core.
+UNIT_NUMBERS = 1_000_000
 
 
 def processes_for(checked: Plan) -> int:
@@ -465,7 +468,7 @@ def processes_for(checked: Plan) -> int:
 
 
 def units_of(checked: Plan, processes: int = 1) -> list[Unit]:
-    """The work: each combination's iterations in chunks whose arrays stay near 32 MB, in a multiple
+    """The work: each combination's iterations in chunks whose arrays hold about UNIT_NUMBERS numbers, in a multiple
     of the number of processes (so that they finish together)."""
     settings = checked.settings
     per_mille = any(m.spec.per_mille for m in checked.methods)
@@ -473,7 +476,7 @@ def units_of(checked: Plan, processes: int = 1) -> list[Unit]:
     for c in checked.combinations:
         width = math.ceil(c.entities / c.splits)
         per_iteration = c.splits * c.systems * (max(width, M.BUCKETS) if per_mille else width)
-        largest = max(1, 4_000_000 // max(per_iteration, 1))
+        largest = max(1, UNIT_NUMBERS // max(per_iteration, 1))
         pieces = math.ceil(settings.iterations / largest)
         if processes > 1 and len(checked.combinations) < processes:
             pieces = math.ceil(pieces / processes) * processes
