@@ -370,7 +370,7 @@ def write_section(text: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--cap", type=float, default=8.0, help="seconds an uncancelled job may run before it is "
+    parser.add_argument("--cap", type=float, default=6.0, help="seconds an uncancelled job may run before it is "
                         "stopped and its duration extrapolated")
     parser.add_argument("--only", nargs="*", help="workspaces whose title contains one of these words")
     parser.add_argument("--print", action="store_true", help="print only, do not write docs/benchmarks.md")
