@@ -517,19 +517,29 @@ def test_a_unit_checks_for_cancel_between_its_long_steps(monkeypatch):
             np.testing.assert_array_equal(values, counted.stats[method][name])
 
 
-def test_units_hold_about_unit_numbers_and_split_the_iterations_without_changing_the_results(monkeypatch):
-    """Cancel waits at most for one step of one unit: a unit's arrays hold at most UNIT_NUMBERS numbers (when
-    one iteration fits), and smaller units give the same results (each iteration draws from its own seed)."""
+def test_buckets_and_correlations_are_counted_in_pieces_with_a_cancel_check_between_them(monkeypatch):
+    """A unit's two longest steps (seconds on thousands of entities) check for Cancel between pieces, and
+    the pieces give exactly the results of one piece (each row, each iteration is computed on its own)."""
     ranks = ranks_of(np.random.default_rng(6).integers(1, 99, size=(30, 5)))
     checked = X.plan(ranks, X.Settings(measures=("AP", "P@50_per"), total_ranks=100.0, splits=(3,), iterations=12,
                                        bootstrap=40))
-    per_iteration = 3 * 5 * X.M.BUCKETS                 # queries x systems x the per-mille buckets
-    monkeypatch.setattr(X, "UNIT_NUMBERS", 4 * per_iteration)
-    units = X.units_of(checked)
-    assert [(u.start, u.stop) for u in units] == [(0, 4), (4, 8), (8, 12)]
-    chunked = X.run(checked)
-    monkeypatch.setattr(X, "UNIT_NUMBERS", 100 * per_iteration)
-    assert len(X.units_of(checked)) == 1
     whole = X.run(checked)
+    unit = X.units_of(checked)[0]
+    assert (unit.start, unit.stop) == (0, 12)
+    checks = []
+    monkeypatch.setattr(X.M, "BUCKET_BLOCK_NUMBERS", 10 * (X.M.BUCKETS + 1))     # 10 rows a piece
+    monkeypatch.setattr(X, "CORRELATION_NUMBERS", 4 * 30 * 5)                   # 4 iterations a piece
+    sr = X.M.SortedRanks.of_groups(ranks.ranks, np.arange(30).reshape(3, 10))   # 3 queries x 5 systems = 15 rows
+    X.M.Buckets(sr, 100.0, check=lambda: checks.append("buckets"))
+    assert checks == ["buckets"] * 2
+    drawn = [X.draws(unit, i) for i in range(12)]
+    systems = np.sort(np.stack([s for _, s, _ in drawn]), axis=1)
+    entities = [e for e, _, _ in drawn]
+    pieces = X._correlations(ranks.ranks, entities, systems, False, check=lambda: checks.append("correlations"))
+    assert checks.count("correlations") == 3
+    monkeypatch.setattr(X, "CORRELATION_NUMBERS", 10 ** 9)
+    np.testing.assert_array_equal(pieces, X._correlations(ranks.ranks, entities, systems, False))
+    monkeypatch.setattr(X, "CORRELATION_NUMBERS", 4 * 30 * 5)
+    chunked = X.run(checked)                              # buckets of 10 rows, correlations of 4 iterations
     pd.testing.assert_frame_equal(chunked.evaluation, whole.evaluation, check_exact=True)
     assert [m.labels for m in chunked.matrices] == [m.labels for m in whole.matrices]

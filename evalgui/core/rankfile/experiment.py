@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -276,10 +277,9 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
     state.check()
     buckets = None
     if any(m.spec.per_mille for m in unit.methods):
-        buckets = M.Buckets(sr, settings.total_ranks, compat.bucket_index_counting)
-        state.check()
+        buckets = M.Buckets(sr, settings.total_ranks, compat.bucket_index_counting, state.check)
     correlations = _correlations(unit.ranks, [entities for entities, _, _ in drawn], systems,
-                                 compat.correlation_skips_first)
+                                 compat.correlation_skips_first, state.check)
     stats = {}
     for m, method in enumerate(unit.methods):
         state.check()
@@ -366,8 +366,23 @@ def _t_rates(scores: np.ndarray, levels: list[float]) -> np.ndarray:
     return np.stack([100.0 * (p <= level).mean(axis=1) for level in levels], axis=1)
 
 
-def _correlations(ranks: np.ndarray, entities: list[np.ndarray], systems: np.ndarray, skip_first: bool) -> np.ndarray:
-    """iterations x pairs: Spearman's rho between every two drawn systems over the iteration's entities."""
+def _correlations(ranks: np.ndarray, entities: list[np.ndarray], systems: np.ndarray, skip_first: bool,
+                  check: Callable[[], None] | None = None) -> np.ndarray:
+    """iterations x pairs: Spearman's rho between every two drawn systems over the iteration's entities.
+    Each iteration on its own, so in pieces of about CORRELATION_NUMBERS ranks, with ``check`` (a job's cancel
+    check) before each."""
+    step = max(1, CORRELATION_NUMBERS // max(len(entities[0]) * systems.shape[1], 1)) if len(entities) else 1
+    pieces = []
+    for start in range(0, len(entities), step):
+        if check is not None:
+            check()
+        pieces.append(_piece_correlations(ranks, entities[start:start + step], systems[start:start + step],
+                                          skip_first))
+    return np.concatenate(pieces) if pieces else _piece_correlations(ranks, entities, systems, skip_first)
+
+
+def _piece_correlations(ranks: np.ndarray, entities: list[np.ndarray], systems: np.ndarray,
+                        skip_first: bool) -> np.ndarray:
     values = np.stack([ranks[e][:, s] for e, s in zip(entities, systems)])      # I x E' x S'
     ranked = average_ranks(values)
     centred = ranked - ranked.mean(axis=1, keepdims=True)
@@ -454,9 +469,10 @@ def actual_scores(ranks: RankFile, methods: list[Method], total: float | None, c
 # A process costs about a second of start-up (numpy, scipy); below this much work per process
 # (iterations x measures x system pairs x bootstrap samples, about 2 s) one process is faster.
 WORK_PER_PROCESS = 20_000_000
-# A unit's largest arrays hold about this many numbers (8 MB). Cancel is checked between units and between a
-# unit's steps, so this also bounds how long Cancel waits: a unit's steps take about 0.1 s each on a free core.
-UNIT_NUMBERS = 1_000_000
+# A unit's largest arrays hold about this many numbers (32 MB). Cancel is checked between units, between a unit's
+# steps and inside its longest ones (the per-mille buckets, the correlations), in pieces of CORRELATION_NUMBERS.
+UNIT_NUMBERS = 4_000_000
+CORRELATION_NUMBERS = 500_000
 
 
 def processes_for(checked: Plan) -> int:
