@@ -8,7 +8,7 @@ five workspaces, a job that runs for several seconds on large generated inputs (
 temporary folder):
 
 - Ranked retrieval: the sample qrels and bm25 run replicated under new query ids (300,000 run
-  lines), evaluated as 8 runs;
+  lines), evaluated as 16 runs;
 - Compare systems: a per-query scores table (10 runs x 500 queries), randomization test at
   B = 5,000,000;
 - Meta-evaluation: stability of 3 measures over the sample runs, 400,000 query sets of 10 and 25,
@@ -170,11 +170,11 @@ def set_up_ranked(window, folder: Path):
     load(window, [qrels, run])
     session = window.session
     item = session.find(str(run))
-    for i in range(1, 8):          # the same data under other names: a job of 8 runs, cheap to set up
+    for i in range(1, 16):         # the same data under other names: a job of 16 runs, cheap to set up
         session.add(dataclasses.replace(item, path=str(folder / f"big_copy{i}.run")))
     ranked = window.workspaces["ranked"]
     ranked.set_qrels(str(qrels))
-    return ranked, "300,000-line run (the sample's bm25 run x 60 under new query ids) as 8 runs, default measures"
+    return ranked, "300,000-line run (the sample's bm25 run x 60 under new query ids) as 16 runs, default measures"
 
 
 def set_up_compare(window, folder: Path):
