@@ -63,6 +63,17 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"evalgui: {problem}", file=sys.stderr)
         return 1
+    projects = [f for f in args.files if f.endswith(".evalgui")] if not args.demo else []
+    if projects:
+        # A bad project is said before any window opens, in one line, as the CLI does (exit 2).
+        from evalgui.core.errors import EvalInputError
+        from evalgui.core.project import read_project
+
+        try:
+            read_project(projects[0], hash_files=False)
+        except EvalInputError as exc:
+            print(f"evalgui: error: {exc}", file=sys.stderr)
+            return 2
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -91,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
             busy = [ws.title for ws in window.workspaces.values() if ws.is_busy()]
             if window._loaders:
                 busy.append("loading files")
+            if window.demo_running():
+                busy.append("the demo")
             if busy and time.monotonic() - started < SELF_TEST_PATIENCE:
                 QTimer.singleShot(100, quit_when_idle)
                 return
@@ -99,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
             failed = True
             try:          # whatever happens here, the test ends (an exception is printed, status 1)
                 errors.extend(installation_problems(window))
+                if args.demo and not busy:
+                    errors.extend(f"self-test: the demo left {ws.title} without results"
+                                  for ws in window.workspaces.values() if not ws.has_results())
                 for message in errors:
                     print(message, file=sys.stderr)
                 if not errors:
@@ -119,7 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     from evalgui.gui.worker import cancel_all, wait_all
 
     cancel_all()          # app.exit() without closing the window (smoke test) leaves jobs to stop
-    wait_all(5000)
+    if not wait_all(5000):
+        # A job still blocked in a system call: Python's exit would destroy its running QThread,
+        # which aborts (status 134). Leave at once instead, as cleanly as that can be.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
     return status
 
 

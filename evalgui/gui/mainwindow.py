@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCursor, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
                                QPushButton, QTabWidget, QVBoxLayout, QWidget)
@@ -19,6 +20,8 @@ from evalgui.gui.worker import Worker
 from evalgui.gui.workspaces import workspace_classes
 
 MAX_RECENT = 10
+CLOSE_PATIENCE_MS = 3000       # how long closing the window waits for jobs to stop
+BATCH_MS = 100                 # loaded files reach the session at most this often (more rarely when it is large)
 PROJECT_FILTER = "evalgui project (*.evalgui)"
 # The smallest window in which the form, Run and the results all fit side by side (parts scroll inside).
 MIN_WINDOW_SIZE = (800, 560)
@@ -27,14 +30,10 @@ DATA_DOCK_MIN_WIDTH = 180      # file names and kinds stay readable
 
 
 def demo_files() -> list[tuple[str, str]]:
-    from evalgui.core.resources import sample_data
+    """What the demo loads: every workspace's sample (evalgui.gui.first_steps)."""
+    from evalgui.gui.first_steps import all_sample_files
 
-    synthetic, meic = sample_data("synthetic"), sample_data("meic")
-    files = [(str(synthetic / "qrels.txt"), "qrels")]
-    files += [(str(synthetic / f"{name}.run"), "run") for name in ("bm25", "dense", "rerank", "random")]
-    files += [(str(meic / "information_systems.qrels"), "qrels"),
-              (str(meic / "base.run"), "run"), (str(meic / "enhanced.run"), "run")]
-    return files
+    return all_sample_files()
 
 
 def _answer(box: QMessageBox) -> QMessageBox.StandardButton:
@@ -53,19 +52,24 @@ class WelcomePage(QWidget):
         demo = QPushButton("Open demo")
         demo.setObjectName("openDemoButton")
         demo.setMinimumHeight(36)
-        demo.clicked.connect(window.open_demo)
+        demo.clicked.connect(lambda: window.open_demo())        # not clicked(checked) as `only`
         open_data = QPushButton("Open data…")
         open_data.clicked.connect(window.open_data_dialog)
         open_project = QPushButton("Open project…")
         open_project.clicked.connect(window.open_project_dialog)
-        hint = QLabel("The demo loads a synthetic collection (50 queries, graded judgments, four runs of different "
-                      "quality) and the tutorial's worked example, and evaluates them. "
+        guide = QPushButton("Getting started")
+        guide.setObjectName("gettingStartedButton")
+        guide.clicked.connect(lambda: window.show_getting_started())
+        hint = QLabel("The demo loads sample data for every workspace and evaluates it: a synthetic collection "
+                      "(50 queries, graded judgments, four runs of different quality) ranked, compared and "
+                      "meta-evaluated, a rank file's measures checked for stability, and used cars retrieved by "
+                      "similarity. Help ▸ Getting started explains each workspace. "
                       "You can also drop files anywhere on this window.")
         hint.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(48, 36, 48, 36)
         layout.addWidget(title)
-        for button in (demo, open_data, open_project):
+        for button in (demo, open_data, open_project, guide):
             button.setMaximumWidth(260)
             layout.addWidget(button)
         layout.addWidget(hint)
@@ -76,6 +80,8 @@ class MainWindow(QMainWindow):
     files_loaded = Signal()          # a batch of files has been read (whatever the outcome)
     load_failed = Signal(list)       # LoadFailure list of the batch (the dialog shows them)
     error_shown = Signal(str, str)   # title, message of every error dialog
+    demo_finished = Signal(list)     # the demo evaluated every workspace: the titles of those that failed
+    sample_opened = Signal(str)      # an empty workspace's sample is loaded and set (its key)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -89,6 +95,9 @@ class MainWindow(QMainWindow):
         self.ask_before_discarding = True
         self._loaders: list[Worker] = []
         self._generation = 0          # bumped when a project replaces the session
+        self._opening: str | None = None   # the project being opened (read and checked on the worker)
+        self.demo = None              # first_steps.DemoTour while (or since) the demo runs
+        self.getting_started = None   # help.GettingStarted, once opened
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("workspaceTabs")
@@ -102,6 +111,7 @@ class MainWindow(QMainWindow):
             ws.error.connect(self.show_error)
             ws.busy_changed.connect(self._busy_changed)
             ws.modified.connect(self._mark_modified)
+            ws.sample_requested.connect(lambda key=cls.key: self.open_sample(key))
             self.workspaces[cls.key] = ws
             self.tabs.addTab(ws, cls.title)
         self.setCentralWidget(self.tabs)
@@ -148,7 +158,8 @@ class MainWindow(QMainWindow):
         self.export_action = action("Export…", self.export_menu_popup, QKeySequence("Ctrl+E"),
                                     "Export a table or a plot of the current workspace")
         self.quit_action = action("Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.demo_action = action("Open demo", self.open_demo, tip="Load and evaluate the bundled sample data")
+        self.demo_action = action("Open demo", lambda: self.open_demo(),
+                                  tip="Load every workspace's sample data and evaluate it")
         self.run_action = action("Run", self._run_current, QKeySequence("Ctrl+R"), "Evaluate with the form's settings")
         self.cancel_action = action("Cancel", self._cancel_current, QKeySequence("Esc"), "Stop the running job")
         self.cancel_action.setEnabled(False)
@@ -170,6 +181,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.export_menu = file_menu.addMenu("Export…")
         self.export_menu.aboutToShow.connect(self._fill_export_menu)
+        self.report_action = action("Export report…", self.export_report_dialog,
+                                    tip="Write every workspace's results, plots and how they were made as one web page")
+        file_menu.addAction(self.report_action)
         file_menu.addSeparator()
         file_menu.addAction(self.demo_action)
         file_menu.addSeparator()
@@ -186,6 +200,10 @@ class MainWindow(QMainWindow):
                                        QKeySequence(f"Ctrl+{i + 1}")))
 
         help_menu = self.menuBar().addMenu("&Help")
+        self.getting_started_action = action("Getting started", self.show_getting_started,
+                                             QKeySequence.StandardKey.HelpContents,
+                                             "What each workspace needs, what it shows and how to read it")
+        help_menu.addAction(self.getting_started_action)
         help_menu.addAction(action("Measures reference", self.show_measures_reference))
         help_menu.addAction(action("About evalgui", self.show_about))
 
@@ -214,6 +232,8 @@ class MainWindow(QMainWindow):
             ws.run()
 
     def _cancel_current(self) -> None:
+        if self.demo is not None:
+            self.demo.stop()          # Cancel stops the demo's remaining steps too
         for ws in self.workspaces.values():
             ws.cancel()
         for loader in list(self._loaders):
@@ -251,26 +271,53 @@ class MainWindow(QMainWindow):
             settings.setValue("last_folder", os.path.dirname(paths[0]))
             self.load_files([(p, None) for p in paths], then=self.show_loaded_data)
 
-    def load_files(self, requests: list[tuple[str, str | None]], then=None, remember: bool = True) -> Worker:
+    def load_files(self, requests: list[tuple[str, str | None]], then=None, remember: bool = True,
+                   at_once: bool = False) -> Worker:
         """Read files on the worker; each appears in the Data dock as soon as it is read.
 
         Failures are collected and shown in one dialog when the batch ends; ``then()``
         runs after the batch, whatever happened. ``remember``: add the files to File > Recent.
+        ``at_once``: the files join the session together when all are read (a project's: one refresh).
         """
         failures: list[LoadFailure] = []
         read: list[str] = []
         worker = Worker(load_files_job(requests, [item.kind for item in self.session.items]))
         self._loaders.append(worker)
         generation = self._generation
+        # Files reach the session in batches: each batch refreshes the Data dock and the forms once,
+        # and batches are further apart the longer a refresh takes (the window stays responsive
+        # while a project of 20,000 files loads).
+        pending: list[LoadedInput] = []
+        batch_timer = QTimer(self)
+        batch_timer.setSingleShot(True)
+        batch_cost = [0.0]
+
+        def flush():
+            batch_timer.stop()
+            if generation != self._generation:       # a project was opened meanwhile: not for this session
+                pending.clear()
+                return
+            if not pending:
+                return
+            started = time.perf_counter()
+            items = pending[:]
+            pending.clear()
+            self.session.add_many(items)
+            if remember:
+                for item in items[-MAX_RECENT:]:
+                    self._add_recent(item.path)
+            batch_cost[0] = time.perf_counter() - started
+
+        batch_timer.timeout.connect(flush)
 
         def arrived(result):
             if generation != self._generation:       # a project was opened meanwhile: not for this session
                 return
             if isinstance(result, LoadedInput):
-                self.session.add(result)
+                pending.append(result)
                 read.append(result.path)
-                if remember:
-                    self._add_recent(result.path)
+                if not batch_timer.isActive() and not at_once:
+                    batch_timer.start(int(min(2000, max(BATCH_MS, 4000 * batch_cost[0]))) if read[1:] else 0)
             else:
                 failures.append(result)
 
@@ -279,6 +326,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(message)
 
         def finished():
+            flush()
+            batch_timer.deleteLater()
             self._loaders.remove(worker)
             self.load_progress.setVisible(bool(self._loaders))
             self._busy_changed(False)
@@ -302,22 +351,60 @@ class MainWindow(QMainWindow):
         worker.start()
         return worker
 
-    def open_demo(self) -> None:
-        ranked = self.workspaces["ranked"]
-        files = demo_files()
-        missing = [p for p, _ in files if not os.path.exists(p)]
+    def open_demo(self, only=None) -> None:
+        """Load every workspace's sample (or ``only`` those workspaces' keys) and evaluate each in turn
+        (first_steps.DemoTour); show Ranked retrieval."""
+        from evalgui.gui.first_steps import DemoTour, missing_sample_files
+
+        missing = missing_sample_files()
         if missing:
             self.show_error("Demo data not found", "These sample files are missing:\n" + "\n".join(missing))
             return
+        if self.demo is not None:
+            self.demo.stop()
+        self.demo = DemoTour(self)
+        self.demo.finished.connect(self._demo_finished)
+        self.tabs.setCurrentWidget(self.workspaces["ranked"])
+        self.demo.start(only)
 
-        def evaluate():
-            # The synthetic qrels first; the tutorial's runs share no query with it, so they start
-            # unticked and become ticked when the tutorial's qrels is chosen.
-            ranked.set_qrels(os.path.abspath(files[0][0]))
-            self.tabs.setCurrentWidget(ranked)
-            ranked.run()
+    def demo_running(self) -> bool:
+        return self.demo is not None and self.demo.running
 
-        self.load_files(files, then=evaluate, remember=False)   # the sample files would crowd out the user's
+    def _demo_finished(self, failed: list) -> None:
+        for ws in self.workspaces.values():
+            ws.update_empty_hint()
+        if failed:
+            self.statusBar().showMessage(f"The demo could not evaluate: {', '.join(failed)}.", 8000)
+        else:
+            self.statusBar().showMessage("The demo evaluated the sample data in every workspace: "
+                                         "see each tab.", 8000)
+        self.demo_finished.emit(failed)
+
+    def open_sample(self, key: str) -> None:
+        """The empty-state button of a workspace: load its sample files (those not loaded yet), then set its form."""
+        from evalgui.gui.first_steps import SAMPLES
+
+        sample, ws = SAMPLES[key], self.workspaces[key]
+        missing = [p for p, _ in sample.files() if not os.path.exists(p)]
+        if missing:
+            self.show_error("Sample data not found", "These sample files are missing:\n" + "\n".join(missing))
+            return
+        generation = self._generation
+
+        def prepare():
+            if generation != self._generation:
+                return
+            sample.prepare(ws)
+            ws.sample_opened = True
+            ws.update_empty_hint()
+            self.tabs.setCurrentWidget(ws)
+            self.sample_opened.emit(key)
+
+        wanted = [(p, kind) for p, kind in sample.files() if self.session.find(p) is None]
+        if wanted:
+            self.load_files(wanted, then=prepare, remember=False)
+        else:
+            prepare()
 
     # ------------------------------------------------------------ drag and drop
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -402,31 +489,104 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_error("Could not save the project", f"{path}: {exc.strerror or exc}")
             return False
+        from evalgui.core.trust import record_saved
+
+        record_saved(path)          # saved by this user here: it may read its files without asking
         self.project_path = path
         self._add_recent(path)
         self._set_modified(False)
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
-    def open_project(self, path: str) -> None:
-        """Restore a project: files (a missing one is reported, the rest still load), forms, results."""
-        from evalgui.core.errors import EvalInputError
-        from evalgui.core.project import read_project
+    def open_project(self, path: str) -> Worker:
+        """Restore a project in steps, reading nothing on this thread.
+
+        1. The project file is read and checked on the worker: a bad one gives one dialog and leaves the
+           session as it was.
+        2. The user is asked: unsaved changes; files outside the project's folder, unless it is trusted
+           (saved here, or asked before: :mod:`evalgui.core.trust`).
+        3. The files are checked on the worker: only regular files are read; changed ones are named.
+        4. They are loaded (a missing one is reported, the rest still load), then the forms and results
+           are restored.
+        """
+        from evalgui.core.project import reading_job
 
         path = os.path.abspath(path)
-        try:
-            project = read_project(path)
-        except EvalInputError as exc:
-            self.show_error("Could not open the project", str(exc))
-            return
+        self._opening = path              # a later open supersedes this one
+        return self._start_loader(reading_job(path), lambda project: self._project_read(path, project))
+
+    def _start_loader(self, job, then) -> Worker:
+        """Run one step of opening a project on the worker; ``then(result)`` if it succeeds and is still wanted."""
+        worker = Worker(job)
+        self._loaders.append(worker)
+        path = self._opening
+
+        def succeeded(result):
+            if path == self._opening:
+                then(result)
+
+        def finished():
+            self._loaders.remove(worker)
+            self.load_progress.setVisible(bool(self._loaders))
+            self._busy_changed(False)
+
+        def progress(fraction, message):
+            self.load_progress.setValue(int(fraction * 1000))
+            self.statusBar().showMessage(message)
+
+        worker.succeeded.connect(succeeded)
+        worker.failed.connect(lambda message, details: self.show_error("Could not open the project", message))
+        worker.cancelled.connect(lambda: self.statusBar().showMessage("Opening the project was cancelled.", 8000))
+        worker.progress.connect(progress)
+        worker.done.connect(finished)
+        self.load_progress.show()
+        self._busy_changed(True)
+        worker.start()
+        return worker
+
+    def _project_read(self, path: str, project: dict) -> None:
+        from evalgui.core.project import checking_job, drop_form_files, form_files
+
         if not self.may_discard_session("open the project"):
+            self._opening = None
             return
-        missing = [f["path"] for f in project["files"] if not os.path.exists(f["path"])]
+        outside, allowed, answer = project["outside"], project["trusted"], None
+        if outside and allowed is None:
+            if self.ask_before_discarding:
+                allowed = answer = self.ask_trust(path, outside)
+            else:               # nobody to ask (the self-test): not read, and nothing remembered
+                allowed = False
+        skipped = outside if outside and not allowed else []
+        files = [f for f in project["files"] if f["path"] not in skipped]
+        project = {**project, "forms": drop_form_files(project["forms"], skipped), "skipped": skipped}
+        self._start_loader(checking_job(path, files, form_files(project["forms"]), answer),
+                           lambda checked: self._apply_project(path, project, checked))
+
+    def ask_trust(self, path: str, outside: list[str]) -> bool:
+        """Read the files a project names outside its own folder? (Tests replace this method.)"""
+        shown = outside[:15] + ([f"… and {len(outside) - 15:,} more"] if len(outside) > 15 else [])
+        box = QMessageBox(QMessageBox.Icon.Question, "Files outside the project's folder",
+                          f"{os.path.basename(path)} reads files outside its own folder. Read them?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.setObjectName("trustQuestion")
+        box.setInformativeText("A project from someone else could name any file of yours. Yes: read them, and do "
+                               "not ask again for this project. No: open the project without them.")
+        box.setDetailedText("\n".join(shown))
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setEscapeButton(QMessageBox.StandardButton.No)
+        return _answer(box) == QMessageBox.StandardButton.Yes
+
+    def _apply_project(self, path: str, project: dict, checked: dict) -> None:
+        from evalgui.core.project import drop_form_files
+
+        self._opening = None
+        forms = drop_form_files(project["forms"], checked["missing"] + list(checked["refused"]))
         # A kind this evalgui does not know (a newer version's) is detected from the content instead.
-        present = [(f["path"], f["kind"] if f["kind"] in kinds() else None) for f in project["files"]
-                   if os.path.exists(f["path"])]
+        present = [(f["path"], f["kind"] if f["kind"] in kinds() else None) for f in checked["present"]]
         # The project replaces the session: stop what is running, forget files and results.
         self._generation += 1
+        if self.demo is not None:
+            self.demo.stop()
         for loader in list(self._loaders):
             loader.cancel()
         for ws in self.workspaces.values():
@@ -437,7 +597,7 @@ class MainWindow(QMainWindow):
         self._set_modified(False)
 
         def restore():
-            for key, state in project["forms"].items():
+            for key, state in forms.items():
                 if key in self.workspaces:
                     self.workspaces[key].restore_form_state(state)
             for key, state in project["results"].items():
@@ -447,19 +607,29 @@ class MainWindow(QMainWindow):
             shown = [ws for ws in self.workspaces.values() if ws.has_results()] or list(self.workspaces.values())
             if shown:
                 self.tabs.setCurrentWidget(shown[0])
+            for ws in self.workspaces.values():
+                ws.sample_opened = False
+                ws.update_empty_hint()
             self._set_modified(False)      # as saved
-            self.statusBar().showMessage(f"Opened {path}", 5000)
+            skipped = project["skipped"]
+            self.statusBar().showMessage(f"Opened {path}" + (f", without the {len(skipped):,} file(s) outside its "
+                                                             "folder" if skipped else ""), 8000)
 
-        if missing:
+        if checked["missing"]:
             self.show_error("Some files of the project are missing",
                             "These files were not found and are left out; the rest of the project is loaded:\n"
-                            + "\n".join(missing))
-        if project["changed"]:
+                            + "\n".join(checked["missing"]))
+        if checked["refused"]:
+            self.show_error("Some files of the project are not read",
+                            "Only regular files are read; these are left out, the rest of the project is loaded:"
+                            "\n" + "\n".join(checked["refused"].values()))
+        if checked["changed"]:
             self.show_error("Some files changed since the project was saved",
                             "These files are not what they were when the project was saved, so the saved results "
                             "may no longer match them: press Run to compute them again.\n"
-                            + "\n".join(project["changed"]))
-        self.load_files(present, then=restore, remember=False)  # the project itself is the recent entry
+                            + "\n".join(checked["changed"]))
+        # The project itself is the recent entry; its files arrive together (one refresh of the views).
+        self.load_files(present, then=restore, remember=False, at_once=True)
 
     # ================================================================ settings
     def _add_recent(self, path: str) -> None:
@@ -531,7 +701,9 @@ class MainWindow(QMainWindow):
 
         self._cancel_current()
         cancel_all()
-        wait_all(5000)
+        # A job blocked in a system call cannot see the cancel: wait a bounded time, then let the
+        # window close; the application exits without waiting for it (app.main).
+        wait_all(CLOSE_PATIENCE_MS)
         self.save_settings()
         super().closeEvent(event)
 
@@ -586,6 +758,53 @@ class MainWindow(QMainWindow):
         box.setEscapeButton(QMessageBox.StandardButton.Cancel)
         return box
 
+    def ask_open_report(self, path: str) -> bool:
+        """Open the report just written in the browser? (tests replace this method)."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Report written",
+                          f"The report is in {path}.\n\nOpen it in your web browser?",
+                          QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Open)
+        return _answer(box) == QMessageBox.StandardButton.Open
+
+    # ================================================================ the report
+    def workflow_outcomes(self) -> dict:
+        """Workflow key -> the outcome each workspace shows (what a report is made of)."""
+        return {key: outcome for ws in self.workspaces.values() for key, outcome in ws.workflow_outcomes().items()}
+
+    def export_report_dialog(self) -> None:
+        if not self.workflow_outcomes():
+            self.show_error("Nothing to report yet", "Press Run in a workspace first: the report shows the results "
+                                                     "of every workspace that has some.")
+            return
+        default = os.path.splitext(self.project_path or "report")[0] + ".html"
+        path, _ = QFileDialog.getSaveFileName(self, "Export report", default, "Web page (*.html)")
+        if not path:
+            return
+        if not path.lower().endswith((".html", ".htm")):
+            path += ".html"
+        if self.write_report(path) and self.ask_open_report(path):
+            from PySide6.QtCore import QUrl
+            from PySide6.QtGui import QDesktopServices
+
+            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+
+    def write_report(self, path: str) -> bool:
+        """The report of every workspace's results, written atomically; False (and a dialog) if it cannot be."""
+        from evalgui.core.export import write_atomic
+        from evalgui.core.report import Plot, Section, build_report
+        from evalgui.gui.outcome_plots import svg_plots
+
+        sections = [Section(key, outcome, [Plot(t, svg) for t, svg in svg_plots(key, outcome)])
+                    for key, outcome in self.workflow_outcomes().items()]
+        title = os.path.splitext(os.path.basename(self.project_path))[0] if self.project_path else "Evaluation report"
+        try:
+            write_atomic(path, build_report(sections, title, project=self.project_path or ""))
+        except OSError as exc:
+            self.show_error("Could not write the report", f"{path}: {exc.strerror or exc}")
+            return False
+        self.statusBar().showMessage(f"Report written to {path}", 5000)
+        return True
+
     def ask_save_changes(self) -> QMessageBox.StandardButton:
         """Save, Discard or Cancel (tests replace this method: a modal question would wait for a click)."""
         return _answer(self.save_changes_box())
@@ -606,6 +825,20 @@ class MainWindow(QMainWindow):
 
         dialog = MeasuresReference(self)
         dialog.show()
+
+    def show_getting_started(self) -> None:
+        """Help ▸ Getting started, open on the current workspace's page (the overview from the Welcome page)."""
+        from evalgui.gui.help import OVERVIEW, GettingStarted
+
+        current = self.current_workspace()
+        start = current.key if current is not None else OVERVIEW
+        if self.getting_started is None:
+            self.getting_started = GettingStarted([(key, ws.title) for key, ws in self.workspaces.items()], self,
+                                                  start=start)
+        else:
+            self.getting_started.show_page(start)
+        self.getting_started.show()
+        self.getting_started.raise_()
 
     def show_about(self) -> None:
         from evalgui.gui.about import AboutDialog

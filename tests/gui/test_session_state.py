@@ -154,7 +154,7 @@ def test_opening_another_project_asks_first(qtbot, make_window, monkeypatch, tmp
     answers = Answers(window, monkeypatch, save=Button.Cancel)
 
     window.open_project(str(other))                          # Cancel: nothing changes
-    assert answers.asked == ["save"]
+    qtbot.waitUntil(lambda: answers.asked == ["save"] and not window._loaders, timeout=10_000)  # read on the worker
     assert window.project_path == str(project) and ranked.form.level_spin.value() == 3
     assert len(window.session.items) == 4 and not ranked.results.empty and window.isWindowModified()
 

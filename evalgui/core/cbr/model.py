@@ -143,6 +143,7 @@ def load_model(path: str | os.PathLike, case_base=None) -> SimilarityModel:
     from evalgui.core.formats import _text
 
     source = os.fspath(path)
+    _text.check_regular(source)
     text, obj = _text.parse_json(_text.load_bytes(source), source)
     return SimilarityModel.from_dict(obj, source, text, case_base)
 

@@ -112,6 +112,9 @@ def save_project(path: str, requests: dict | None = None, outcomes: dict | None 
     absolute_requests = {key: _absolute(request.to_json()) for key, request in requests.items()}
     state = make_project(path, list(files.items()), {}, results, absolute_requests)
     write_atomic(path, json.dumps(state, indent=1, allow_nan=True) + "\n")
+    from evalgui.core.trust import record_saved
+
+    record_saved(path)          # saved by this user here: it may read its files without asking
     return path
 
 
