@@ -68,3 +68,38 @@ def test_file_export_report_writes_the_page_of_the_windows_results(qtbot, window
     page = (tmp_path / "study.html").read_text(encoding="utf-8")
     assert asked == [str(tmp_path / "study.html")]
     assert "Compare systems: significance tests" in page and "<svg" in page
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no headless Chromium (Debian: apt install chromium)")
+def test_the_demo_projects_report_renders_every_workspace(qtbot, tmp_path, capsys):
+    """resources/sample_data/demo.evalgui (every file it names is in that folder): its report holds every
+    workspace, stays small, and renders in Chromium with every plot drawn and no console error."""
+    from evalgui.cli import main
+
+    target = tmp_path / "demo.html"
+    assert main(["report", str(SAMPLE_DATA / "demo.evalgui"), "-o", str(target)]) == 0
+    page = target.read_text(encoding="utf-8")
+    assert target.stat().st_size < 5_000_000
+    for title in ("Ranked retrieval", "Compare systems: significance tests", "Meta-evaluation", "Measure stability",
+                  "Case-based retrieval"):
+        assert f"<h2>{title}</h2>" in page
+    probe = page.replace("</body>", "<script>document.title = Array.prototype.map.call("
+                         "document.querySelectorAll('svg'), function (s) { var r = s.getBoundingClientRect(); "
+                         "return Math.round(r.width) + 'x' + Math.round(r.height); }).join(' ');</script></body>")
+    (tmp_path / "probe.html").write_text(probe, encoding="utf-8")
+    proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+                           "--v=0", "--dump-dom", (tmp_path / "probe.html").as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    sizes = re.search(r"<title>(.*?)</title>", proc.stdout).group(1).split()
+    assert sizes and all(int(w) > 0 and int(h) > 0 for w, h in (s.split("x") for s in sizes)), sizes
+    assert [line for line in proc.stderr.splitlines() if "CONSOLE" in line] == []
+
+
+def test_every_file_the_demo_project_names_is_in_its_folder():
+    import json
+    import os
+
+    project = json.loads((SAMPLE_DATA / "demo.evalgui").read_text(encoding="utf-8"))
+    for entry in project["files"]:
+        assert not os.path.isabs(entry["path"]) and not entry["path"].startswith(".."), entry
+        assert (SAMPLE_DATA / entry["path"]).is_file(), entry
