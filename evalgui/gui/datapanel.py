@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHeaderView, QLabel, QMenu, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton, QToolButton,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from evalgui.core.inputs import LoadedInput, kinds
 from evalgui.gui.session import Session
 
 _COLUMNS = ("", "File", "Kind", "Contents")
 _HEADER_TIPS = ("Validation: ✔ read without problems, ⚠ read, but look at the tooltip", "",
-                "What the file holds (detected from its content; right-click ▸ Read as to change it)",
+                "What the file holds (detected from its content; Read as, below, changes it)",
                 "Counts; the tooltip has them all")
 _BADGES = {"ok": ("✔", QColor("#2e7d32")), "warning": ("⚠", QColor("#b26a00"))}
 
@@ -47,16 +48,42 @@ class DataPanel(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         self.tree.setSortingEnabled(False)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.hint = QLabel("No files yet. Use File ▸ Open data…, drop files here, or open the demo.")
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet("color: palette(mid); padding: 6px;")
+        # The right-click menu's actions, also in plain sight.
+        self.open_button = QPushButton("Open…")
+        self.open_button.setObjectName("dataOpenButton")
+        self.open_button.setToolTip("Add data files to the project")
+        self.open_button.clicked.connect(self.open_requested.emit)
+        self.read_as_button = QToolButton()
+        self.read_as_button.setObjectName("dataReadAsButton")
+        self.read_as_button.setText("Read as")
+        self.read_as_button.setToolTip("Read the selected file as another kind, when the detected kind is wrong")
+        self.read_as_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.read_as_menu = QMenu(self.read_as_button)
+        self.read_as_menu.aboutToShow.connect(self._fill_read_as_menu)
+        self.read_as_button.setMenu(self.read_as_menu)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setObjectName("dataRemoveButton")
+        self.remove_button.setToolTip("Take the selected files out of the project (the files stay on disk)")
+        self.remove_button.clicked.connect(self._remove_selected)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.open_button)
+        buttons.addWidget(self.read_as_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.tree)
         layout.addWidget(self.hint)
+        layout.addLayout(buttons)
+        self.tree.itemSelectionChanged.connect(self._update_buttons)
         session.changed.connect(self.refresh)
         self.refresh()
 
@@ -75,7 +102,35 @@ class DataPanel(QWidget):
             rows.append(row)
         self.tree.addTopLevelItems(rows)          # at once: 20,000 files are one insertion, not 20,000
         self.tree.setUpdatesEnabled(True)
+        self.tree.viewport().update()
         self.hint.setVisible(not self.session.items)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        paths = self.selected_paths()
+        self.read_as_button.setEnabled(len(paths) == 1)
+        self.remove_button.setEnabled(bool(paths))
+
+    def _remove_selected(self) -> None:
+        for path in self.selected_paths():
+            self.remove_requested.emit(path)
+
+    def _fill_read_as_menu(self) -> None:
+        self.read_as_menu.clear()
+        paths = self.selected_paths()
+        if len(paths) == 1:
+            self._add_kind_actions(self.read_as_menu, paths[0])
+
+    def _add_kind_actions(self, menu: QMenu, path: str) -> None:
+        current = self.session.find(path)
+        for kind in kinds().values():
+            action = menu.addAction(kind.label)
+            action.setCheckable(True)
+            action.setChecked(current is not None and current.kind == kind.name)
+            action.setEnabled(kind.readable)
+            if not kind.readable:
+                action.setToolTip("evalgui cannot read this kind yet")
+            action.triggered.connect(lambda _=False, k=kind.name, p=path: self.reload_as.emit(p, k))
 
     def selected_paths(self) -> list[str]:
         return [i.data(0, Qt.ItemDataRole.UserRole) for i in self.tree.selectedItems()]
@@ -85,16 +140,7 @@ class DataPanel(QWidget):
         menu = QMenu(self)
         if row is not None:
             path = row.data(0, Qt.ItemDataRole.UserRole)
-            current = self.session.find(path)
-            kind_menu = menu.addMenu("Read as")
-            for kind in kinds().values():
-                action = kind_menu.addAction(kind.label)
-                action.setCheckable(True)
-                action.setChecked(current is not None and current.kind == kind.name)
-                action.setEnabled(kind.readable)
-                if not kind.readable:
-                    action.setToolTip("evalgui cannot read this kind yet")
-                action.triggered.connect(lambda _=False, k=kind.name, p=path: self.reload_as.emit(p, k))
+            self._add_kind_actions(menu.addMenu("Read as"), path)
             menu.addAction("Remove", lambda p=path: self.remove_requested.emit(p))
             menu.addSeparator()
         menu.addAction("Open data…", self.open_requested.emit)

@@ -25,9 +25,9 @@ def write(tmp_path, name, text):
 
 def test_the_registry_lists_every_kind_and_says_which_are_readable():
     assert list(inputs.kinds()) == ["qrels", "subtopic qrels", "run", "per-query scores", "rank file", "case base",
-                                    "similarity results"]
+                                    "similarity results", "preference judgments"]
     assert [k.name for k in inputs.readable_kinds()] == ["qrels", "subtopic qrels", "run", "per-query scores", "rank file",
-                                                          "case base", "similarity results"]
+                                                          "case base", "similarity results", "preference judgments"]
     filters = inputs.open_dialog_filters()
     assert "Per-query scores (*.csv *.tsv *.tab *.parquet *.pq)" in filters
     assert all(f"{kind.label} (" in filters for kind in inputs.readable_kinds())
@@ -176,3 +176,13 @@ def test_the_headline_says_one_query_not_one_queries():
     assert qrels.describe({"queries": 1, "judged": 1, "relevant": 1}) == "1 query, 1 judged, 1 relevant"
     assert inputs.kinds()["run"].describe({"queries": 1, "documents": 1}) == "1 query, 1 document"
     assert qrels.describe({"queries": 1200, "judged": 2, "relevant": 0}) == "1,200 queries, 2 judged, 0 relevant"
+
+
+def test_trec_eval_prefs_judgments_are_their_own_kind_and_say_where_they_are_used(tmp_path):
+    path = write(tmp_path, "judged.prefs", "# q group subgroup doc level\n1 g1 s1 d1 2.5\n1 g1 s1 d2 1\n2 g2 s1 d3 0\n")
+    loaded = inputs.read_input(path)
+    assert loaded.kind == "preference judgments"
+    assert "prefs" in loaded.kind_reason
+    assert loaded.summary == {"queries": 2, "judgment groups": 2, "judged": 3}
+    assert loaded.record.describe(loaded.summary) == "2 queries, 2 judgment groups, 3 judged"
+    assert any("trec_eval" in w for w in loaded.warnings)       # what they are for, shown with ⚠

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from evalgui.core.inputs.evidence import Lean
 
 # The modules that define a kind (each has a module-level KIND), in the order the GUI lists them.
-KIND_MODULES = ["qrels", "subtopic_qrels", "run", "scores", "rank_file", "case_base", "similarity"]
+KIND_MODULES = ["qrels", "subtopic_qrels", "run", "scores", "rank_file", "case_base", "similarity", "prefs"]
 
 # A kind must be at least this sure to be chosen without asking.
 MIN_CONFIDENCE = 0.3

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QListWidget, QListWidgetItem
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QListWidget, QListWidgetItem,
+                               QPushButton, QVBoxLayout, QWidget)
 
 _KEY = Qt.ItemDataRole.UserRole
 
@@ -72,6 +73,16 @@ class Checklist(QListWidget):
         self.blockSignals(False)
         self.changed.emit()
 
+    def set_all_checked(self, checked: bool) -> None:
+        """Tick (or untick) every listed entry at once; one ``changed``."""
+        state = Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
+        self.blockSignals(True)
+        for i in range(self.count()):
+            self.item(i).setCheckState(state)
+            self.ticks[self.item(i).data(_KEY)] = checked
+        self.blockSignals(False)
+        self.changed.emit()
+
     def restore(self, ticks) -> None:
         """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them); applied at the next refill."""
         if isinstance(ticks, dict):
@@ -100,9 +111,10 @@ class QrelsRunsPicker(QGroupBox):
         # Five runs in sight even when the form is squeezed to its minimum (it scrolls then).
         self.run_list.setMinimumHeight(min(120, 5 * self.run_list.fontMetrics().height() + 12))
         self.run_list.changed.connect(self.changed)
+        self.select_all_button, self.select_none_button = select_buttons(self.run_list, "runs")
         layout = QFormLayout(self)
         layout.addRow("Qrels", self.qrels_combo)
-        layout.addRow("Runs", self.run_list)
+        layout.addRow("Runs", with_select_buttons(self.run_list, self.select_all_button, self.select_none_button))
 
     def refresh_inputs(self) -> None:
         """Rebuild the qrels picker and run checklist from the session, keeping the user's choices."""
@@ -170,6 +182,35 @@ class QrelsRunsPicker(QGroupBox):
         if isinstance(state.get("qrels"), str):
             self.qrels_path = state["qrels"]
         self.refresh_inputs()
+
+
+def select_buttons(checklist: Checklist, what: str) -> tuple[QPushButton, QPushButton]:
+    """"Select all" and "Select none" buttons that tick or untick every entry of ``checklist``."""
+    buttons = []
+    for text, checked in (("Select all", True), ("Select none", False)):
+        button = QPushButton(text)
+        button.setObjectName(_name(checklist.objectName(), "all" if checked else "none"))
+        button.setToolTip(f"{'Tick' if checked else 'Untick'} every one of the {what}")
+        button.setAutoDefault(False)
+        button.clicked.connect(lambda _=False, c=checked: checklist.set_all_checked(c))
+        buttons.append(button)
+    return buttons[0], buttons[1]
+
+
+def with_select_buttons(checklist: Checklist, *buttons: QPushButton) -> QWidget:
+    """The list with its select buttons in a row under it."""
+    box = QWidget()
+    column = QVBoxLayout(box)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.setSpacing(2)
+    column.addWidget(checklist)
+    row = QHBoxLayout()
+    row.setContentsMargins(0, 0, 0, 0)
+    for button in buttons:
+        row.addWidget(button)
+    row.addStretch(1)
+    column.addLayout(row)
+    return box
 
 
 def _name(prefix: str, name: str) -> str:
