@@ -10,6 +10,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog
 
+from evalgui.core.workflows.casebase import wide_table
+
 from tests.gui.conftest import SAMPLE_DATA, load, not_busy, run_and_wait
 
 CBR = SAMPLE_DATA / "cbr"
@@ -200,7 +202,7 @@ def test_linear_and_a_macfac_sweep_equal_the_engine(qtbot, window, monkeypatch):
     expected = _engine()
     pd.testing.assert_frame_equal(_quality(casebase.outcome.table), _quality(expected.table), check_exact=False,
                                   rtol=0, atol=1e-12)
-    shown = casebase.table.model.frame
+    shown = casebase.table.tidy_model.frame
     assert list(shown.columns) == ["retriever", "filter_size", "k", "metric", "value", "retrieval_seconds",
                                    "speedup"]
     pd.testing.assert_frame_equal(_quality(shown), _quality(expected.table), check_exact=False, rtol=0, atol=1e-12)
@@ -208,10 +210,20 @@ def test_linear_and_a_macfac_sweep_equal_the_engine(qtbot, window, monkeypatch):
     assert (shown[shown["retriever"] == "linear"]["speedup"] == 1.0).all()
     assert set(shown["retriever"]) == {"linear", "macfac"} and len(shown) == len(_quality(expected.table))
     assert casebase.progress.value() == casebase.progress.maximum()
+    # shown as a grid: one row per configuration, one column per metric, the engine's wide table
+    grid = casebase.table.model.frame
+    pd.testing.assert_frame_equal(grid, wide_table(casebase.outcome.table))
+    assert list(grid.columns[:3]) == ["retriever", "filter_size", "k"] and len(grid) == 3
+    assert "quality_mueller" in grid.columns and "metric" not in grid.columns
     # sortable by clicking a header
     view = casebase.table.view
-    view.sortByColumn(4, Qt.SortOrder.DescendingOrder)
-    assert view.model().index(0, 4).data() == f"{shown['value'].max():.4f}"
+    column = list(grid.columns).index("quality_mueller")
+    view.sortByColumn(column, Qt.SortOrder.DescendingOrder)
+    assert view.model().index(0, column).data() == f"{grid['quality_mueller'].max():.4f}"
+    # the tidy layout is one View choice away
+    _choose(casebase.table.layout_combo, "tidy")
+    assert list(casebase.table.model.frame.columns) == list(shown.columns)
+    _choose(casebase.table.layout_combo, "grid")
 
     # the chart: one point per filter-size/k pair, the linear retriever as reference
     casebase.results_tabs.setCurrentWidget(casebase.chart.page)
@@ -251,8 +263,13 @@ def test_exports_read_back(qtbot, window, monkeypatch, tmp_path):
     _save_as(monkeypatch, tmp_path / "table.csv")
     targets["Case-based retrieval table…"]()
     back = pd.read_csv(tmp_path / "table.csv")
-    assert np.allclose(back["value"], casebase.table.model.frame["value"])
+    assert np.allclose(back["value"], casebase.table.tidy_model.frame["value"])
     assert list(back.columns)[-2:] == ["retrieval_seconds", "speedup"]
+    assert list(back.columns)[:5] == ["retriever", "filter_size", "k", "metric", "value"]   # documented, tidy
+    _save_as(monkeypatch, tmp_path / "grid.csv")
+    targets["Case-based retrieval grid (a column per metric)…"]()
+    grid = pd.read_csv(tmp_path / "grid.csv")
+    assert len(grid) == 3 and "metric" not in grid.columns and "kendall" in grid.columns
     for name, fmt in (("table.tex", "LaTeX (*.tex)"), ("table.md", "Markdown (*.md)")):
         _save_as(monkeypatch, tmp_path / name, fmt)
         targets["Case-based retrieval table…"]()
@@ -308,8 +325,8 @@ def test_similarity_files_only(qtbot, window):
     assert form.ks.isVisibleTo(form) and form.predicted.isVisibleTo(form)
     form.ks.setText("2")
     run_and_wait(qtbot, casebase)
-    assert list(casebase.table.model.frame.columns) == ["retriever", "k", "metric", "value"]   # nothing timed
-    shown = casebase.table.model.frame.set_index("metric")["value"]
+    assert list(casebase.table.tidy_model.frame.columns) == ["retriever", "k", "metric", "value"]   # nothing timed
+    shown = casebase.table.tidy_model.frame.set_index("metric")["value"]
     assert shown["hits"] == 1.0 and shown["quality_stromer"] == pytest.approx(0.6)
     assert shown["quality_mueller"] == pytest.approx(0.85)
     casebase.results_tabs.setCurrentWidget(casebase.drill_down.page)
@@ -352,7 +369,7 @@ def test_ranked_measures_over_the_graded_ground_truth_equal_the_engine(qtbot, wi
     got = casebase.outcome.table
     assert set(names) <= set(got["metric"])
     pd.testing.assert_frame_equal(_quality(got), _quality(expected.table), check_exact=False, rtol=0, atol=1e-12)
-    shown = casebase.table.model.frame
+    shown = casebase.table.tidy_model.frame
     assert set(names) <= set(shown["metric"])
     # every configuration has them: linear at k = 3 and both MAC/FAC pairs
     assert len(shown[shown["metric"] == "ndcg_cut_3"]) == 3
@@ -389,7 +406,7 @@ def test_ranked_measures_of_similarity_files(qtbot, window):
                                 [("procake_evaluated", read_similarity_results(CBR / "procake_evaluated.csv"))],
                                 ["hits", "map", "ndcg_cut.2"], [None], relevance_thresholds=(0.25, 0.4))
     pd.testing.assert_frame_equal(casebase.outcome.table, table)
-    assert casebase.table.model.frame.set_index("metric")["value"]["ndcg_cut_2"] == pytest.approx(
+    assert casebase.table.tidy_model.frame.set_index("metric")["value"]["ndcg_cut_2"] == pytest.approx(
         table.set_index("metric")["value"]["ndcg_cut_2"])
 
 
@@ -499,10 +516,10 @@ def test_the_tie_rule_is_chosen_in_the_form(qtbot, window, tmp_path):
     form.ks.setText("2")
     assert form.ties_combo.currentData() == "case_id"
     run_and_wait(qtbot, casebase)
-    assert casebase.table.model.frame["value"].tolist() == [1.0]
+    assert casebase.table.tidy_model.frame["value"].tolist() == [1.0]
     _choose(form.ties_combo, "interchangeable")
     run_and_wait(qtbot, casebase)
-    assert casebase.table.model.frame["value"].tolist() == [2.0]
+    assert casebase.table.tidy_model.frame["value"].tolist() == [2.0]
 
 
 def test_imported_results_and_macs_attributes_beside_the_retrievers(qtbot, window, monkeypatch, tmp_path):
@@ -694,7 +711,7 @@ def test_project_round_trip(qtbot, make_window, monkeypatch, tmp_path):
     assert restored.form.editor.model().attributes == casebase.form.editor.model().attributes
     assert restored.form.mac_path == str(folder / "mac_model.json") and restored.form.filter_sizes.text() == "3,6"
     pd.testing.assert_frame_equal(restored.outcome.table, casebase.outcome.table, check_dtype=False)
-    pd.testing.assert_frame_equal(restored.table.model.frame, casebase.table.model.frame, check_dtype=False)
+    pd.testing.assert_frame_equal(restored.table.tidy_model.frame, casebase.table.tidy_model.frame, check_dtype=False)
     assert restored.form.ranked_check.isChecked() and restored.form.thresholds.text() == "0.7"
     assert restored.form.ranked_picker.specs() == casebase.form.ranked_picker.specs()
     pd.testing.assert_frame_equal(restored.outcome.per_query, casebase.outcome.per_query, check_dtype=False)

@@ -1,6 +1,10 @@
-"""Table tab: one row per retriever configuration and metric, with its retrieval time and speed-up.
+"""Table tab: one row per retriever configuration (retriever, filter size, k), one column per metric, its
+retrieval time and speed-up included (the workflow's ``wide`` table), so configurations compare across a row.
+View ▸ "One row per metric" shows the tidy table instead.
 
-Exports: the table as shown (CSV, TSV, LaTeX, Markdown, JSON) and the ground truth as a
+Exports: the table as shown (CSV, TSV, LaTeX, Markdown, JSON); the tidy table with its documented columns
+(retriever, filter_size, k, metric, value, retrieval_seconds, speedup: what ``evalgui-cli casebase``
+writes), whichever layout is shown; and the ground truth as a
 similarity-results file (query_id, case_id, similarity), which the Similarity files source and
 ``evalgui-cli similarity --ground-truth`` read back.
 """
@@ -8,9 +12,10 @@ similarity-results file (query_id, case_id, similarity), which the Similarity fi
 from __future__ import annotations
 
 import pandas as pd
-from PySide6.QtWidgets import QLabel, QPushButton
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
 
 from evalgui.core.cbr.catalogue import METRICS
+from evalgui.core.workflows.casebase import wide_table
 from evalgui.gui.tables import DataFrameModel, FrameTableView, visible_frame
 from evalgui.gui.toolbar import export_button, with_toolbar
 from evalgui.gui.workspaces.casebase.results import SECONDS, SPEEDUP, shown_table
@@ -35,16 +40,39 @@ def blank_missing(frame: pd.DataFrame, fmt: str) -> pd.DataFrame:
     return frame.where(frame.notna(), "")
 
 
+GRID, TIDY = "grid", "tidy"
+
+
+def _direction(metric: str) -> str:
+    """"lower" for a metric where less is better (errors, seconds), else "higher"."""
+    try:
+        record = METRICS[metric.split("(", 1)[0].strip()]
+    except KeyError:            # a ranked measure (map, P_3…): higher is better
+        return "higher"
+    return getattr(record, "direction", None) or "higher"
+
+
 class TableView:
     title = "Table"
 
     def __init__(self):
         self.outcome = None
-        self.model = DataFrameModel(best=None)
+        self.model = DataFrameModel(best="column")
         self.model.set_header_tooltips(HEADER_TIPS)
         self.view = FrameTableView(self.model, name="casebase_results",
                                    exported=lambda fmt: blank_missing(visible_frame(self.view), fmt))
         self.view.setObjectName("cbrTable")
+        # The tidy table, never shown while the grid is: exported with its documented columns.
+        self.tidy_model = DataFrameModel(best=None)
+        self.tidy_view = FrameTableView(self.tidy_model, name="casebase_results",
+                                        exported=lambda fmt: blank_missing(self.tidy_model.frame, fmt))
+        self.layout_combo = QComboBox()
+        self.layout_combo.setObjectName("cbrTableLayout")
+        self.layout_combo.addItem("A column per metric", GRID)
+        self.layout_combo.addItem("One row per metric", TIDY)
+        self.layout_combo.setToolTip("A column per metric: one row per retriever configuration, to compare them. "
+                                     "One row per metric: the layout of the command line's table.")
+        self.layout_combo.currentIndexChanged.connect(lambda _i: self.refresh(self.outcome))
         self.note = QLabel()
         self.note.setObjectName("cbrTableNote")
         self.note.setWordWrap(True)
@@ -53,7 +81,7 @@ class TableView:
         self.truth_button.setToolTip("The ground truth as a similarity-results file (query_id, case_id, similarity)")
         self.truth_button.clicked.connect(self.export_ground_truth)
         self.truth_button.setEnabled(False)         # until results with a ground truth come
-        self.page = with_toolbar(self.view, [export, self.truth_button])
+        self.page = with_toolbar(self.view, [self.layout_combo, export, self.truth_button])
         self.page.layout().insertWidget(1, self.note)
 
     def choices(self) -> list:
@@ -66,7 +94,15 @@ class TableView:
             self.model.set_frame(pd.DataFrame())
             self.note.setText("")
             return
-        self.model.set_frame(shown_table(outcome.table), directions=None, integers={"filter_size", "k"})
+        tidy = shown_table(outcome.table)
+        self.tidy_model.set_frame(tidy, directions=None, integers={"filter_size", "k"})
+        if self.layout_combo.currentData() == TIDY:
+            self.model.set_frame(tidy, directions=None, integers={"filter_size", "k"})
+        else:
+            grid = wide_table(outcome.table)
+            keys = {"retriever", "filter_size", "k"}
+            self.model.set_frame(grid, directions={c: _direction(str(c)) for c in grid.columns if c not in keys},
+                                 integers=keys)
         self.note.setText(" ".join(outcome.warnings))
         self.note.setVisible(bool(outcome.warnings))
 
@@ -83,4 +119,5 @@ class TableView:
             return []
         truth = [("Ground truth (similarity file)…", self.export_ground_truth)] \
             if self.outcome.ground_truth is not None else []
-        return [("Case-based retrieval table…", self.view.export_dialog), *truth]
+        return [("Case-based retrieval table…", self.tidy_view.export_dialog),
+                ("Case-based retrieval grid (a column per metric)…", self.view.export_dialog), *truth]
