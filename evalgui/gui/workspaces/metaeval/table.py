@@ -24,6 +24,10 @@ DETAILS = {   # experiment -> (key, label) of its detailed table
 }
 MAIN_LABELS = {"stability": "Error and tie rates", "power": "Discriminative power",
                "robustness": "Kendall's τ and flipped pairs", "agreement": "Agreement of every two measures"}
+# Each experiment's answer, shown right after the measure (visual order only: copies and exports keep the
+# documented column order).
+KEY_COLUMNS = {"stability": ("error_rate", "tie_rate"), "power": ("discriminative_power", "significant_pairs"),
+               "robustness": ("kendall_tau", "flipped_pairs"), "agreement": ("pearson", "sign_agreement")}
 INTEGERS = {"set_size", "pairs", "significant_pairs", "queries", "sets", "repetitions", "samples", "seed", "cells",
             "better", "worse", "equal", "rank", "repetition"}
 HEADER_TIPS = {
@@ -126,9 +130,28 @@ class TableView:
     def draw(self) -> None:
         self.model.set_frame(self.frame(), directions=None, integers=INTEGERS)
         shown = self.choice.currentData()
+        self._key_columns_first(shown in (None, MAIN))
         parts = ["metaeval", self.outcome.experiment if self.outcome is not None else None,
                  None if shown in (None, MAIN) else shown]
         self.view.name = "_".join(p for p in parts if p)
+
+    def _key_columns_first(self, main: bool) -> None:
+        """The experiment's key columns right after the measure column(s), so they are in sight unscrolled."""
+        header, names = self.view.horizontalHeader(), list(self.model.frame.columns)
+        for logical in range(len(names)):           # the engine's order first (a previous table's moves undone)
+            header.moveSection(header.visualIndex(logical), logical)
+        if not main or self.outcome is None:
+            return
+        place = sum(1 for n in names if str(n).startswith("measure"))
+        for name in KEY_COLUMNS.get(self.outcome.experiment, ()):
+            if name in names:
+                header.moveSection(header.visualIndex(names.index(name)), place)
+                place += 1
+
+    def key_columns_in_sight(self) -> list[str]:
+        """The names of the columns shown, left to right (for tests and screenshots)."""
+        header, names = self.view.horizontalHeader(), list(self.model.frame.columns)
+        return [str(names[header.logicalIndex(v)]) for v in range(len(names))]
 
     def export_targets(self) -> list:
         return [("Meta-evaluation table…", self.view.export_dialog)] if self.outcome is not None else []

@@ -8,7 +8,7 @@ workspace's job.
 from __future__ import annotations
 
 import pandas as pd
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.core.ranked.jobs import ResultSet
@@ -38,8 +38,24 @@ class RunMatrixView(LazyView):
         sides.addWidget(self.table)
         sides.addWidget(self.heatmap)
         sides.setSizes([5000, 6000])     # proportions: room for the table's numbers and a readable heatmap
+        self.sides = sides
         self.page = with_toolbar(sides, [QLabel("Measure"), self.measure, export])
         self.page.layout().addWidget(self.caption)
+
+    def _fit_table(self) -> None:
+        """Give the table the width its columns need, so no scroll bar cuts it; the heatmap takes the rest
+        (keeping at least a third of the room: with many runs the table scrolls instead)."""
+        table, total = self.table, sum(self.sides.sizes())
+        if total <= 0 or self.model.columnCount() == 0:
+            return
+        needed = (table.verticalHeader().sizeHint().width() + table.horizontalHeader().length()
+                  + 2 * table.frameWidth() + 2)
+        rows_height = table.horizontalHeader().sizeHint().height() + table.verticalHeader().length() \
+            + 2 * table.frameWidth()
+        if rows_height > table.height() > 0:        # a vertical scroll bar will take its width
+            needed += table.verticalScrollBar().sizeHint().width()
+        width = min(needed, total - max(total // 3, self.heatmap.minimumSizeHint().width()))
+        self.sides.setSizes([max(width, 1), total - max(width, 1)])
 
     def export_plot_dialog(self) -> None:
         self.shown()
@@ -78,6 +94,8 @@ class RunMatrixView(LazyView):
         largest = float(frame.abs().max().max()) if frame.notna().any().any() else 0.0
         self.model.set_levels((-nice_limit(largest), nice_limit(largest)))
         self.model.set_frame(frame, tooltips=tips)
+        self._fit_table()
+        QTimer.singleShot(0, self._fit_table)       # again once the page is laid out (first showing)
         self.caption.setText(f"Mean per-query difference in {measure}, row run minus column run, over the "
                              f"queries both runs have. Red: the row run scores higher; blue: lower.")
 
