@@ -44,6 +44,7 @@ def label_of(name: str) -> str:
     return CasebaseRequest.param(name).label
 THRESHOLDS_TIP = ("A case is relevant with grade g when its true similarity reaches the g-th threshold (0.7,0.9: "
                   "grade 1 from 0.7, grade 2 from 0.9); cases below the first are not judged.")
+RANKED_DEFAULT_THRESHOLDS = "0.7, 0.9"        # THRESHOLDS_TIP's example, offered when ranked measures are ticked
 TIE_LABELS = {"case_id": "Broken by case id", "interchangeable": "Tied cases interchangeable (hits)"}
 MAC_FILE_NONE = "The ticked attributes of the model"
 
@@ -228,6 +229,7 @@ class CaseBaseForm(QWidget):
             box.textChanged.connect(self.check_pairs)
         self.thresholds.textChanged.connect(self.check_thresholds)
         self.ranked_check.toggled.connect(self._show_ranked)
+        self.ranked_check.clicked.connect(self._ranked_ticked)
         for combo in (self.preview.query, self.preview.case):
             combo.currentIndexChanged.connect(self.preview_wanted)
         # The user's edits only (refilling the lists from the session is none).
@@ -490,6 +492,33 @@ class CaseBaseForm(QWidget):
     def _show_ranked(self, on: bool) -> None:
         self.ranked_settings.setVisible(on)          # unticked, the form stays short
         self.check_thresholds()
+
+    def _ranked_ticked(self, on: bool) -> None:
+        """Ticked by the user: what Run needs gets a value to start from (the thresholds of the tip's example;
+        nDCG, P at the form's k and AP), and the settings scroll into sight."""
+        if not on:
+            return
+        if not self.thresholds.text().strip():
+            self.thresholds.setText(RANKED_DEFAULT_THRESHOLDS)
+        if not self.ranked_picker.specs():
+            try:
+                ks = ",".join(dict.fromkeys(str(k) for k in parse_numbers(self.ks.text(), int, "Values of k", "5, 10")
+                                            if k > 0))
+            except EvalUsageError:
+                ks = ""
+            self.ranked_picker.set_checked({"ndcg_cut": ks, "P": ks, "map": ""})
+        self.check_thresholds()
+        QTimer.singleShot(0, self._scroll_to_ranked)
+
+    def _scroll_to_ranked(self) -> None:
+        from PySide6.QtWidgets import QScrollArea
+
+        parent = self.parentWidget()
+        while parent is not None and not isinstance(parent, QScrollArea):
+            parent = parent.parentWidget()
+        if parent is not None:
+            parent.ensureWidgetVisible(self.ranked_settings, 0, 0)
+            parent.ensureWidgetVisible(self.ranked_check, 0, 0)
 
     def thresholds_problem(self) -> str | None:
         """What is wrong with the relevance thresholds as typed (None: nothing, or ranked measures off)."""
