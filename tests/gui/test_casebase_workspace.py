@@ -215,6 +215,8 @@ def test_linear_and_a_macfac_sweep_equal_the_engine(qtbot, window, monkeypatch):
     pd.testing.assert_frame_equal(grid, wide_table(casebase.outcome.table))
     assert list(grid.columns[:3]) == ["retriever", "filter_size", "k"] and len(grid) == 3
     assert "quality_mueller" in grid.columns and "metric" not in grid.columns
+    model = casebase.table.model
+    assert not any(model._best[:, :3].ravel())                   # the configuration is no contest
     # sortable by clicking a header
     view = casebase.table.view
     column = list(grid.columns).index("quality_mueller")

@@ -44,4 +44,6 @@ def test_ticking_ranked_measures_with_none_ticked_ticks_some_at_the_forms_k(qtbo
     assert {"ndcg_cut_3", "P_3", "map"} <= set(casebase.outcome.table["metric"])
     if os.environ.get("EVALGUI_SHOTS"):
         casebase.results_tabs.setCurrentWidget(casebase.table.page)
+        window.resize(1366, 768)
+        qtbot.wait(50)
         window.grab().save(os.path.join(os.environ["EVALGUI_SHOTS"], "casebase_grid.png"))

@@ -101,8 +101,9 @@ class TableView:
         else:
             grid = wide_table(outcome.table)
             keys = {"retriever", "filter_size", "k"}
-            self.model.set_frame(grid, directions={c: _direction(str(c)) for c in grid.columns if c not in keys},
-                                 integers=keys)
+            # The best of each metric in bold; the configuration columns are no contest.
+            self.model.set_frame(grid, directions={str(c): None if c in keys else _direction(str(c))
+                                                   for c in grid.columns}, integers=keys)
         self.note.setText(" ".join(outcome.warnings))
         self.note.setVisible(bool(outcome.warnings))
 
