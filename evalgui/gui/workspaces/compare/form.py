@@ -165,6 +165,7 @@ class CompareForm(QWidget):
         self.baseline_list.setMaximumHeight(100)
         self.baseline_list.setToolTip("The baselines: every other run is tested against each of them")
         self.baselines_radio.toggled.connect(self.baseline_list.setEnabled)
+        self.baselines_radio.clicked.connect(self._baselines_chosen)
         self.baseline_list.setEnabled(False)
         pairs_layout = QVBoxLayout(pairs_box)
         pairs_layout.addWidget(self.all_pairs_radio)
@@ -325,6 +326,12 @@ class CompareForm(QWidget):
         if source == RUNS:
             return self.session.run_names(self.data.checked_run_paths())
         return (self.scores_runs if source == SCORES else self.ranked_runs).checked()
+
+    def _baselines_chosen(self) -> None:
+        """Chosen by the user with no baseline ticked: the first run is one, so Run has what it needs."""
+        keys = self.baseline_list.keys()
+        if self.baselines_radio.isChecked() and keys and not self.baseline_list.checked():
+            self.baseline_list.set_checked(keys[0], True)
 
     def _refresh_baselines(self) -> None:
         self.baseline_list.set_entries([(r, r) for r in self.run_names()], default=False)
