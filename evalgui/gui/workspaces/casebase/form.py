@@ -361,6 +361,7 @@ class CaseBaseForm(QWidget):
     def _train_picked(self) -> None:
         self.wanted["train"] = self.train_combo.currentData()
         self._fill_ids(self.train_id, self.train_combo.currentData())
+        self.editor.set_case_base(self.train())      # keeps the attributes it has, marks the others
         if self.editor.table.rowCount() == 0 and self.train() is not None:
             self.default_timer.start()
 
