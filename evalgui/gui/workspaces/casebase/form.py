@@ -349,6 +349,7 @@ class CaseBaseForm(QWidget):
             return
         self.id_columns[path] = column
         self._keyed[(path, self.session.version(path), column)] = keyed
+        self.editor.set_case_base(self.train())
         if self.editor.source == DEFAULT_SOURCE:      # the attributes changed: so does the default model
             self.default_model()
         self._refresh_preview_choices()
