@@ -68,6 +68,7 @@ class MeasureForm(QWidget):
         self.context = context
         self.layout_ = QFormLayout(self)
         self.layout_.setContentsMargins(0, 0, 0, 0)
+        self.layout_.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
 
     def parameters(self) -> dict:
         return {}
@@ -329,8 +330,10 @@ class TableForm(MeasureForm):
         self.grid.setVerticalHeaderLabels(names)
         self.grid.setToolTip("Rows: the query's value; columns: the case's value. Empty: 1 for equal values, "
                              "else the similarity of other pairs")
-        self.grid.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.grid.setMinimumHeight(120)
+        self.grid.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.grid.horizontalHeader().setMinimumSectionSize(56)
+        self.grid.verticalHeader().setDefaultSectionSize(24)
+        self.grid.setMinimumHeight(150)
         self.names = names
         for i in range(len(names)):
             for j in range(len(names)):

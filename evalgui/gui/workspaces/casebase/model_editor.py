@@ -28,7 +28,7 @@ from evalgui.gui.workspaces.casebase.measure_forms import (INVALID_BRUSH, MAX_GR
 
 ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT, DELIMITER = range(6)
 SETTINGS = PARAMETERS
-DELIMITER_TIP = "What separates the values of a cell of a set attribute (empty: the case base's, ';')"
+DELIMITER_TIP = "Split at: what separates the values of a cell of a set attribute (empty: the case base's, ';')"
 MODEL_FILES = "Similarity model (*.json);;All files (*)"
 MISSING_BRUSH = QColor("#f5f5f5")
 NEW_BRUSH = QColor("#e8f5e9")
@@ -51,7 +51,7 @@ class ModelEditor(QWidget):
         self._contexts: dict[str, AttributeContext] = {}
         self.table = QTableWidget(0, 6)
         self.table.setObjectName("cbrModelTable")
-        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Settings", "Weight", "Separator"])
+        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Settings", "Weight", "Split at"])
         self.table.horizontalHeaderItem(DELIMITER).setToolTip(DELIMITER_TIP)
         self.table.horizontalHeaderItem(SETTINGS).setToolTip("The measure's settings: choose the row to edit "
                                                              "them below the table")
@@ -59,10 +59,16 @@ class ModelEditor(QWidget):
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         header = self.table.horizontalHeader()
-        for column in (ATTRIBUTE, TYPE, MEASURE, WEIGHT, DELIMITER):
+        for column in (ATTRIBUTE, WEIGHT, DELIMITER):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        # The boxes are narrower than their longest choice so that the settings' summary has room in a narrow form.
+        for column, width in ((TYPE, 95), (MEASURE, 130)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, width)
         header.setSectionResizeMode(SETTINGS, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(60)
         self.table.setMinimumHeight(160)
+        self.table.setWordWrap(False)                    # a long summary elides; its tooltip has it whole
         self.table.currentCellChanged.connect(lambda row, *_: self.show_settings(row))
         self.settings_box = QGroupBox("Settings")
         self.settings_box.setObjectName("cbrMeasureSettings")
@@ -70,6 +76,7 @@ class ModelEditor(QWidget):
         self.nothing = QLabel("Choose an attribute in the table to see its measure's settings.")
         self.stack.addWidget(self.nothing)
         QVBoxLayout(self.settings_box).addWidget(self.stack)
+        self.settings_box.setMinimumHeight(230)          # the tallest form (a grid, the curve) whole
         self.problem_label = QLabel()
         self.problem_label.setObjectName("cbrModelProblem")
         self.problem_label.setWordWrap(True)
@@ -146,7 +153,7 @@ class ModelEditor(QWidget):
         delimiter = QLineEdit(a.delimiter or "")
         delimiter.setPlaceholderText(";")
         delimiter.setMaxLength(8)
-        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Separator") + 16)
+        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Split at") + 12)
         delimiter.setToolTip(DELIMITER_TIP)
         delimiter.setEnabled(a.type == "set")
         self.table.setCellWidget(row, DELIMITER, delimiter)
@@ -340,7 +347,7 @@ class ModelEditor(QWidget):
             summary.setText(reason or form.summary())
             summary.setBackground(INVALID_BRUSH if reason else QColor(Qt.GlobalColor.transparent))
             summary.setForeground(QColor("#c62828") if reason else self.table.palette().text())
-            summary.setToolTip(reason or "Choose the row to edit the settings below the table")
+            summary.setToolTip((reason or form.summary()) + "\n(choose the row to edit the settings below the table)")
         self.problem_label.setText(problem or "")
         self.problem_label.setVisible(bool(problem))
         self.changed.emit()
