@@ -160,6 +160,8 @@ def test_a_new_case_base_starts_one_preview(qtbot, window, monkeypatch):
     start_side_job = casebase.start_side_job
     monkeypatch.setattr(casebase, "start_side_job", lambda key, *args: (started.append(key), start_side_job(key, *args)))
     load(qtbot, window, [CBR / "cars.csv"])
+    # the default model comes at the next turn of the event loop (it may come after files_loaded)
+    qtbot.waitUntil(lambda: casebase.form.editor.table.rowCount() > 0, timeout=10_000)
     _preview_settled(qtbot, casebase)
     assert started == ["preview"]
     assert casebase.form.editor.table.rowCount() == 9 and casebase.form.preview.global_similarity() == 1.0

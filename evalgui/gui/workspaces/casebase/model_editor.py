@@ -261,8 +261,9 @@ class ModelEditor(QWidget):
                 if name not in have:
                     self._add_row(AttributeModel(name, kind, MEASURES_BY_TYPE[kind][0]))
                     self.added.add(name)
-        self._mark_rows()
-        self._edited()
+        if self.table.rowCount():            # no model yet: nothing to mark, nothing changed
+            self._mark_rows()
+            self._edited()
 
     def _mark_rows(self) -> None:
         cb = self.case_base
