@@ -109,6 +109,14 @@ def test_threshold_form(editor):
     assert editor.table.item(editor.row_of("power"), SETTINGS).text() == "similar within 15"
 
 
+def test_another_measure_and_back_keeps_the_settings(editor):
+    editor.form("power").alpha.setValue(0.3)
+    _choose_measure(editor, "power", "linear")
+    assert _model(editor)["power"].parameters == {}
+    _choose_measure(editor, "power", "exponential")
+    assert editor.form("power").alpha.value() == 0.3 and _model(editor)["power"].parameters == {"alpha": 0.3}
+
+
 def test_levenshtein_case_checkbox(editor):
     form = editor.form("model")
     assert not form.case_sensitive.isChecked()

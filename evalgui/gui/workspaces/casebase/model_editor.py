@@ -49,6 +49,7 @@ class ModelEditor(QWidget):
         self.missing: set[str] = set()   # attributes the train case base does not have
         self.added: set[str] = set()     # attributes a new train case base brought
         self._contexts: dict[str, AttributeContext] = {}
+        self._earlier: dict[tuple[str, str], dict] = {}     # (attribute, measure) -> the settings it was left with
         self.table = QTableWidget(0, 6)
         self.table.setObjectName("cbrModelTable")
         self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Settings", "Weight", "Split at"])
@@ -110,6 +111,7 @@ class ModelEditor(QWidget):
     def set_model(self, model: SimilarityModel) -> None:
         self.source = model.source
         self.added = set()
+        self._earlier = {}
         self._clear()
         for a in model.attributes:
             self._add_row(a)
@@ -174,12 +176,15 @@ class ModelEditor(QWidget):
         return form
 
     def _measure_changed(self, combo: QComboBox) -> None:
-        """Another measure: its own form, at its defaults (the same measure again keeps its settings)."""
+        """Another measure: its own form, at its defaults or as it was when last left (until another model)."""
         row = next(r for r in range(self.table.rowCount()) if self.widget(r, MEASURE) is combo)
         old = self.forms[row]
         if old.measure != combo.currentData() or not old.measure:
             name = self.table.item(row, ATTRIBUTE).text()
-            self.forms[row] = self._new_form(name, combo.currentData(), {})
+            if old.measure and old.problem() is None:          # back to it later: its settings again
+                self._earlier[(name, old.measure)] = old.parameters()
+            self.forms[row] = self._new_form(name, combo.currentData(),
+                                             self._earlier.get((name, combo.currentData()), {}))
             self.stack.removeWidget(old)
             old.deleteLater()
             if self.table.currentRow() == row:
