@@ -186,3 +186,6 @@ def test_trec_eval_prefs_judgments_are_their_own_kind_and_say_where_they_are_use
     assert loaded.summary == {"queries": 2, "judgment groups": 2, "judged": 3}
     assert loaded.record.describe(loaded.summary) == "2 queries, 2 judgment groups, 3 judged"
     assert any("trec_eval" in w for w in loaded.warnings)       # what they are for, shown with ⚠
+    # a run that lost its tag column is not taken for preferences
+    run = write(tmp_path, "untagged.run", "1 Q0 d1 1 2.5\n1 Q0 d2 2 1\n")
+    assert all(k.name != "preference judgments" for k, _ in inputs.claims(run))

@@ -16,6 +16,8 @@ NOT_IN_WINDOW = ("no workspace of the window evaluates preference judgments yet;
 def sniff(head: FileHead) -> Claim:
     if head.format != "trec" or len(head.tokens) != 5:
         return Claim(0.0)
+    if head.tokens[1].upper() == b"Q0":         # a run that lost its tag column, not judgments
+        return Claim(0.0)
     try:
         float(head.tokens[4])
     except ValueError:
