@@ -109,6 +109,29 @@ COLUMN_LABELS = {
 }
 
 
+# Columns that count things (shown without decimals), p-values, and values in percent.
+COUNT_COLUMNS = frozenset({
+    "n_queries", "wins", "losses", "ties", "systemCount", "entityCount", "splitCount", "iterations", "set_size",
+    "hits", "k", "filter_size", "pairs", "significant_pairs", "sets", "num_q", "num_ret", "num_rel", "num_rel_ret",
+    "NumQ", "NumRet", "NumRel", "NumRelRet", "rank_in_retriever", "rank_in_ground_truth", "rank", "queries",
+    "position", "repetitions", "repetition", "samples", "seed", "cells", "better", "worse", "equal",
+    "significant_wins", "significant_losses"})
+P_COLUMNS = frozenset({"p_value", "p_adjusted", "p"})
+PERCENT_COLUMNS = frozenset({"error_rate", "tie_rate", "error_rate_sd", "tie_rate_sd", "discriminative_power",
+                             "flipped_pairs", "judgments_kept", "sign_agreement"})
+
+
+def column_kind(name: str) -> str:
+    """How a column's numbers read: "count", "p", "percent" or "real"."""
+    if name in COUNT_COLUMNS:
+        return "count"
+    if name in P_COLUMNS:
+        return "p"
+    if name in PERCENT_COLUMNS:
+        return "percent"
+    return "real"
+
+
 def column_label(name: str, naming: str = PAPER, labels: dict[str, str] | None = None) -> str:
     """A table header for machine column ``name``: ``labels`` (the table's own map) first, then
     :data:`COLUMN_LABELS`, then the measure's name in the chosen naming."""
@@ -117,6 +140,18 @@ def column_label(name: str, naming: str = PAPER, labels: dict[str, str] | None =
     if name in COLUMN_LABELS:
         return COLUMN_LABELS[name]
     return measure_label(name, naming)
+
+
+_PROPER = {"jaccard": "Jaccard", "levenshtein": "Levenshtein", "mueller": "Müller", "stromer": "Stromer",
+           "euclidean": "Euclidean", "manhattan": "Manhattan", "hamming": "Hamming", "cosine": "cosine"}
+
+
+def plain_words(name: str) -> str:
+    """A snake_case name as words: ``token_jaccard_index`` -> "Token Jaccard index"."""
+    words = [_PROPER.get(w, w) for w in name.split("_") if w]
+    if not words:
+        return name
+    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
 
 
 def label(text: str, naming: str = PAPER) -> str:
@@ -137,8 +172,9 @@ def is_missing(value) -> bool:
 
 
 def format_number(value, *, precision: int = 4, kind: str = "real") -> str:
-    """``kind``: "real" (fixed ``precision`` decimals), "count" (an integer: 3, 1,200), "percent"
-    (a share in [0, 1] shown as 12.5 %), "p" (see :func:`format_p`). Undefined: "–"."""
+    """``kind``: "real" (fixed ``precision`` decimals), "count" (an integer: 3, 1,200), "share"
+    (a share in [0, 1] shown as 12.50 %), "percent" (a value already in percent: 12.5 -> 12.50 %),
+    "p" (see :func:`format_p`). Undefined: "–"."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if is_missing(value):
@@ -152,8 +188,10 @@ def format_number(value, *, precision: int = 4, kind: str = "real") -> str:
         return "∞" if value > 0 else "−∞"
     if kind == "count":
         return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.{precision}f}"
-    if kind == "percent":
+    if kind == "share":
         return f"{100 * value:.{max(precision - 2, 1)}f} %"
+    if kind == "percent":
+        return f"{value:.{max(precision - 2, 1)}f} %"
     if kind == "p":
         return format_p(value)
     if isinstance(value, int):

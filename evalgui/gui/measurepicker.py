@@ -110,7 +110,7 @@ class MeasurePicker(QWidget):
         super().__init__(parent)
         self.registry = registry
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Search measures (name, ir_measures name, description)…")
+        self.search.setPlaceholderText("Search measures (name as in papers or in trec_eval, description)…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._filter)
         self.tree = QTreeWidget(self)

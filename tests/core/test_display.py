@@ -57,7 +57,9 @@ def test_headers_are_plain_words():
 def test_numbers_read_as_numbers():
     assert D.format_number(3.0, kind="count") == "3"
     assert D.format_number(1200, kind="count") == "1,200"
-    assert D.format_number(0.125, kind="percent") == "12.50 %"
+    assert D.format_number(0.125, kind="share") == "12.50 %"
+    assert D.format_number(12.5, kind="percent") == "12.50 %"
+    assert D.column_kind("systemCount") == "count" and D.column_kind("p_adjusted") == "p"
     assert D.format_number(0.123456) == "0.1235"
     assert D.format_number(float("nan")) == "–"
     assert D.format_number(None) == "–"
@@ -87,3 +89,9 @@ def test_core_display_imports_no_qt():
 
     code = "import evalgui.core.display, sys; assert not [m for m in sys.modules if 'PySide' in m or 'Qt' in m]"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_snake_case_names_as_words():
+    assert D.plain_words("token_jaccard_index") == "Token Jaccard index"
+    assert D.plain_words("normalized_levenshtein") == "Normalized Levenshtein"
+    assert D.plain_words("linear") == "Linear"

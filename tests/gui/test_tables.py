@@ -252,7 +252,8 @@ def test_a_shared_best_value_is_not_bold_and_nan_never(qtbot):
     model = DataFrameModel(pd.DataFrame({"run": ["a", "b", "c"], "x": [0.5, 0.5, 0.1], "y": [math.nan, 0.2, 0.3]}))
     bold = [[bool(model.data(model.index(r, c), Qt.ItemDataRole.FontRole)) for c in range(3)] for r in range(3)]
     assert bold == [[False, False, False], [False, False, False], [False, False, True]]
-    assert model.data(model.index(0, 2), Qt.ItemDataRole.DisplayRole) == ""
+    assert model.data(model.index(0, 2), Qt.ItemDataRole.DisplayRole) == "–"        # never "nan"
+    assert model.data(model.index(0, 2), Qt.ItemDataRole.ToolTipRole).startswith("Undefined")
 
 
 # ---------------------------------------------------------------------------- filter and sort

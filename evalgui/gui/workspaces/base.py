@@ -115,6 +115,9 @@ class Workspace(QWidget):
         self._side_workers: dict[str, Worker] = {}    # small jobs where the latest request wins
         self._abandoned: set[Worker] = set()
         self._last_job_succeeded = False
+        from evalgui.gui.naming import NAMING
+
+        NAMING.changed.connect(self.naming_changed)
 
     # ------------------------------------------------------------ layout
     def lay_out(self, form: QWidget, results: QWidget, *, form_min_width: int = 290,
@@ -283,6 +286,17 @@ class Workspace(QWidget):
                 # a bare "Done", or the count it had reached when it failed): the status line says it.
                 self.status_message.emit(self.progress_label.text())
             self.job_finished()
+
+    def naming_changed(self, _naming: str) -> None:
+        """View ▸ Measure names changed: redraw what shows measure names (tables follow by themselves)."""
+        if self.has_results():
+            for view in getattr(self, "views", ()):
+                for combo in getattr(view, "choices", list)():
+                    combo.remember()
+            self._refresh_views()
+
+    def _refresh_views(self) -> None:
+        pass
 
     def job_finished(self) -> None:
         """Called on the GUI thread after the main job ended, whatever the outcome."""

@@ -35,8 +35,10 @@ class Checklist(QListWidget):
         greyed = set(greyed)
         self.blockSignals(True)
         self.clear()
+        from evalgui.gui.naming import label
+
         for key, text in entries:
-            row = QListWidgetItem(text)
+            row = QListWidgetItem(label(text))      # a measure or metric in the window's naming
             row.setData(_KEY, key)
             row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             if key in greyed:

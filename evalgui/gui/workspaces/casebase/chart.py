@@ -15,6 +15,7 @@ from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 from evalgui.gui.workspaces.casebase.engine import SECONDS, TIMING
+from evalgui.gui.naming import label as shown_name
 
 
 def sweep_points(table, metric: str, retriever: str):
@@ -109,8 +110,8 @@ class ChartTab(LazyView):
                 text.setPos(float(sx), float(sy))
                 item.addItem(text)
                 self.labels.append(text)
-        item.setLabel("left", metric)
-        item.setTitle(f"{metric} vs time, {len(x)} MAC/FAC pair(s)", size="10pt")
+        item.setLabel("left", shown_name(metric))
+        item.setTitle(f"{shown_name(metric)} vs time, {len(x)} MAC/FAC pair(s)", size="10pt")
         item.enableAutoRange()
         item.getViewBox().setDefaultPadding(0.1)
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialo
                                QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, MEASURES_BY_TYPE
+from evalgui.core.display import plain_words
 from evalgui.core.cbr.model import TYPES, AttributeModel, SimilarityModel
 from evalgui.core.errors import EvalInputError
 from evalgui.gui.measurepicker import mark_invalid
@@ -50,7 +51,7 @@ class ModelEditor(QWidget):
         self.table = QTableWidget(0, 6)
         self.table.setObjectName("cbrModelTable")
         # "Sep.": the delimiter's column is as narrow as one character needs, so that parameters have room.
-        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Parameters", "Weight", "Sep."])
+        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Parameters", "Weight", "Separator"])
         self.table.horizontalHeaderItem(DELIMITER).setToolTip(DELIMITER_TIP)
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
@@ -117,7 +118,7 @@ class ModelEditor(QWidget):
         delimiter = QLineEdit(a.delimiter or "")
         delimiter.setPlaceholderText(";")
         delimiter.setMaxLength(8)
-        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Sep.") + 16)
+        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Separator") + 16)
         delimiter.setToolTip(DELIMITER_TIP)
         delimiter.setEnabled(a.type == "set")
         self.table.setCellWidget(row, DELIMITER, delimiter)
@@ -134,7 +135,7 @@ class ModelEditor(QWidget):
         combo.blockSignals(True)
         combo.clear()
         for name in MEASURES_BY_TYPE.get(kind, ()):
-            combo.addItem(name, name)
+            combo.addItem(plain_words(name), name)
             combo.setItemData(combo.count() - 1, LOCAL_SIMILARITIES[name].help_text, Qt.ItemDataRole.ToolTipRole)
         if chosen is not None and combo.findData(chosen) < 0:     # a file's measure that does not fit: shown
             combo.addItem(chosen, chosen)
