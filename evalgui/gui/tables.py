@@ -432,7 +432,7 @@ class FrameTableView(QTableView):
             frame = self.exported(format_from_path(path))
             if frame.empty:         # never an empty file
                 raise ValueError("there is nothing to export yet")
-            export_frame(frame, path)
+            export_frame(with_measure_names(frame), path)
 
         export_dialog(self, self.name, TABLE_FORMATS, write, title=f"Export {self.name}")
 
@@ -514,6 +514,19 @@ def with_extension(path: str, chosen_filter: str) -> str:
     from evalgui.gui.exporting import with_extension as add_extension
 
     return add_extension(path, chosen_filter)
+
+
+def with_measure_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its measure and metric columns' values in the window's naming (View ▸ Measure
+    names): both namings are what evalgui-cli reads. Column names stay the machine ones."""
+    columns = [c for c in frame.columns if str(c) in NAME_COLUMNS and frame[c].dtype == object]
+    if not columns:
+        return frame
+    chosen = naming.current()
+    frame = frame.copy()
+    for column in columns:
+        frame[column] = frame[column].map(lambda v: display.measure_label(v, chosen) if isinstance(v, str) else v)
+    return frame
 
 
 def export_frame(frame: pd.DataFrame, path: str) -> None:

@@ -81,6 +81,8 @@ class TableView:
             self.model.set_frame(pd.DataFrame())
             self.report.setText("")
             return
+        # A randomization or bootstrap test's p of 0 reads "< 1/B": B resamples show no smaller p.
+        self.model.resamples = comparison.provenance().get("samples") or None
         self.model.set_frame(comparison.table, directions=None)
         self.report.setText(describe(comparison))
 
