@@ -199,7 +199,7 @@ def test_row_labels_stay_in_sight_when_a_wide_summary_scrolls_right(qtbot, wide_
     assert view.columnViewportPosition(0) < -view.columnWidth(0) + 5  # the table's own run column is out of sight
     assert [_cell_at_left_edge(view, r) for r in range(4)] == list(SYNTHETIC_RUNS)
     header, text = _header_at_left_edge(view)
-    assert text == "run"
+    assert text == "Run"
 
     # Its header sorts the table; copy and export still have the run column.
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(10, header.height() // 2))
@@ -425,4 +425,4 @@ def test_differences_are_drawn_again_only_when_the_chosen_pair_changes(qtbot, de
     assert drawn == []
     view.measure.setCurrentIndex(view.measure.findData("P_10"))
     assert drawn == [(view.run.currentData(), view.baseline.currentData())]
-    assert view.chart.getPlotItem().getAxis("left").labelText.startswith("P_10")
+    assert view.chart.getPlotItem().getAxis("left").labelText.startswith("P@10")
