@@ -519,7 +519,7 @@ def with_extension(path: str, chosen_filter: str) -> str:
 def with_measure_names(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame with its measure and metric columns' values in the window's naming (View ▸ Measure
     names): both namings are what evalgui-cli reads. Column names stay the machine ones."""
-    columns = [c for c in frame.columns if str(c) in NAME_COLUMNS and frame[c].dtype == object]
+    columns = [c for c in frame.columns if str(c) in NAME_COLUMNS and frame[c].dtype.kind not in "fiub"]
     if not columns:
         return frame
     chosen = naming.current()
