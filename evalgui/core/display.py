@@ -93,8 +93,10 @@ COLUMN_LABELS = {
     "power": "Power", "alpha": "α", "spread": "Spread", "rank": "Rank",
     # measure stability (the Ranking Evaluation Tool's names)
     "systemCount": "Systems", "entityCount": "Entities", "splitCount": "Queries (splits)",
+    "method": "Measure", "norm": "As asked for", "correlation": "Correlation", "stddev corr": "Correlation (SD)",
+    "cutoff": "Cut-off", "asl": "Significant pairs (bootstrap)", "decisions": "Decided pairs",
     "errRate": "Error rate", "stddev errRate": "Error rate (SD)", "tieRate": "Tie rate",
-    "stddev tieRate": "Tie rate (SD)", "relRate": "Relative error rate", "tRate": "Tie-corrected rate",
+    "stddev tieRate": "Tie rate (SD)", "relRate": "Entities used", "tRate": "Significant pairs (t-test)",
     "estDiff": "Difference required", "swapDiffMin": "Swap difference (min)",
     "swapDiffMax": "Swap difference (max)", "iterations": "Iterations", "total": "Total",
     # case-based retrieval
@@ -118,7 +120,10 @@ COUNT_COLUMNS = frozenset({
     "significant_wins", "significant_losses"})
 P_COLUMNS = frozenset({"p_value", "p_adjusted", "p"})
 PERCENT_COLUMNS = frozenset({"error_rate", "tie_rate", "error_rate_sd", "tie_rate_sd", "discriminative_power",
-                             "flipped_pairs", "judgments_kept", "sign_agreement"})
+                             "flipped_pairs", "judgments_kept", "sign_agreement",
+                             # measure stability's (the Ranking Evaluation Tool's) percentages
+                             "errRate", "stddev errRate", "tieRate", "stddev tieRate", "tRate", "relRate", "asl",
+                             "decisions"})
 
 
 def column_kind(name: str) -> str:

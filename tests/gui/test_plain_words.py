@@ -54,7 +54,7 @@ def visible_texts(root) -> list[tuple[str, str]]:
     table headers (both directions), plot axis labels and legends."""
     import pyqtgraph as pg
     from PySide6.QtWidgets import (QAbstractButton, QComboBox, QGroupBox, QLabel, QLineEdit,
-                                   QListWidget, QTableView, QTabWidget)
+                                   QListWidget, QTableView, QTabWidget, QTreeWidget)
 
     texts = []
     for widget in [root, *root.findChildren(QWidget_())]:
@@ -83,6 +83,10 @@ def visible_texts(root) -> list[tuple[str, str]]:
             # The words in the cells (measure names, labels), not the numbers.
             texts += [(name + " cell", str(model.index(r, c).data() or ""))
                       for r in range(min(model.rowCount(), 50)) for c in range(model.columnCount())]
+        if isinstance(widget, QTreeWidget):
+            header = widget.headerItem()
+            texts += [(name + " header", header.text(c)) for c in range(widget.columnCount())]
+            texts += [(name + " group", widget.topLevelItem(i).text(0)) for i in range(widget.topLevelItemCount())]
         if isinstance(widget, pg.PlotWidget):
             item = widget.getPlotItem()
             for side in ("left", "bottom"):
