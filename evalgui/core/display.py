@@ -177,7 +177,7 @@ def is_missing(value) -> bool:
 
 
 def format_number(value, *, precision: int = 4, kind: str = "real") -> str:
-    """``kind``: "real" (fixed ``precision`` decimals), "count" (an integer: 3, 1,200), "share"
+    """``kind``: "real" (fixed ``precision`` decimals), "count" (an integer: 3, 1200), "share"
     (a share in [0, 1] shown as 12.50 %), "percent" (a value already in percent: 12.5 -> 12.50 %),
     "p" (see :func:`format_p`). Undefined: "–"."""
     if isinstance(value, bool):
@@ -192,7 +192,7 @@ def format_number(value, *, precision: int = 4, kind: str = "real") -> str:
     if isinstance(value, float) and math.isinf(value):
         return "∞" if value > 0 else "−∞"
     if kind == "count":
-        return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.{precision}f}"
+        return f"{value:.0f}" if float(value).is_integer() else f"{value:.{precision}f}"
     if kind == "share":
         return f"{100 * value:.{max(precision - 2, 1)}f} %"
     if kind == "percent":
@@ -200,7 +200,7 @@ def format_number(value, *, precision: int = 4, kind: str = "real") -> str:
     if kind == "p":
         return format_p(value)
     if isinstance(value, int):
-        return f"{value:,}" if abs(value) >= 10_000 else str(value)
+        return str(value)
     return f"{value:.{precision}f}"
 
 

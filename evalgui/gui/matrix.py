@@ -273,9 +273,13 @@ class MatrixModel(QAbstractTableModel):
         otherwise)."""
         return f"{float(self._values[row, column]):.{self.precision}f}"
 
+    # What an empty cell off the diagonal reads. Blank by default: in most matrices an empty cell is a pair
+    # not compared or given no mark; a matrix whose empty cells are undefined values sets display.MISSING.
+    undefined_text = ""
+
     def _empty_text(self, row: int, column: int) -> str:
-        """A masked cell (the diagonal) is blank; an undefined value reads "–" (its tooltip says why)."""
-        return "" if self.masked(row, column) else display.MISSING
+        """A masked cell (the diagonal) is blank; an empty one reads ``undefined_text``."""
+        return "" if self.masked(row, column) else self.undefined_text
 
     def display_text(self, row: int, column: int) -> str:
         if self.value(row, column) is None:
@@ -291,7 +295,7 @@ class MatrixModel(QAbstractTableModel):
             return self._tooltips[row][column]
         value = self.value(row, column)
         if value is None:
-            return None if self.masked(row, column) else display.why_missing("")
+            return display.why_missing("") if self.undefined_text and not self.masked(row, column) else None
         return f"{naming.label(self._row_labels[row])} · {naming.label(self._column_labels[column])}: {value!r}"
 
     def row_label(self, row: int) -> str:

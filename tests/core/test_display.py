@@ -56,7 +56,7 @@ def test_headers_are_plain_words():
 
 def test_numbers_read_as_numbers():
     assert D.format_number(3.0, kind="count") == "3"
-    assert D.format_number(1200, kind="count") == "1,200"
+    assert D.format_number(1200, kind="count") == "1200"
     assert D.format_number(0.125, kind="share") == "12.50 %"
     assert D.format_number(12.5, kind="percent") == "12.50 %"
     assert D.column_kind("systemCount") == "count" and D.column_kind("p_adjusted") == "p"

@@ -222,7 +222,11 @@ def test_stability_equals_the_engine_with_its_points_curves_and_matrix(qtbot, wi
     targets = dict(metaeval.export_targets())
     _save_as(monkeypatch, tmp_path / "stability.csv")
     targets["Meta-evaluation table…"]()
-    _frame_equal(pd.read_csv(tmp_path / "stability.csv"), expected.table)
+    from evalgui.core.display import paper_name
+
+    # the measure column as the window names measures (View ▸ Measure names: papers by default)
+    _frame_equal(pd.read_csv(tmp_path / "stability.csv"), expected.table.assign(
+        measure=expected.table["measure"].map(paper_name)))
     for ext, marker in ((".tex", "\\begin{tabular}"), (".md", "| measure")):
         _save_as(monkeypatch, tmp_path / f"stability{ext}")
         targets["Meta-evaluation table…"]()

@@ -74,7 +74,7 @@ def test_export_per_query_csv_through_the_dialog_and_export_frame(qtbot, demo, t
     _save_as(monkeypatch, path)
     demo.per_query.view.export_dialog()
     back = _read_csv(path, dtype={"query": str, "measure": str})
-    assert list(back.columns) == ["run", "query", "measure", "value"] and set(back["measure"]) == {"map"}
+    assert list(back.columns) == ["run", "query", "measure", "value"] and set(back["measure"]) == {"AP"}   
     wide = back.pivot(index="query", columns="run", values="value").reset_index()[list(frame.columns)]
     pd.testing.assert_frame_equal(wide.rename_axis(columns=None), _as_exported(frame), check_exact=True,
                                   check_dtype=False)
