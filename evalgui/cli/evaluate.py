@@ -18,21 +18,32 @@ def add_arguments(p) -> None:
                    help="measure to compute; repeatable (default: official)")
     p.add_argument("--per-query", action="store_true", help="include one row per query, not only 'all'")
     add_output_options(p)
-    p.add_argument("--topic", metavar="ID", help="query id for a qrels file that is a plain list of relevant documents")
+    p.add_argument("--topic", metavar="ID", help="query id for a qrels file that is a plain list of relevant documents; "
+                        "with other qrels, evaluate this query only")
     add_trec_options(p)
+    p.add_argument("--ndeval-rank-order", action="store_true",
+                   help="diversity measures (alpha_nDCG...): rank each query's documents by the run's rank column, "
+                        "as ndeval does by default (default: by score, then docno descending: ndeval -traditional)")
 
 
 def run(args) -> int:
     for_one_pass()
     from evalgui.core.inputs import kind
+    from evalgui.core.ranked.diversity import subtopic_warning
     from evalgui.core.ranked.evaluate import evaluate_columns, runs_sharing_no_query
     from evalgui.core.ranked.specs import parse_measures
 
     fmt = output_format(args)
     requests = parse_measures(args.measures or ["official"])
     options = eval_options(args)
+    if args.ndeval_rank_order:
+        from dataclasses import replace
+
+        options = replace(options, diversity_order="rank")
     qrels = kind("qrels").read(args.qrels, topic=args.topic)
     runs = [kind("run").read(path) for path in args.runs]
+    if (mismatch := subtopic_warning(qrels, requests)) is not None:
+        warn(mismatch)
     # Without -c a run sharing no query with the qrels scores 0 everywhere: say so once, not per query.
     lonely = set() if options.complete else {id(run) for run in runs_sharing_no_query(qrels, runs)}
     if lonely and len(lonely) == len(runs):

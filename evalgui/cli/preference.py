@@ -8,7 +8,8 @@ NAME = "preference"
 HELP = "Recall-Paired Preference for every two runs"
 DESCRIPTION = ("Compares every two runs query by query, from where each ranks the relevant documents: "
                "Recall-Paired Preference (rpp, dcgrpp, invrpp; Diaz & Ferraro 2022) and lexicographic recall "
-               "and precision (lexirecall, lexiprecision). One row per pair of runs, in the order given; a "
+               "and precision (lexirecall, lexiprecision); with subtopic qrels, RPP per subtopic (st_rpp, "
+               "st_rpp_rel). One row per pair of runs, in the order given; a "
                "positive value prefers run_a. --test adds whether each pair's mean preference differs from 0 "
                "(one-sample tests on the per-query preferences, corrected per measure over the pairs); "
                "--matrix writes the run x run matrix of mean preferences instead, --ranking the runs ranked by "
@@ -18,7 +19,7 @@ DESCRIPTION = ("Compares every two runs query by query, from where each ranks th
 TEST_COLUMNS = ("ci_low", "ci_high", "effect_size", "p_value", "p_adjusted", "significant", "wins", "ties", "losses",
                 "n_queries", "test", "samples", "seed", "correction", "alpha", "queries", "binary_threshold")
 # The family's records, named here so that --help does not import the engine (a test keeps them equal).
-MEASURES = ("rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision")
+MEASURES = ("rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision", "st_rpp", "st_rpp_rel")
 
 
 def add_arguments(p) -> None:
@@ -27,7 +28,8 @@ def add_arguments(p) -> None:
 
     add_params(p, PreferenceRequest, positional=("qrels", "runs"), skip=("baselines",), overrides={
         "runs": {"nargs": "+"},
-        "measures": {"help": f"preference to compute, repeatable: {', '.join(MEASURES)} (default: all)"},
+        "measures": {"help": f"preference to compute, repeatable: {', '.join(MEASURES)} (default: all; st_rpp "
+                             "and st_rpp_rel, subtopic RPP, only with subtopic qrels)"},
         "binary_threshold": {"help": "grade >= N is relevant, grades not told apart (default: every grade >= 1 "
                                      "is relevant and RPP averages over the grade levels)"},
         "test": {"help": "test whether each pair's mean preference is 0, on its per-query preferences (one-sample: "

@@ -44,7 +44,10 @@ def run(args) -> int:
     run = kind("run").read(args.run)
     if args.rel_format == "qrels":
         from evalgui.core.ranked.evaluate import evaluate_run
+        from evalgui.core.ranked.diversity import subtopic_warning
         qrels = kind("qrels").read(args.qrels)
+        if (mismatch := subtopic_warning(qrels, requests)) is not None:
+            warn(mismatch)
         result = evaluate_run(qrels, run, requests, options)
         _warn_all_negative(qrels, result)
     elif args.rel_format == "qrels_jg":

@@ -38,7 +38,12 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[str]:
     if existing is not None and stat.S_ISDIR(existing.st_mode):
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", shown)
     if existing is not None and not stat.S_ISREG(existing.st_mode):
-        yield shown
+        try:
+            yield shown
+        except OSError as exc:             # /dev/full: a write error names no file
+            if exc.filename is None and exc.errno is not None:
+                raise type(exc)(exc.errno, exc.strerror, shown) from exc
+            raise
         return
     path = os.path.realpath(shown)
     folder = os.path.dirname(path)
@@ -64,7 +69,8 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[str]:
             os.unlink(tmp)
         except OSError:
             pass
-        if isinstance(exc, OSError) and exc.filename == tmp and exc.errno is not None:
+        # A full disk or a file-size limit (write() names no file): the output's name, not the temporary one's.
+        if isinstance(exc, OSError) and exc.filename in (tmp, None) and exc.errno is not None:
             raise type(exc)(exc.errno, exc.strerror, shown) from exc
         raise
 

@@ -85,3 +85,10 @@ NO_STATE = JobState()
 
 def state_or_default(state: JobState | None) -> JobState:
     return NO_STATE if state is None else state
+
+
+def check_cap(what: str, value: int, cap: int, protects: str) -> None:
+    """Every number that sizes a job has a ceiling: refuse ``value`` above ``cap`` (ValueError) with a
+    message that says what the ceiling protects (memory, the running time)."""
+    if value > cap:
+        raise ValueError(f"{what} can be at most {cap:,}, not {value:,} (a limit that protects {protects})")

@@ -60,7 +60,7 @@ class Session(QObject):
         return next((i for i in self._items if i.path == path), None)
 
     def of_kind(self, kind: str) -> list[LoadedInput]:
-        return [i for i in self._items if i.kind == kind]
+        return [i for i in self._items if i.kind == kind or i.record.acts_as == kind]
 
     def version(self, path: str) -> int | None:
         """Which load of ``path`` the session holds (None: not loaded); reading the file again changes it."""

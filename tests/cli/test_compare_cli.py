@@ -98,6 +98,10 @@ def test_paper_table(capsys, tmp_path):
     (["RUN2", "-m", "AP", "--samples", "0"], "samples"),
     (["RUN2", "-m", "AP", "--paper"], "--paper writes LaTeX or Markdown"),
     (["RUN2", "-m", "runid"], "'runid' is text"),
+    (["RUN2", "-m", "AP", "--test", "bootstrap", "--samples", "100000000000"],
+     "--samples 100000000000: must be at most 10,000,000 (a limit that protects the running time)"),
+    (["RUN2", "-m", "AP", "--tie-tolerance", "nan"], "--tie-tolerance nan: 'nan' is not a finite number"),
+    (["RUN2", "-m", "AP", "--tie-tolerance", "inf"], "--tie-tolerance inf: 'inf' is not a finite number"),
 ])
 def test_bad_requests_exit_2_with_one_line(capsys, argv, needle):
     argv = [str(RUNS[1]) if a == "RUN2" else a for a in argv]
@@ -116,3 +120,14 @@ def test_scores_file_problems(capsys, tmp_path):
     assert status == 2 and "with --scores" in err[0]
     status, out, err = run_cli(capsys, "compare", "--scores", scores, "--test", "sign")
     assert status == 0 and table(out).loc[0, "p_value"] == 1.0
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey"])
+def test_one_query_leaves_p_empty_with_a_warning(capsys, tmp_path, test):
+    scores = write(tmp_path, "one.csv", "run,query,measure,value\na,1,AP,0.5\nb,1,AP,0.4\nc,1,AP,0.1\n")
+    status, out, err = run_cli(capsys, "compare", "--scores", scores, "--test", test)
+    frame = table(out)
+    assert status == 0 and frame["p_value"].isna().all() and frame["p_adjusted"].isna().all()
+    assert ",,," in out.splitlines()[1] or out.splitlines()[1].count(",,") >= 1     # empty cells in the CSV
+    assert not frame["significant"].any()
+    assert len(err) == 1 and "only one query" in err[0] and "undefined" in err[0], err

@@ -134,6 +134,17 @@ def test_queries_every_run_has_or_zero_filled_with_c(capsys, tmp_path):
     (["--experiment", "agreement", "-m", "runid"], "'runid' is text"),
     (["--experiment", "agreement", "-m", "num_q"], "'num_q' has no per-query numbers"),
     (["--experiment", "agreement", "-m", "nosuch"], "nosuch"),
+    (["--experiment", "stability", "--sets", "100000000000"],
+     "the number of query sets can be at most 10,000,000, not 100,000,000,000 (a limit that protects the running "
+     "time)"),
+    (["--experiment", "stability", "--repetitions", "100000"], "repetitions can be at most 10,000, not 100,000"),
+    (["--experiment", "stability", "--sets", "1000000", "--repetitions", "1000"],
+     "query sets x repetitions can be at most 100,000,000"),
+    (["--experiment", "stability", "--replacement", "--set-size", "10000000"], "a query-set size can be at most"),
+    (["--experiment", "robustness", "--repetitions", "5000"], "(a limit that protects memory and the running time"),
+    (["--experiment", "robustness", "--repetitions", "1000", "--fractions", ",".join(["0.5"] * 101)],
+     "fractions x repetitions can be at most 100,000, not 101,000"),
+    (["--experiment", "power", "--samples", "100000000000"], "the number of samples can be at most 10,000,000"),
 ])
 def test_bad_requests_exit_2_with_one_line(capsys, argv, needle):
     status, out, err = run_cli(capsys, "metaeval", QRELS, *RUNS[:2], "-m", "AP", *argv)

@@ -91,7 +91,7 @@ def test_formats_and_output_file(capsys, tmp_path, files):
     (["RUN_A", "RUN_B", "--test", "tukey"], "invalid choice: 'tukey'"),
     (["RUN_A", "RUN_B", "--correction", "bh"], "--correction sets the significance test: add --test"),
     (["RUN_A", "RUN_B", "--samples", "100"], "--samples sets the significance test: add --test"),
-    (["RUN_A", "RUN_B", "--test", "t", "--alpha", "1.5"], "alpha must be between 0 and 1"),
+    (["RUN_A", "RUN_B", "--test", "t", "--alpha", "1.5"], "--alpha 1.5: must be at most 0.9999"),
     (["RUN_A", "RUN_B", "--test", "bootstrap", "--samples", "0"], "--samples 0: must be at least 1"),
     (["RUN_A", "RUN_B", "--matrix", "--ranking"], "not allowed with argument --matrix"),
     (["RUN_A", "RUN_B", "--matrix", "--test", "t"], "--matrix writes mean preferences only"),

@@ -24,9 +24,9 @@ def write(tmp_path, name, text):
 
 
 def test_the_registry_lists_every_kind_and_says_which_are_readable():
-    assert list(inputs.kinds()) == ["qrels", "run", "per-query scores", "rank file", "case base",
+    assert list(inputs.kinds()) == ["qrels", "subtopic qrels", "run", "per-query scores", "rank file", "case base",
                                     "similarity results"]
-    assert [k.name for k in inputs.readable_kinds()] == ["qrels", "run", "per-query scores", "rank file",
+    assert [k.name for k in inputs.readable_kinds()] == ["qrels", "subtopic qrels", "run", "per-query scores", "rank file",
                                                           "case base", "similarity results"]
     filters = inputs.open_dialog_filters()
     assert "Per-query scores (*.csv *.tsv *.tab *.parquet *.pq)" in filters

@@ -26,7 +26,7 @@ from evalgui.core.jobs import Cancelled, JobState
 from evalgui.core.ranked import preference as P
 from tests.conftest import ROOT
 
-MEASURES = list(P.REGISTRY)
+MEASURES = [m for m, r in P.REGISTRY.items() if not r.subtopics]   # pref_eval has no ST-RPP
 BIG = 10**9          # "not retrieved" for the slides' function (inf - inf would be nan there)
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -355,7 +355,7 @@ def test_job_reports_progress_and_can_be_cancelled():
 
 def test_the_family_is_registered_with_descriptions_and_formulas():
     assert "preference" in registry.family_keys() and registry.family("preference") is P.REGISTRY
-    assert list(P.REGISTRY) == ["rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision"]
+    assert list(P.REGISTRY) == ["rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision", "st_rpp", "st_rpp_rel"]
     for record in P.REGISTRY.values():
         assert record.family == "preference" and record.direction == "higher"
         assert len(record.description) > 40 and "s_i = sgn(y_i - x_i)" in record.formula

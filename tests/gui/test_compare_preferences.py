@@ -287,8 +287,8 @@ def test_heartbeat_while_30_runs_are_preferred_and_the_tab_is_drawn(qtbot, windo
     compare = _workspace(window)
     f = compare.form
     f.picker.set_checked({})
-    for name in P.REGISTRY:
-        f.preference_list.set_checked(name, True)
+    for name, record in P.REGISTRY.items():
+        f.preference_list.set_checked(name, not record.subtopics)   # plain qrels: ST-RPP would be rpp again
     _choose(f.test_combo, "randomization")              # B = 10,000 over 435 pairs x 100 queries x 5 measures
     compare.results_tabs.setCurrentWidget(compare.preference_view.page)
     with Heartbeat() as heartbeat:

@@ -143,15 +143,7 @@ def load_model(path: str | os.PathLike, case_base=None) -> SimilarityModel:
     from evalgui.core.formats import _text
 
     source = os.fspath(path)
-    data = _text.load_bytes(source)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EvalInputError(source, f"invalid JSON: {exc.msg}", exc.lineno) from None
+    text, obj = _text.parse_json(_text.load_bytes(source), source)
     return SimilarityModel.from_dict(obj, source, text, case_base)
 
 

@@ -14,7 +14,7 @@ import os
 from evalgui.core.data import Qrels, Run
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
-from evalgui.core.formats.extensions import EXTENSIONS, extension_of, patterns  # noqa: F401  (this package's interface)
+from evalgui.core.formats.extensions import EXTENSIONS, extension_of, patterns, table_separator  # noqa: F401  (this package's interface)
 
 FORMATS = ("auto", "trec", "relevant_list", "json", "csv", "tsv", "parquet")
 
@@ -94,23 +94,41 @@ def table_column_names(source: str, fmt: str) -> list[str]:
 
 @contextlib.contextmanager
 def _memory_as_input_error(source: str):
-    """A file too big for memory is an input problem (exit 2, naming the file), not a crash."""
+    """A file too big for memory is an input problem (exit 2, naming the file), not a crash. Under a
+    memory limit it is refused before reading when it cannot fit: a failed C++ allocation aborts."""
+    from evalgui.core import memory as _memory
+
+    _memory.check_room(source)
     try:
         yield
     except MemoryError:
-        size = ""
-        try:
-            size = f" ({os.path.getsize(source) / 2**20:,.0f} MiB)"
-        except OSError:
-            pass
-        raise EvalInputError(source, f"the file is too big to read into this computer's memory{size}") from None
+        raise EvalInputError(source, _memory.out_of_memory(source)) from None
 
 
 def read_qrels(path: str | os.PathLike, *, format: str = "auto", topic: str | None = None) -> Qrels:
-    """Read relevance judgments. ``topic`` names the query of a relevant-document list."""
+    """Read relevance judgments. ``topic`` names the query of a relevant-document list; in any other
+    format it keeps that query's judgments only (an error when it has none)."""
     source = os.fspath(path)
     with _memory_as_input_error(source):
-        return _read_qrels(source, format, topic)
+        qrels = _read_qrels(source, format, topic)
+    if topic is None or qrels.query_ids.tolist() == [str(topic)]:
+        return qrels
+    return _one_topic(qrels, str(topic))
+
+
+def _one_topic(qrels: Qrels, topic: str) -> Qrels:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from evalgui.core.arrow import to_numpy
+
+    keep = np.flatnonzero(to_numpy(pc.cast(pc.equal(qrels.query, topic), "uint8")))
+    if not len(keep):
+        shown = ", ".join(qrels.query_ids[:5].tolist()) + (" ..." if len(qrels.query_ids) > 5 else "")
+        raise EvalInputError(qrels.source, f"no judgments for the topic '{topic}' (the queries are {shown})")
+    rows = pa.array(keep)
+    return Qrels(qrels.query.take(rows), qrels.doc.take(rows), qrels.rel[keep], source=qrels.source)
 
 
 def _read_qrels(source: str, format: str, topic: str | None) -> Qrels:

@@ -14,6 +14,36 @@ _BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
 # Whitespace as C's isspace() sees it, less the newline.
 _WS_BYTES = (32, 9, 13, 11, 12)
+# No line of a text input is longer (JSON, which may be one line, excepted): a longer one is not
+# text we read (/dev/zero, a binary file), and refusing it early bounds what a pipe makes us keep.
+MAX_LINE_BYTES = 1 << 20
+
+
+def long_line_start(data: bytes, limit: int, start: int = 0, end: int | None = None) -> int:
+    """Where the first line of ``data[start:end]`` longer than ``limit`` bytes (newline left out) starts,
+    or -1. Steps a window's length at a time (one memrchr per step), not line by line."""
+    end = len(data) if end is None else end
+    pos = start
+    while end - pos > limit:
+        last = data.rfind(b"\n", pos, pos + limit + 1)
+        if last < 0:
+            return pos
+        pos = last + 1
+    return -1
+
+
+def looks_like_json(data: bytes) -> bool:
+    return data[:64].lstrip()[:1] in (b"{", b"[")
+
+
+def check_line_lengths(data: bytes, source: str) -> None:
+    """Refuse a line longer than MAX_LINE_BYTES, at its line number (JSON may be a single line)."""
+    if len(data) <= MAX_LINE_BYTES or looks_like_json(data):
+        return
+    at = long_line_start(data, MAX_LINE_BYTES)
+    if at >= 0:
+        raise EvalInputError(source, f"a line longer than {MAX_LINE_BYTES:,} bytes: not a text file evalgui reads",
+                             data.count(b"\n", 0, at) + 1)
 
 
 def load_bytes(path: str | os.PathLike) -> bytes:
@@ -22,6 +52,9 @@ def load_bytes(path: str | os.PathLike) -> bytes:
     Raises EvalInputError for missing, unreadable, empty or binary files.
     """
     source = os.fspath(path)
+    from evalgui.core import memory
+
+    memory.check_room(source)            # under a memory limit: refused before, not aborted during
     try:
         with open(source, "rb") as fh:
             data = fh.read()
@@ -45,6 +78,7 @@ def load_bytes(path: str | os.PathLike) -> bytes:
     nul = data.find(b"\x00")
     if nul >= 0:
         raise EvalInputError(source, "binary data (a NUL byte), not a text file", data.count(b"\n", 0, nul) + 1)
+    check_line_lengths(data, source)
     return data
 
 
@@ -63,6 +97,25 @@ def load_head(path: str | os.PathLike, size: int) -> bytes:
     if len(head) > size and head[:2] != _GZIP_MAGIC and b"\x00" not in head and not head.isspace():
         return head[:size]
     return load_bytes(source)[:size]
+
+
+def parse_json(data: bytes, source: str):
+    """The JSON value of a file's bytes. Anything Python's parser refuses (nesting too deep for it,
+    an integer of more than 4,300 digits) is an EvalInputError naming the file."""
+    import json
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
+    try:
+        return text, json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvalInputError(source, f"invalid JSON: {exc.msg}", exc.lineno) from None
+    except RecursionError:
+        raise EvalInputError(source, "the JSON is nested too deeply to read") from None
+    except ValueError as exc:           # e.g. "Exceeds the limit (4300 digits) for integer string conversion"
+        raise EvalInputError(source, f"invalid JSON: {str(exc).split(';')[0]}") from None
 
 
 def collapse_whitespace(data: bytes) -> bytes:

@@ -21,7 +21,7 @@ from evalgui.core.data import MAX_GRADE, MIN_GRADE, Qrels, Run, grade_problem
 from evalgui.core.arrow import duplicate_pair_rows
 from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
-from evalgui.core.formats.extensions import extension_of
+from evalgui.core.formats.extensions import extension_of, table_separator
 
 QUERY_COLUMNS = ("query", "qid", "query_id", "topic", "topic_id")
 DOC_COLUMNS = ("doc", "docno", "doc_id", "docid", "document")
@@ -73,15 +73,7 @@ def _json_line_of(text: str, *keys: str) -> int | None:
 
 def _read_json_mapping(path, kind: str):
     source = os.fspath(path)
-    data = _text.load_bytes(source)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EvalInputError(source, f"invalid JSON: {exc.msg}", exc.lineno) from None
+    text, obj = _text.parse_json(_text.load_bytes(source), source)
     if not isinstance(obj, dict):
         raise EvalInputError(source, "expected a JSON object {query: {document: value}}", 1)
     queries, docs, values = [], [], []
@@ -92,13 +84,20 @@ def _read_json_mapping(path, kind: str):
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise EvalInputError(source, f"query '{q}', document '{d}': the {kind} {v!r} is not a number",
                                      _json_line_of(text, q, d))
+            if kind == "score" and not _finite(v):      # 1e400 and a 400-digit integer alike
+                raise EvalInputError(source, f"query '{q}', document '{d}': the score {_short(v)} is not a finite "
+                                             "number", _json_line_of(text, q, d))
             if kind == "relevance" and isinstance(v, float) and not v.is_integer():
                 raise EvalInputError(source, f"query '{q}', document '{d}': the relevance {v!r} is not an integer",
                                      _json_line_of(text, q, d))
             if isinstance(v, float) and math.isnan(v):
                 raise EvalInputError(source, f"query '{q}', document '{d}': the {kind} is NaN", _json_line_of(text, q, d))
             if kind == "relevance":
-                problem = grade_problem(int(v)) if math.isfinite(v) else f"the relevance {v!r} is not an integer"
+                if isinstance(v, int) or math.isfinite(v):
+                    problem = grade_problem(int(v))
+                    problem = problem and problem.replace(str(int(v)), _short(int(v)))
+                else:
+                    problem = f"the relevance {v!r} is not an integer"
                 if problem:
                     raise EvalInputError(source, f"query '{q}', document '{d}': {problem}", _json_line_of(text, q, d))
             queries.append(str(q))
@@ -107,6 +106,18 @@ def _read_json_mapping(path, kind: str):
     if not queries:
         raise EvalInputError(source, "the JSON object holds no judgments" if kind == "relevance" else "the JSON object holds no results")
     return source, queries, docs, values
+
+
+def _finite(value: int | float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:               # an integer beyond any float
+        return False
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 24 else f"{text[:12]}... ({len(text):,} digits)"
 
 
 def read_json_qrels(path) -> Qrels:
@@ -148,7 +159,7 @@ def _load_frame(path):
             raise EvalInputError(source, f"not a readable Parquet file ({exc})") from None
         return source, frame, np.arange(1, len(frame) + 1)
     data = _text.load_bytes(source)
-    sep = "\t" if extension_of(source) == "tsv" else ","
+    sep = table_separator(source, data)
 
     record_lines = _check_field_counts(data, sep, source)
     try:

@@ -308,6 +308,17 @@ def _parse_qrels_slow(data: bytes, source: str, first_line: int = 1):
     return queries, docs, np.asarray(rels, dtype=np.int64), np.asarray(linenos)
 
 
+def _subtopic_qrels_or_error(source: str, error) -> Qrels:
+    """A (query, doc) pair repeats: subtopic qrels if it repeats under other subtopics (second column),
+    else ``error()``. A pair repeated within one subtopic is an error naming its lines."""
+    from evalgui.core.subtopics import read_subtopic_qrels
+
+    found = read_subtopic_qrels(source, require_repeats=True)
+    if found is None:
+        raise error()
+    return found
+
+
 def read_trec_qrels(path: str | os.PathLike) -> Qrels:
     """Read a TREC qrels file. Raises EvalInputError naming file, line and reason."""
     source = os.fspath(path)
@@ -330,8 +341,8 @@ def read_trec_qrels(path: str | os.PathLike) -> Qrels:
             if not len(dups):
                 return qrels
             if rows_are_lines():
-                raise _text.duplicates_error(source, qrels.query, qrels.doc, np.arange(1, len(qrels) + 1), dups,
-                                             "qrels file")
+                return _subtopic_qrels_or_error(source, lambda: _text.duplicates_error(
+                    source, qrels.query, qrels.doc, np.arange(1, len(qrels) + 1), dups, "qrels file"))
     if data is None:
         data = _text.load_bytes(source)
     queries, docs, rels, linenos = _parse_qrels_slow(data, source)
@@ -339,5 +350,6 @@ def read_trec_qrels(path: str | os.PathLike) -> Qrels:
         raise EvalInputError(source, "no qrels lines (only comments or blank lines)")
     dups = duplicate_pair_rows(pa.array(queries, pa.string()), pa.array(docs, pa.string()))
     if len(dups):
-        raise _text.duplicates_error(source, queries, docs, linenos, dups, "qrels file")
+        return _subtopic_qrels_or_error(
+            source, lambda: _text.duplicates_error(source, queries, docs, linenos, dups, "qrels file"))
     return Qrels(pa.array(queries, pa.string()), pa.array(docs, pa.string()), rels, source=source)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from evalgui.core.inputs.evidence import Lean
 
 # The modules that define a kind (each has a module-level KIND), in the order the GUI lists them.
-KIND_MODULES = ["qrels", "run", "scores", "rank_file", "case_base", "similarity"]
+KIND_MODULES = ["qrels", "subtopic_qrels", "run", "scores", "rank_file", "case_base", "similarity"]
 
 # A kind must be at least this sure to be chosen without asking.
 MIN_CONFIDENCE = 0.3
@@ -131,6 +131,9 @@ class InputKind:
     headline: tuple[str, ...] = ()
     warnings: Callable[[Any, dict], list[str]] = field(default=lambda data, summary: [])
     usually_one_per_session: bool = False
+    # The kind a file read as this one turned out to be (a qrels file with subtopics), by its data.
+    kind_of: Callable[[Any], str] | None = None
+    acts_as: str | None = None                       # another kind's name whose place this one can take
 
     @property
     def readable(self) -> bool:
@@ -240,7 +243,9 @@ def _confident_kinds(path: str | os.PathLike, loaded_kinds: Iterable[str] = ()) 
     toss_up = others and claim.confidence - others[0][1].confidence <= TOSS_UP
     if toss_up and best.usually_one_per_session:
         other = others[0][0]
-        if best.name in set(loaded_kinds):
+        known = kinds()
+        loaded = {known[k].acts_as or k for k in loaded_kinds if k in known} | set(loaded_kinds)
+        if best.name in loaded:
             found[0], found[1] = found[1], found[0]
             reason += f"; a {best.label.lower()} file is loaded already, so read as {other.label.lower()}"
         else:
@@ -303,6 +308,8 @@ def _read_as(record: InputKind, path: str, options: dict) -> LoadedInput:
         raise EvalInputError(path, f"this looks like a {record.label.lower()} file, which evalgui cannot read yet "
                                    f"(choose another kind with Read as, if this is wrong)")
     data = record.read(path, **options)
+    if record.kind_of is not None:
+        record = kind(record.kind_of(data))
     summary = record.summary(data)
     return LoadedInput(path, record.name, data, summary, list(record.warnings(data, summary)))
 

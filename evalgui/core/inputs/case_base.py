@@ -376,6 +376,10 @@ def _json_records(source: str) -> tuple[list[dict], list[int]]:
             record, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             raise EvalInputError(source, f"invalid JSON: {exc.msg}", exc.lineno) from None
+        except RecursionError:
+            raise EvalInputError(source, "the JSON is nested too deeply to read", line) from None
+        except ValueError as exc:           # an integer of more than 4,300 digits
+            raise EvalInputError(source, f"invalid JSON: {str(exc).split(';')[0]}", line) from None
         if not isinstance(record, dict):
             raise EvalInputError(source, "expected one JSON object per case (an array of objects, or JSON lines)",
                                  line)
@@ -431,7 +435,14 @@ def _load_cells(source: str) -> tuple[list[str], dict[str, np.ndarray], np.ndarr
 def read_case_base(path: str | os.PathLike, *, id_column: str | None = None, types: dict[str, str] | None = None,
                    delimiter: str = DEFAULT_DELIMITER) -> CaseBase:
     """Read a case base. ``types`` overrides the inferred type of some columns."""
+    from evalgui.core import memory
+
     source = os.fspath(path)
+    memory.check_room(source)
+    if not isinstance(delimiter, str) or not delimiter:
+        from evalgui.core.errors import EvalUsageError
+
+        raise EvalUsageError("the delimiter of set values must be at least one character (default ';')")
     columns, cells, lines, texts = _load_cells(source)
     if not columns:
         raise EvalInputError(source, "no columns")

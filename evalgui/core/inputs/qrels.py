@@ -46,4 +46,4 @@ KIND = InputKind(
     expected="TREC qrels 'query iter doc relevance', a list of relevant documents, or a table with query, doc "
              "and relevance columns",
     sniff=sniff, read=read, summary=summary, headline=("queries", "judged", "relevant"), warnings=warnings,
-    usually_one_per_session=True)
+    usually_one_per_session=True, kind_of=lambda data: "subtopic qrels" if hasattr(data, "lines") else "qrels")

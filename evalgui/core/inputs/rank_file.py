@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     import numpy as np
 
 _SNIFF_BYTES = 1 << 16
+# The largest rank read: more entities than any ranking holds, and small enough that sums and
+# products of ranks stay finite (1e308 would overflow them, and give NaN and inf).
+MAX_RANK = 1e15
+_RANK_LIMIT_TEXT = "1e15"
 
 
 @dataclass(eq=False)
@@ -132,7 +136,11 @@ def read(path, **_):
         ranks = np.array(cells, dtype=np.float64)
     except ValueError:
         ranks = None
-    if ranks is None or not (np.isfinite(ranks) & (ranks >= 1)).all():
+    if ranks is not None:               # numpy, as Python, reads "1_0" and non-ASCII digits ("١٢") as numbers
+        joined = "".join(field for row in cells for field in row)
+        if not joined.isascii() or "_" in joined:
+            ranks = None
+    if ranks is None or not ((ranks >= 1) & (ranks <= MAX_RANK)).all():
         _raise_bad_rank(source, cells, systems, [number for number, _ in lines[1:]])
     return RankFile(name, systems, entities, ranks, source=source)
 
@@ -157,6 +165,8 @@ def _raise_bad_rank(source: str, cells: list[list[str]], systems: list[str], num
     for row, number in zip(cells, numbers):
         for text, system in zip(row, systems):
             try:
+                if not text.isascii() or "_" in text:
+                    raise ValueError(text)
                 value = float(text)
             except ValueError:
                 raise EvalInputError(source, f"the rank '{text}' of system {system} is not a number", number) from None
@@ -165,6 +175,9 @@ def _raise_bad_rank(source: str, cells: list[list[str]], systems: list[str], num
             if value < 1:
                 raise EvalInputError(source, f"the rank {text} of system {system} is below 1 (ranks start at 1)",
                                      number)
+            if value > MAX_RANK:
+                raise EvalInputError(source, f"the rank {text} of system {system} is above {_RANK_LIMIT_TEXT} (more "
+                                             "entities than any ranking holds)", number)
 
 
 def summary(ranks) -> dict:

@@ -18,6 +18,10 @@ from evalgui.core.formats import patterns
 from evalgui.core.inputs import FileHead, InputKind
 
 
+# The largest per-query score read: squares and sums over millions of queries stay finite.
+MAX_SCORE = 1e100
+
+
 @dataclass
 class PerQueryScores:
     """Per-query values of several runs and measures, and the summary rows that came with them."""
@@ -76,6 +80,12 @@ def read_per_query_scores(path: str | os.PathLike) -> PerQueryScores:
     if infinite.any():
         row = int(np.flatnonzero(infinite)[0])
         raise EvalInputError(source, f"the value {raw.iloc[row]!r} is not a finite number", int(lines[row]))
+    with np.errstate(invalid="ignore"):
+        huge = np.abs(out[tidy.VALUE].to_numpy()) > MAX_SCORE
+    if huge.any():
+        row = int(np.flatnonzero(huge)[0])
+        raise EvalInputError(source, f"the value {raw.iloc[row]!r} is too large: per-query scores are read up to "
+                                     "±1e100, beyond which the statistics would overflow", int(lines[row]))
     empty_id = (out[[tidy.RUN, tidy.QUERY, tidy.MEASURE]] == "").any(axis=1).to_numpy()
     if empty_id.any():
         row = int(np.flatnonzero(empty_id)[0])

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evalgui.core.errors import EvalInputError
-from evalgui.core.formats import extension_of, patterns
+from evalgui.core.formats import extension_of, patterns, table_separator
 from evalgui.core.inputs import Claim, FileHead, InputKind
 
 QUERY_COLUMNS = ("query_id", "query", "qid", "queryid")
@@ -100,8 +100,8 @@ def arrow_table(source: str, column_types: dict | None = None):
             raise EvalInputError(source, f"not a readable Parquet file ({exc})") from None
     import pyarrow.csv as pacsv
 
-    sep = "\t" if fmt == "tsv" else ","
     try:
+        sep = table_separator(source)
         types = column_types or {n: pa.string() for n in _header(source, sep)}
         # The path, not the bytes: Arrow reads (and gunzips) a 25-million-row file in parallel.
         return pacsv.read_csv(source, parse_options=pacsv.ParseOptions(delimiter=sep),
@@ -176,13 +176,18 @@ def read_similarity_results(path: str | os.PathLike) -> SimilarityResults:
 
     from evalgui.core.formats.other import _load_frame, _pick_column
 
+    from evalgui.core import memory
+
     source = os.fspath(path)
+    memory.check_room(source)
     fmt = extension_of(source)
     table, lines = None, None
-    if fmt != "parquet":
+    if fmt == "json":
+        table, lines = _json_table(source)
+    elif fmt != "parquet":
         # Typed as read (ids dictionary-encoded, similarities as numbers): the fast way for big files.
         try:
-            header = _header(source, "\t" if fmt == "tsv" else ",")
+            header = _header(source, table_separator(source))
         except EvalInputError:
             header = []
         picked = [_find(header, names) for names in (QUERY_COLUMNS, CASE_COLUMNS, SIMILARITY_COLUMNS)]
@@ -208,6 +213,46 @@ def read_similarity_results(path: str | os.PathLike) -> SimilarityResults:
     results = SimilarityResults(source, query_ids, query_codes, case_ids, case_codes, sims, lines)
     _refuse_repeated_pairs(results)
     return results
+
+
+def _json_table(source: str):
+    """A JSON list of records {query_id, case_id, similarity} (what the JSON export writes) as a table of
+    text columns, and the line where each record starts."""
+    import json
+    import re
+
+    import pyarrow as pa
+
+    from evalgui.core.formats import _text
+
+    text, _ = _text.parse_json(_text.load_bytes(source), source)     # checked whole first: depth, syntax
+    expected = "expected a JSON list of records {query_id, case_id, similarity}"
+    if not text.lstrip().startswith("["):
+        raise EvalInputError(source, expected, 1)
+    decoder, records, lines = json.JSONDecoder(), [], []
+    pos, line, counted = text.index("[") + 1, 1, 0
+    blanks = re.compile(r"[\s,]*")
+    while True:                       # record by record, to know the line each starts on
+        start = blanks.match(text, pos).end()
+        if text.startswith("]", start):
+            break
+        record, pos = decoder.raw_decode(text, start)
+        line, counted = line + text.count("\n", counted, start), start
+        if not isinstance(record, dict):
+            raise EvalInputError(source, expected, line)
+        records.append(record)
+        lines.append((line, start))
+    names = list(dict.fromkeys(name for record in records for name in record))
+    columns = {}
+    for name in names:
+        cells = []
+        for (at, _), record in zip(lines, records):
+            value = record.get(name)
+            if isinstance(value, (dict, list)):
+                raise EvalInputError(source, f"the {name} is not a plain value", at)
+            cells.append("" if value is None else str(value))
+        columns[name] = pa.array(cells, pa.string())
+    return pa.table(columns), np.array([at for at, _ in lines], dtype=np.int64)
 
 
 def _find(names: list[str], candidates: tuple[str, ...]) -> str | None:

@@ -7,6 +7,14 @@ from __future__ import annotations
 
 from evalgui.core.registry import Parameter, Record, Registry
 
+# Ceilings on the numbers that size the work; each refusal says what its ceiling protects.
+MAX_SETS = 10_000_000          # query sets per repetition (drawn in blocks: a cap on time)
+MAX_SET_SIZE = 1_000_000       # queries in one set, with replacement (a cap on time)
+MAX_REPETITIONS = 10_000       # stability repetitions (a cap on time)
+MAX_ROBUSTNESS_REPETITIONS = 1_000   # each re-evaluates every measure and keeps its scores (memory and time)
+MAX_SET_DRAWS = 100_000_000    # query sets x repetitions (a cap on time)
+MAX_REEVALUATIONS = 100_000    # robustness: fractions x repetitions, each an evaluation of every measure (time)
+
 EXPERIMENTS: Registry[Record] = Registry(
     "metaeval", "Meta-evaluation experiments",
     "How good is each measure at ranking systems: stable over query sets, able to tell systems apart, "

@@ -18,13 +18,15 @@ import numpy as np
 import pandas as pd
 
 from evalgui.core.data import Qrels, Run
-from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.metaeval.catalogue import COLUMNS
+from evalgui.core.jobs import JobState, check_cap, state_or_default
+from evalgui.core.metaeval.catalogue import (COLUMNS, MAX_REPETITIONS, MAX_REEVALUATIONS,
+                                             MAX_ROBUSTNESS_REPETITIONS, MAX_SET_DRAWS, MAX_SET_SIZE, MAX_SETS)
 from evalgui.core.metaeval.judgments import Judgments
 from evalgui.core.metaeval.scores import (MeasureScores, RankedSource, kendall_tau, ordering_signs, pair_decisions,
                                           signs)
 from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.core.stats import stability as st
+from evalgui.core.stats.catalogue import TESTS
 from evalgui.core.stats.compare import CompareOptions, pair_tests
 from evalgui.core.stats.significance import check_correction, check_test
 
@@ -92,6 +94,11 @@ class StabilitySettings:
             raise ValueError("a query set needs at least one query")
         if self.sets < 1 or self.repetitions < 1:
             raise ValueError("the numbers of sets and of repetitions must be at least 1")
+        check_cap("the number of query sets", self.sets, MAX_SETS, "the running time")
+        check_cap("the number of repetitions", self.repetitions, MAX_REPETITIONS, "the running time")
+        check_cap("query sets x repetitions", self.sets * self.repetitions, MAX_SET_DRAWS, "the running time")
+        for size in self.set_sizes:
+            check_cap("a query-set size", size, MAX_SET_SIZE, "the running time")
         if not 0.0 <= self.fuzziness < 1.0:
             raise ValueError(f"the fuzziness is a relative difference between 0 and 1, not {self.fuzziness}")
 
@@ -136,9 +143,9 @@ class _SameQueries:
         ends = np.cumsum([p.shape[1] for p in parts])
         self.slices = [slice(int(e - p.shape[1]), int(e)) for e, p in zip(ends, parts)]
 
-    def block(self, sets: int) -> int:
-        """Query sets drawn at once."""
-        return max(1, min(sets, _SET_CELLS // max(self.n_queries, 1),
+    def block(self, sets: int, set_size: int = 1) -> int:
+        """Query sets drawn at once (the same sets whatever the block)."""
+        return max(1, min(sets, _SET_CELLS // max(self.n_queries, set_size, 1),
                           _MEAN_CELLS // max(self.columns.shape[1], 1)))
 
 
@@ -175,7 +182,7 @@ def stability_experiment(scores, settings: StabilitySettings = StabilitySettings
             counts = {m.measure: np.zeros((n_pairs, 3), dtype=np.int64) for m in items}
             for group in groups:
                 rng = st.repetition_rng(settings.seed, size, r)
-                block = group.block(sets)
+                block = group.block(sets, size)
                 for start in range(0, sets, block):
                     state.check()
                     state.progress((step + start / sets) / steps, message)
@@ -252,7 +259,7 @@ def power_experiment(scores, settings: PowerSettings = PowerSettings(),
         state.check()
         step = state.scaled(k / len(items), (k + 1) / len(items), f"{m.measure}: ")
         step.progress(0.0, f"testing {len(first)} pairs")
-        if options.test == "tukey" and m.is_preference:
+        if TESTS[options.test].needs_scores and m.is_preference:
             raise ValueError(f"{m.measure}: Tukey's HSD needs each system's scores, not a preference between two")
         tests = pair_tests(m.differences, options, step, m.scores, first, second)
         significant = int(np.count_nonzero(tests.significant))
@@ -308,6 +315,10 @@ class RobustnessSettings:
             raise ValueError(f"a fraction of judgments to remove is between 0 and 1 (1 excluded), not {bad[0]:g}")
         if self.repetitions < 1:
             raise ValueError("the number of repetitions must be at least 1")
+        check_cap("the number of repetitions", self.repetitions, MAX_ROBUSTNESS_REPETITIONS,
+                  "memory and the running time: each repetition evaluates every measure again")
+        check_cap("fractions x repetitions", len(self.fractions) * self.repetitions, MAX_REEVALUATIONS,
+                  "the running time: each evaluates every measure again")
 
 
 @dataclass

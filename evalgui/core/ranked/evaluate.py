@@ -19,6 +19,7 @@ from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.sums import column_sums, query_mean
 from evalgui.core.ranked import measures as M
+from evalgui.core.ranked.diversity import GROUP as DIVERSITY
 from evalgui.core.ranked.ranking import Ranking, prepare
 from evalgui.core.ranked.specs import MeasureRequest, parse_measures
 
@@ -45,6 +46,7 @@ class EvalOptions:
     max_docs: int | None = None       # trec_eval -M: keep only the first N ranked documents per query
     judged_only: bool = False         # trec_eval -J: drop unjudged documents before evaluating
     num_docs_in_coll: int = 0         # trec_eval -N: collection size (utility's d coefficient)
+    diversity_order: str = "score"    # ndeval: "score" (-traditional) or "rank" (its default: the rank column)
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,11 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
         qrels, run,
         relevance_level=options.relevance_level, complete=options.complete, max_docs=options.max_docs,
         judged_only=options.judged_only, num_docs_in_coll=options.num_docs_in_coll,
+        # tied documents of equal grade may cover different subtopics: the diversity measures see their order
+        judgments_may_change=any(req.measure.group == DIVERSITY for req in requests),
     )
+    if options.diversity_order != ranking.diversity_order:
+        ranking = replace(ranking, diversity_order=options.diversity_order)
     n_q = ranking.n_queries
     by_level: dict[int, Ranking] = {}
     columns: list[Column] = []

@@ -520,4 +520,4 @@ def relstrings(r: Ranking, length: int) -> list[str]:
 
 
 # Measures beyond trec_eval, each family in its own module; imported last, as they register here.
-from evalgui.core.ranked import cwl, gdeval, irm_extras  # noqa: E402,F401
+from evalgui.core.ranked import cwl, diversity, gdeval, irm_extras  # noqa: E402,F401

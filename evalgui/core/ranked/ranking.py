@@ -122,6 +122,11 @@ class Ranking:
     # (N,) row of each ranked doc in the run (-1: -c's placeholder). Within a tie group whose documents
     # are all judged alike the rows may be in any order (no measure can tell): see tie_order.
     run_rows: np.ndarray | None = field(default=None, repr=False)
+    # What was ranked, for measures that read more than the grades (the diversity measures' subtopics).
+    qrels: Qrels | None = field(default=None, repr=False)
+    run: Run | None = field(default=None, repr=False)
+    # The diversity measures' order (ndeval's choice): "score" (-traditional, as above) or "rank" (the rank column).
+    diversity_order: str = "score"
 
     # ------------------------------------------------------------ shape
     @property
@@ -514,5 +519,7 @@ def prepare(
         relevance_level=relevance_level,
         num_docs_in_coll=num_docs_in_coll,
         run_rows=run_rows,
+        qrels=qrels,
+        run=run,
     )
     return ranking, ([] if complete else absent)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from evalgui.core.errors import EvalUsageError
+from evalgui.core.ranked import diversity
 from evalgui.core.ranked.measures import NICKNAMES, REGISTRY, Measure, ParamKind
 from evalgui.core.ranked import irm_extras  # noqa: I001  (after measures: its records come after trec_eval's)
 
@@ -212,9 +213,24 @@ def _number(text, spec: str, what: str, low: float | None, high: float | None, o
     return value
 
 
+def _rel_arg(args: dict, spec: str) -> int | None:
+    if "rel" not in args:
+        return None
+    try:
+        return int(args.pop("rel"))
+    except ValueError:
+        raise EvalUsageError(f"'{spec}': rel must be an integer") from None
+
+
 def ir_request(spec: str) -> MeasureRequest:
     compact = re.sub(r"\s+", "", spec)
     m = _IR_SPEC.match(compact)
+    if m and (m.group("name") in diversity.IR_NAMES or m.group("name") in diversity.IR_ALIASES):
+        name = diversity.IR_ALIASES.get(m.group("name"), m.group("name"))
+        args = _parse_args(m.group("args") or "", spec)
+        level = _rel_arg(args, spec)
+        measure, params = diversity.ir_params(spec, name, args, m.group("cutoff"))
+        return MeasureRequest(measure, params, (compact,), relevance_level=level)
     if not m or m.group("name") not in IR_MEASURES:
         raise EvalUsageError(_unknown(spec))
     extra = extra_request(spec, compact, m)   # gdeval, C/W/L and ir_measures' other names/arguments
@@ -278,7 +294,7 @@ def _unknown(spec: str) -> str:
 
 
 def is_ir_syntax(spec: str) -> bool:
-    return any(c in spec for c in "@(") or spec in IR_MEASURES and spec not in REGISTRY
+    return any(c in spec for c in "@(") or spec in IR_MEASURES and spec not in REGISTRY or spec in diversity.IR_ALIASES
 
 
 def parse_measures(specs: list[str], *, include_text: bool = False) -> list[MeasureRequest]:

@@ -19,6 +19,11 @@ DEFAULT_MEASURES = ("AP_inter_per", "nDCG@Avg", "Average", "Median", "Average@20
                     "Average@10", "P@2000_per")
 DEFAULT_SIGS = (0.005, 0.01, 0.05, 0.1, 0.15)
 COMPAT_MODES = ("dunaiski2018",)
+# Ceilings on the numbers that size the work (each refusal says what it protects).
+MAX_ITERATIONS = 100_000           # iterations over every combination of splits, systems, entities
+MAX_THREADS = 64
+MAX_SWAP_TRIALS = 25_000_000      # system pairs x bootstrap samples: the swap method's trials, 2 numbers each
+                                  # (400 MB)
 
 # What each setting means: the command line's --help and the window's tooltips (one text for both).
 OPTION_HELP = {

@@ -28,11 +28,12 @@ import numpy as np
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.rankfile import DEFAULT_MEASURES, DEFAULT_SIGS
+from evalgui.core.rankfile import DEFAULT_MEASURES, DEFAULT_SIGS, MAX_ITERATIONS, MAX_SWAP_TRIALS, MAX_THREADS
 from evalgui.core.rankfile import measures as M
 from evalgui.core.rankfile.compat import BUCKET_COUNTED, Compat, original_asl, partial_bins, single_query_trials
 from evalgui.core.inputs.rank_file import RankFile
 from evalgui.core.stats import stability
+from evalgui.core.stats.catalogue import MAX_SAMPLES
 from evalgui.core.stats.significance import NOISE, t_test
 
 # The original's labels for the significance levels, in ascending order of level.
@@ -136,20 +137,23 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
         raise EvalUsageError(f"the measure {repeated[0]} is asked for twice")
     warnings = []
     if settings.cutoffs and not ranged:
-        warnings.append("--cutoffs is used only by measures written with @k (e.g. -m P@k); none was asked for")
+        warnings.append("the cut-offs are used only by measures written with @k (e.g. P@k); none was asked for")
     levels = sorted(set(float(f) for f in settings.sigs))
     if not levels or any(not 0 < f < 1 for f in levels):
         raise EvalUsageError("the significance levels (--sigs) must lie between 0 and 1")
     if settings.total_ranks is not None and needs_total:
         above = int((ranks.ranks > settings.total_ranks).sum())
         if above:
-            warnings.append(f"{above} rank{'s exceed' if above > 1 else ' exceeds'} --totalranks "
+            warnings.append(f"{above} rank{'s exceed' if above > 1 else ' exceeds'} the total ranks T = "
                             f"{M.number_text(settings.total_ranks)}: is T the number of entities the systems ranked?")
     combinations: list[Combination] = []
     if settings.experiments:
         _positive_int(settings.iterations, "--iter")
         _positive_int(settings.bootstrap, "--boot")
         _positive_int(settings.threads, "--threads")
+        _at_most(settings.iterations, MAX_ITERATIONS, "--iter", "the running time")
+        _at_most(settings.bootstrap, MAX_SAMPLES, "--boot", "the running time")
+        _at_most(settings.threads, MAX_THREADS, "--threads", "memory: each process holds the ranks")
         if not settings.splits:
             raise EvalUsageError("give the numbers of queries to split the entities into (--splits)")
         systems = settings.systems or (n_systems,)
@@ -166,6 +170,18 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
             for e in entities:
                 if q > e:
                     raise EvalUsageError(f"--splits {q}: {e} entities cannot be split into {q} queries")
+        # The swap method keeps every trial of every pair (with the original's bug 2, one per query of a trial).
+        trials = max(systems) * (max(systems) - 1) // 2 * (max(settings.splits) if
+                                                           settings.compat.swap_single_queries else 1)
+        if trials * settings.bootstrap > MAX_SWAP_TRIALS:
+            raise EvalUsageError(f"--boot {settings.bootstrap:,}: at most {max(MAX_SWAP_TRIALS // trials, 1):,} with "
+                                 f"{max(systems)} systems (a limit that protects memory: the swap method keeps "
+                                 "every trial of every pair of systems)")
+        combos = len(settings.splits) * len(systems) * len(entities)
+        if combos * settings.iterations > MAX_ITERATIONS:
+            raise EvalUsageError(f"{combos:,} combinations of --splits, --systems and --entities x --iter "
+                                 f"{settings.iterations:,}: at most {MAX_ITERATIONS:,} iterations in all (a limit "
+                                 "that protects the running time)")
         for q in settings.splits:
             for s in systems:
                 for e in entities:
@@ -180,6 +196,11 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
                             "queries), so asl and estDiff say little; the original then reports asl 100 and a "
                             "random estDiff")
     return Plan(ranks, settings, methods, combinations, levels, warnings)
+
+
+def _at_most(value: int, cap: int, option: str, protects: str) -> None:
+    if value > cap:
+        raise EvalUsageError(f"{option} {value:,}: at most {cap:,} (a limit that protects {protects})")
 
 
 def _positive_int(value, option: str) -> None:

@@ -18,15 +18,16 @@ it is.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from evalgui.core import tidy
-from evalgui.core.jobs import JobState, state_or_default
+from evalgui.core.jobs import JobState, check_cap, state_or_default
 from evalgui.core.stats import significance as sig
-from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING
+from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, MAX_SAMPLES, PREFERENCE_TESTS, RESAMPLING, TESTS
 from evalgui.core.sums import query_mean
 
 RUN_A, RUN_B = "run_a", "run_b"
@@ -56,6 +57,10 @@ class CompareOptions:
             raise ValueError(f"alpha must be between 0 and 1, not {self.alpha}")
         if self.samples is not None and self.samples < 1:
             raise ValueError(f"the number of samples must be at least 1, not {self.samples}")
+        if self.samples is not None:
+            check_cap("the number of samples", self.samples, MAX_SAMPLES, "the running time")
+        if not math.isfinite(self.tie_tolerance):
+            raise ValueError(f"the tie tolerance must be a number, not {self.tie_tolerance}")
         if self.tie_tolerance < 0:
             raise ValueError("the tie tolerance cannot be negative")
 
@@ -69,7 +74,7 @@ class CompareOptions:
     @property
     def effective_correction(self) -> str:
         # Tukey's HSD already controls the family-wise error over all pairs.
-        return "none" if self.test == "tukey" else self.correction
+        return "none" if TESTS[self.test].controls_family else self.correction
 
     @property
     def policy(self) -> str:
@@ -148,6 +153,11 @@ def align(scores: pd.DataFrame, runs: list[str], measure: str, universe: list[st
                                                       len(universe), missing)
 
 
+def one_query_warning(measure: str) -> str:
+    return (f"{measure}: only one query to compare over; the p-values are undefined (left empty): "
+            "a test needs two or more queries")
+
+
 @dataclass
 class Comparison:
     """What :func:`compare` returns: the tidy table, its query sets, and per-measure extras."""
@@ -162,6 +172,12 @@ class Comparison:
 
     def rows(self, measure: str) -> pd.DataFrame:
         return self.table[self.table["measure"] == measure]
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the reader must know about the table: measures whose p-values are undefined."""
+        return [one_query_warning(measure) for measure, query_set in self.query_sets.items()
+                if len(query_set.queries) == 1]
 
     def matrix(self, measure: str, value: str = "diff") -> pd.DataFrame:
         """Runs x runs for one measure: ``diff`` (row − column), a p-value column (symmetric),
@@ -247,25 +263,15 @@ def pair_tests(diffs: np.ndarray, options: CompareOptions, state: JobState | Non
     row's columns (``first``, ``second``)."""
     state = state_or_default(state)
     n = diffs.shape[1]
-    test, samples = options.test, options.resamples
+    pairs = None if first is None else list(zip(first.tolist(), second.tolist()))
+    out = sig.run_test(options.test, sig.TestInput(diffs, options.resamples, options.seed, options.alpha, state,
+                                                   matrix, pairs))
+    p = out.p
     estimate = None
-    if test == "t":
-        p = sig.t_test(diffs)
-    elif test == "wilcoxon":
-        p = sig.wilcoxon_test(diffs)
-    elif test == "sign":
-        p = sig.sign_test(diffs)
-    elif test == "randomization":
-        p = sig.randomization_test(diffs, samples, options.seed, state=state)
-    elif test == "bootstrap":
-        boot = sig.bootstrap_test(diffs, samples, options.seed, options.alpha, state=state)
-        p = boot.asl
-        estimate = float(np.nanmax(boot.difference_required)) if len(diffs) and n >= 2 else None
-    elif matrix is None:
-        raise ValueError("Tukey's HSD tests systems together: it needs each system's per-query scores")
-    else:
-        p = sig.tukey_hsd(matrix, list(zip(first.tolist(), second.tolist())), samples, options.seed, state=state)
-    if n == 0:
+    if out.difference_required is not None and len(diffs) and n >= 2:
+        estimate = float(np.nanmax(out.difference_required))
+    if n < 2:
+        # One query (or none) cannot tell two systems apart: p is undefined, whatever the test.
         p = np.full(len(diffs), np.nan)
     adjusted = sig.correct(p, options.effective_correction)
     return PairTests(p, adjusted, adjusted < options.alpha, estimate)
@@ -277,7 +283,7 @@ def _pair_statistics(diffs: np.ndarray, options: CompareOptions, state: JobState
     Cohen's d_z, the test under ``options``, wins / ties / losses and the number of queries."""
     n = diffs.shape[1]
     tests = pair_tests(diffs, options, state, matrix, first, second)
-    ci_low, ci_high = sig.mean_ci(diffs, options.resamples if options.test == "bootstrap" else CI_SAMPLES,
+    ci_low, ci_high = sig.mean_ci(diffs, options.resamples if TESTS[options.test].ci_samples else CI_SAMPLES,
                                   options.seed, options.confidence, state=state)
     wins, ties, losses = sig.wins_ties_losses(diffs, options.tie_tolerance)
     return {"mean": query_mean(diffs.T, n) if n else np.nan, "ci_low": ci_low, "ci_high": ci_high,
@@ -333,6 +339,11 @@ class PreferenceComparison:
 
     def rows(self, measure: str) -> pd.DataFrame:
         return self.table[self.table["measure"] == measure]
+
+    @property
+    def warnings(self) -> list[str]:
+        """Measures whose p-values are undefined (one query)."""
+        return [one_query_warning(measure) for measure in self.measures] if self.n_queries == 1 else []
 
     def provenance(self) -> dict:
         o = self.options

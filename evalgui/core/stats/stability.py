@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalgui.core.jobs import JobState, state_or_default
-from evalgui.core.stats.significance import NOISE, resample_counts
+from evalgui.core.stats.significance import NOISE, row_blocks, chunk_size, resample_count_chunks
 
 BETTER, WORSE, EQUAL = 0, 1, 2
 
@@ -219,6 +219,8 @@ def asl_rates(diffs: np.ndarray, levels, samples: int = 1000, seed: int = 42,
 # ---------------------------------------------------------------------------
 
 SWAP_BINS = 21
+# rows x trials of one product of swap_trials (a block takes a few hundredths of a second)
+_SWAP_CELLS = 4_000_000
 
 
 @dataclass
@@ -241,16 +243,21 @@ def swap_trials(diffs: np.ndarray, samples: int = 1000, seed: int = 42,
     query set of each trial (the sets are shared by all rows)."""
     state = state_or_default(state)
     diffs = np.atleast_2d(np.asarray(diffs, dtype=np.float64))
-    n = diffs.shape[1]
-    first_sets = resample_counts(n, samples, seed)
-    second_sets = resample_counts(n, samples, seed + 1)
-    first, second = np.empty((len(diffs), samples)), np.empty((len(diffs), samples))
-    step = max(1, 4_000_000 // max(samples, 1))
-    for start in range(0, len(diffs), step):
-        state.check()
-        block = diffs[start:start + step]
-        first[start:start + step] = block @ first_sets.T / n
-        second[start:start + step] = block @ second_sets.T / n
+    rows, n = diffs.shape
+    first, second = np.empty((rows, samples)), np.empty((rows, samples))
+    # The two streams of query sets drawn a chunk at a time (the same sets as drawn at once: with B up to
+    # one chunk, the arithmetic of one draw); Cancel between chunks and blocks of rows.
+    size = chunk_size(n)
+    for (start, first_sets), (_, second_sets) in zip(resample_count_chunks(n, samples, seed, size),
+                                                     resample_count_chunks(n, samples, seed + 1, size)):
+        stop = start + len(first_sets)
+        for where in row_blocks(rows, len(first_sets), _SWAP_CELLS):
+            state.check()
+            block = diffs[where]
+            first[where, start:stop] = block @ first_sets.T / n
+            second[where, start:stop] = block @ second_sets.T / n
+        if stop < samples:
+            state.progress(stop / samples, f"swap method, {stop:,} of {samples:,} trials")
     return first, second
 
 

@@ -28,7 +28,7 @@ from evalgui.core.workflows.outcome import Outcome
 from evalgui.core.workflows.params import Param, Problem, Request, param_list
 
 EVALUATION_SHARE = 0.4       # of the progress bar, when the runs are evaluated first
-MAX_SAMPLES = 10_000_000     # resamples: beyond this the samples no longer fit in memory
+MAX_SAMPLES = catalogue.MAX_SAMPLES     # resamples: drawn in chunks, so a cap on time, not memory
 
 
 TEST_LABELS = {"t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank", "sign": "Sign test",
@@ -62,11 +62,11 @@ BASELINES = Param(name="baselines", type="texts", default=(), flag="--baseline",
                   label="Baselines",
                   help="Compare every run against these runs only (a run's name or its file). Empty: every two "
                        "runs.")
-ALPHA = Param(name="alpha", type="float", default=0.05, flag="--alpha",
+ALPHA = Param(name="alpha", type="float", default=0.05, minimum=0.0001, maximum=0.9999, flag="--alpha",
               label="Significance level (α)",
               help="A difference is significant when its adjusted p-value is below α.")
 SAMPLES = Param(name="samples", type="int", default=None, optional=True, minimum=1, maximum=MAX_SAMPLES,
-                flag="--samples", metavar="B", label="Resamples (B)", unit="samples", why_maximum="memory",
+                flag="--samples", metavar="B", label="Resamples (B)", unit="samples", why_maximum="the running time",
                 help="How many resamples the randomization (default 10,000), bootstrap (1,000) or Tukey (5,000) "
                      "test draws. More gives steadier p-values and takes longer.")
 SEED = Param(name="seed", type="int", default=42, minimum=0, maximum=2**63 - 1, flag="--seed", label="Random seed",
@@ -101,8 +101,6 @@ class CompareRequest(Request):
             elif not self.measures:
                 problems.append(Problem(None, "choose the measures to compare with {measures} (e.g. AP, nDCG@10)",
                                         mentions=self._mentions()))
-        if not 0.0 < self.alpha < 1.0:
-            problems.append(Problem(self.param("alpha"), "alpha must be between 0 and 1 (e.g. 0.05)", self.alpha))
         return problems
 
     def _mentions(self):
@@ -143,8 +141,6 @@ class PreferenceRequest(Request):
         if len(self.runs) < 2:
             problems.append(Problem(self.param("runs"), f"a preference compares two runs or more; "
                                                         f"{len(self.runs)} given"))
-        if not 0.0 < self.alpha < 1.0:
-            problems.append(Problem(self.param("alpha"), "alpha must be between 0 and 1 (e.g. 0.05)", self.alpha))
         return problems
 
 
@@ -201,6 +197,7 @@ def run_compare(request: CompareRequest, state: JobState | None = None, inputs: 
             raise EvalUsageError(f"{query_set.measure}: no query is shared by every run, so there is nothing to "
                                  f"compare. {query_set.describe()} Score missing queries as 0 to compare over "
                                  "every query.")
+    notes += comparison.warnings                 # e.g. one query: the p-values are undefined
     return comparison_outcome(request, comparison, notes).stamp()
 
 
@@ -384,17 +381,18 @@ def run_preference(request: PreferenceRequest, state: JobState | None = None, in
     import os
     from functools import partial
 
-    from evalgui.core.ranked.preference import REGISTRY, compare as prefer, measure as preference_measure
+    from evalgui.core.ranked.preference import compare as prefer, default_measures, measure as preference_measure
 
     state = state_or_default(state)
     inputs = inputs or Inputs()
     request.check()
-    measures = list(dict.fromkeys(request.measures)) or list(REGISTRY)
+    measures = list(dict.fromkeys(request.measures))
     for name in measures:
         preference_measure(name)        # an unknown name stops here, before any file is read
     options = options_of(request) if request.test else None
     qrels = inputs.get(request.qrels, "qrels", topic=request.topic) if request.topic else \
         inputs.get(request.qrels, "qrels")
+    measures = measures or default_measures(qrels)     # ST-RPP only with subtopic qrels
     notes: list[str] = []
 
     def lacking(run, absent: list[str]) -> None:
@@ -434,6 +432,7 @@ def preference_outcome(request, result, options, notes, state: JobState, per_que
         tested = compare_preferences(result, options, state) if options is not None else None
     except ValueError as exc:
         raise EvalUsageError(str(exc)) from None
+    notes = [*notes, *(tested.warnings if tested is not None else ())]
     matrices = []
     for name in result.measures:
         frame = (tested.matrices[name] if tested is not None else result.matrix_frame(name)).reset_index()

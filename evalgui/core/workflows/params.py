@@ -40,7 +40,7 @@ class Param:
     optional: bool = False               # None is allowed and means "the engine's default"
     # Bounds computed from the loaded inputs: f(request, inputs) -> (low, high, why) or None.
     limits: Callable[[Any, Any], tuple[float | None, float | None, str] | None] | None = None
-    why_maximum: str = ""                # what the fixed maximum protects ("memory", "time")
+    why_maximum: str = ""                # what the fixed maximum protects ("memory", "the running time")
     group: str = ""                      # a heading the form may put it under
     advanced: bool = False               # the form may fold it away
 
@@ -96,7 +96,7 @@ class Param:
             if self.minimum is not None and v < self.minimum:
                 return f"must be at least {_number(self.minimum)}"
             if self.maximum is not None and v > self.maximum:
-                why = f" (more would exhaust {self.why_maximum})" if self.why_maximum else ""
+                why = f" (a limit that protects {self.why_maximum})" if self.why_maximum else ""
                 return f"must be at most {_number(self.maximum)}{why}"
         return None
 

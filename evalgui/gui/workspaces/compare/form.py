@@ -20,6 +20,8 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING, TESTS
+from evalgui.core.workflows.compare import CompareRequest
+from evalgui.gui.declared import Bindings, bind
 from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, registry_combo
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker
@@ -67,11 +69,13 @@ class CompareForm(QWidget):
 
         self.data = QrelsRunsPicker(session, object_prefix="compare")
         self.picker = MeasurePicker(registry=REGISTRY)
+        # Controls dressed from the compare request's declarations (label, help, bounds, default).
+        self.bindings = Bindings()
+        params = CompareRequest.params()
         self.level_spin = QSpinBox()
         self.level_spin.setObjectName("compareRelevanceLevel")
-        self.level_spin.setRange(-100, 100)
-        self.level_spin.setValue(1)
-        self.level_spin.setToolTip("Minimum grade that counts as relevant (trec_eval -l)")
+        level_label = QLabel()
+        self.bindings.bind(params["level"], self.level_spin, level_label)
         runs_page = QWidget()
         runs_layout = QVBoxLayout(runs_page)
         runs_layout.setContentsMargins(0, 0, 0, 0)
@@ -79,7 +83,7 @@ class CompareForm(QWidget):
         measures_box = QGroupBox("Measures")
         measures_layout = QFormLayout(measures_box)
         measures_layout.addRow(self.picker)
-        measures_layout.addRow("Relevant from grade", self.level_spin)
+        measures_layout.addRow(level_label, self.level_spin)
         runs_layout.addWidget(measures_box, 1)
         runs_layout.addWidget(self._preferences_box())
 
@@ -110,45 +114,40 @@ class CompareForm(QWidget):
         self.alpha_spin = QDoubleSpinBox()
         self.alpha_spin.setObjectName("compareAlpha")
         self.alpha_spin.setDecimals(4)
-        self.alpha_spin.setRange(0.0001, 0.5)
         self.alpha_spin.setSingleStep(0.01)
-        self.alpha_spin.setValue(0.05)
-        self.alpha_spin.setToolTip("Significance level α: a pair is significant when its adjusted p-value is "
-                                   "below α")
         self.samples_spin = QSpinBox()
         self.samples_spin.setObjectName("compareSamples")
-        self.samples_spin.setRange(1, 10_000_000)
         self.samples_spin.setGroupSeparatorShown(True)
-        self.samples_spin.valueChanged.connect(self._samples_changed)
         self.seed_spin = QSpinBox()
         self.seed_spin.setObjectName("compareSeed")
-        self.seed_spin.setRange(0, 2_147_483_647)
-        self.seed_spin.setValue(42)
-        self.seed_spin.setToolTip(_parameter("randomization", "seed").capitalize())
+        labels = {name: QLabel() for name in ("test", "correction", "alpha", "samples", "seed")}
+        for name, widget in (("alpha", self.alpha_spin), ("seed", self.seed_spin)):
+            self.bindings.bind(params[name], widget, labels[name])
+        bind(params["samples"], self.samples_spin, labels["samples"])      # kept per test (below), not bound
+        for name, widget in (("test", self.test_combo), ("correction", self.correction_combo)):
+            labels[name].setText(params[name].label)
+            labels[name].setBuddy(widget)
+            widget.setAccessibleName(params[name].label)
+        self.samples_spin.valueChanged.connect(self._samples_changed)
         test_layout = QFormLayout(test_box)
-        test_layout.addRow("Test", self.test_combo)
-        test_layout.addRow("Correction", self.correction_combo)
-        test_layout.addRow("α", self.alpha_spin)
-        test_layout.addRow("Samples B", self.samples_spin)
-        test_layout.addRow("Seed", self.seed_spin)
+        for name, widget in (("test", self.test_combo), ("correction", self.correction_combo),
+                             ("alpha", self.alpha_spin), ("samples", self.samples_spin), ("seed", self.seed_spin)):
+            test_layout.addRow(labels[name], widget)
         self.test_combo.currentIndexChanged.connect(self._test_changed)
 
         queries_box = QGroupBox("Queries")
-        self.fill_check = QCheckBox("Score missing queries as 0 (-c)")
+        self.fill_check = QCheckBox()
         self.fill_check.setObjectName("compareFillMissing")
-        self.fill_check.setToolTip("Compare over every query (the qrels' queries, or every query of the table); "
-                                   "a run that lacks one scores 0 there, as trec_eval -c. Otherwise only the "
-                                   "queries every compared run has are compared, and the others are reported.")
+        self.bindings.bind(params["complete"], self.fill_check)
         self.tie_spin = QDoubleSpinBox()
         self.tie_spin.setObjectName("compareTieTolerance")
         self.tie_spin.setDecimals(6)
-        self.tie_spin.setRange(0.0, 1_000_000.0)
         self.tie_spin.setSingleStep(0.001)
-        self.tie_spin.setToolTip("A per-query difference no larger than this counts as a tie in wins / ties / "
-                                 "losses (and in the scatter's colours)")
+        tie_label = QLabel()
+        self.bindings.bind(params["tie_tolerance"], self.tie_spin, tie_label)
         queries_layout = QFormLayout(queries_box)
         queries_layout.addRow(self.fill_check)
-        queries_layout.addRow("Tie tolerance", self.tie_spin)
+        queries_layout.addRow(tie_label, self.tie_spin)
 
         pairs_box = QGroupBox("Pairs")
         self.all_pairs_radio = QRadioButton("All pairs")
@@ -432,7 +431,7 @@ class CompareForm(QWidget):
             "source": self.source(),
             **self.data.state(),
             "measures": self.picker.state(),
-            "relevance_level": self.level_spin.value(),
+            **self.bindings.state(),
             "scores": self.scores_path,
             "scores_runs": dict(self.scores_runs.ticks),
             "scores_measures": dict(self.scores_measures.ticks),
@@ -440,11 +439,7 @@ class CompareForm(QWidget):
             "ranked_measures": dict(self.ranked_measures.ticks),
             "test": self.test_combo.currentData(),
             "correction": self.correction_combo.currentData(),
-            "alpha": self.alpha_spin.value(),
             "samples": dict(self.samples),
-            "seed": self.seed_spin.value(),
-            "fill_missing": self.fill_check.isChecked(),
-            "tie_tolerance": self.tie_spin.value(),
             "baselines_mode": self.baselines_radio.isChecked(),
             "baselines": dict(self.baseline_list.ticks),
             "preferences": dict(self.preference_list.ticks),
@@ -465,14 +460,12 @@ class CompareForm(QWidget):
             if index >= 0:
                 combo.setCurrentIndex(index)
         self._test_changed()
-        for spin, key, kind in ((self.level_spin, "relevance_level", int), (self.alpha_spin, "alpha", float),
-                                (self.seed_spin, "seed", int), (self.tie_spin, "tie_tolerance", float),
-                                (self.binary_spin, "binary_threshold", int)):
-            if isinstance(state.get(key), (int, float)) and not isinstance(state.get(key), bool):
-                spin.setValue(kind(state[key]))
-        for check, key in ((self.fill_check, "fill_missing"), (self.binary_check, "binary_preferences")):
-            if isinstance(state.get(key), bool):
-                check.setChecked(state[key])
+        # Version-1 projects named two settings otherwise.
+        self.bindings.restore(state, aliases={"relevance_level": "level", "fill_missing": "complete"})
+        if isinstance(state.get("binary_threshold"), int) and not isinstance(state.get("binary_threshold"), bool):
+            self.binary_spin.setValue(state["binary_threshold"])
+        if isinstance(state.get("binary_preferences"), bool):
+            self.binary_check.setChecked(state["binary_preferences"])
         if isinstance(state.get("preferences"), dict):
             for name, ticked in state["preferences"].items():
                 if name in preference.REGISTRY:

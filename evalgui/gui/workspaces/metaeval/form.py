@@ -18,10 +18,11 @@ from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox
                                QStackedWidget, QVBoxLayout, QWidget)
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.core.metaeval.catalogue import EXPERIMENTS
+from evalgui.core.metaeval.catalogue import (EXPERIMENTS, MAX_REPETITIONS, MAX_ROBUSTNESS_REPETITIONS,
+                                             MAX_SETS)
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
-from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
+from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, RESAMPLING, TESTS
 from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, line_edit, parse_numbers, registry_combo, spin_box
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
@@ -118,11 +119,11 @@ class MetaevalForm(QWidget):
         self.fuzziness_spin.setValue(0.05)
         self.fuzziness_spin.setToolTip(parameter_tip(STABILITY, "fuzziness"))
         self.set_sizes_edit = line_edit("metaevalSetSizes", "5, 10, … up to n/2", parameter_tip(STABILITY, "set size"))
-        self.sets_spin = spin_box("metaevalSets", 1, 10_000_000, 1000, parameter_tip(STABILITY, "sets"))
+        self.sets_spin = spin_box("metaevalSets", 1, MAX_SETS, 1000, parameter_tip(STABILITY, "sets"))
         self.replacement_check = QCheckBox("Draw with replacement")
         self.replacement_check.setObjectName("metaevalReplacement")
         self.replacement_check.setToolTip(parameter_tip(STABILITY, "replacement"))
-        self.stability_repetitions_spin = spin_box("metaevalStabilityRepetitions", 1, 100_000, 5,
+        self.stability_repetitions_spin = spin_box("metaevalStabilityRepetitions", 1, MAX_REPETITIONS, 5,
                                                 parameter_tip(STABILITY, "repetitions"))
         page = QWidget()
         form = QFormLayout(page)
@@ -146,7 +147,7 @@ class MetaevalForm(QWidget):
         self.alpha_spin.setSingleStep(0.01)
         self.alpha_spin.setValue(0.05)
         self.alpha_spin.setToolTip(parameter_tip(POWER, "alpha"))
-        self.samples_spin = spin_box("metaevalSamples", 1, 10_000_000, DEFAULT_SAMPLES["bootstrap"], "")
+        self.samples_spin = spin_box("metaevalSamples", 1, MAX_SAMPLES, DEFAULT_SAMPLES["bootstrap"], "")
         self.samples_spin.valueChanged.connect(self._samples_changed)
         page = QWidget()
         form = QFormLayout(page)
@@ -159,8 +160,9 @@ class MetaevalForm(QWidget):
 
     def _robustness_page(self) -> QWidget:
         self.fractions_edit = line_edit("metaevalFractions", "0.1, 0.2, … 0.9", parameter_tip(ROBUSTNESS, "fractions"))
-        self.robustness_repetitions_spin = spin_box("metaevalRobustnessRepetitions", 1, 100_000, 10,
-                                                 parameter_tip(ROBUSTNESS, "repetitions"))
+        self.robustness_repetitions_spin = spin_box("metaevalRobustnessRepetitions", 1,
+                                                    MAX_ROBUSTNESS_REPETITIONS, 10,
+                                                    parameter_tip(ROBUSTNESS, "repetitions"))
         page = QWidget()
         form = QFormLayout(page)
         form.setContentsMargins(0, 0, 0, 0)

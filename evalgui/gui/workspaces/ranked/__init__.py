@@ -307,7 +307,7 @@ class RankedWorkspace(Workspace):
     def _rederive(self, inputs: EvaluationInputs | None) -> None:
         qrels_item = self.session.find(inputs.qrels) if inputs is not None else None
         runs = []
-        if qrels_item is not None and qrels_item.kind == "qrels":
+        if qrels_item is not None and "qrels" in (qrels_item.kind, qrels_item.record.acts_as):
             for name, path in inputs.runs:
                 item = self.session.find(path)
                 if item is not None and item.kind == "run" and name in self.results_set:
