@@ -85,6 +85,8 @@ COLUMN_LABELS = {
     "query": "Query", "value": "Value", "statistic": "Statistic", "wins": "Wins", "losses": "Losses",
     "ties": "Ties", "significant_wins": "Significant wins", "significant_losses": "Significant losses",
     "mean_preference": "Mean preference", "preference": "Preference",
+    # preference measures (shown so; exports and evalgui-cli keep their registered names)
+    "st_rpp": "ST-RPP (subtopics alike)", "st_rpp_rel": "ST-RPP (subtopics by relevant documents)",
     # meta-evaluation
     "set_size": "Topic set size", "error_rate": "Error rate", "error_rate_sd": "Error rate (SD)",
     "tie_rate": "Tie rate", "tie_rate_sd": "Tie rate (SD)", "discriminative_power": "Discriminative power",
