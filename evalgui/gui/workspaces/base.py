@@ -15,6 +15,7 @@ measure stability, case-based retrieval): what they would otherwise each repeat.
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
@@ -337,7 +338,23 @@ class Workspace(QWidget):
         self._shown_inputs = self._job_inputs
         if then is not None:
             then(result)
+        self._shown_inputs = self._only_files_used(self._shown_inputs)
         self.update_inputs_banner()
+
+    def _only_files_used(self, snapshot: "InputsSnapshot | None") -> "InputsSnapshot | None":
+        """The snapshot's files narrowed to those the shown outcomes' requests read (the form may name
+        others, e.g. qrels while ranks come from a rank file); unchanged when they do not say."""
+        if snapshot is None:
+            return None
+        try:
+            used = {os.path.abspath(path) for outcome in self.workflow_outcomes().values()
+                    for path in outcome.request.files()}
+        except (AttributeError, TypeError):      # a workspace whose outcomes cannot say
+            return snapshot
+        kept = [(v, n) for v, n in zip(snapshot.versions, snapshot.names) if os.path.abspath(v[0]) in used]
+        if not kept:
+            return snapshot
+        return InputsSnapshot(snapshot.form, tuple(v for v, _ in kept), tuple(n for _, n in kept))
 
     def _handle_failure(self, title: str, message: str, details: str) -> None:
         self._last_run_failed = True
