@@ -73,6 +73,7 @@ def test_casebase_after_a_failed_run_and_a_file_read_again(qtbot, window, monkey
     bad = tmp_path / "bad_model.json"
     bad.write_text('{"attributes": [{"name": "colour", "type": "categorical", "measure": "equality"}]}')
     casebase.form.load_model(str(bad))
+    qtbot.waitUntil(lambda: not casebase.form.reading_files(), timeout=10_000)      # read on the worker
     _fails_on_the_worker(qtbot, window, casebase, "'colour' is not a column")
     pd.testing.assert_frame_equal(casebase.outcome.table, before)
     shown, text = _banner(casebase)
