@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QM
 
 from evalgui.gui.datapanel import DataPanel
 from evalgui.gui.docking import DockWidthKeeper
+from evalgui.gui.naming import add_menu as measure_names_menu
 from evalgui.core.inputs import LoadedInput, LoadFailure, kinds, load_files_job, open_dialog_filters
 from evalgui.gui.session import Session
 from evalgui.gui.settings import app_settings
@@ -194,6 +195,7 @@ class MainWindow(QMainWindow):
         self.toolbar = self.addToolBar("Main")
         self.toolbar.setObjectName("mainToolbar")
         view_menu.addAction(self.toolbar.toggleViewAction())
+        self.measure_names_menu = measure_names_menu(view_menu)
         view_menu.addSeparator()
         for i in range(self.tabs.count()):
             view_menu.addAction(action(self.tabs.tabText(i), lambda _=False, i=i: self.tabs.setCurrentIndex(i),
@@ -603,6 +605,8 @@ class MainWindow(QMainWindow):
             for key, state in project["results"].items():
                 if key in self.workspaces and state:
                     self.workspaces[key].restore_results_state(state)
+            for ws in self.workspaces.values():          # results computed from files changed since: stale
+                ws.mark_changed_since_saved(checked["changed"])
             # The workspace holding the results (else the first) is what the user opened the project for.
             shown = [ws for ws in self.workspaces.values() if ws.has_results()] or list(self.workspaces.values())
             if shown:

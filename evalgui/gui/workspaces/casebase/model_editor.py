@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialo
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, MEASURES_BY_TYPE
+from evalgui.core.display import plain_words
 from evalgui.core.cbr.model import TYPES, AttributeModel, SimilarityModel
 from evalgui.core.errors import EvalInputError
 from evalgui.gui.tables import DataFrameModel, FrameTableView
@@ -208,7 +209,7 @@ class ModelEditor(QWidget):
         combo.blockSignals(True)
         combo.clear()
         for name in MEASURES_BY_TYPE.get(kind, ()):
-            combo.addItem(name, name)
+            combo.addItem(plain_words(name), name)
             combo.setItemData(combo.count() - 1, LOCAL_SIMILARITIES[name].help_text, Qt.ItemDataRole.ToolTipRole)
         if chosen is not None and combo.findData(chosen) < 0:     # a file's measure that does not fit: shown
             combo.addItem(chosen, chosen)
