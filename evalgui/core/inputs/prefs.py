@@ -2,15 +2,16 @@
 
 Five fields a line, the last a real number: no other kind takes such a line, so the Data dock
 names the file for what it is instead of refusing it as unknown. No workspace evaluates against
-preferences yet; ``evalgui-cli trec_eval -R prefs`` does (see the kind's warning).
+preferences yet; ``evalgui-cli trec_eval -R prefs`` does (the kind's warning says so in plain words).
 """
 
 from __future__ import annotations
 
 from evalgui.core.inputs import Claim, FileHead, InputKind
 
-NOT_IN_WINDOW = ("no workspace of the window evaluates preference judgments yet; the command line's "
-                 "trec_eval does (evalgui-cli trec_eval -R prefs)")
+# Plain words: the window shows no command-line flags (the README names the command).
+NOT_IN_WINDOW = ("no workspace of the window evaluates preference judgments yet: the command line's trec_eval "
+                 "evaluates them")
 
 
 def sniff(head: FileHead) -> Claim:
