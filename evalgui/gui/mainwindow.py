@@ -24,6 +24,7 @@ PROJECT_FILTER = "evalgui project (*.evalgui)"
 MIN_WINDOW_SIZE = (800, 560)
 DATA_DOCK_WIDTH = 300          # until the user drags it wider or narrower
 DATA_DOCK_MIN_WIDTH = 180      # file names and kinds stay readable
+WIDE_WINDOW = 1300             # narrower windows (a laptop's) narrow the Data dock and the forms
 
 
 def demo_files() -> list[tuple[str, str]]:
@@ -115,7 +116,8 @@ class MainWindow(QMainWindow):
         self.data_dock.setWidget(self.data_panel)
         self.data_panel.setMinimumWidth(DATA_DOCK_MIN_WIDTH)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.data_dock)
-        self.data_dock_width = DockWidthKeeper(self, self.data_dock, DATA_DOCK_WIDTH, "window/data_dock_width")
+        self.data_dock_width = DockWidthKeeper(self, self.data_dock, DATA_DOCK_WIDTH, "window/data_dock_width",
+                                               limit=data_dock_limit)
 
         self.load_progress = QProgressBar()
         self.load_progress.setMaximumWidth(180)
@@ -614,6 +616,14 @@ class MainWindow(QMainWindow):
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.open()
         self.about_dialog = dialog
+
+
+def data_dock_limit(window_width: int) -> int | None:
+    """The widest the Data dock may be: any width in a wide window; a fifth of a laptop-sized one
+    (but never narrower than its file names need), so the results keep most of the room."""
+    if window_width >= WIDE_WINDOW:
+        return None
+    return max(DATA_DOCK_MIN_WIDTH, window_width // 5)
 
 
 def loading_summary(read: int, failures: list[LoadFailure]) -> str:
