@@ -46,7 +46,7 @@ import math
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRectF, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QCursor, QFont, QFontMetrics, QFontMetricsF, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QToolTip
 
@@ -648,6 +648,8 @@ def _all_fit(font: QFont, texts: list[str], width: float, height: float, ink: bo
 class HeatmapPlot(pg.PlotWidget):
     """The model's matrix as an image, row 0 at the top, with a colour bar over the model's levels."""
 
+    cell_activated = Signal(int, int)       # (row, column) of a double-clicked cell
+
     def __init__(self, model: MatrixModel | None = None, parent=None, *, show_values: bool | None = None):
         axes = {"left": _LabelAxis("left"), "top": _LabelAxis("top")}
         super().__init__(parent, axisItems=axes)
@@ -683,6 +685,7 @@ class HeatmapPlot(pg.PlotWidget):
         # Column labels stand on end or lie flat as the cells narrow or widen.
         item.getViewBox().sigResized.connect(lambda *_: self._fit_column_labels())
         self.scene().sigMouseMoved.connect(self._hover)
+        self.scene().sigMouseClicked.connect(self._clicked)
         self._refresh()
 
     @property
@@ -775,6 +778,22 @@ class HeatmapPlot(pg.PlotWidget):
                 return axis.labels[cell] if cell is not None else ""
         return ""
 
+    def cell_at(self, scene_position) -> tuple[int, int] | None:
+        """The (row, column) of the cell at ``scene_position``, None outside the cells."""
+        view = self.getPlotItem().getViewBox()
+        if not view.sceneBoundingRect().contains(scene_position):
+            return None
+        point = view.mapSceneToView(scene_position)
+        row, column = int(round(point.y())), int(round(point.x()))
+        if 0 <= row < self.model.rowCount() and 0 <= column < self.model.columnCount():
+            return row, column
+        return None
+
+    def _clicked(self, event) -> None:
+        cell = self.cell_at(event.scenePos())
+        if event.double() and cell is not None:
+            self.cell_activated.emit(*cell)
+
     def _hover(self, scene_position) -> None:
         text = self.hover_text(scene_position)
         self.setToolTip(text)
@@ -796,6 +815,17 @@ class HeatmapPlot(pg.PlotWidget):
             event.setAccepted(bool(text))
             return True
         return super().viewportEvent(event)
+
+
+def on_cell_activated(slot, *views) -> None:
+    """Call ``slot(row, column)`` when a cell is double-clicked in a heatmap, or double-clicked or
+    activated (Enter) in a matrix table: a run × run cell opens its pair."""
+    for view in views:
+        if isinstance(view, HeatmapPlot):
+            view.cell_activated.connect(slot)
+        else:
+            # (a double click activates too, except where one click does: then one click opens)
+            view.activated.connect(lambda index: slot(index.row(), index.column()))
 
 
 # Colour levels snap to these, so that re-running with similar numbers keeps every colour.

@@ -18,7 +18,7 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
-from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
+from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit, on_cell_activated
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
@@ -127,6 +127,31 @@ class PairMatrix(LazyView):
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
         self.page.layout().insertWidget(1, self.hint)
         self.page.layout().addWidget(self.caption)
+        self.pair_view = None            # made when a cell is first opened
+        on_cell_activated(self.open_pair, self.table, self.heatmap)
+
+    # ------------------------------------------------------------ a cell opens its pair
+    def pair_values(self, measure: str) -> pd.DataFrame | None:
+        """Queries × runs of ``measure``, as the outcome holds them (None: no per-query values)."""
+        per_query = getattr(self.comparison, "per_query", None)
+        return per_query.get(measure) if isinstance(per_query, dict) else None
+
+    def open_pair(self, row: int, column: int) -> None:
+        """Show the pair in cell (row, column) query by query (nothing for the diagonal)."""
+        from evalgui.gui.pair_view import PairView
+
+        measure = self.measure.currentData()
+        values = self.pair_values(measure) if self.comparison is not None and measure else None
+        runs = self.runs() if self.comparison is not None else []
+        if values is None or row == column or not (row < len(runs) and column < len(runs)):
+            return
+        if runs[row] not in values.columns or runs[column] not in values.columns:
+            return
+        if self.pair_view is None:
+            self.pair_view = PairView(self.page)
+        self.pair_view.show_pair(measure, runs[row], runs[column], values)
+        self.pair_view.show()
+        self.pair_view.raise_()
 
     # ------------------------------------------------------------ what subclasses say
     def lower_widget(self):

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.core.ranked.jobs import ResultSet
-from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView, nice_limit
+from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView, nice_limit, on_cell_activated
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
@@ -38,6 +38,9 @@ class RunMatrixView(LazyView):
         sides.addWidget(self.table)
         sides.addWidget(self.heatmap)
         sides.setSizes([5000, 6000])     # proportions: room for the table's numbers and a readable heatmap
+        self.pair_view = None            # made when a cell is first opened
+        self.on_queries_selected = None  # the workspace's: (queries, row run, column run) selected in the pair
+        on_cell_activated(self.open_pair, self.table, self.heatmap)
         self.page = with_toolbar(sides, [QLabel("Measure"), self.measure, export])
         self.page.layout().addWidget(self.caption)
 
@@ -80,6 +83,25 @@ class RunMatrixView(LazyView):
         self.model.set_frame(frame, tooltips=tips)
         self.caption.setText(f"Mean per-query difference in {measure}, row run minus column run, over the "
                              f"queries both runs have. Red: the row run scores higher; blue: lower.")
+
+    def open_pair(self, row: int, column: int) -> None:
+        """Show the pair in cell (row, column) query by query, from the per-query results (not recomputed)."""
+        from evalgui.gui.pair_view import PairView
+
+        measure = self.measure.currentData()
+        runs = [str(r) for r in self.model.frame.index]
+        if not measure or row == column or not (row < len(runs) and column < len(runs)):
+            return
+        if self.pair_view is None:
+            self.pair_view = PairView(self.page)
+            self.pair_view.queries_selected.connect(self._pair_queries_selected)
+        self.pair_view.show_pair(measure, runs[row], runs[column], self.results.query_matrix(measure))
+        self.pair_view.show()
+        self.pair_view.raise_()
+
+    def _pair_queries_selected(self, queries: list) -> None:
+        if self.on_queries_selected is not None:
+            self.on_queries_selected(queries, self.pair_view.row_run, self.pair_view.column_run)
 
     def export_targets(self) -> list:
         return [("Run × run table…", self.export_table_dialog), ("Run × run heatmap…", self.export_plot_dialog)]

@@ -1,0 +1,90 @@
+"""Issue 25, point 1: a cell of a run × run matrix opens its pair, query by query (from the outcome's
+per-query values, not recomputed), and queries selected there are selected in the workspace's views."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from PySide6.QtCore import QPointF, Qt
+
+from tests.gui.conftest import open_demo_and_wait
+from tests.gui.test_compare_workspace import _compare_synthetic
+
+
+def test_pair_differences_are_sorted_by_size_and_skip_missing_queries():
+    from evalgui.gui.pair_view import pair_differences
+
+    values = pd.DataFrame({"a": [0.5, 0.1, 0.9, np.nan], "b": [0.4, 0.6, 0.9, 0.2]}, index=["q1", "q2", "q3", "q4"])
+    frame = pair_differences(values, "a", "b")
+    assert frame["query"].tolist() == ["q2", "q1", "q3"]              # |−0.5| > |+0.1| > 0; q4 lacks a
+    assert frame["difference"].tolist() == pytest.approx([-0.5, 0.1, 0.0])
+
+
+def _double_click_cell(qtbot, table, row, column):
+    rect = table.visualRect(table.model().index(row, column))
+    # as a real double click arrives: a press and release first (the view checks the pressed cell)
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_a_compare_matrix_cell_opens_its_pair(qtbot, window):
+    compare = _compare_synthetic(qtbot, window, test="t", correction="holm")
+    view = compare.matrix
+    compare.results_tabs.setCurrentWidget(view.page)
+    index = view.measure.findData("P_10")
+    view.measure.setCurrentIndex(index)
+    runs = list(view.model.frame.index)
+    a, b = runs.index("bm25"), runs.index("random")
+    _double_click_cell(qtbot, view.table, a, b)
+    pair = view.pair_view
+    assert pair is not None and pair.isVisible()
+    values = compare.comparison.per_query["P_10"]
+    expected = (values["bm25"] - values["random"]).dropna()
+    shown = pair.frame.set_index("query")["difference"]
+    assert len(shown) == len(expected)
+    assert shown.to_numpy() == pytest.approx(expected.reindex(shown.index).to_numpy(), abs=1e-12)
+    magnitudes = np.abs(shown.to_numpy())
+    assert (np.diff(magnitudes) <= 1e-12).all()                      # the largest disagreements first
+    assert pair.table.item(0, 0).text() == shown.index[0]
+    assert len(pair.bar_item.opts["width"]) == len(shown) and len(pair.points.data) == len(shown)
+    # the diagonal opens nothing new
+    pair.hide()
+    _double_click_cell(qtbot, view.table, a, a)
+    assert not pair.isVisible()
+    # the heatmap's cells open their pair too
+    scene = view.heatmap.getPlotItem().vb.mapViewToScene(QPointF(a, b))
+    assert view.heatmap.cell_at(scene) == (b, a)
+    with qtbot.waitSignal(view.heatmap.cell_activated):
+        view.heatmap.cell_activated.emit(b, a)
+    assert pair.isVisible() and (pair.row_run, pair.column_run) == ("random", "bm25")
+
+
+def test_a_ranked_run_by_run_cell_opens_its_pair_and_selects_linked_queries(qtbot, window):
+    ranked = open_demo_and_wait(qtbot, window)
+    view = ranked.run_matrix
+    ranked.results_tabs.setCurrentWidget(view.page)
+    view.measure.setCurrentIndex(view.measure.findData("P_10"))
+    runs = list(view.model.frame.index)
+    a, b = runs.index("bm25"), runs.index("random")
+    _double_click_cell(qtbot, view.table, a, b)
+    pair = view.pair_view
+    assert pair is not None and pair.isVisible()
+    per_query = ranked.results.copy()
+    per_query = per_query[(per_query["measure"] == "P_10") & (per_query["query"] != "all")].pivot(
+        index="query", columns="run", values="value")
+    top = pair.frame.iloc[0]
+    assert top["difference"] == pytest.approx(per_query.loc[top["query"], "bm25"] - per_query.loc[top["query"], "random"])
+    assert abs(top["difference"]) == pytest.approx((per_query["bm25"] - per_query["random"]).abs().max())
+    # selecting two queries there selects them in the per-query table and shows the first in the drill-down
+    picked = pair.frame["query"].tolist()[:2]
+    with qtbot.waitSignal(pair.queries_selected):
+        pair.select_queries(picked)
+    assert sorted(ranked.per_query.selected_queries()) == sorted(picked)
+    assert ranked.per_query.measure.currentData() == "P_10"
+    drill = ranked.drill_down
+    assert drill.query.currentData() == pair.selected_queries()[0]
+    assert (drill.run_a.currentData(), drill.run_b.currentData()) == ("bm25", "random")
+    # clicking a point of the scatter selects its query
+    pair._pick(3, Qt.KeyboardModifier.NoModifier)
+    assert pair.selected_queries() == [pair.frame["query"].iat[3]]
