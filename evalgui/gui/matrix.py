@@ -817,6 +817,42 @@ class HeatmapPlot(pg.PlotWidget):
         return super().viewportEvent(event)
 
 
+def export_heatmap(model: MatrixModel, path: str, title_lines: list[str]) -> None:
+    """Write ``model``'s heatmap to ``path`` (PNG or SVG) with a title (say, the measure, the test and
+    "row minus column"), drawn apart from the window: its proportions follow the matrix (square cells
+    of 18 to 60 pixels, 360 to 900 pixels of cells), not the pane it happens to sit in on screen."""
+    import html
+
+    from evalgui.gui.plots import export_plot
+
+    n = max(model.rowCount(), model.columnCount(), 1)
+    cell = max(18.0, min(60.0, 720.0 / n))
+    grid = int(max(360, min(900, n * cell)))
+    plot = HeatmapPlot(model)
+    try:
+        plot.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+        lines = [html.escape(line) for line in title_lines if line]
+        title_height = 0
+        if lines:
+            item = plot.getPlotItem()
+            item.setTitle("<br>".join([f"<b>{lines[0]}</b>"] + lines[1:]), size="10pt")
+            title_height = int(QFontMetrics(plot.font()).height() * 1.35 * len(lines)) + 10
+            item.layout.setRowFixedHeight(0, title_height)     # pyqtgraph leaves room for one line
+            item.titleLabel.setMinimumHeight(title_height)
+            item.titleLabel.setMaximumHeight(title_height)
+        left = plot.getPlotItem().getAxis("left").width()
+        plot.resize(int(left + grid + 90), int(title_height + LABEL_ROOM + grid + 20))
+        plot.show()
+        QGuiApplication.processEvents()       # lay the plot out at that size (the column labels stand on end)
+        plot._fit_column_labels()
+        QGuiApplication.processEvents()
+        export_plot(plot, path)
+    finally:
+        plot.model.modelReset.disconnect(plot._refresh)
+        plot.close()
+        plot.deleteLater()
+
+
 def on_cell_activated(slot, *views) -> None:
     """Call ``slot(row, column)`` when a cell is double-clicked in a heatmap, or double-clicked or
     activated (Enter) in a matrix table: a run × run cell opens its pair."""

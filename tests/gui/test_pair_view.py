@@ -88,3 +88,35 @@ def test_a_ranked_run_by_run_cell_opens_its_pair_and_selects_linked_queries(qtbo
     # clicking a point of the scatter selects its query
     pair._pick(3, Qt.KeyboardModifier.NoModifier)
     assert pair.selected_queries() == [pair.frame["query"].iat[3]]
+
+
+def test_an_exported_heatmap_has_a_title_and_square_proportions(qtbot, window, tmp_path):
+    from PySide6.QtGui import QImage
+
+    compare = _compare_synthetic(qtbot, window, test="t", correction="holm")
+    view = compare.matrix
+    compare.results_tabs.setCurrentWidget(view.page)
+    window.resize(1366, 400)                 # a flat pane on screen: the export keeps its own proportions
+    view.export_plot(str(tmp_path / "m.svg"))
+    view.export_plot(str(tmp_path / "m.png"))
+    svg = (tmp_path / "m.svg").read_text(encoding="utf-8")
+    measure = view.measure.currentData()
+    for text in (measure, "Test: t", "holm", "row minus column"):
+        assert text in svg, text
+    image = QImage(str(tmp_path / "m.png"))
+    assert not image.isNull() and 0.7 <= image.width() / image.height() <= 1.4, image.size()
+
+
+def test_a_ranked_heatmap_export_with_many_runs(qtbot, tmp_path):
+    """50 runs: the export is titled, every label is written, and square cells keep it readable."""
+    from evalgui.gui.matrix import MatrixModel, export_heatmap
+
+    runs = [f"system_{i:02d}_with_a_long_name" for i in range(50)]
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(0, 0.05, (50, 50)), index=runs, columns=runs)
+    marks = pd.DataFrame(np.where(rng.random((50, 50)) < 0.3, "*", ""), index=runs, columns=runs)
+    model = MatrixModel(mask_diagonal=True, diverging=True)
+    model.set_frame(frame, marks=marks)
+    export_heatmap(model, str(tmp_path / "big.svg"), ["AP: mean difference", "Test: t", "row minus column"])
+    svg = (tmp_path / "big.svg").read_text(encoding="utf-8")
+    assert "AP: mean difference" in svg and "row minus column" in svg

@@ -19,7 +19,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit, on_cell_activated
-from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
@@ -265,7 +264,29 @@ class PairMatrix(LazyView):
     def export_plot_dialog(self) -> None:
         self.shown()
         name = f"{self.name}_{self.measure.currentData() or ''}_{self.value.currentData()}".replace("/", "_")
-        export_plot_dialog(self.page, self.heatmap, name)
+        from evalgui.gui.exporting import PLOT_FORMATS, export_dialog
+
+        export_dialog(self.page, name, PLOT_FORMATS, self.export_plot, title="Export plot")
+
+    def export_title(self) -> list[str]:
+        """The exported heatmap's title: what the cells show, the test, how to read it."""
+        measure, value = self.measure.currentData(), self.value.currentData()
+        if self.comparison is None or not measure:
+            return []
+        provenance = self.comparison.provenance()
+        test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")
+        shown = dict((key, label) for label, key in [(self.mean_label, DIFF)] + list(VALUES[1:]))[value]
+        return [f"{measure}: {shown.lower()}, row run vs column run ({len(self.runs())} runs)",
+                f"Test: {test}, correction {provenance['correction']}; {MARK}: significant at α = {provenance['alpha']}",
+                "Read as row minus column: red, the row run scores higher; blue, lower"
+                if value != P_ADJUSTED else "Darker: smaller adjusted p-value"]
+
+    def export_plot(self, path: str) -> None:
+        """The heatmap as PNG or SVG, titled (see :meth:`export_title`)."""
+        from evalgui.gui.matrix import export_heatmap
+
+        self.shown()
+        export_heatmap(self.model, path, self.export_title())
 
     def export_targets(self) -> list:
         if self.comparison is None:

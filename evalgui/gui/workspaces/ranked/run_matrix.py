@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.core.ranked.jobs import ResultSet
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView, nice_limit, on_cell_activated
-from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 
@@ -46,7 +45,20 @@ class RunMatrixView(LazyView):
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        export_plot_dialog(self.page, self.heatmap, "run_by_run")
+        from evalgui.gui.exporting import PLOT_FORMATS, export_dialog
+
+        export_dialog(self.page, "run_by_run", PLOT_FORMATS, self.export_plot, title="Export plot")
+
+    def export_plot(self, path: str) -> None:
+        """The heatmap as PNG or SVG, titled with the measure and how to read it."""
+        from evalgui.gui.matrix import export_heatmap
+
+        self.shown()
+        measure = self.measure.currentData() or ""
+        export_heatmap(self.model, path, [
+            f"{measure}: mean per-query difference, row run vs column run ({self.model.rowCount()} runs)",
+            "No test of significance (the Compare workspace tests the pairs)",
+            "Read as row minus column: red, the row run scores higher; blue, lower"])
 
     def export_table_dialog(self) -> None:
         self.shown()
