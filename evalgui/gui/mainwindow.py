@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QCursor, QDragEnterEvent, QDropEvent, QKeySeq
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
                                QPushButton, QTabWidget, QVBoxLayout, QWidget)
 
+from evalgui.gui.accessibility import name_controls
 from evalgui.gui.datapanel import DataPanel
 from evalgui.gui.docking import DockWidthKeeper
 from evalgui.core.inputs import LoadedInput, LoadFailure, kinds, load_files_job, open_dialog_filters
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         self.session.changed.connect(self._mark_modified)
         self._set_modified(False)      # restoring the last-used parameters changes nothing to save
+        name_controls(self)            # every control a screen reader lands on says what it is
 
     # ================================================================ menus and toolbar
     def _build_actions(self) -> None:

@@ -48,7 +48,7 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QCursor, QFont, QFontMetrics, QFontMetricsF, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QToolTip
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QScrollArea, QTableView, QToolTip
 
 from evalgui.gui.plots import plain_axes
 from evalgui.gui.tables import tsv_text
@@ -815,6 +815,37 @@ class HeatmapPlot(pg.PlotWidget):
             event.setAccepted(bool(text))
             return True
         return super().viewportEvent(event)
+
+
+class EveryLabelArea(QScrollArea):
+    """A heatmap that keeps every row and column label: its cells never get smaller than a label's
+    line in the smallest font, so with 30 to 50 runs in a small pane the heatmap scrolls instead of
+    leaving out every other label (the marks of significance fit such a cell too)."""
+
+    def __init__(self, heatmap: "HeatmapPlot", parent=None):
+        super().__init__(parent)
+        self.heatmap = heatmap
+        self.setObjectName(f"{heatmap.objectName() or 'heatmap'}Area")
+        self.setWidget(heatmap)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        heatmap.model.modelReset.connect(self.fit)
+        self.fit()
+
+    def cell_room(self) -> int:
+        """The smallest cell, in pixels, that holds a label's line (in the smallest font)."""
+        return math.ceil(QFontMetricsF(_shrunk(QFont(self.heatmap.font()), SMALLEST_FONT)).height()) + 1
+
+    def fit(self) -> None:
+        model, item = self.heatmap.model, self.heatmap.getPlotItem()
+        rows, columns = model.rowCount(), model.columnCount()
+        if not rows or not columns:
+            self.heatmap.setMinimumSize(0, 0)
+            return
+        cell = self.cell_room()
+        left = item.getAxis("left").width()
+        # room beside the cells: row labels, colour bar and its numbers; above: labels on end
+        self.heatmap.setMinimumSize(int(left + columns * cell + 80), int(LABEL_ROOM + rows * cell + 30))
 
 
 def export_heatmap(model: MatrixModel, path: str, title_lines: list[str]) -> None:

@@ -20,6 +20,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout)
 
+from evalgui.gui.accessibility import name_controls
 from evalgui.gui.plots import plain_axes
 
 HIGHER, LOWER, PICKED = "#d6604d", "#4393c3", "#000000"
@@ -91,6 +92,7 @@ class PairView(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.caption)
         layout.addWidget(sides, 1)
+        name_controls(self)
 
     # ------------------------------------------------------------ content
     def show_pair(self, measure: str, row_run: str, column_run: str, values: pd.DataFrame) -> None:

@@ -120,3 +120,27 @@ def test_a_ranked_heatmap_export_with_many_runs(qtbot, tmp_path):
     export_heatmap(model, str(tmp_path / "big.svg"), ["AP: mean difference", "Test: t", "row minus column"])
     svg = (tmp_path / "big.svg").read_text(encoding="utf-8")
     assert "AP: mean difference" in svg and "row minus column" in svg
+
+
+@pytest.mark.parametrize("n", [30, 50])
+def test_with_many_runs_every_label_and_every_mark_shows(qtbot, n):
+    """In a pane too small for them, the heatmap scrolls rather than leave labels out."""
+    from evalgui.gui.matrix import EveryLabelArea, HeatmapPlot, MatrixModel
+
+    runs = [f"run_{i:02d}" for i in range(n)]
+    rng = np.random.default_rng(n)
+    frame = pd.DataFrame(rng.normal(0, 0.05, (n, n)), index=runs, columns=runs)
+    marks = pd.DataFrame(np.where(rng.random((n, n)) < 0.3, "*", ""), index=runs, columns=runs)
+    plot = HeatmapPlot(MatrixModel(mask_diagonal=True, diverging=True))
+    area = EveryLabelArea(plot)
+    qtbot.addWidget(area)
+    plot.set_frame(frame, marks=marks)
+    area.resize(600, 400)
+    area.show()
+    qtbot.waitExposed(area)
+    qtbot.waitUntil(lambda: plot.shown_labels("top") == runs and plot.shown_labels("left") == runs)
+    assert area.verticalScrollBar().maximum() > 0
+    shown_marks = plot.value_labels()
+    marked = int((marks.to_numpy() == "*").sum() - (np.diag(marks.to_numpy()) == "*").sum())
+    assert plot.marks_only() or len(shown_marks) >= marked
+    assert shown_marks.count("*") >= marked or len(shown_marks) == n * (n - 1)

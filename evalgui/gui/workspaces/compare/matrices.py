@@ -18,7 +18,8 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
-from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit, on_cell_activated
+from evalgui.gui.matrix import (CellTextModel, EveryLabelArea, HeatmapPlot, MatrixView, nice_limit,
+                                on_cell_activated)
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
@@ -122,7 +123,7 @@ class PairMatrix(LazyView):
         self.hint.setWordWrap(True)
         self.hint.setContentsMargins(4, 8, 4, 8)
         export = export_button("Export plot…", self.export_plot_dialog)
-        self.sides = heatmap_over_table(self.heatmap, self.lower_widget())
+        self.sides = heatmap_over_table(EveryLabelArea(self.heatmap), self.lower_widget())
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
         self.page.layout().insertWidget(1, self.hint)
         self.page.layout().addWidget(self.caption)

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.core.ranked.jobs import ResultSet
-from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView, nice_limit, on_cell_activated
+from evalgui.gui.matrix import EveryLabelArea, HeatmapPlot, MatrixModel, MatrixView, nice_limit, on_cell_activated
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 
@@ -35,7 +35,7 @@ class RunMatrixView(LazyView):
         export.clicked.connect(self.export_plot_dialog)
         sides = QSplitter(Qt.Orientation.Horizontal)
         sides.addWidget(self.table)
-        sides.addWidget(self.heatmap)
+        sides.addWidget(EveryLabelArea(self.heatmap))
         sides.setSizes([5000, 6000])     # proportions: room for the table's numbers and a readable heatmap
         self.pair_view = None            # made when a cell is first opened
         self.on_queries_selected = None  # the workspace's: (queries, row run, column run) selected in the pair
