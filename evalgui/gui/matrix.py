@@ -844,8 +844,10 @@ class EveryLabelArea(QScrollArea):
             return
         cell = self.cell_room()
         left = item.getAxis("left").width()
-        # room beside the cells: row labels, colour bar and its numbers; above: labels on end
-        self.heatmap.setMinimumSize(int(left + columns * cell + 80), int(LABEL_ROOM + rows * cell + 30))
+        # room beside the cells: row labels, colour bar and its numbers; above: the labels on end
+        metrics = QFontMetricsF(item.getAxis("top").base_font())
+        top = min(LABEL_ROOM, max(metrics.horizontalAdvance(model.column_label(c)) for c in range(columns))) + 12
+        self.heatmap.setMinimumSize(int(left + columns * cell + 80), int(top + rows * cell + 30))
 
 
 def export_heatmap(model: MatrixModel, path: str, title_lines: list[str]) -> None:
