@@ -80,7 +80,7 @@ def main() -> int:
 
     shoot("welcome")
     ranked = window.workspaces["ranked"]
-    finished(ranked, window.open_demo)
+    finished(ranked, lambda: window.open_demo(only=["ranked"]))
     tabs = ranked.results_tabs
     views = {"summary": ranked.summary, "per_query": ranked.per_query, "precision_recall": ranked.curves,
              "differences": ranked.differences, "run_matrix": ranked.run_matrix, "drill_down": ranked.drill_down}

@@ -6,6 +6,7 @@
     evalgui-cli casebase --train T [--test Q] --model M.json [--mac-model M2.json] [--filter-sizes F,.. --ks K,..]
     evalgui-cli measures [--family F] [NAME]
     evalgui-cli run PROJECT.evalgui -o DIR [--check]
+    evalgui-cli report PROJECT.evalgui -o report.html
     evalgui-cli preference QRELS RUN RUN [RUN ...] [-m MEASURE]... [--binary-threshold N] [--per-query] [--format F] [-o FILE]
 
 Each subcommand is one module of this package with ``NAME``, ``HELP``,
@@ -31,7 +32,7 @@ from evalgui.core.distribution import VersionAction
 
 # The subcommands, in the order --help lists them: modules of this package.
 SUBCOMMANDS = ("trec_eval", "evaluate", "compare", "preference", "metaeval", "stability", "similarity", "casebase",
-               "measures", "run")
+               "measures", "run", "report")
 
 
 def _subcommands() -> dict:

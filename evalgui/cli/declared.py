@@ -16,7 +16,8 @@ from evalgui.cli.common import UsageProblem
 def _help(param) -> str:
     text = param.help
     if param.type not in ("bool", "files", "texts") and param.default not in (None, (), ""):
-        text += f" (default {param.default})"
+        shown = " ".join(map(str, param.default)) if isinstance(param.default, tuple) else param.default
+        text += f" (default {shown})"
     return text.replace("%", "%%")
 
 
@@ -40,6 +41,9 @@ def add_params(parser: argparse.ArgumentParser, request_type, positional: tuple[
         common = {"dest": param.name, "help": extra.pop("help", _help(param))}
         if param.type == "bool":
             parser.add_argument(*flags, action="store_true", **common, **extra)
+        elif param.type in ("files", "texts", "ints", "floats") and "nargs" in extra:
+            # several values after one flag (--splits 2 5 10), as older subcommands spell them
+            parser.add_argument(*flags, default=None, metavar=param.metavar or "VALUE", **common, **extra)
         elif param.type in ("files", "texts", "ints", "floats"):
             parser.add_argument(*flags, action="append", default=[], metavar=param.metavar or "VALUE",
                                 **common, **extra)

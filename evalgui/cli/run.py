@@ -139,10 +139,19 @@ def compare_outcomes(key: str, saved, fresh) -> list[str]:
 
     lines = []
     skip = {"info"}
+    # What a workflow says varies from run to run (retrieval times): columns, and rows by their metric.
+    varying = saved.provenance.get("varying") if isinstance(saved.provenance.get("varying"), dict) else {}
+    varying_columns, varying_metrics = set(varying.get("columns", ())), set(varying.get("metrics", ()))
     for name, old in saved.tables.items():
         if name in skip:
             continue
         new = fresh.tables.get(name)
+        if new is not None and varying_metrics and "metric" in old.columns and "metric" in new.columns:
+            old = old[~old["metric"].isin(varying_metrics)].reset_index(drop=True)
+            new = new[~new["metric"].isin(varying_metrics)].reset_index(drop=True)
+        if new is not None and varying_columns:
+            old = old.drop(columns=[c for c in old.columns if c in varying_columns])
+            new = new.drop(columns=[c for c in new.columns if c in varying_columns])
         if new is None:
             lines.append(f"{key}: table {name} is no longer computed")
             continue

@@ -1,4 +1,5 @@
-"""evalgui-cli similarity: retrievers' similarity results against a ground truth, ProCAKE's metrics."""
+"""evalgui-cli similarity: retrievers' similarity results against a ground truth, ProCAKE's metrics (the
+similarity workflow)."""
 
 from __future__ import annotations
 
@@ -13,29 +14,6 @@ DESCRIPTION = ("Compares each retriever's result lists (query_id, case_id, simil
                "CBRkit or a neural model can be evaluated as they are.")
 
 
-def _name_and_file(text: str) -> tuple[str, str]:
-    """NAME=FILE, or FILE (named after the file)."""
-    import os
-
-    name, sep, path = text.partition("=")
-    if sep and name and os.sep not in name and not os.path.exists(text):
-        return name, path
-    from evalgui.core.formats._text import file_stem
-
-    return file_stem(text), text
-
-
-# The most cases a list can be cut to (more than any list holds); larger values would overflow the arrays.
-MAX_COUNT = 10**12
-
-
-def check_counts(option: str, values) -> None:
-    """-k, --ks and --filter-sizes: below 1 is refused by the engine, with its message; here the top."""
-    for value in values:
-        if value is not None and value > MAX_COUNT:
-            raise UsageProblem(f"{option} {value} is more than any list holds (at most {MAX_COUNT:,})")
-
-
 def _numbers(kind, what: str):
     def parse(text: str):
         try:
@@ -48,43 +26,35 @@ def _numbers(kind, what: str):
     return parse
 
 
-def add_metric_options(p, *, k_option: bool) -> None:
-    """-m, (-k), --ties, --relevance-thresholds, --per-query, --predicted and the output options."""
-    from evalgui.core.cbr.catalogue import QUALITY_METRICS, TIES
+def add_metric_options(p, request_type) -> None:
+    """--predicted, -m, (-k), --ties, --relevance-thresholds, --per-query and the output options."""
+    from evalgui.cli.declared import add_params
+    from evalgui.core.cbr.catalogue import QUALITY_METRICS
 
-    p.add_argument("--predicted", action="append", default=[], metavar="NAME=FILE",
-                   help="a retriever's similarity results (query_id, case_id, similarity); repeatable")
-    p.add_argument("-m", "--metric", dest="metrics", action="append", default=[], metavar="METRIC",
-                   help=f"repeatable (default: all): {', '.join(QUALITY_METRICS)}; mae(align=case) and "
-                        "mse(align=case) compare each case's two similarities; ranked measures (nDCG@10, P@5, "
-                        "AP...) with --relevance-thresholds")
-    if k_option:
-        p.add_argument("-k", dest="ks", action="append", type=int, default=[], metavar="K",
-                       help="cut both lists to their top K; repeatable (default: the whole lists)")
-    p.add_argument("--ties", choices=TIES, default="case_id",
-                   help="ties in the ground truth: broken by case id (default), or interchangeable for hits")
-    p.add_argument("--relevance-thresholds", type=_numbers(float, "similarities"), default=(), metavar="T1,T2",
-                   help="for ranked measures: a case is relevant with grade g when its true similarity reaches "
-                        "the g-th threshold")
-    p.add_argument("--per-query", action="store_true", help="also one row per query (the summary's query is 'all')")
+    predicted = request_type.param("predicted")
+    p.add_argument(predicted.flag, dest="predicted_specs", action="append", default=[], metavar=predicted.metavar,
+                   help=predicted.help)
+    add_params(p, request_type, skip=tuple(n for n in request_type.params()
+                                           if n not in ("metrics", "ks", "ties", "per_query")
+                                           or (n == "ks" and request_type.param(n).flag != "-k")), overrides={
+        "metrics": {"help": f"repeatable (default: all): {', '.join(QUALITY_METRICS)}; mae(align=case) and "
+                            "mse(align=case) compare each case's two similarities; ranked measures (nDCG@10, P@5, "
+                            "AP...) with --relevance-thresholds"},
+        "ks": {"help": "cut both lists to their top K; repeatable (default: the whole lists)"},
+    })
+    thresholds = request_type.param("relevance_thresholds")
+    p.add_argument(thresholds.flag, dest=thresholds.name, type=_numbers(float, "similarities"), default=None,
+                   metavar=thresholds.metavar, help=thresholds.help)
     add_output_options(p)
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--ground-truth", required=True, metavar="FILE",
-                   help="the ground-truth similarities (query_id, case_id, similarity)")
-    add_metric_options(p, k_option=True)
+    from evalgui.cli.declared import add_params
+    from evalgui.core.workflows.casebase import SimilarityRequest
 
-
-def read_predicted(specs: list[str]) -> list[tuple[str, object]]:
-    from evalgui.core.inputs import kind
-
-    named = [_name_and_file(s) for s in specs]
-    names = [n for n, _ in named]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise UsageProblem(f"two retrievers are named '{repeated[0]}': name them with --predicted NAME=FILE")
-    return [(name, kind("similarity results").read(path)) for name, path in named]
+    add_params(p, SimilarityRequest, skip=tuple(n for n in SimilarityRequest.params() if n != "ground_truth"),
+               overrides={"ground_truth": {"required": True}})
+    add_metric_options(p, SimilarityRequest)
 
 
 def write_result(table, args) -> None:
@@ -97,18 +67,15 @@ def write_result(table, args) -> None:
 
 
 def run(args) -> int:
-    from evalgui.core.cbr.evaluate import evaluate_results
-    from evalgui.core.inputs import kind
+    from evalgui.cli.declared import request_from_args
+    from evalgui.core.workflows.casebase import SimilarityRequest, run_similarity, split_predicted
 
-    if not args.predicted:
+    if not args.predicted_specs:
         raise UsageProblem("give the results to evaluate with --predicted NAME=FILE")
     output_format(args)
-    check_counts("-k", args.ks)
-    ground_truth = kind("similarity results").read(args.ground_truth)
-    predicted = read_predicted(args.predicted)
-    table, warnings = evaluate_results(ground_truth, predicted, args.metrics, args.ks or [None], ties=args.ties,
-                                       per_query=args.per_query, relevance_thresholds=args.relevance_thresholds)
-    for message in warnings:
+    request = request_from_args(SimilarityRequest, args, **split_predicted(args.predicted_specs))
+    outcome = run_similarity(request)
+    for message in outcome.notes:
         warn(message)
-    write_result(table, args)
+    write_result(outcome.tables["results"], args)
     return 0

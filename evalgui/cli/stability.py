@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from evalgui.cli.common import UsageProblem, add_output_options, check_seed, output_format, warn
-from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS, OPTION_HELP
+from evalgui.cli.common import UsageProblem, add_output_options, output_format, warn
+from evalgui.core.rankfile import DEFAULT_MEASURES, OPTION_HELP
 
 NAME = "stability"
 HELP = "measure stability and significance on ranks of test entities"
@@ -26,78 +26,46 @@ SECTIONS = {"eval": ("eval",), "actual": ("actual",), "sign": ("sign",), "all": 
 
 
 def add_arguments(p) -> None:
+    from evalgui.cli.declared import add_params
+    from evalgui.core.workflows.stability import StabilityRequest
+
     p.add_argument("files", metavar="FILE", nargs="*", help="the rank file (with --qrels: the runs)")
-    p.add_argument("-f", "--file", dest="file", metavar="FILE", help="the rank file, as the original's -f")
     p.add_argument("-p", "--printing", choices=list(SECTIONS), default="all",
                    help="what to compute and print: the measures' evaluation, their values per system, the "
                         "significance matrices, or all (default all)")
-    p.add_argument("-m", "--measure", dest="measures", action="append", default=[], metavar="MEASURE[@cutoff]",
-                   help=f"{OPTION_HELP['measures']} (repeatable; default: {' '.join(DEFAULT_MEASURES)})")
-    p.add_argument("-i", "--iter", dest="iterations", type=int, default=50, metavar="N",
-                   help=OPTION_HELP["iterations"])
-    p.add_argument("-b", "--boot", dest="bootstrap", type=int, default=1000, metavar="B",
-                   help=OPTION_HELP["bootstrap"])
-    p.add_argument("-e", "--err", dest="error_rates", action="store_true",
-                   help=OPTION_HELP["error_rates"])
-    p.add_argument("-w", "--swap", action="store_true",
-                   help=OPTION_HELP["swap"])
-    p.add_argument("-n", "--totalranks", dest="total_ranks", type=float, metavar="T",
-                   help=OPTION_HELP["total_ranks"])
-    p.add_argument("--cutoffs", nargs="+", type=float, default=[], metavar="K",
-                   help=OPTION_HELP["cutoffs"])
-    p.add_argument("--sigs", nargs="+", type=float, default=list(DEFAULT_SIGS), metavar="F",
-                   help=OPTION_HELP["sigs"])
-    p.add_argument("--splits", nargs="+", type=int, default=[10], metavar="Q",
-                   help=OPTION_HELP["splits"])
-    p.add_argument("--systems", nargs="+", type=int, default=[], metavar="S",
-                   help=OPTION_HELP["systems"])
-    p.add_argument("--entities", nargs="+", type=int, default=[], metavar="E",
-                   help=OPTION_HELP["entities"])
-    p.add_argument("-s", "--seed", type=int, default=42,
-                   help=OPTION_HELP["seed"])
-    p.add_argument("-t", "--threads", type=int, default=1, metavar="N",
-                   help=OPTION_HELP["threads"])
-    p.add_argument("--compat", choices=COMPAT_MODES, default=None,
-                   help=OPTION_HELP["compat"])
+    several = {"nargs": "+"}
+    add_params(p, StabilityRequest, skip=("runs", "qrels", "level", "missing_rank", "experiments"), overrides={
+        "rank_file": {"help": "the rank file, as the original's -f"},
+        "measures": {"help": f"{OPTION_HELP['measures']} (repeatable; default: {' '.join(DEFAULT_MEASURES)})"},
+        "seed": {"help": OPTION_HELP["seed"]}, "threads": {"help": OPTION_HELP["threads"]},
+        "cutoffs": several, "splits": several, "systems": several, "entities": several,
+        "sigs": several,
+    })
     p.add_argument("-v", "--verbose", action="store_true", help="report progress on standard error")
     trec = p.add_argument_group("ranks from TREC data")
-    trec.add_argument("--qrels", metavar="QRELS", help="derive the ranks from these qrels and the runs given as FILE")
-    trec.add_argument("-l", "--level_for_rel", dest="level", type=int, default=1, metavar="N",
-                      help=OPTION_HELP["level"])
-    trec.add_argument("--missing-rank", type=float, default=None, metavar="R",
-                      help=OPTION_HELP["missing_rank"])
+    add_params(trec, StabilityRequest, skip=tuple(n for n in StabilityRequest.params()
+                                                  if n not in ("qrels", "level", "missing_rank")), overrides={
+        "qrels": {"help": "derive the ranks from these qrels and the runs given as FILE"},
+    })
     trec.add_argument("--save-ranks", metavar="FILE", help="also write the ranks as a rank file")
     add_output_options(p)
 
 
-def _ranks(args):
-    from evalgui.core.inputs import kind
+def request_of(args):
+    """The workflow's request of the command line (FILE is the rank file, or with --qrels the runs)."""
+    from evalgui.cli.declared import request_from_args
+    from evalgui.core.workflows.stability import StabilityRequest
 
     if args.qrels:
-        if args.file or len(args.files) < 2:
+        if args.rank_file or len(args.files) < 2:
             raise UsageProblem("with --qrels, give at least two runs as FILE")
-        if args.missing_rank is not None and not 1 <= args.missing_rank < float("inf"):
-            raise UsageProblem("--missing-rank must be a finite number of at least 1")
-        from evalgui.core.rankfile.ranks import ranks_from_trec
-
-        from evalgui.core.ranked.evaluate import runs_sharing_no_query
-
-        qrels = kind("qrels").read(args.qrels)
-        runs = [kind("run").read(path) for path in args.files]
-        # A run sharing no query with the qrels ranks every relevant document "not retrieved": as evaluate.
-        lonely = runs_sharing_no_query(qrels, runs)
-        if len(lonely) == len(runs):
-            raise UsageProblem(f"no query has both results and relevance information ({args.qrels}; "
-                               f"{', '.join(args.files)})")
-        notes = [f"{run.source} has no query in {args.qrels}; it ranks no relevant document" for run in lonely]
-        ranks = ranks_from_trec(qrels, runs, relevance_level=args.level, missing_rank=args.missing_rank)
-        if not ranks.entities:
-            raise UsageProblem(f"{args.qrels}: no document is judged relevant at level {args.level}")
-        return ranks, notes
-    given = args.files + ([args.file] if args.file else [])
-    if len(given) != 1:
-        raise UsageProblem("give one rank file (or --qrels QRELS and the runs)")
-    return kind("rank file").read(given[0]), []
+        fixed = {"runs": tuple(args.files)}
+    else:
+        given = args.files + ([args.rank_file] if args.rank_file else [])
+        if len(given) != 1:
+            raise UsageProblem("give one rank file (or --qrels QRELS and the runs)")
+        fixed = {"rank_file": given[0]}
+    return request_from_args(StabilityRequest, args, experiments=SECTIONS[args.printing] != ("actual",), **fixed)
 
 
 def run(args) -> int:
@@ -106,35 +74,27 @@ def run(args) -> int:
     use_one_blas_thread()         # before numpy is imported
     from evalgui.core.export import write_atomic
     from evalgui.core.jobs import JobState
-    from evalgui.core.rankfile.compat import preset
-    from evalgui.core.rankfile.experiment import Settings, plan
-    from evalgui.core.rankfile.experiment import run as run_experiments
+    from evalgui.core.workflows.inputs import Inputs
+    from evalgui.core.workflows.params import RequestError
+    from evalgui.core.workflows.stability import plan_of, run_stability
 
     fmt = output_format(args)
-    check_seed("-s", args.seed)
-    from evalgui.core.inputs.rank_file import _RANK_LIMIT_TEXT, MAX_RANK
-
-    if args.total_ranks is not None and args.total_ranks > MAX_RANK:    # NaN and 0 are the engine's to refuse
-        raise UsageProblem(f"--totalranks must be at most {_RANK_LIMIT_TEXT} entities, not {args.total_ranks:g}")
-    ranks, notes = _ranks(args)       # notes: said once the settings are checked, so an error stays one line
-    sections = SECTIONS[args.printing]
-    settings = Settings(measures=tuple(args.measures) or DEFAULT_MEASURES, iterations=args.iterations,
-                        bootstrap=args.bootstrap, splits=tuple(args.splits), systems=tuple(args.systems),
-                        entities=tuple(args.entities), sigs=tuple(args.sigs), cutoffs=tuple(args.cutoffs),
-                        total_ranks=args.total_ranks, error_rates=args.error_rates, swap=args.swap,
-                        experiments=sections != ("actual",), seed=args.seed, threads=args.threads,
-                        compat=preset(args.compat))
-    checked = plan(ranks, settings)          # checks the settings: nothing is written before
+    request = request_of(args)
+    inputs = Inputs()
+    try:
+        checked = plan_of(request, inputs)          # checks the settings: nothing is written before
+    except RequestError as exc:
+        raise UsageProblem(exc.problems[0].for_cli()) from None
     if args.save_ranks:
-        write_atomic(args.save_ranks, ranks.to_text())
-    for message in notes + checked.warnings:
+        write_atomic(args.save_ranks, checked.ranks.to_text())
+    for message in checked.warnings:
         warn(message)
     told = len(checked.warnings)
     state = JobState(on_progress=_report) if args.verbose else None
-    results = run_experiments(checked, state)
-    for message in results.warnings[told:]:        # what only the values on all entities show
+    outcome = run_stability(request, state, inputs)
+    for message in outcome.notes[told:]:        # what only the values on all entities show
         warn(message)
-    text = render(results, sections, fmt)
+    text = render(outcome.results, SECTIONS[args.printing], fmt)
     if args.output:
         write_atomic(args.output, text)
     else:

@@ -134,7 +134,7 @@ def evalgui_licence() -> str:
 
 def installation_problems() -> list[str]:
     """What this installation lacks (a bundle that left something out): metadata, licences, resources."""
-    from evalgui.core.resources import icon, sample_data
+    from evalgui.core.resources import icon, resource, sample_data
 
     problems = []
     if version() == UNKNOWN:
@@ -143,7 +143,8 @@ def installation_problems() -> list[str]:
     if not libraries:
         problems.append("no dependency found in the package metadata")
     problems += [f"no licence found for {lib.name}" for lib in libraries if lib.licence == UNKNOWN]
-    for path in (sample_data("synthetic", "qrels.txt"), icon("evalgui.svg"), icon("evalgui-256.png")):
+    for path in (sample_data("synthetic", "qrels.txt"), icon("evalgui.svg"), icon("evalgui-256.png"),
+                 resource("help", "index.html")):
         if not path.is_file():
             problems.append(f"resource missing: {path}")
     return problems

@@ -91,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             busy = [ws.title for ws in window.workspaces.values() if ws.is_busy()]
             if window._loaders:
                 busy.append("loading files")
+            if window.demo_running():
+                busy.append("the demo")
             if busy and time.monotonic() - started < SELF_TEST_PATIENCE:
                 QTimer.singleShot(100, quit_when_idle)
                 return
@@ -99,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
             failed = True
             try:          # whatever happens here, the test ends (an exception is printed, status 1)
                 errors.extend(installation_problems(window))
+                if args.demo and not busy:
+                    errors.extend(f"self-test: the demo left {ws.title} without results"
+                                  for ws in window.workspaces.values() if not ws.has_results())
                 for message in errors:
                     print(message, file=sys.stderr)
                 if not errors:

@@ -1,12 +1,15 @@
-"""Help ▸ Measures reference: every family's records (family ▸ group ▸ record), searchable."""
+"""Help ▸ Measures reference: every family's records (family ▸ group ▸ record), searchable.
+Help ▸ Getting started: one page per workspace (resources/help/<key>.html, with its picture), and an overview.
+"""
 
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDialog, QLineEdit, QSplitter, QTextBrowser, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout)
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtWidgets import (QDialog, QLineEdit, QListWidget, QListWidgetItem, QSplitter, QTextBrowser,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout)
 
 from evalgui.core.registry import Record, families
 from evalgui.gui.measurepicker import help_html
@@ -123,3 +126,79 @@ def _hidden(item: QTreeWidgetItem) -> bool:
             return True
         item = item.parent()
     return False
+
+
+# ---------------------------------------------------------------------------- Getting started
+OVERVIEW = "index"          # resources/help/index.html: what every workspace shares, and links to each
+
+
+def help_dir() -> Path:
+    from evalgui.core.resources import resource
+
+    return resource("help")
+
+
+def page_path(key: str) -> Path:
+    """The Getting started page of a workspace (its key) or the overview."""
+    return help_dir() / f"{key}.html"
+
+
+class GettingStarted(QDialog):
+    """The pages in a list (the overview, then one per workspace, in tab order) and the page shown beside it.
+
+    Links between pages (``compare.html``) turn the page and follow in the list; images resolve in
+    resources/help/."""
+
+    def __init__(self, workspaces: list[tuple[str, str]], parent=None, start: str = OVERVIEW):
+        """``workspaces``: (key, title) in tab order; the pages shown are those that exist."""
+        super().__init__(parent)
+        self.setWindowTitle("Getting started")
+        self.setObjectName("gettingStarted")
+        self.resize(900, 640)
+        self.pages = QListWidget(self)
+        self.pages.setObjectName("helpPages")
+        self.browser = QTextBrowser(self)
+        self.browser.setObjectName("helpPage")
+        self.browser.setOpenLinks(False)            # links are followed here: a page turns the list too
+        self.browser.setSearchPaths([str(help_dir())])
+        self.browser.anchorClicked.connect(self.follow)
+        for key, title in [(OVERVIEW, "Overview")] + list(workspaces):
+            if page_path(key).is_file():
+                item = QListWidgetItem(title, self.pages)
+                item.setData(Qt.ItemDataRole.UserRole, key)
+        self.pages.currentItemChanged.connect(lambda item, _previous: item is not None and self._load(item))
+        self.pages.setMaximumWidth(220)
+        splitter = QSplitter(self)
+        splitter.addWidget(self.pages)
+        splitter.addWidget(self.browser)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([180, 720])
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        self.show_page(start if page_path(start).is_file() else OVERVIEW)
+
+    def keys(self) -> list[str]:
+        return [self.pages.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.pages.count())]
+
+    def current_key(self) -> str | None:
+        item = self.pages.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+
+    def show_page(self, key: str) -> bool:
+        keys = self.keys()
+        if key not in keys:
+            return False
+        self.pages.setCurrentRow(keys.index(key))
+        return True
+
+    def _load(self, item: QListWidgetItem) -> None:
+        self.browser.setSource(QUrl.fromLocalFile(str(page_path(item.data(Qt.ItemDataRole.UserRole)))))
+
+    def follow(self, url: QUrl) -> None:
+        """A link: another page of this help (turns the page), else the system's browser."""
+        name = Path(url.path()).name
+        if name.endswith(".html") and self.show_page(name[:-len(".html")]):
+            return
+        from PySide6.QtGui import QDesktopServices
+
+        QDesktopServices.openUrl(url)

@@ -29,14 +29,10 @@ WIDE_WINDOW = 1300             # narrower windows (a laptop's) narrow the Data d
 
 
 def demo_files() -> list[tuple[str, str]]:
-    from evalgui.core.resources import sample_data
+    """What the demo loads: every workspace's sample (evalgui.gui.first_steps)."""
+    from evalgui.gui.first_steps import all_sample_files
 
-    synthetic, meic = sample_data("synthetic"), sample_data("meic")
-    files = [(str(synthetic / "qrels.txt"), "qrels")]
-    files += [(str(synthetic / f"{name}.run"), "run") for name in ("bm25", "dense", "rerank", "random")]
-    files += [(str(meic / "information_systems.qrels"), "qrels"),
-              (str(meic / "base.run"), "run"), (str(meic / "enhanced.run"), "run")]
-    return files
+    return all_sample_files()
 
 
 def _answer(box: QMessageBox) -> QMessageBox.StandardButton:
@@ -55,19 +51,24 @@ class WelcomePage(QWidget):
         demo = QPushButton("Open demo")
         demo.setObjectName("openDemoButton")
         demo.setMinimumHeight(36)
-        demo.clicked.connect(window.open_demo)
+        demo.clicked.connect(lambda: window.open_demo())        # not clicked(checked) as `only`
         open_data = QPushButton("Open data…")
         open_data.clicked.connect(window.open_data_dialog)
         open_project = QPushButton("Open project…")
         open_project.clicked.connect(window.open_project_dialog)
-        hint = QLabel("The demo loads a synthetic collection (50 queries, graded judgments, four runs of different "
-                      "quality) and the tutorial's worked example, and evaluates them. "
+        guide = QPushButton("Getting started")
+        guide.setObjectName("gettingStartedButton")
+        guide.clicked.connect(lambda: window.show_getting_started())
+        hint = QLabel("The demo loads sample data for every workspace and evaluates it: a synthetic collection "
+                      "(50 queries, graded judgments, four runs of different quality) ranked, compared and "
+                      "meta-evaluated, a rank file's measures checked for stability, and used cars retrieved by "
+                      "similarity. Help ▸ Getting started explains each workspace. "
                       "You can also drop files anywhere on this window.")
         hint.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(48, 36, 48, 36)
         layout.addWidget(title)
-        for button in (demo, open_data, open_project):
+        for button in (demo, open_data, open_project, guide):
             button.setMaximumWidth(260)
             layout.addWidget(button)
         layout.addWidget(hint)
@@ -78,6 +79,8 @@ class MainWindow(QMainWindow):
     files_loaded = Signal()          # a batch of files has been read (whatever the outcome)
     load_failed = Signal(list)       # LoadFailure list of the batch (the dialog shows them)
     error_shown = Signal(str, str)   # title, message of every error dialog
+    demo_finished = Signal(list)     # the demo evaluated every workspace: the titles of those that failed
+    sample_opened = Signal(str)      # an empty workspace's sample is loaded and set (its key)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -91,6 +94,8 @@ class MainWindow(QMainWindow):
         self.ask_before_discarding = True
         self._loaders: list[Worker] = []
         self._generation = 0          # bumped when a project replaces the session
+        self.demo = None              # first_steps.DemoTour while (or since) the demo runs
+        self.getting_started = None   # help.GettingStarted, once opened
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("workspaceTabs")
@@ -104,6 +109,7 @@ class MainWindow(QMainWindow):
             ws.error.connect(self.show_error)
             ws.busy_changed.connect(self._busy_changed)
             ws.modified.connect(self._mark_modified)
+            ws.sample_requested.connect(lambda key=cls.key: self.open_sample(key))
             self.workspaces[cls.key] = ws
             self.tabs.addTab(ws, cls.title)
         self.setCentralWidget(self.tabs)
@@ -152,7 +158,8 @@ class MainWindow(QMainWindow):
         self.export_action = action("Export…", self.export_menu_popup, QKeySequence("Ctrl+E"),
                                     "Export a table or a plot of the current workspace")
         self.quit_action = action("Quit", self.close, QKeySequence.StandardKey.Quit)
-        self.demo_action = action("Open demo", self.open_demo, tip="Load and evaluate the bundled sample data")
+        self.demo_action = action("Open demo", lambda: self.open_demo(),
+                                  tip="Load every workspace's sample data and evaluate it")
         self.run_action = action("Run", self._run_current, QKeySequence("Ctrl+R"), "Evaluate with the form's settings")
         self.cancel_action = action("Cancel", self._cancel_current, QKeySequence("Esc"), "Stop the running job")
         self.cancel_action.setEnabled(False)
@@ -174,6 +181,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.export_menu = file_menu.addMenu("Export…")
         self.export_menu.aboutToShow.connect(self._fill_export_menu)
+        self.report_action = action("Export report…", self.export_report_dialog,
+                                    tip="Write every workspace's results, plots and how they were made as one web page")
+        file_menu.addAction(self.report_action)
         file_menu.addSeparator()
         file_menu.addAction(self.demo_action)
         file_menu.addSeparator()
@@ -190,6 +200,10 @@ class MainWindow(QMainWindow):
                                        QKeySequence(f"Ctrl+{i + 1}")))
 
         help_menu = self.menuBar().addMenu("&Help")
+        self.getting_started_action = action("Getting started", self.show_getting_started,
+                                             QKeySequence.StandardKey.HelpContents,
+                                             "What each workspace needs, what it shows and how to read it")
+        help_menu.addAction(self.getting_started_action)
         help_menu.addAction(action("Measures reference", self.show_measures_reference))
         help_menu.addAction(action("About evalgui", self.show_about))
 
@@ -218,6 +232,8 @@ class MainWindow(QMainWindow):
             ws.run()
 
     def _cancel_current(self) -> None:
+        if self.demo is not None:
+            self.demo.stop()          # Cancel stops the demo's remaining steps too
         for ws in self.workspaces.values():
             ws.cancel()
         for loader in list(self._loaders):
@@ -306,22 +322,60 @@ class MainWindow(QMainWindow):
         worker.start()
         return worker
 
-    def open_demo(self) -> None:
-        ranked = self.workspaces["ranked"]
-        files = demo_files()
-        missing = [p for p, _ in files if not os.path.exists(p)]
+    def open_demo(self, only=None) -> None:
+        """Load every workspace's sample (or ``only`` those workspaces' keys) and evaluate each in turn
+        (first_steps.DemoTour); show Ranked retrieval."""
+        from evalgui.gui.first_steps import DemoTour, missing_sample_files
+
+        missing = missing_sample_files()
         if missing:
             self.show_error("Demo data not found", "These sample files are missing:\n" + "\n".join(missing))
             return
+        if self.demo is not None:
+            self.demo.stop()
+        self.demo = DemoTour(self)
+        self.demo.finished.connect(self._demo_finished)
+        self.tabs.setCurrentWidget(self.workspaces["ranked"])
+        self.demo.start(only)
 
-        def evaluate():
-            # The synthetic qrels first; the tutorial's runs share no query with it, so they start
-            # unticked and become ticked when the tutorial's qrels is chosen.
-            ranked.set_qrels(os.path.abspath(files[0][0]))
-            self.tabs.setCurrentWidget(ranked)
-            ranked.run()
+    def demo_running(self) -> bool:
+        return self.demo is not None and self.demo.running
 
-        self.load_files(files, then=evaluate, remember=False)   # the sample files would crowd out the user's
+    def _demo_finished(self, failed: list) -> None:
+        for ws in self.workspaces.values():
+            ws.update_empty_hint()
+        if failed:
+            self.statusBar().showMessage(f"The demo could not evaluate: {', '.join(failed)}.", 8000)
+        else:
+            self.statusBar().showMessage("The demo evaluated the sample data in every workspace: "
+                                         "see each tab.", 8000)
+        self.demo_finished.emit(failed)
+
+    def open_sample(self, key: str) -> None:
+        """The empty-state button of a workspace: load its sample files (those not loaded yet), then set its form."""
+        from evalgui.gui.first_steps import SAMPLES
+
+        sample, ws = SAMPLES[key], self.workspaces[key]
+        missing = [p for p, _ in sample.files() if not os.path.exists(p)]
+        if missing:
+            self.show_error("Sample data not found", "These sample files are missing:\n" + "\n".join(missing))
+            return
+        generation = self._generation
+
+        def prepare():
+            if generation != self._generation:
+                return
+            sample.prepare(ws)
+            ws.sample_opened = True
+            ws.update_empty_hint()
+            self.tabs.setCurrentWidget(ws)
+            self.sample_opened.emit(key)
+
+        wanted = [(p, kind) for p, kind in sample.files() if self.session.find(p) is None]
+        if wanted:
+            self.load_files(wanted, then=prepare, remember=False)
+        else:
+            prepare()
 
     # ------------------------------------------------------------ drag and drop
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -431,6 +485,8 @@ class MainWindow(QMainWindow):
                    if os.path.exists(f["path"])]
         # The project replaces the session: stop what is running, forget files and results.
         self._generation += 1
+        if self.demo is not None:
+            self.demo.stop()
         for loader in list(self._loaders):
             loader.cancel()
         for ws in self.workspaces.values():
@@ -451,6 +507,9 @@ class MainWindow(QMainWindow):
             shown = [ws for ws in self.workspaces.values() if ws.has_results()] or list(self.workspaces.values())
             if shown:
                 self.tabs.setCurrentWidget(shown[0])
+            for ws in self.workspaces.values():
+                ws.sample_opened = False
+                ws.update_empty_hint()
             self._set_modified(False)      # as saved
             self.statusBar().showMessage(f"Opened {path}", 5000)
 
@@ -590,6 +649,53 @@ class MainWindow(QMainWindow):
         box.setEscapeButton(QMessageBox.StandardButton.Cancel)
         return box
 
+    def ask_open_report(self, path: str) -> bool:
+        """Open the report just written in the browser? (tests replace this method)."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Report written",
+                          f"The report is in {path}.\n\nOpen it in your web browser?",
+                          QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Open)
+        return _answer(box) == QMessageBox.StandardButton.Open
+
+    # ================================================================ the report
+    def workflow_outcomes(self) -> dict:
+        """Workflow key -> the outcome each workspace shows (what a report is made of)."""
+        return {key: outcome for ws in self.workspaces.values() for key, outcome in ws.workflow_outcomes().items()}
+
+    def export_report_dialog(self) -> None:
+        if not self.workflow_outcomes():
+            self.show_error("Nothing to report yet", "Press Run in a workspace first: the report shows the results "
+                                                     "of every workspace that has some.")
+            return
+        default = os.path.splitext(self.project_path or "report")[0] + ".html"
+        path, _ = QFileDialog.getSaveFileName(self, "Export report", default, "Web page (*.html)")
+        if not path:
+            return
+        if not path.lower().endswith((".html", ".htm")):
+            path += ".html"
+        if self.write_report(path) and self.ask_open_report(path):
+            from PySide6.QtCore import QUrl
+            from PySide6.QtGui import QDesktopServices
+
+            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+
+    def write_report(self, path: str) -> bool:
+        """The report of every workspace's results, written atomically; False (and a dialog) if it cannot be."""
+        from evalgui.core.export import write_atomic
+        from evalgui.core.report import Plot, Section, build_report
+        from evalgui.gui.outcome_plots import svg_plots
+
+        sections = [Section(key, outcome, [Plot(t, svg) for t, svg in svg_plots(key, outcome)])
+                    for key, outcome in self.workflow_outcomes().items()]
+        title = os.path.splitext(os.path.basename(self.project_path))[0] if self.project_path else "Evaluation report"
+        try:
+            write_atomic(path, build_report(sections, title, project=self.project_path or ""))
+        except OSError as exc:
+            self.show_error("Could not write the report", f"{path}: {exc.strerror or exc}")
+            return False
+        self.statusBar().showMessage(f"Report written to {path}", 5000)
+        return True
+
     def ask_save_changes(self) -> QMessageBox.StandardButton:
         """Save, Discard or Cancel (tests replace this method: a modal question would wait for a click)."""
         return _answer(self.save_changes_box())
@@ -610,6 +716,20 @@ class MainWindow(QMainWindow):
 
         dialog = MeasuresReference(self)
         dialog.show()
+
+    def show_getting_started(self) -> None:
+        """Help ▸ Getting started, open on the current workspace's page (the overview from the Welcome page)."""
+        from evalgui.gui.help import OVERVIEW, GettingStarted
+
+        current = self.current_workspace()
+        start = current.key if current is not None else OVERVIEW
+        if self.getting_started is None:
+            self.getting_started = GettingStarted([(key, ws.title) for key, ws in self.workspaces.items()], self,
+                                                  start=start)
+        else:
+            self.getting_started.show_page(start)
+        self.getting_started.show()
+        self.getting_started.raise_()
 
     def show_about(self) -> None:
         from evalgui.gui.about import AboutDialog

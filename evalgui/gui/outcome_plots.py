@@ -13,64 +13,86 @@ import re
 
 def _application():
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
-    return QApplication.instance() or QApplication([])
+    app = QApplication.instance()
+    if app is None:
+        # The offscreen platform's notes ("does not support propagateSizeHints()") are not the user's business.
+        qInstallMessageHandler(lambda *_: None)
+        app = QApplication([])
+    return app
 
 
 def _file_name(*parts: str) -> str:
     return "-".join(re.sub(r"[^A-Za-z0-9@.=_-]+", "_", part).strip("_") or "x" for part in parts)
 
 
-def _matrix_plots(view, key: str, folder: str, what: str) -> list[tuple[str, str]]:
-    from evalgui.gui.plots import export_plot
-
+def _matrix_views(view):
+    """Each measure of a matrix view drawn in turn, laid out as in the window (offscreen: nothing appears)."""
     from PySide6.QtWidgets import QApplication
 
-    written = []
     view.page.resize(1000, 800)
-    view.page.show()                  # laid out as in the window (offscreen: nothing appears)
+    view.page.show()
     for measure in view.measures():
         view.measure.setCurrentIndex(view.measure.findData(measure))
         view.draw()
         QApplication.processEvents()
-        for ext in ("png", "svg"):
-            name = _file_name(key, "heatmap", measure) + f".{ext}"
-            export_plot(view.heatmap, os.path.join(folder, name))
-            written.append((name, f"{what}: {measure}"))
+        yield measure
     view.page.hide()
-    return written
 
 
-def _compare(outcome, folder: str):
+def _compare_view(outcome):
     from evalgui.core.workflows.compare import comparison_from_outcome
     from evalgui.gui.workspaces.compare.matrices import MatrixTab
 
     view = MatrixTab()
     view.refresh(comparison_from_outcome(outcome))
-    return _matrix_plots(view, "compare", folder, "mean difference, row run minus column run")
+    return view, "Mean difference, row run minus column run"
 
 
-def _preference(outcome, folder: str):
+def _preference_view(outcome):
     from evalgui.core.workflows.compare import preferences_from_outcome
     from evalgui.gui.workspaces.compare.preferences import PreferencesTab
 
     tested = preferences_from_outcome(outcome)
     if tested is None:                    # untested preferences: the matrix table is the result
-        return []
+        return None, ""
     view = PreferencesTab()
     view.refresh(tested)
-    return _matrix_plots(view, "preference", folder, "mean preference of the row run over the column run")
+    return view, "Mean preference of the row run over the column run"
 
 
-# workflow key -> f(outcome, folder) -> [(file name, what it shows)]
-PLOTTERS = {"compare": _compare, "preference": _preference}
+# workflow key -> f(outcome) -> (a matrix view filled with the outcome, or None; what its cells show)
+VIEWS = {"compare": _compare_view, "preference": _preference_view}
 
 
 def write_plots(key: str, outcome, folder: str) -> list[tuple[str, str]]:
-    """Write the outcome's plots into ``folder``; (file name, what it shows) for each."""
-    plotter = PLOTTERS.get(key)
-    if plotter is None:
+    """Write the outcome's plots into ``folder`` as PNG and SVG; (file name, what it shows) for each."""
+    from evalgui.gui.plots import export_plot
+
+    if key not in VIEWS:
         return []
     _application()
-    return plotter(outcome, folder)
+    view, what = VIEWS[key](outcome)
+    written = []
+    if view is not None:
+        for measure in _matrix_views(view):
+            for ext in ("png", "svg"):
+                name = _file_name(key, "heatmap", measure) + f".{ext}"
+                export_plot(view.heatmap, os.path.join(folder, name))
+                written.append((name, f"{what}: {measure}"))
+    return written
+
+
+def svg_plots(key: str, outcome) -> list[tuple[str, str]]:
+    """The outcome's plots as (what it shows, SVG text), for the report."""
+    from evalgui.gui.plots import svg_bytes
+
+    if key not in VIEWS:
+        return []
+    _application()
+    view, what = VIEWS[key](outcome)
+    if view is None:
+        return []
+    return [(f"{what}: {measure}", svg_bytes(view.heatmap).decode("utf-8")) for measure in _matrix_views(view)]

@@ -95,7 +95,7 @@ def test_similarity_ties_option_and_ranked_measures(capsys, tmp_path):
     (None, "query_id,case_id,similarity\nG1,G2,1.5\n", [], ["rl.csv, line 2", "the similarity 1.5 is outside [0, 1]"]),
     (None, "query_id,case_id,similarity\nG1,G2,high\n", [], ["rl.csv, line 2", "'high' is not a number"]),
     (None, "query,doc,score\nG1,G2,0.5\n", [], ["rl.csv, line 1", "no case column"]),
-    (None, None, ["-k", "0"], ["k must be a whole number of at least 1"]),
+    (None, None, ["-k", "0"], ["-k 0: must be at least 1"]),
     (None, None, ["-m", "hitz"], ["unknown measure 'hitz'", "case-based metrics are hits"]),
     (None, None, ["-m", "nDCG@5"], ["need relevance thresholds"]),
     (None, None, ["--relevance-thresholds", "0.5,x"], ["expected similarities separated by commas"]),

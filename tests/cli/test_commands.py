@@ -39,7 +39,7 @@ def test_every_subcommand_module_has_the_interface(module):
 
 def test_subcommands_are_listed_once_in_order():
     assert [m.NAME for m in SUBCOMMAND_MODULES] == ["trec_eval", "evaluate", "compare", "preference", "metaeval",
-                                                    "stability", "similarity", "casebase", "measures", "run"]
+                                                    "stability", "similarity", "casebase", "measures", "run", "report"]
     sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
     assert list(sub.choices) == [m.NAME for m in SUBCOMMAND_MODULES]
 

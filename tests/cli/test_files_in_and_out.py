@@ -121,7 +121,7 @@ def test_stability_writes_no_ranks_when_its_settings_are_refused(capsys, files, 
                              "--save-ranks", saved)
     assert status == 2 and len(err) == 1 and not saved.exists()
     status, _, err = run_cli(capsys, "stability", "--qrels", qrels, run, other, "--missing-rank", "inf")
-    assert status == 2 and err == ["evalgui-cli: error: --missing-rank must be a finite number of at least 1"]
+    assert status == 2 and err == ["evalgui-cli: error: --missing-rank inf: 'inf' is not a finite number"]
 
 
 def test_a_failure_to_create_the_temporary_file_names_the_output(tmp_path, monkeypatch):

@@ -104,3 +104,44 @@ def test_a_malformed_project_is_one_line_exit_2(capsys, tmp_path, content, reaso
     path.write_text(content)
     status, out, err = run_cli(capsys, "run", path, "-o", tmp_path / "out")
     assert status == 2 and out == "" and len(err) == 1 and reason in err[0], err
+
+
+def test_stability_and_casebase_projects_run_and_check(capsys, tmp_path):
+    """The rank-file and case-based workflows re-run from a project; --check leaves retrieval times out."""
+    from evalgui.core.workflows.casebase import CasebaseRequest, SimilarityRequest, run_casebase, run_similarity
+    from evalgui.core.workflows.stability import StabilityRequest, run_stability
+
+    for name in ("cars.csv", "queries.csv", "model.json", "procake_ground_truth.csv", "procake_evaluated.csv"):
+        shutil.copy(SAMPLE_DATA / "cbr" / name, tmp_path / name)
+    shutil.copy(SAMPLE_DATA / "rankfile" / "citations.tsv", tmp_path / "citations.tsv")
+    stability = run_stability(StabilityRequest(rank_file=str(tmp_path / "citations.tsv"), total_ranks=5000,
+                                               iterations=5, bootstrap=100, seed=3))
+    casebase = run_casebase(CasebaseRequest(train=str(tmp_path / "cars.csv"), test=str(tmp_path / "queries.csv"),
+                                            model_file=str(tmp_path / "model.json"), mac_attributes=("price",),
+                                            filter_sizes=(10,), ks=(5,)))
+    similarity = run_similarity(SimilarityRequest(ground_truth=str(tmp_path / "procake_ground_truth.csv"),
+                                                  predicted=(str(tmp_path / "procake_evaluated.csv"),)))
+    project = save_project(str(tmp_path / "p.evalgui"),
+                           outcomes={"stability": stability, "casebase": casebase, "similarity": similarity})
+    out_dir = tmp_path / "out"
+    status, out, err = run_cli(capsys, "run", project, "-o", out_dir, "--check", "--no-plots")
+    assert status == 0 and out == "", (out, err)
+    for name in ("stability-actual.csv", "stability-evaluation.csv", "casebase-results.csv", "casebase-wide.csv",
+                 "similarity-wide.csv"):
+        assert (out_dir / name).stat().st_size > 0, name
+
+
+def test_report_writes_one_page_of_the_saved_results(capsys, project, tmp_path):
+    status, out, err = run_cli(capsys, "report", project, "-o", tmp_path / "r.html", "--no-plots")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert status == 0 and out == "" and err == []
+    assert "Compare systems: significance tests" in page and "Compare systems: preferences" in page
+    assert "sha256:" in page and "evalgui-cli report" in page
+
+
+def test_report_of_a_project_without_results_is_one_line(capsys, tmp_path):
+    path = tmp_path / "empty.evalgui"
+    path.write_text('{"format": "evalgui-project", "version": 2}')
+    status, _, err = run_cli(capsys, "report", path, "-o", tmp_path / "r.html")
+    assert status == 2 and len(err) == 1 and "holds no saved results" in err[0]
+    assert not (tmp_path / "r.html").exists()

@@ -236,15 +236,15 @@ def test_a_bad_rank_file_names_the_line(capsys, tmp_path):
     (["-m", "Nope"], "unknown rank measure 'Nope'"),
     (["-m", "AP", "--splits", "20"], "12 entities cannot be split into 20 queries"),
     (["-m", "AP", "--sigs", "2"], "between 0 and 1"),
-    (["-m", "AP", "-i", "100000000000"], "--iter 100,000,000,000: at most 100,000 (a limit that protects the "
+    (["-m", "AP", "-i", "100000000000"], "-i 100000000000: must be at most 100,000 (a limit that protects the "
                                          "running time)"),
-    (["-m", "AP", "-b", "100000000000"], "--boot 100,000,000,000: at most 10,000,000 (a limit that protects the "
+    (["-m", "AP", "-b", "100000000000"], "-b 100000000000: must be at most 10,000,000 (a limit that protects the "
                                          "running time)"),
-    (["-m", "AP", "-b", "9000000"], "--boot 9,000,000: at most 8,333,333 with 3 systems (a limit that protects "
-                                    "memory"),
-    (["-m", "AP", "-t", "1000"], "--threads 1,000: at most 64 (a limit that protects memory"),
-    (["-m", "AP", "-i", "60000", "--splits", "2", "3"], "2 combinations of --splits, --systems and --entities x --iter "
-                                                         "60,000: at most 100,000 iterations in all"),
+    (["-m", "AP", "-b", "9000000"], "-b 9000000: at most 8,333,333 with 3 systems (a limit that protects memory"),
+    (["-m", "AP", "-t", "1000"], "-t 1000: must be at most 64 (a limit that protects memory"),
+    (["-m", "AP", "-i", "60000", "--splits", "2", "3"], "2 combinations of --splits Q, --systems S and --entities E, "
+                                                         "each run 60,000 times (-i N): at most 100,000 iterations in "
+                                                         "all"),
 ])
 def test_bad_settings(capsys, small, args, reason):
     status, out, err = run_cli(capsys, "stability", small, *args)

@@ -350,8 +350,8 @@ def test_warnings():
     ranks = ranks_of(np.arange(1, 19).reshape(6, 3) * 1000)
     checked = X.plan(ranks, X.Settings(measures=("P@100_per",), total_ranks=10_000, cutoffs=(5,), splits=(3,)))
     text = " ".join(checked.warnings)
-    assert "--cutoffs is used only by measures written with @k" in text
-    assert "8 ranks exceed --totalranks 10000" in text
+    assert "the cut-offs are used only by measures written with @k" in text
+    assert "8 ranks exceed the total ranks T = 10000" in text
     assert "queries of 2.0 entities on average" in text
 
 

@@ -55,6 +55,7 @@ def _questions_answered(monkeypatch):
 
     monkeypatch.setattr(MainWindow, "ask_save_changes", lambda self: QMessageBox.StandardButton.Discard)
     monkeypatch.setattr(MainWindow, "ask_stop_job", lambda self, then: True)
+    monkeypatch.setattr(MainWindow, "ask_open_report", lambda self, path: False)
 
 
 @pytest.fixture
@@ -97,11 +98,11 @@ def run_and_wait(qtbot, workspace, timeout=RUN_TIMEOUT, click=True):
             workspace.run()
 
 
-def open_demo_and_wait(qtbot, window, timeout=RUN_TIMEOUT):
-    ranked = window.workspaces["ranked"]
-    with qtbot.waitSignal(ranked.busy_changed, check_params_cb=not_busy, timeout=timeout):
-        window.open_demo()
-    return ranked
+def open_demo_and_wait(qtbot, window, timeout=RUN_TIMEOUT, only=("ranked",)):
+    """The demo in the ranked workspace (``only``: those workspaces' keys; None: all); wait until it is over."""
+    with qtbot.waitSignal(window.demo_finished, timeout=timeout):
+        window.open_demo(only=only)
+    return window.workspaces["ranked"]
 
 
 def load_synthetic(qtbot, window, runs=SYNTHETIC_RUNS, folder: Path = SYNTHETIC):

@@ -133,7 +133,7 @@ def test_reading_and_previewing_50000_cases_never_holds_the_gil_long(many_cars):
     from evalgui.core.cbr.model import load_model
     from evalgui.core.inputs import read_input
     from evalgui.gui import worker
-    from evalgui.gui.workspaces.casebase.engine import preview
+    from evalgui.gui.workspaces.casebase.results import preview
 
     def job():
         cases = read_input(many_cars).data
@@ -162,7 +162,7 @@ def test_a_preview_costs_milliseconds_once_the_columns_are_read(many_cars):
     every choice, beside the GUI thread), and equals the similarity the engine computes over all of them."""
     from evalgui.core.cbr.model import Scorer, load_model
     from evalgui.core.inputs.case_base import read_case_base
-    from evalgui.gui.workspaces.casebase.engine import preview
+    from evalgui.gui.workspaces.casebase.results import preview
 
     cases = read_case_base(many_cars)
     model = load_model(CBR / "model.json", cases)

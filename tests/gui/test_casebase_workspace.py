@@ -81,7 +81,7 @@ def _engine(filter_sizes=(3, 6), ks=(3, 3), folder=CBR, metrics=METRICS, **optio
 
 
 def _quality(table):
-    from evalgui.gui.workspaces.casebase.engine import TIMING
+    from evalgui.gui.workspaces.casebase.results import TIMING
 
     keep = ~table["metric"].isin(TIMING)
     return table[keep][["retriever", "filter_size", "k", "metric", "value"]].reset_index(drop=True)
@@ -670,6 +670,15 @@ def test_project_round_trip(qtbot, make_window, monkeypatch, tmp_path):
     run_and_wait(qtbot, casebase)
     project = tmp_path / "cars.evalgui"
     assert first.write_project(str(project))
+    # the project holds the workflow's request (the model as its attribute records) and outcome: evalgui-cli run
+    # re-runs it to the same numbers (the retrieval times aside)
+    from evalgui.cli import main
+    from evalgui.core.workflows.project import open_project
+
+    opened = open_project(str(project))
+    assert opened.requests["casebase"] == casebase.outcome.request and "casebase" in opened.outcomes
+    assert opened.requests["casebase"].model[0]["name"] == "price"
+    assert main(["run", str(project), "-o", str(tmp_path / "out"), "--check", "--no-plots"]) == 0
 
     second = make_window()
     with qtbot.waitSignal(second.files_loaded, timeout=20_000):

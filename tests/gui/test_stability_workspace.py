@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -137,7 +138,7 @@ def _labels(matrix) -> list[list[str]]:
 
 # ---------------------------------------------------------------------------- the form
 def test_the_tab_its_measures_and_tooltips_come_from_the_registry(qtbot, window):
-    from evalgui.core.rankfile import DEFAULT_MEASURES, OPTION_HELP
+    from evalgui.core.rankfile import DEFAULT_MEASURES
     from evalgui.core.rankfile.compat import DESCRIPTIONS
     from evalgui.core.rankfile.measures import REGISTRY
     from evalgui.gui.workspaces.stability.picker import FORMS
@@ -173,20 +174,22 @@ def test_the_tab_its_measures_and_tooltips_come_from_the_registry(qtbot, window)
     picker.custom.setText("Min@10")
     picker.custom.returnPressed.emit()
     assert "takes no cut-off" in picker.help.toPlainText() and picker.specs() == ["AP", "Average", "Average@5"]
-    # each setting's tooltip is its flag's help in evalgui-cli stability --help
-    for widget, option, flag in ((form.iterations_spin, "iterations", "-i"), (form.bootstrap_spin, "bootstrap", "-b"),
-                                 (form.error_check, "error_rates", "-e"), (form.swap_check, "swap", "-w"),
-                                 (form.total_spin, "total_ranks", "-n"), (form.cutoffs_edit, "cutoffs", "--cutoffs"),
-                                 (form.sigs_edit, "sigs", "--sigs"), (form.splits_edit, "splits", "--splits"),
-                                 (form.systems_edit, "systems", "--systems"),
-                                 (form.entities_edit, "entities", "--entities"), (form.seed_spin, "seed", "-s"),
-                                 (form.threads_spin, "threads", "-t"), (form.level_spin, "level", "-l"),
-                                 (form.missing_spin, "missing_rank", "--missing-rank")):
-        assert OPTION_HELP[option][1:] in widget.toolTip() and f"({flag})" in widget.toolTip(), option
+    # each setting's label and tooltip are its declaration's (no command-line flag in the window)
+    from evalgui.core.workflows.stability import StabilityRequest
+
+    for widget, option in ((form.iterations_spin, "iterations"), (form.bootstrap_spin, "bootstrap"),
+                           (form.error_check, "error_rates"), (form.swap_check, "swap"),
+                           (form.total_spin, "total_ranks"), (form.cutoffs_edit, "cutoffs"),
+                           (form.sigs_edit, "sigs"), (form.splits_edit, "splits"), (form.systems_edit, "systems"),
+                           (form.entities_edit, "entities"), (form.seed_spin, "seed"), (form.threads_spin, "threads"),
+                           (form.level_spin, "level"), (form.missing_spin, "missing_rank")):
+        assert widget.toolTip().startswith(StabilityRequest.param(option).help.rstrip(".")), option
+        assert not re.search(r"(^|\s|\()--?[a-z]", widget.toolTip()), widget.toolTip()
+    assert form.error_check.text() == "Error and tie rates"
     # the compatibility switch says what it reproduces
     for description in DESCRIPTIONS.values():
         assert description in form.compat_check.toolTip()
-    assert "dunaiski2018" in form.compat_check.text()
+    assert form.compat_check.text() == "Reproduce the published tool's output"
     # the source: a rank file, or ranks from qrels and runs with the not-retrieved rank (default retrieved + 1)
     assert form.source() == "rank file" and form.pages.currentIndex() == 0
     _choose(form.source_combo, "trec")
@@ -439,21 +442,21 @@ def test_bad_input_gives_a_dialog_and_keeps_the_previous_results(qtbot, window, 
 
     form.picker.tick_only(["AP", "P@500_per", "ROC_AUC"])
     form.total_spin.setValue(0)
-    refused("ROC_AUC and P@500_per need the total number of ranked entities: give it under “Total ranks T”")
+    refused("Total ranks T: ROC_AUC and P@500_per need the total number of ranked entities")
     still_shown()
     form.picker.tick_only(["AP", "Average@k"])
-    refused("Average@k: give the cut-offs under “Cut-offs k”")
+    refused("Cut-offs k: Average@k: give the cut-offs")
     form.cutoffs_edit.setText("10, x")
     refused("Cut-offs: 'x' is not a number; type numbers separated by commas")
     form.cutoffs_edit.setText("10, 100")
     form.splits_edit.setText("50")
-    refused("40 entities cannot be split into 50 queries")
+    refused("Queries (splits): 40 entities cannot be split into 50 queries; choose 40 or fewer")
     form.splits_edit.setText("2")
     form.sigs_edit.setText("0.05, 1.5")
     refused("between 0 and 1")
     form.sigs_edit.setText("")
     form.systems_edit.setText("9")
-    refused("choose from 2 to the 5 systems")
+    refused("Systems drawn: the ranks hold 5 systems: choose from 2 to 5")
     form.picker.tick_only([])
     refused("Tick at least one measure")
     still_shown()
@@ -520,6 +523,13 @@ def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, 
     _choose(stability.significance.measure, "Average@k_50")
     project = tmp_path / "study.evalgui"
     assert first.write_project(str(project))
+    # the project holds the workflow's request and outcome: evalgui-cli run re-runs it to the same numbers
+    from evalgui.cli import main
+    from evalgui.core.workflows.project import open_project
+
+    opened = open_project(str(project))
+    assert opened.requests["stability"] == stability.outcome.request and "stability" in opened.outcomes
+    assert main(["run", str(project), "-o", str(tmp_path / "out"), "--check", "--no-plots"]) == 0
 
     second = make_window()
     with qtbot.waitSignal(second.files_loaded, timeout=20_000):
@@ -551,13 +561,18 @@ def test_outcomes_survive_json_with_missing_and_infinite_values(ranks_file):
     from evalgui.core.jobs import JobState
     from evalgui.core.rankfile.compat import preset
     from evalgui.core.rankfile.experiment import Settings
-    from evalgui.gui.workspaces.stability.engine import Request, outcome_from_state, outcome_state, stability_job
+    from evalgui.core.workflows.inputs import Inputs
+    from evalgui.core.workflows.stability import StabilityRequest
+    from evalgui.gui.workspaces.stability.results import outcome_from_state, outcome_state, stability_job
 
     settings = Settings(measures=("Average@5", "AP"), splits=(2,), iterations=3, bootstrap=50,
                         compat=preset("dunaiski2018"), total_ranks=5000.0)
     ranks = kind("rank file").read(str(ranks_file))
     ranks.ranks[:, 0] += 10                                   # S1 ranks nothing within 5
-    outcome = stability_job(Request("ranks.txt", ranks, settings))(JobState())
+    request = StabilityRequest(rank_file="ranks.txt", measures=("Average@5", "AP"), splits=(2,), iterations=3,
+                               bootstrap=50, compat="dunaiski2018", total_ranks=5000.0)
+    outcome = stability_job(request, Inputs({"ranks.txt": ranks}))(JobState())
+    assert outcome.settings == settings
     assert outcome.actual.S1.isna().any()
     back = outcome_from_state(json.loads(json.dumps(outcome_state(outcome))))
     assert back.settings == settings and back.methods == outcome.methods and back.warnings == outcome.warnings
@@ -571,9 +586,9 @@ def test_the_plots_say_what_they_need(qtbot, window, ranks_file):
     stability = _run(qtbot, window, ranks_file, measures=("AP", "Average"), error_check=False, splits_edit="4")
     assert stability.outcome.evaluation.errRate.isna().all()
     view = _show(stability, stability.tradeoff)
-    assert len(view.points.points()) == 0 and "tick “Error and tie rates (-e)”" in view.caption.text()
+    assert len(view.points.points()) == 0 and "tick “Error and tie rates”" in view.caption.text()
     view = _show(stability, stability.splits)
-    assert not view.curves and "(-e)" in view.caption.text()
+    assert not view.curves and "Error and tie rates" in view.caption.text()
     _choose(view.rate, "asl")
     assert list(view.curves) == ["AP", "Average"] and "Only one number of queries" in view.caption.text()
 

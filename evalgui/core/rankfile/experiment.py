@@ -137,14 +137,14 @@ def plan(ranks: RankFile, settings: Settings) -> Plan:
         raise EvalUsageError(f"the measure {repeated[0]} is asked for twice")
     warnings = []
     if settings.cutoffs and not ranged:
-        warnings.append("--cutoffs is used only by measures written with @k (e.g. -m P@k); none was asked for")
+        warnings.append("the cut-offs are used only by measures written with @k (e.g. P@k); none was asked for")
     levels = sorted(set(float(f) for f in settings.sigs))
     if not levels or any(not 0 < f < 1 for f in levels):
         raise EvalUsageError("the significance levels (--sigs) must lie between 0 and 1")
     if settings.total_ranks is not None and needs_total:
         above = int((ranks.ranks > settings.total_ranks).sum())
         if above:
-            warnings.append(f"{above} rank{'s exceed' if above > 1 else ' exceeds'} --totalranks "
+            warnings.append(f"{above} rank{'s exceed' if above > 1 else ' exceeds'} the total ranks T = "
                             f"{M.number_text(settings.total_ranks)}: is T the number of entities the systems ranked?")
     combinations: list[Combination] = []
     if settings.experiments:

@@ -110,6 +110,7 @@ class Workspace(QWidget):
     busy_changed = Signal(bool)
     error = Signal(str, str)        # title, message: the window shows the dialog
     modified = Signal()             # the user changed the form, or new results came: the session needs saving
+    sample_requested = Signal()     # the empty-state hint's button: the window opens this workspace's sample
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -118,6 +119,8 @@ class Workspace(QWidget):
         self._side_workers: dict[str, Worker] = {}    # small jobs where the latest request wins
         self._abandoned: set[Worker] = set()
         self._last_job_succeeded = False
+        self.empty_hint = None          # first_steps.EmptyHint above the results, for the workspaces with a sample
+        self.sample_opened = False      # the sample was loaded and set in the form (the hint then says: Run)
 
     # ------------------------------------------------------------ layout
     def lay_out(self, form: QWidget, results: QWidget, *, form_min_width: int = 290,
@@ -137,7 +140,7 @@ class Workspace(QWidget):
 
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.form_column)
-        splitter.addWidget(results)
+        splitter.addWidget(self._with_empty_hint(results))
         splitter.setChildrenCollapsible(False)     # dragging the handle must not hide the form or Run
         splitter.setStretchFactor(0, 0)            # a wider window widens the results, not the form
         splitter.setStretchFactor(1, 1)
@@ -182,6 +185,30 @@ class Workspace(QWidget):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self.fit_form()
+
+    def _with_empty_hint(self, results: QWidget) -> QWidget:
+        """The results under the hint an empty workspace shows (what to load, a button opening the sample)."""
+        from evalgui.gui.first_steps import SAMPLES, EmptyHint
+
+        sample = SAMPLES.get(self.key)
+        if sample is None:
+            return results
+        self.empty_hint = EmptyHint(sample)
+        self.empty_hint.open_sample.connect(self.sample_requested)
+        self.busy_changed.connect(lambda _busy: self.update_empty_hint())
+        self.modified.connect(self.update_empty_hint)
+        column = QWidget()
+        layout = QVBoxLayout(column)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.empty_hint)
+        layout.addWidget(results, 1)
+        self.update_empty_hint()
+        return column
+
+    def update_empty_hint(self) -> None:
+        if self.empty_hint is not None:
+            self.empty_hint.show_for(self.has_results(), self.sample_opened)
 
     # ------------------------------------------------------------ Run, Cancel, progress
     def run_controls(self) -> QWidget:
@@ -345,6 +372,11 @@ class Workspace(QWidget):
     def workflow_requests(self) -> dict:
         """Workflow key -> the JSON of the request behind the shown results (projects keep them for
         ``evalgui-cli run``)."""
+        return {key: outcome.request.to_json() for key, outcome in self.workflow_outcomes().items()
+                if not any(path.startswith("<") for path in outcome.request.files())}
+
+    def workflow_outcomes(self) -> dict:
+        """Workflow key -> the workflow outcome shown (reports are made of them); {} while there is none."""
         return {}
 
     def has_results(self) -> bool:

@@ -3,7 +3,7 @@
 The form (:mod:`.form`) picks the case bases and edits the similarity model (with a live
 preview of one query against one case, computed on the worker), the retrievers (MAC/FAC
 filter sizes and ks, imported similarity results) and the metrics. Run starts one job
-(:func:`.engine.evaluation_job`); its outcome replaces the results only when it succeeds,
+(:func:`.results.evaluation_job`, on the case-based workflow); its outcome replaces the results only when it succeeds,
 so a failed or cancelled run keeps the previous ones. Result tabs, one module each, follow
 the compare workspace's interface (``page``, ``title``, ``refresh``, ``choices``,
 ``export_targets``): the table, the per-query values, the quality-versus-time chart and the drill-down.
@@ -85,7 +85,7 @@ class CaseBaseWorkspace(ViewsWorkspace):
         return self.preview_timer.isActive() or "preview" in self._side_workers
 
     def _start_preview(self) -> None:
-        from evalgui.gui.workspaces.casebase.engine import preview
+        from evalgui.gui.workspaces.casebase.results import preview
 
         box = self.form.preview
         request = self._preview_request()
@@ -113,15 +113,15 @@ class CaseBaseWorkspace(ViewsWorkspace):
     def run(self) -> None:
         if self.is_busy():
             return
-        from evalgui.gui.workspaces.casebase.engine import evaluation_job
+        from evalgui.gui.workspaces.casebase.results import evaluation_job
 
         try:
-            source = self.form.request()
+            request, inputs = self.form.request()
         except (EvalUsageError, EvalInputError) as exc:
             self.error.emit("Nothing to evaluate", str(exc))
             return
         self.remember_view_choices()
-        self.start_job(evaluation_job(source), "Retrieving…", on_success=self._show_finished,
+        self.start_job(evaluation_job(request, inputs), "Retrieving…", on_success=self._show_finished,
                        on_cancelled=self._show_cancelled, failure_title="The evaluation failed")
 
     def _show_finished(self, outcome) -> None:
@@ -134,12 +134,18 @@ class CaseBaseWorkspace(ViewsWorkspace):
         self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     # ------------------------------------------------------------ projects
+    def workflow_outcomes(self) -> dict:
+        from evalgui.gui.workspaces.casebase.results import workflow_key
+
+        outcome = getattr(self.outcome, "outcome", None)
+        return {} if outcome is None else {workflow_key(outcome.request): outcome}
+
     def outcome_state(self, outcome) -> dict:
-        from evalgui.gui.workspaces.casebase.engine import outcome_state
+        from evalgui.gui.workspaces.casebase.results import outcome_state
 
         return outcome_state(outcome)
 
     def outcome_from_state(self, state: dict):
-        from evalgui.gui.workspaces.casebase.engine import outcome_from_state
+        from evalgui.gui.workspaces.casebase.results import outcome_from_state
 
         return outcome_from_state(state)

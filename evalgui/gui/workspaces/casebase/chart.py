@@ -14,7 +14,7 @@ from evalgui.core.cbr.evaluate import FILTER_SIZE, K, LINEAR, MACFAC, METRIC, RE
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
-from evalgui.gui.workspaces.casebase.engine import SECONDS, TIMING
+from evalgui.gui.workspaces.casebase.results import SECONDS, TIMING
 
 
 def sweep_points(table, metric: str, retriever: str):

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from evalgui.gui.result_views import LazyView, Sides
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
-from evalgui.gui.workspaces.casebase.engine import drill_down
+from evalgui.gui.workspaces.casebase.results import drill_down
 
 RANKS = {"rank", "rank_in_retriever", "rank_in_ground_truth"}
 

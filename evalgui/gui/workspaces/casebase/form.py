@@ -35,6 +35,13 @@ SOURCES = ((CASE_BASES, "Case bases and a model",
             "A loaded ground truth (query_id, case_id, similarity) and the results of retrievers run elsewhere "
             "(ProCAKE, CBRkit, a neural model): no case base needed"))
 SAME_AS_TRAIN = ""
+
+
+def label_of(name: str) -> str:
+    """What the case-based workflow's declaration calls a setting."""
+    from evalgui.core.workflows.casebase import CasebaseRequest
+
+    return CasebaseRequest.param(name).label
 THRESHOLDS_TIP = ("A case is relevant with grade g when its true similarity reaches the g-th threshold (0.7,0.9: "
                   "grade 1 from 0.7, grade 2 from 0.9); cases below the first are not judged.")
 TIE_LABELS = {"case_id": "Broken by case id", "interchangeable": "Tied cases interchangeable (hits)"}
@@ -75,7 +82,7 @@ class CaseBaseForm(QWidget):
                                                       "a query never retrieves itself unless ticked below")
         self.train_id = self._id_combo("cbrTrainId", "The train case base's id column")
         self.test_id = self._id_combo("cbrTestId", "The test case base's id column")
-        self.include_self = QCheckBox("A query may retrieve itself")
+        self.include_self = QCheckBox(label_of("include_self"))
         self.include_self.setObjectName("cbrIncludeSelf")
         self.include_self.setToolTip("With the same case base as train and test: let a query retrieve the case "
                                      "with its own id")
@@ -149,9 +156,9 @@ class CaseBaseForm(QWidget):
         self.retrievers_form.addRow(self.linear_note)
         self.retrievers_form.addRow("MAC model", self.mac_file_label)
         self.retrievers_form.addRow(mac_files)
-        self.retrievers_form.addRow("MAC attributes", self.mac_list)
-        self.retrievers_form.addRow("Filter sizes", self.filter_sizes)
-        self.retrievers_form.addRow("ks", self.ks)
+        self.retrievers_form.addRow(label_of("mac_attributes"), self.mac_list)
+        self.retrievers_form.addRow(label_of("filter_sizes"), self.filter_sizes)
+        self.retrievers_form.addRow(label_of("ks"), self.ks)
         self.retrievers_form.addRow(self.pairs_note)
         self.retrievers_form.addRow("Imported results", self.predicted)
 
@@ -169,7 +176,7 @@ class CaseBaseForm(QWidget):
                                    "count as interchangeable for hits")
         metrics_layout = QFormLayout(metrics_box)
         metrics_layout.addRow(self.metrics)
-        metrics_layout.addRow("Ties", self.ties_combo)
+        metrics_layout.addRow(label_of("ties"), self.ties_combo)
 
         # ---------------------------------------------------------------- ranked measures (graded ground truth)
         ranked_box = QGroupBox("Ranked measures")
@@ -187,7 +194,7 @@ class CaseBaseForm(QWidget):
         self.ranked_settings = QWidget()             # shown while the box is ticked
         ranked_layout = QFormLayout(self.ranked_settings)
         ranked_layout.setContentsMargins(0, 0, 0, 0)
-        ranked_layout.addRow("Relevance thresholds", self.thresholds)
+        ranked_layout.addRow(label_of("relevance_thresholds"), self.thresholds)
         ranked_layout.addRow(self.thresholds_note)
         ranked_layout.addRow(self.ranked_picker)
         ranked_column = QVBoxLayout(ranked_box)
@@ -535,63 +542,84 @@ class CaseBaseForm(QWidget):
             raise EvalUsageError("No metric is ticked: tick at least one.")
         return names, thresholds
 
-    def _predicted(self) -> list[tuple[str, object]]:
+    def _predicted(self) -> list[tuple[str, str]]:
+        """(path, name) of each imported result ticked (named after its file)."""
         from evalgui.core.formats._text import file_stem
 
         out = []
         for path in self.predicted.checked():
-            item = self._item(path)
-            if item is not None:
-                out.append((file_stem(path), item.data))
-        names = [n for n, _ in out]
+            if self._item(path) is not None:
+                out.append((path, file_stem(path)))
+        names = [n for _, n in out]
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise EvalUsageError(f"Two imported results are named '{repeated[0]}': tick only one of them.")
         return out
 
     def request(self):
-        """The job's input (CaseBaseRun or FilesSource); EvalUsageError says what to fix."""
-        from evalgui.core.cbr.evaluate import CaseBaseRun
-        from evalgui.gui.workspaces.casebase.engine import FilesSource
+        """(the workflow's request, Inputs holding the session's loaded data): a CasebaseRequest, or a
+        SimilarityRequest for similarity files only; EvalUsageError says what to fix, in the form's words."""
+        from evalgui.core.workflows.casebase import CasebaseRequest, SimilarityRequest
+        from evalgui.core.workflows.inputs import Inputs
+        from evalgui.core.workflows.params import RequestError
 
         problem = self.pairs_problem()
         if problem:
             raise EvalUsageError(problem[:1].upper() + problem[1:])
         ks = parse_numbers(self.ks.text(), int, "Values of k", "5, 10")
         metrics, thresholds = self.metric_names()
-        ties = self.ties_combo.currentData()
+        common = dict(metrics=tuple(metrics), ties=self.ties_combo.currentData(), relevance_thresholds=thresholds)
+        predicted = self._predicted()
+        inputs = Inputs({path: self._item(path).data for path, _ in predicted})
+        named = {"predicted": tuple(path for path, _ in predicted),
+                 "predicted_names": tuple(name for _, name in predicted)}
         if self.source() == FILES:
             truth = self._item(self.truth_combo.currentData())
             if truth is None:
                 raise EvalUsageError("Load a ground truth (a similarity-results file) first: File ▸ Open data…")
-            predicted = self._predicted()
             if not predicted:
                 raise EvalUsageError("Tick at least one retriever's results to evaluate against the ground truth.")
-            return FilesSource(truth.data, predicted, metrics, list(ks) or [None], ties, thresholds)
-        train, test = self.train(), self.test()
-        if train is None or test is None:
-            raise EvalUsageError("Load a train case base first (File ▸ Open data…), then choose it here.")
-        if self.default_timer.isActive():         # Run right after the case base came: its default model
-            self._default_if_empty()
+            inputs.add(truth.path, truth.data)
+            make = lambda: SimilarityRequest(ground_truth=truth.path, ks=ks, per_query=True, **named, **common)
+        else:
+            train, test = self.train(), self.test()
+            if train is None or test is None:
+                raise EvalUsageError("Load a train case base first (File ▸ Open data…), then choose it here.")
+            if self.default_timer.isActive():         # Run right after the case base came: its default model
+                self._default_if_empty()
+            try:
+                model = self.editor.model()
+            except EvalInputError as exc:
+                raise EvalUsageError(f"The similarity model: {exc.reason}") from None
+            filter_sizes = parse_numbers(self.filter_sizes.text(), int, "Filter sizes", "10, 50")
+            mac = {}
+            if filter_sizes:
+                if self.mac_model is not None:
+                    mac = {"mac_model": [a.to_dict() for a in self.mac_model.attributes]}
+                else:
+                    names = [n for n in self.mac_list.checked() if n in model.names]
+                    if not names:
+                        raise EvalUsageError("MAC/FAC needs MAC's model: tick some of the model's attributes, or "
+                                             "choose a MAC model file.")
+                    mac = {"mac_attributes": tuple(names)}
+            train_path = self.train_combo.currentData()
+            test_path = self.test_combo.currentData()
+            same = test_path == SAME_AS_TRAIN
+            inputs.add(train_path, train)
+            if not same:
+                inputs.add(test_path, test)
+            make = lambda: CasebaseRequest(train=train_path, test=None if same else test_path,
+                                           model=[a.to_dict() for a in model.attributes], filter_sizes=filter_sizes,
+                                           ks=ks, include_self=self.include_self.isChecked(), **named,
+                                           per_query=True, **mac, **common)
         try:
-            model = self.editor.model()
-        except EvalInputError as exc:
-            raise EvalUsageError(f"The similarity model: {exc.reason}") from None
-        filter_sizes = parse_numbers(self.filter_sizes.text(), int, "Filter sizes", "10, 50")
-        mac = None
-        if filter_sizes:
-            if self.mac_model is not None:
-                mac = self.mac_model
-            else:
-                names = [n for n in self.mac_list.checked() if n in model.names]
-                if not names:
-                    raise EvalUsageError("MAC/FAC needs MAC's model: tick some of the model's attributes, or "
-                                         "choose a MAC model file.")
-                mac = model.subset(names)
-        same = self.test_combo.currentData() == SAME_AS_TRAIN
-        return CaseBaseRun(train, test, model, mac, filter_sizes, ks, metrics, dict(self._predicted()),
-                           exclude_self=same and not self.include_self.isChecked(), ties=ties, per_query=True,
-                           relevance_thresholds=thresholds)
+            request = make()
+            problems = request.problems(inputs)
+        except RequestError as exc:
+            problems = exc.problems
+        if problems:
+            raise EvalUsageError(problems[0].for_window())
+        return request, inputs
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:

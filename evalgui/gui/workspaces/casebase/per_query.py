@@ -17,7 +17,7 @@ from evalgui.gui.exporting import TIDY_FORMATS
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.tables import DataFrameModel, FrameTableView, export_frame, visible_frame
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
-from evalgui.gui.workspaces.casebase.engine import per_query_frame
+from evalgui.gui.workspaces.casebase.results import per_query_frame
 
 NOT_KEPT = "The per-query values were not kept in the project (too many): press Run to see them."
 

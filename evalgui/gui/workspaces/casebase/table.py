@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QPushButton
 from evalgui.core.cbr.catalogue import METRICS
 from evalgui.gui.tables import DataFrameModel, FrameTableView, visible_frame
 from evalgui.gui.toolbar import export_button, with_toolbar
-from evalgui.gui.workspaces.casebase.engine import SECONDS, SPEEDUP, shown_table
+from evalgui.gui.workspaces.casebase.results import SECONDS, SPEEDUP, shown_table
 
 GROUND_TRUTH_FORMATS = (("CSV", ".csv"), ("TSV", ".tsv"), ("Parquet", ".parquet"))
 HEADER_TIPS = {

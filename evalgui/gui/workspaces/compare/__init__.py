@@ -156,10 +156,9 @@ class CompareWorkspace(ViewsWorkspace):
                                                             ("preference", self.preference_outcome))
                 if outcome is not None}
 
-    def workflow_requests(self) -> dict:
-        return {key: outcome.request.to_json() for key, outcome in (("compare", self.comparison_outcome),
-                                                                    ("preference", self.preference_outcome))
-                if outcome is not None and not any(path.startswith("<") for path in outcome.request.files())}
+    def workflow_outcomes(self) -> dict:
+        return {key: outcome for key, outcome in (("compare", self.comparison_outcome),
+                                                  ("preference", self.preference_outcome)) if outcome is not None}
 
     # Two outcomes (the comparison, the preferences) rather than one: these are its own.
     def restore_results_state(self, state: dict) -> bool:

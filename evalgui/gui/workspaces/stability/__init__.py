@@ -2,8 +2,8 @@
 
 The form (:mod:`.form`) picks the ranks (a loaded rank file, or the ranks of the relevant
 documents in TREC runs), the measures (the ``rankfile`` registry), the ranges and the
-settings of ``evalgui-cli stability``. Run starts one job on the worker
-(:func:`.engine.stability_job`); its outcome replaces the results only when it succeeds,
+settings of the stability workflow's request. Run starts the workflow on the worker
+(:func:`.results.stability_job`); its outcome replaces the results only when it succeeds,
 so a failed or cancelled run keeps the previous ones. Each result tab is one module with
 the other workspaces' small interface: ``page``, ``title``, ``refresh(outcome)``,
 ``choices()``, ``shown()`` and ``export_targets()``; the plots draw only while in sight.
@@ -57,20 +57,20 @@ class StabilityWorkspace(ViewsWorkspace):
     def run(self) -> None:
         if self.is_busy():
             return
-        from evalgui.gui.workspaces.stability.engine import stability_job
+        from evalgui.gui.workspaces.stability.results import stability_job
 
         try:
-            request = self.form.request()
+            request, inputs = self.form.request()
         except EvalUsageError as exc:
             self.error.emit("Nothing to evaluate", str(exc))
             return
         self.remember_view_choices()
-        settings = request.settings
-        what = f"{len(settings.measures)} measure(s)"
-        if settings.experiments:
-            what += f", {settings.iterations} iterations"
-        self.start_job(stability_job(request), f"{request.source}: {what}…", on_success=self._show_finished,
-                       on_cancelled=self._show_cancelled, failure_title="The measure-stability run failed")
+        what = f"{len(request.measures)} measure(s)"
+        if request.experiments:
+            what += f", {request.iterations} iterations"
+        self.start_job(stability_job(request, inputs), f"{request.source(inputs)}: {what}…",
+                       on_success=self._show_finished, on_cancelled=self._show_cancelled,
+                       failure_title="The measure-stability run failed")
 
     def _show_finished(self, outcome) -> None:
         self.outcome = outcome
@@ -82,12 +82,16 @@ class StabilityWorkspace(ViewsWorkspace):
         self.progress_label.setText(message)       # the status bar repeats it when the job is done
 
     # ------------------------------------------------------------ projects
+    def workflow_outcomes(self) -> dict:
+        outcome = getattr(self.outcome, "outcome", None)
+        return {} if outcome is None else {"stability": outcome}
+
     def outcome_state(self, outcome) -> dict:
-        from evalgui.gui.workspaces.stability.engine import outcome_state
+        from evalgui.gui.workspaces.stability.results import outcome_state
 
         return outcome_state(outcome)
 
     def outcome_from_state(self, state: dict):
-        from evalgui.gui.workspaces.stability.engine import outcome_from_state
+        from evalgui.gui.workspaces.stability.results import outcome_from_state
 
         return outcome_from_state(state)

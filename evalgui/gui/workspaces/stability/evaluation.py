@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
-from evalgui.gui.workspaces.stability.engine import combination_items, combination_of, level_items
+from evalgui.gui.workspaces.stability.results import combination_items, combination_of, level_items
 from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH
 
 ALL = ""

@@ -2,8 +2,9 @@
 
 The ranks come from a loaded rank file, or from TREC qrels and runs (the rank of every
 relevant document in each run; one not retrieved gets the rank the user sets, by
-default the run's depth for the query + 1). Every setting is one of ``evalgui-cli
-stability``'s flags, with that flag's help as its tooltip (``rankfile.OPTION_HELP``); the
+default the run's depth for the query + 1). Every setting is a parameter of the workflow's
+:class:`~evalgui.core.workflows.stability.StabilityRequest`, whose declaration gives its label,
+tooltip and bounds; Run hands the request and the session's loaded data to the workflow. The
 measures' tooltips and help are their records in the ``rankfile`` registry.
 """
 
@@ -16,10 +17,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLa
                                QVBoxLayout, QWidget)
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.core.rankfile import (COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS, MAX_ITERATIONS, MAX_THREADS,
-                                   OPTION_HELP)
+from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile.measures import parse_measure
-from evalgui.core.stats.catalogue import MAX_SAMPLES
+from evalgui.core.workflows.stability import StabilityRequest
 from evalgui.gui.forms import line_edit, parse_numbers, spin_box
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 from evalgui.gui.workspaces.stability.picker import RankMeasurePicker
@@ -34,10 +34,25 @@ SOURCES = (
 COMPAT = COMPAT_MODES[0]
 
 
-def tip(option: str, flag: str) -> str:
-    """A setting's tooltip: its flag's help in ``evalgui-cli stability --help``, and the flag."""
-    text = OPTION_HELP[option]
-    return f"{text[:1].upper()}{text[1:]} ({flag})."
+def param(name: str):
+    return StabilityRequest.param(name)
+
+
+def tip(name: str) -> str:
+    """A setting's tooltip: its declaration's help (a line edit adds that empty means the default)."""
+    return param(name).help.rstrip(".")
+
+
+def label_of(name: str) -> str:
+    return param(name).label
+
+
+def spin(name: str, object_name: str, low: int | None = None, high: int | None = None, value: int | None = None):
+    """A spin box bounded and explained by the parameter's declaration."""
+    declared = param(name)
+    low = int(declared.minimum) if low is None else low
+    high = int(declared.maximum) if high is None else high
+    return spin_box(object_name, low, high, declared.default if value is None else value, declared.help)
 
 
 class StabilityForm(QWidget):
@@ -76,15 +91,15 @@ class StabilityForm(QWidget):
         self.data = QrelsRunsPicker(session, object_prefix="stability")
         self.data.setTitle("")
         self.data.setFlat(True)
-        self.level_spin = spin_box("stabilityRelevanceLevel", -100, 100, 1, tip("level", "-l"))
-        self.missing_spin = spin_box("stabilityMissingRank", 0, 2_000_000_000, 0, tip("missing_rank", "--missing-rank"))
+        self.level_spin = spin("level", "stabilityRelevanceLevel", -100, 100)
+        self.missing_spin = spin("missing_rank", "stabilityMissingRank", 0, 2_000_000_000, 0)
         self.missing_spin.setSpecialValueText("retrieved + 1")
         trec_page = QWidget()
         trec_layout = QFormLayout(trec_page)
         trec_layout.setContentsMargins(0, 0, 0, 0)
         trec_layout.addRow(self.data)
-        trec_layout.addRow("Relevant from grade", self.level_spin)
-        trec_layout.addRow("Not retrieved: rank", self.missing_spin)
+        trec_layout.addRow(label_of("level"), self.level_spin)
+        trec_layout.addRow(label_of("missing_rank"), self.missing_spin)
         self.pages = QStackedWidget()
         self.pages.addWidget(rank_file_page)
         self.pages.addWidget(trec_page)
@@ -97,58 +112,53 @@ class StabilityForm(QWidget):
         # ---------------------------------------------------------------- the measures
         measures_box = QGroupBox("Measures")
         self.picker = RankMeasurePicker()
-        self.total_spin = spin_box("stabilityTotalRanks", 0, 2_000_000_000, 0, tip("total_ranks", "-n"))
+        self.total_spin = spin("total_ranks", "stabilityTotalRanks", 0, 2_000_000_000, 0)
         self.total_spin.setSpecialValueText("not given")
         self.total_note = QLabel()
         self.total_note.setObjectName("stabilityTotalNote")
         self.total_note.setWordWrap(True)
         self.total_note.linkActivated.connect(lambda _: self.picker.set_original())
-        self.cutoffs_edit = line_edit("stabilityCutoffs", "e.g. 10, 100 (for @k)", tip("cutoffs", "--cutoffs"))
+        self.cutoffs_edit = line_edit("stabilityCutoffs", "e.g. 10, 100 (for @k)", tip("cutoffs"))
         measures_layout = QFormLayout(measures_box)
         measures_layout.addRow(self.picker)
-        measures_layout.addRow("Total ranks T", self.total_spin)
+        measures_layout.addRow(label_of("total_ranks"), self.total_spin)
         measures_layout.addRow(self.total_note)
-        measures_layout.addRow("Cut-offs k", self.cutoffs_edit)
+        measures_layout.addRow(label_of("cutoffs"), self.cutoffs_edit)
 
         # ---------------------------------------------------------------- the experiments
         experiments_box = QGroupBox("Experiments")
-        self.experiments_check = QCheckBox("Evaluate the measures")
+        self.experiments_check = QCheckBox(label_of("experiments"))
         self.experiments_check.setObjectName("stabilityExperiments")
         self.experiments_check.setChecked(True)
-        self.experiments_check.setToolTip("Split the entities into queries again and again to see how stable and "
-                                          "sensitive each measure is, and which systems differ significantly. "
-                                          "Unticked: only each measure's value per system on all the entities "
-                                          "(--printing actual).")
-        self.splits_edit = line_edit("stabilitySplits", "10", tip("splits", "--splits"))
-        self.sigs_edit = line_edit("stabilitySigs", ", ".join(map(str, DEFAULT_SIGS)), tip("sigs", "--sigs"))
-        self.systems_edit = line_edit("stabilitySystems", "all", tip("systems", "--systems"))
-        self.entities_edit = line_edit("stabilityEntities", "all", tip("entities", "--entities"))
-        self.iterations_spin = spin_box("stabilityIterations", 1, MAX_ITERATIONS, 50, tip("iterations", "-i"))
-        self.bootstrap_spin = spin_box("stabilityBootstrap", 1, MAX_SAMPLES, 1000, tip("bootstrap", "-b"))
-        self.error_check = QCheckBox("Error and tie rates (-e)")
+        self.experiments_check.setToolTip(param("experiments").help)
+        self.splits_edit = line_edit("stabilitySplits", "10", tip("splits"))
+        self.sigs_edit = line_edit("stabilitySigs", ", ".join(map(str, DEFAULT_SIGS)), tip("sigs"))
+        self.systems_edit = line_edit("stabilitySystems", "all", tip("systems"))
+        self.entities_edit = line_edit("stabilityEntities", "all", tip("entities"))
+        self.iterations_spin = spin("iterations", "stabilityIterations")
+        self.bootstrap_spin = spin("bootstrap", "stabilityBootstrap")
+        self.error_check = QCheckBox(label_of("error_rates"))
         self.error_check.setObjectName("stabilityErrorRates")
         self.error_check.setChecked(True)      # the window's plots need them; they cost little
-        self.error_check.setToolTip(tip("error_rates", "-e"))
-        self.swap_check = QCheckBox("Significance by the swap method (-w)")
+        self.error_check.setToolTip(param("error_rates").help)
+        self.swap_check = QCheckBox(label_of("swap"))
         self.swap_check.setObjectName("stabilitySwap")
-        self.swap_check.setToolTip(tip("swap", "-w"))
-        self.seed_spin = spin_box("stabilitySeed", 0, 2_147_483_647, 42, tip("seed", "-s"))
-        self.threads_spin = spin_box("stabilityThreads", 1, MAX_THREADS, 1, tip("threads", "-t"))
-        self.compat_check = QCheckBox("As the original tool (--compat dunaiski2018)")
+        self.swap_check.setToolTip(param("swap").help)
+        self.seed_spin = spin("seed", "stabilitySeed", high=2_147_483_647)
+        self.threads_spin = spin("threads", "stabilityThreads")
+        self.compat_check = QCheckBox(label_of("compat"))
         self.compat_check.setObjectName("stabilityCompat")
         self.compat_check.setToolTip(compat_tip())
         experiments_layout = QFormLayout(experiments_box)
         experiments_layout.addRow(self.experiments_check)
-        experiments_layout.addRow("Queries (splits)", self.splits_edit)
-        experiments_layout.addRow("Fuzziness levels", self.sigs_edit)
-        experiments_layout.addRow("Systems drawn", self.systems_edit)
-        experiments_layout.addRow("Entities drawn", self.entities_edit)
-        experiments_layout.addRow("Iterations", self.iterations_spin)
-        experiments_layout.addRow("Bootstrap samples", self.bootstrap_spin)
+        for name, widget in (("splits", self.splits_edit), ("sigs", self.sigs_edit),
+                             ("systems", self.systems_edit), ("entities", self.entities_edit),
+                             ("iterations", self.iterations_spin), ("bootstrap", self.bootstrap_spin)):
+            experiments_layout.addRow(label_of(name), widget)
         experiments_layout.addRow(self.error_check)
         experiments_layout.addRow(self.swap_check)
-        experiments_layout.addRow("Seed", self.seed_spin)
-        experiments_layout.addRow("Processes", self.threads_spin)
+        experiments_layout.addRow(label_of("seed"), self.seed_spin)
+        experiments_layout.addRow(label_of("threads"), self.threads_spin)
         experiments_layout.addRow(self.compat_check)
         self.experiment_widgets = [self.splits_edit, self.sigs_edit, self.systems_edit, self.entities_edit,
                                    self.iterations_spin, self.bootstrap_spin, self.error_check, self.swap_check,
@@ -248,10 +258,12 @@ class StabilityForm(QWidget):
         self.refresh_inputs()
 
     # ------------------------------------------------------------ what Run needs
-    def settings(self):
-        """The engine's settings; EvalUsageError names a bad value, in words for a dialog."""
-        from evalgui.core.rankfile.compat import preset
-        from evalgui.core.rankfile.experiment import Settings
+    def request(self):
+        """(StabilityRequest, Inputs holding the session's loaded data); EvalUsageError says what is wrong, in
+        the form's words. A rank file's settings are checked here, TREC data's on the worker (after its ranks are
+        found)."""
+        from evalgui.core.workflows.inputs import Inputs
+        from evalgui.core.workflows.params import RequestError
 
         measures = tuple(self.picker.specs())
         if not measures:
@@ -259,52 +271,45 @@ class StabilityForm(QWidget):
         problem = self.picker.specs_problem()
         if problem is not None:
             raise EvalUsageError(problem)
-        # What the engine would say in its command line's words, in the form's.
-        needing = self.picker.needs_total()
-        if needing and not self.total_spin.value():
-            raise EvalUsageError(f"{' and '.join(needing)} need{'s' if len(needing) == 1 else ''} the total number "
-                                 "of ranked entities: give it under “Total ranks T”.")
-        ranged = [spec for spec in measures if not self.picker.spec_problem(spec) and
-                  parse_measure(spec).has_range]
-        if ranged and not self.cutoffs_edit.text().strip():
-            raise EvalUsageError(f"{' and '.join(ranged)}: give the cut-offs under “Cut-offs k” (e.g. 10, 100).")
-        experiments = self.experiments_check.isChecked()
-        splits = parse_numbers(self.splits_edit.text(), int, "Queries (splits)", "2, 5, 10") or (10,)
-        sigs = parse_numbers(self.sigs_edit.text(), float, "Fuzziness levels", "0.01, 0.05") or DEFAULT_SIGS
-        return Settings(measures=measures, iterations=self.iterations_spin.value(),
-                        bootstrap=self.bootstrap_spin.value(), splits=splits,
-                        systems=parse_numbers(self.systems_edit.text(), int, "Systems drawn", "3, 4"),
-                        entities=parse_numbers(self.entities_edit.text(), int, "Entities drawn", "100, 200"),
-                        sigs=sigs, cutoffs=parse_numbers(self.cutoffs_edit.text(), float, "Cut-offs", "10, 100"),
-                        total_ranks=float(self.total_spin.value()) if self.total_spin.value() else None,
-                        error_rates=self.error_check.isChecked(), swap=self.swap_check.isChecked(),
-                        experiments=experiments, seed=self.seed_spin.value(), threads=self.threads_spin.value(),
-                        compat=preset(COMPAT if self.compat_check.isChecked() else None))
-
-    def request(self):
-        """What the job needs (engine.Request); EvalUsageError says what is missing, in words for a dialog.
-        A rank file's settings are checked here, TREC data's on the worker (after its ranks are found)."""
-        from evalgui.core.rankfile.experiment import plan
-        from evalgui.gui.workspaces.stability.engine import Request, TrecRanks
-
+        values = dict(
+            measures=measures, iterations=self.iterations_spin.value(), bootstrap=self.bootstrap_spin.value(),
+            splits=parse_numbers(self.splits_edit.text(), int, label_of("splits"), "2, 5, 10") or (10,),
+            systems=parse_numbers(self.systems_edit.text(), int, label_of("systems"), "3, 4"),
+            entities=parse_numbers(self.entities_edit.text(), int, label_of("entities"), "100, 200"),
+            sigs=parse_numbers(self.sigs_edit.text(), float, label_of("sigs"), "0.01, 0.05") or DEFAULT_SIGS,
+            cutoffs=parse_numbers(self.cutoffs_edit.text(), float, "Cut-offs", "10, 100"),
+            total_ranks=float(self.total_spin.value()) if self.total_spin.value() else None,
+            error_rates=self.error_check.isChecked(), swap=self.swap_check.isChecked(),
+            experiments=self.experiments_check.isChecked(), seed=self.seed_spin.value(),
+            threads=self.threads_spin.value(), compat=COMPAT if self.compat_check.isChecked() else None)
         if self.source() == RANK_FILE:
             item = self.rank_file_item()
             if item is None:
                 raise EvalUsageError("Load a rank file first (File ▸ Open data…), or choose ranks from qrels and "
                                      "runs.")
-            settings = self.settings()
-            plan(item.data, settings)
-            return Request(item.name, item.data, settings)
-        qrels = self.data.qrels_item()
-        if qrels is None:
-            raise EvalUsageError("Load a qrels file and the runs first (File ▸ Open data…).")
-        items = self.data.checked_run_items()
-        if len(items) < 2:
-            raise EvalUsageError("Comparing systems needs at least two: tick at least two runs.")
-        missing = float(self.missing_spin.value()) if self.missing_spin.value() else None
-        trec = TrecRanks(qrels.data, [item.data for item in items], self.session.run_names([i.path for i in items]),
-                         self.level_spin.value(), missing)
-        return Request(f"{qrels.name}, {len(items)} runs", trec, self.settings())
+            values["rank_file"] = item.path
+            inputs = Inputs({item.path: item.data}, {item.path: item.name})
+        else:
+            qrels = self.data.qrels_item()
+            if qrels is None:
+                raise EvalUsageError("Load a qrels file and the runs first (File ▸ Open data…).")
+            items = self.data.checked_run_items()
+            if len(items) < 2:
+                raise EvalUsageError("Comparing systems needs at least two: tick at least two runs.")
+            paths = [item.path for item in items]
+            names = dict(zip(paths, self.session.run_names(paths)))
+            inputs = Inputs({qrels.path: qrels.data, **{item.path: item.data for item in items}},
+                            {qrels.path: qrels.name, **names})
+            values.update(qrels=qrels.path, runs=tuple(paths), level=self.level_spin.value(),
+                          missing_rank=float(self.missing_spin.value()) if self.missing_spin.value() else None)
+        try:
+            request = StabilityRequest(**values)
+            problems = request.problems(inputs)
+        except RequestError as exc:
+            problems = exc.problems
+        if problems:
+            raise EvalUsageError(problems[0].for_window())
+        return request, inputs
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
@@ -362,6 +367,6 @@ class StabilityForm(QWidget):
 def compat_tip() -> str:
     from evalgui.core.rankfile.compat import describe
 
-    return (f"{OPTION_HELP['compat'][:1].upper()}{OPTION_HELP['compat'][1:]}: Dunaiski et al.'s published tables "
+    return (f"{param('compat').help.rstrip('.')}: Dunaiski et al.'s published tables "
             f"(actualresults.png, sigresults.png) come from its code, which\n{describe(COMPAT)}.\n"
             "Average@10 stays the average rank within 10, and the seed makes every run repeatable either way.")

@@ -23,7 +23,7 @@ from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import ResultView
 from evalgui.gui.tables import tsv_text
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
-from evalgui.gui.workspaces.stability.engine import EXPERIMENT, combination_items, combination_of, combination_text
+from evalgui.gui.workspaces.stability.results import EXPERIMENT, combination_items, combination_of, combination_text
 from evalgui.gui.workspaces.stability.styles import show_combinations_whole
 
 

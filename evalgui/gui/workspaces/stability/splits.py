@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
-from evalgui.gui.workspaces.stability.engine import EXPERIMENT, level_items
+from evalgui.gui.workspaces.stability.results import EXPERIMENT, level_items
 from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH, measure_style, show_combinations_whole
 
 RATES = (("Error rate", "errRate"), ("Tie rate", "tieRate"), ("ASL rate", "asl"))
@@ -67,7 +67,7 @@ class SplitsView(PlotView):
             return
         column, label = self.rate.currentData(), self.rate.currentText()
         if column in NEEDS_E and not self.outcome.has_error_rates:
-            self.caption.setText("The error and tie rates were not computed: tick “Error and tie rates (-e)” in "
+            self.caption.setText("The error and tie rates were not computed: tick “Error and tie rates” in "
                                  "the form and run again (or show the ASL rate).")
             return
         systems, entities = (int(v) for v in self.drawn.currentData().split(","))

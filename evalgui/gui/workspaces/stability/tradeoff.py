@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
-from evalgui.gui.workspaces.stability.engine import (EXPERIMENT, combination_items, combination_of,
+from evalgui.gui.workspaces.stability.results import (EXPERIMENT, combination_items, combination_of,
                                                      combination_text, level_items)
 from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH, label_colour, measure_style, show_combinations_whole
 
@@ -108,7 +108,7 @@ class TradeoffView(PlotView):
             self.caption.setText("")
             return
         if not self.outcome.has_error_rates:
-            self.caption.setText("The error and tie rates were not computed: tick “Error and tie rates (-e)” in "
+            self.caption.setText("The error and tie rates were not computed: tick “Error and tie rates” in "
                                  "the form and run again.")
             return
         item = self.plot.getPlotItem()

@@ -1,11 +1,9 @@
-"""What the measure-stability workspace asks of the engine, without Qt.
+"""What the measure-stability views show, without Qt: the workflow's outcome as the views read it.
 
-:func:`stability_job` is the one job Run starts: the ranks (a loaded rank file, or the
-ranks of the relevant documents in TREC runs), then the experiments of
-:mod:`evalgui.core.rankfile.experiment` (as ``evalgui-cli stability`` runs them), with
-progress per combination and Cancel through the :class:`~evalgui.core.jobs.JobState`.
-Its :class:`Outcome` keeps what the views show, as plain tables, so that
-:func:`outcome_state` and :func:`outcome_from_state` can keep it in a project file.
+Run starts :func:`stability_job`, which runs :func:`evalgui.core.workflows.stability.run_stability` on
+the worker and hands the views a :class:`Results`; :func:`outcome_state` and
+:func:`outcome_from_state` keep it in a project file. The choices of the views (combinations,
+levels) are listed here too.
 """
 
 from __future__ import annotations
@@ -20,31 +18,12 @@ from evalgui.core.jobs import JobState
 from evalgui.core.rankfile.compat import Compat
 from evalgui.core.rankfile.experiment import Settings, star
 
-TREC_SHARE = 0.05          # of the progress bar: finding the relevant documents' ranks in the runs
 EXPERIMENT = "rankfile"    # what the shared result views (metaeval.views.ResultView) are told they show
 COMBINATION = ["splitCount", "systemCount", "entityCount"]
 
 
-@dataclass(frozen=True)
-class TrecRanks:
-    """Ranks still to derive from TREC data: every relevant document's rank in each run."""
-
-    qrels: object                 # evalgui.core.data.Qrels
-    runs: list                    # evalgui.core.data.Run
-    names: list[str]              # the systems, as the session names the runs
-    relevance_level: int = 1
-    missing_rank: float | None = None      # None: the run's depth for the query + 1
-
-
-@dataclass(frozen=True)
-class Request:
-    source: str                   # the ranks' origin, in words ("testranks.txt", "qrels.txt, 3 runs")
-    ranks: object                 # a RankFile, or TrecRanks to derive one on the worker
-    settings: Settings
-
-
 @dataclass
-class Outcome:
+class Results:
     """A finished run, as the views show it."""
 
     source: str
@@ -56,6 +35,8 @@ class Outcome:
     evaluation: pd.DataFrame | None        # experiment.EVAL_COLUMNS (None: only the values on all entities)
     significance: pd.DataFrame             # measure, the combination, Systems, one column per system
     warnings: list[str] = field(default_factory=list)
+    request: object = None                 # the workflow's StabilityRequest (None: an older project's results)
+    outcome: object = None                 # the workflow's Outcome (None: an older project's results)
 
     experiment = EXPERIMENT
 
@@ -126,38 +107,36 @@ class Outcome:
         if s.total_ranks is not None:
             parts.append(f"T = {s.total_ranks:,g}")
         if s.compat.active:
-            parts.append("as the original tool (--compat dunaiski2018)")
+            parts.append("as the published tool computed it")
         return "; ".join(parts) + "."
 
 
-def stability_job(request: Request):
-    """``job(state) -> Outcome``; a usage error (bad settings for these ranks) fails it with a plain message."""
-    def job(state: JobState) -> Outcome:
-        from evalgui.core.rankfile.experiment import plan, run
+    @classmethod
+    def from_outcome(cls, outcome) -> "Results":
+        """The workflow's outcome (fresh, or read back from a project) as the views read it."""
+        from evalgui.core.workflows.stability import settings_of
 
-        ranks, share = request.ranks, 0.0
-        if isinstance(ranks, TrecRanks):
-            state.progress(0.0, "Finding the relevant documents' ranks in the runs…")
-            ranks, share = derive_ranks(ranks), TREC_SHARE
-            state.check()
-        checked = plan(ranks, request.settings)
-        results = run(checked, state.scaled(share, 1.0))
-        return Outcome(request.source, list(ranks.systems), len(ranks.entities), request.settings,
-                       [(m.id, m.norm) for m in checked.methods], results.actual, results.evaluation,
-                       results.significance_table(), list(checked.warnings))
+        tables = outcome.tables
+        ranks = tables["ranks"].iloc[0]
+        actual = tables["actual"]
+        methods = [(str(i), str(n)) for i, n in zip(tables["methods"]["method"], tables["methods"]["measure"])]
+        return cls(str(ranks["source"]), [str(c) for c in actual.columns[1:]], int(ranks["entities"]),
+                   settings_of(outcome.request), methods, actual, tables.get("evaluation"), tables["significance"],
+                   outcome.notes_for_window(), outcome.request, outcome)
+
+
+def stability_job(request, inputs):
+    """``job(state) -> Results``: the stability workflow on the worker; a request that does not fit the ranks
+    fails it with the form's words."""
+    def job(state: JobState) -> Results:
+        from evalgui.core.workflows.params import RequestError
+        from evalgui.core.workflows.stability import run_stability
+
+        try:
+            return Results.from_outcome(run_stability(request, state, inputs))
+        except RequestError as exc:
+            raise EvalUsageError(exc.problems[0].for_window()) from None
     return job
-
-
-def derive_ranks(trec: TrecRanks):
-    """The rank file of ``trec``: its entities are the qrels' relevant (query, document) pairs."""
-    from evalgui.core.rankfile.ranks import ranks_from_trec
-
-    ranks = ranks_from_trec(trec.qrels, trec.runs, relevance_level=trec.relevance_level,
-                            missing_rank=trec.missing_rank)
-    if not ranks.entities:
-        raise EvalUsageError(f"{trec.qrels.source}: no document is judged relevant at level {trec.relevance_level} "
-                             "or above, so there is nothing to rank.")
-    return dataclasses.replace(ranks, systems=list(trec.names))
 
 
 # ---------------------------------------------------------------------------- projects
@@ -184,17 +163,31 @@ def settings_from_state(state: dict) -> Settings:
     return Settings(**values)
 
 
-def outcome_state(outcome: Outcome) -> dict:
-    """An outcome as plain JSON-able values (NaN and infinite limits as JSON's NaN and Infinity)."""
+def outcome_state(outcome: Results) -> dict:
+    """An outcome for a project: the workflow's outcome under its key (what ``evalgui-cli run --check`` reads), or
+    for results of an older project, their plain JSON-able values (NaN and infinite limits as JSON's NaN and
+    Infinity)."""
+    if outcome.outcome is not None:
+        return {"stability": outcome.outcome.to_json()}
     return {"source": outcome.source, "systems": list(outcome.systems), "entities": outcome.entities,
             "settings": settings_state(outcome.settings), "methods": [list(m) for m in outcome.methods],
             "actual": _frame_state(outcome.actual),
             "evaluation": None if outcome.evaluation is None else _frame_state(outcome.evaluation),
-            "significance": _frame_state(outcome.significance), "warnings": list(outcome.warnings)}
+            "significance": _frame_state(outcome.significance), "warnings": list(outcome.warnings),
+            **({"request": outcome.request.to_json()} if outcome.request is not None else {})}
 
 
-def outcome_from_state(state) -> Outcome | None:
+def outcome_from_state(state) -> Results | None:
     """The outcome :func:`outcome_state` saved; None when ``state`` is not one (another version's)."""
+    if isinstance(state, dict) and "stability" in state:
+        from evalgui.core.workflows.outcome import Outcome
+        from evalgui.core.workflows.params import RequestError
+        from evalgui.core.workflows.stability import StabilityRequest
+
+        try:
+            return Results.from_outcome(Outcome.from_json(state["stability"], StabilityRequest))
+        except (RequestError, KeyError, TypeError, ValueError, IndexError, AttributeError):
+            return None
     try:
         actual = _frame(state["actual"])
         evaluation = None if state["evaluation"] is None else _frame(state["evaluation"])
@@ -206,10 +199,24 @@ def outcome_from_state(state) -> Outcome | None:
                 evaluation[column] = evaluation[column].astype(int)
         systems = [str(s) for s in state["systems"]]
         actual[systems] = actual[systems].astype(float)
-        return Outcome(str(state["source"]), systems, int(state["entities"]), settings_from_state(state["settings"]),
+        return Results(str(state["source"]), systems, int(state["entities"]), settings_from_state(state["settings"]),
                        [(str(i), str(n)) for i, n in state["methods"]], actual, evaluation,
-                       _frame(state["significance"]), [str(w) for w in state.get("warnings", [])])
+                       _frame(state["significance"]), [str(w) for w in state.get("warnings", [])],
+                       _request(state.get("request")))
     except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def _request(state):
+    """The saved request (None when there is none, or it no longer reads)."""
+    from evalgui.core.workflows.params import RequestError
+    from evalgui.core.workflows.stability import StabilityRequest
+
+    if state is None:
+        return None
+    try:
+        return StabilityRequest.from_json(state)
+    except (RequestError, TypeError):
         return None
 
 
@@ -219,7 +226,7 @@ def combination_text(combination: tuple[int, int, int]) -> str:
     return f"{splits} queries · {systems} systems · {entities:,} entities"
 
 
-def combination_items(outcome: Outcome | None) -> list[tuple[str, str]]:
+def combination_items(outcome: Results | None) -> list[tuple[str, str]]:
     """(text, key) of every combination, for a ChoiceBox; the key is :func:`combination_of`'s."""
     if outcome is None:
         return []
@@ -230,5 +237,5 @@ def combination_of(key: str | None) -> tuple[int, int, int] | None:
     return None if not key else tuple(int(v) for v in key.split(","))
 
 
-def level_items(outcome: Outcome | None) -> list[tuple[str, float]]:
+def level_items(outcome: Results | None) -> list[tuple[str, float]]:
     return [] if outcome is None else [(f"{level:g}", level) for level in outcome.levels]

@@ -1,12 +1,11 @@
-"""What the case-based retrieval workspace asks of the engines, without Qt.
+"""What the case-based retrieval views show, without Qt: the workflow's outcome as the views read it.
 
-:func:`evaluation_job` is the one job Run starts: a retrieval run on case bases
-(:func:`evalgui.core.cbr.evaluate.run_casebase`) or imported similarity files only
-(:func:`evalgui.core.cbr.evaluate.evaluate_results`). Its :class:`Outcome` keeps the
-tidy table (the means over queries), the per-query values, the ground truth and every
-retriever's lists (for the drill-down). :func:`shown_table`, :func:`per_query_frame`,
-:func:`drill_down` and :func:`preview` shape results for the views; :func:`outcome_state` /
-:func:`outcome_from_state` keep an outcome in a project.
+:func:`evaluation_job` runs the case-based workflow on the worker
+(:func:`evalgui.core.workflows.casebase.run_casebase`, or ``run_similarity`` for imported
+similarity files only) and hands the views a :class:`Results`: the tidy table (the means over
+queries), the per-query values, the ground truth and every retriever's lists (for the
+drill-down). :func:`shown_table`, :func:`per_query_frame`, :func:`drill_down` and :func:`preview`
+shape results for the views; :func:`outcome_state` / :func:`outcome_from_state` keep them in a project.
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalgui.core.cbr.evaluate import (FILTER_SIZE, K, LINEAR, MACFAC, METRIC, QUERY, RETRIEVER, VALUE,
-                                       CaseBaseRun)
+from evalgui.core.cbr.evaluate import FILTER_SIZE, K, LINEAR, MACFAC, METRIC, QUERY, RETRIEVER, VALUE
+from evalgui.core.errors import EvalUsageError
 from evalgui.core.cbr.lists import RankedLists
 from evalgui.core.jobs import JobState
 from evalgui.core.tidy import ALL_QUERIES
@@ -31,25 +30,15 @@ MAX_SAVED_PAIRS = 200_000
 MAX_SAVED_PER_QUERY = 200_000
 
 
-@dataclass(frozen=True)
-class FilesSource:
-    """Imported similarity results: a ground truth and retrievers run elsewhere (no case base)."""
-
-    ground_truth: object                 # SimilarityResults
-    predicted: list                      # [(name, SimilarityResults)]
-    metrics: list[str]
-    ks: list                             # [int] or [None]
-    ties: str = "case_id"
-    relevance_thresholds: tuple = ()     # for the ranked measures
-
-
 @dataclass
-class Outcome:
+class Results:
     table: pd.DataFrame                  # the engine's tidy table (retriever, [filter_size,] k, metric, value)
     ground_truth: RankedLists | None
     lists: dict[str, RankedLists] = field(default_factory=dict)    # retriever label -> its lists
     warnings: list[str] = field(default_factory=list)
     per_query: pd.DataFrame | None = None   # the same columns and query before metric; None: not kept
+    request: object = None                  # the workflow's request (None: an older project's results)
+    outcome: object = None                  # the workflow's Outcome (None: an older project's, or too big to keep)
 
 
 def split_queries(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -66,28 +55,36 @@ def retriever_label(name: str, filter_size, k) -> str:
     return name
 
 
-def evaluation_job(source: CaseBaseRun | FilesSource):
-    def job(state: JobState) -> Outcome:
-        if isinstance(source, CaseBaseRun):
-            from evalgui.core.cbr.evaluate import run_casebase
+def results_of(outcome) -> Results:
+    """The workflow's outcome (its engine objects at hand) as the views read it."""
+    summary, per_query = split_queries(outcome.tables["results"])
+    result = getattr(outcome, "result", None)
+    if result is None:                                  # similarity files only
+        return Results(summary, outcome.ground_truth, dict(outcome.lists), outcome.notes_for_window(), per_query,
+                       outcome.request, outcome)
+    lists = {LINEAR: result.ground_truth}              # the linear lists are the ground truth's (cut at k)
+    for r in result.retrievals:
+        if r.name != LINEAR:
+            lists.setdefault(retriever_label(r.name, r.filter_size, r.k), r.lists)
+    return Results(summary, result.ground_truth, lists, outcome.notes_for_window(), per_query, outcome.request,
+                   outcome)
 
-            result = run_casebase(source, state)
-            lists = {LINEAR: result.ground_truth}          # the linear lists are the ground truth's (cut at k)
-            for r in result.retrievals:
-                if r.name != LINEAR:
-                    lists.setdefault(retriever_label(r.name, r.filter_size, r.k), r.lists)
-            summary, per_query = split_queries(result.table) if source.per_query else (result.table, None)
-            return Outcome(summary, result.ground_truth, lists, list(result.warnings), per_query)
-        from evalgui.core.cbr.evaluate import evaluate_results
-        from evalgui.core.cbr.lists import aligned_lists, ground_truth_lists
 
-        table, warnings = evaluate_results(source.ground_truth, source.predicted, source.metrics, source.ks,
-                                           ties=source.ties, per_query=True,
-                                           relevance_thresholds=source.relevance_thresholds, state=state)
-        truth = ground_truth_lists(source.ground_truth)
-        lists = {name: aligned_lists(results, truth, name) for name, results in source.predicted}
-        summary, per_query = split_queries(table)
-        return Outcome(summary, truth, lists, warnings, per_query)
+def evaluation_job(request, inputs):
+    """``job(state) -> Results``: the case-based workflow of ``request`` (a CasebaseRequest or a
+    SimilarityRequest) on the session's loaded data."""
+    def job(state: JobState) -> Results:
+        from evalgui.core.workflows import casebase
+        from evalgui.core.workflows.params import RequestError
+
+        try:
+            if isinstance(request, casebase.SimilarityRequest):
+                outcome = casebase.run_similarity(request, state, inputs, lists=True)
+            else:
+                outcome = casebase.run_casebase(request, state, inputs)
+        except RequestError as exc:
+            raise EvalUsageError(exc.problems[0].for_window()) from None
+        return results_of(outcome)
     return job
 
 
@@ -208,12 +205,19 @@ def _table_from_state(state: dict) -> pd.DataFrame:
     return table
 
 
-def outcome_state(outcome: Outcome) -> dict:
-    """The table always; the per-query values, the ground truth and lists when they are small enough for a
-    project file."""
-    state = {"table": _table_state(outcome.table), "warnings": outcome.warnings}
-    if outcome.per_query is not None and len(outcome.per_query) <= MAX_SAVED_PER_QUERY:
-        state["per_query"] = _table_state(outcome.per_query)
+def outcome_state(outcome: Results) -> dict:
+    """The workflow's outcome under its key (what ``evalgui-cli run --check`` reads) while its per-query rows are
+    few enough for a project file, else the table alone (and the request); the ground truth and lists when they
+    are small enough."""
+    per_query_rows = 0 if outcome.per_query is None else len(outcome.per_query)
+    if outcome.outcome is not None and per_query_rows <= MAX_SAVED_PER_QUERY:
+        state = {workflow_key(outcome.request): outcome.outcome.to_json()}
+    else:
+        state = {"table": _table_state(outcome.table), "warnings": outcome.warnings}
+        if outcome.request is not None:
+            state["request"] = {"workflow": workflow_key(outcome.request), **outcome.request.to_json()}
+        if outcome.per_query is not None and per_query_rows <= MAX_SAVED_PER_QUERY:
+            state["per_query"] = _table_state(outcome.per_query)
     every = [outcome.ground_truth, *outcome.lists.values()] if outcome.ground_truth is not None else []
     if every and sum(len(lists.cases) for lists in every) <= MAX_SAVED_PAIRS:
         state["ground_truth"] = _lists_state(outcome.ground_truth)
@@ -221,13 +225,43 @@ def outcome_state(outcome: Outcome) -> dict:
     return state
 
 
-def outcome_from_state(state) -> Outcome | None:
+def outcome_from_state(state) -> Results | None:
     """The outcome :func:`outcome_state` saved; None when ``state`` is not one."""
     try:
-        table = _table_from_state(state["table"])
-        per_query = _table_from_state(state["per_query"]) if "per_query" in state else None
         truth = _lists_from_state(state["ground_truth"]) if "ground_truth" in state else None
         lists = {str(k): _lists_from_state(v) for k, v in state.get("lists", {}).items()}
-        return Outcome(table, truth, lists, [str(w) for w in state.get("warnings", [])], per_query)
-    except (KeyError, TypeError, ValueError, AttributeError):
+        saved = next((key for key in ("casebase", "similarity") if key in state), None)
+        if saved is not None:
+            from evalgui.core.workflows.casebase import CasebaseRequest, SimilarityRequest
+            from evalgui.core.workflows.outcome import Outcome
+
+            outcome = Outcome.from_json(state[saved], SimilarityRequest if saved == "similarity" else CasebaseRequest)
+            summary, per_query = split_queries(outcome.tables["results"])
+            return Results(summary, truth, lists, outcome.notes_for_window(), per_query, outcome.request, outcome)
+        table = _table_from_state(state["table"])
+        per_query = _table_from_state(state["per_query"]) if "per_query" in state else None
+        return Results(table, truth, lists, [str(w) for w in state.get("warnings", [])], per_query,
+                       _request(state.get("request")))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return None
+
+
+def workflow_key(request) -> str:
+    """The workflow a request belongs to: "casebase" or "similarity"."""
+    from evalgui.core.workflows.casebase import SimilarityRequest
+
+    return "similarity" if isinstance(request, SimilarityRequest) else "casebase"
+
+
+def _request(state):
+    """The saved request (None when there is none, or it no longer reads)."""
+    from evalgui.core.workflows.casebase import CasebaseRequest, SimilarityRequest
+    from evalgui.core.workflows.params import RequestError
+
+    if not isinstance(state, dict):
+        return None
+    kind = SimilarityRequest if state.get("workflow") == "similarity" else CasebaseRequest
+    try:
+        return kind.from_json({k: v for k, v in state.items() if k != "workflow"})
+    except (RequestError, TypeError):
         return None

@@ -1,0 +1,203 @@
+"""A report to share: one self-contained HTML page of a project's results, tables, plots and provenance.
+
+The page reads the workflows' saved Outcomes and never recomputes anything. It needs nothing beside
+it and nothing from the network: plots are inline SVG (drawn by the window's views, handed in by
+the caller), the few lines of script that sort tables are inline, and the page is complete without
+them. Every number shows at the window's precision and carries its full value in ``data-value``.
+
+Qt-free: the caller (the window, ``evalgui-cli report``) passes the plots as SVG text.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import math
+import os
+from dataclasses import dataclass, field
+
+# Per workflow: the tables the report shows (name, heading, shown open), in this order; other
+# tables are left out (they hold what the views need, e.g. per-query values, which stay collapsed).
+SECTIONS = {
+    "ranked": ("Ranked retrieval", [("summary", "Mean of each measure", True),
+                                    ("per_query", "Per query", False)]),
+    "compare": ("Compare systems: significance tests", [("comparison", "Every tested pair", True),
+                                                        ("query_sets", "Queries compared", True)]),
+    "preference": ("Compare systems: preferences", [("ranking", "Runs ranked by mean preference", True),
+                                                   ("pairs", "Every pair", False)]),
+    "metaeval": ("Meta-evaluation", []),
+    "stability": ("Measure stability", []),
+    "casebase": ("Case-based retrieval", []),
+    "similarity": ("Case-based retrieval: similarity files", []),
+}
+WORKSPACE_ORDER = ("ranked", "compare", "preference", "metaeval", "stability", "casebase", "similarity")
+# Columns shown as p-values ("< 0.0001"), counts (whole numbers) and plain numbers (4 decimals).
+P_COLUMNS = {"p_value", "p_adjusted"}
+
+
+@dataclass
+class Plot:
+    title: str
+    svg: str                     # an <svg> element's text
+
+
+@dataclass
+class Section:
+    key: str                     # workflow key
+    outcome: object
+    plots: list = field(default_factory=list)
+    guide: str = ""              # a reading guide (the in-app help's words)
+
+
+def number_text(value, column: str = "") -> str:
+    """A number as the window shows it: whole numbers plainly, p-values below 0.0001 as "< 0.0001",
+    others with 4 decimals; undefined as "–"."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if column in P_COLUMNS and 0 < value < 0.0001:
+            return "< 0.0001"
+        if value.is_integer() and column in ("wins", "ties", "losses", "n_queries", "samples", "seed", "universe",
+                                             "dropped"):
+            return f"{int(value):,}"
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _cell(value, column: str, samples=None) -> str:
+    try:
+        import pandas as pd
+
+        if value is pd.NA:
+            value = None
+    except ImportError:                     # pragma: no cover
+        pass
+    if hasattr(value, "item"):              # numpy scalars
+        value = value.item()
+    text = html.escape(number_text(value, column))
+    if column in P_COLUMNS and value == 0 and isinstance(samples, (int, float)) and samples == samples and samples:
+        # no resample was as extreme: p is below 1/B, not 0
+        text = html.escape(f"< 1/{int(samples):,}")
+    if isinstance(value, float) and math.isnan(value):
+        return '<td class="num" title="undefined">–</td>'
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value is not None:
+        full = repr(float(value)) if isinstance(value, float) else str(value)
+        return f'<td class="num" data-value="{html.escape(full)}">{text}</td>'
+    return f"<td>{text}</td>"
+
+
+def table_html(frame, caption: str = "") -> str:
+    columns = [str(c) for c in frame.columns]
+    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in columns)
+    rows = []
+    at_samples = columns.index("samples") if "samples" in columns else None
+    for values in frame.itertuples(index=False, name=None):
+        samples = values[at_samples] if at_samples is not None else None
+        if hasattr(samples, "item"):
+            samples = samples.item()
+        rows.append("<tr>" + "".join(_cell(v, c, samples) for v, c in zip(values, columns)) + "</tr>")
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return (f'<div class="table-wrap"><table class="sortable">{cap}<thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _provenance(section: Section) -> str:
+    prov = getattr(section.outcome, "provenance", {}) or {}
+    request = prov.get("request") or section.outcome.request.to_json()
+    params = "".join(f"<tr><th scope=\"row\">{html.escape(str(k))}</th><td>{html.escape(_plain(v))}</td></tr>"
+                     for k, v in request.items() if v not in (None, [], ""))
+    inputs = "".join(f"<tr><td>{html.escape(str(i.get('path', '')))}</td>"
+                     f"<td class=\"num\">{html.escape(number_text(i.get('size')))}</td>"
+                     f"<td><code>{html.escape(str(i.get('hash') or '–'))}</code></td></tr>"
+                     for i in prov.get("inputs", []))
+    return (f'<details class="provenance"><summary>How these results were made</summary>'
+            f'<p>evalgui {html.escape(str(prov.get("version", "?")))}, {html.escape(str(prov.get("created", "")))}</p>'
+            f'<table class="plain"><tbody>{params}</tbody></table>'
+            f'<table class="plain"><thead><tr><th>Input</th><th>Bytes</th><th>Content hash</th></tr></thead>'
+            f'<tbody>{inputs}</tbody></table></details>')
+
+
+def _plain(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def section_html(section: Section) -> str:
+    title, wanted = SECTIONS.get(section.key, (section.key, []))
+    tables = section.outcome.tables
+    parts = [f'<section id="{html.escape(section.key)}"><h2>{html.escape(title)}</h2>']
+    if section.guide:
+        parts.append(f'<p class="guide">{html.escape(section.guide)}</p>')
+    notes = section.outcome.notes_for_window() if hasattr(section.outcome, "notes_for_window") else []
+    if notes:
+        parts.append("<ul class=\"notes\">" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
+    shown = [(name, heading, open_) for name, heading, open_ in wanted if name in tables] or \
+        [(name, name.replace("_", " ").capitalize(), True) for name in tables]
+    for name, heading, open_ in shown:
+        frame = tables[name]
+        if isinstance(frame, dict):
+            import pandas as pd
+
+            frame = pd.DataFrame(frame)
+        body = table_html(frame)
+        parts.append(f"<h3>{html.escape(heading)}</h3>{body}" if open_ else
+                     f"<details><summary>{html.escape(heading)} ({len(frame):,} rows)</summary>{body}</details>")
+    for plot in section.plots:
+        parts.append(f'<figure>{plot.svg}<figcaption>{html.escape(plot.title)}</figcaption></figure>')
+    parts.append(_provenance(section))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+STYLE = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1a1a;background:#fff;margin:2em auto;
+max-width:70em;padding:0 1em;line-height:1.45}
+h1{font-size:1.6em}h2{border-bottom:2px solid #ccc;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{padding:.25em .6em;border-bottom:1px solid #ddd;
+text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.sortable th{cursor:pointer;background:#f3f3f3}table.sortable th:hover{background:#e6e6e6}
+.table-wrap{overflow-x:auto}figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:.9em;color:#444}.guide{color:#333}.notes{color:#6b4b00}details{margin:.5em 0}
+code{font-size:.85em}footer{margin-top:3em;font-size:.85em;color:#555}
+@media print{body{max-width:none;margin:0}details{display:block}details>summary{display:none}
+details:not([open])>*{display:block}.table-wrap{overflow:visible}table{page-break-inside:auto}
+tr{page-break-inside:avoid}thead{display:table-header-group}figure,svg{page-break-inside:avoid}
+table.sortable th{background:none}a{color:inherit}}
+@page{size:auto;margin:15mm}
+"""
+
+# Click a header to sort by it (numbers by their full value); the page is whole without this.
+SCRIPT = """
+document.querySelectorAll('table.sortable').forEach(function(t){
+ t.querySelectorAll('th').forEach(function(th,i){th.addEventListener('click',function(){
+  var b=t.tBodies[0],r=Array.prototype.slice.call(b.rows),d=th.dataset.dir==='asc'?-1:1;th.dataset.dir=d>0?'asc':'desc';
+  r.sort(function(x,y){var a=x.cells[i],c=y.cells[i],p=a.dataset.value,q=c.dataset.value;
+   if(p!==undefined&&q!==undefined)return d*(parseFloat(p)-parseFloat(q));
+   return d*a.textContent.localeCompare(c.textContent);});
+  r.forEach(function(x){b.appendChild(x);});});});});
+"""
+
+
+def build_report(sections: list[Section], title: str = "Evaluation report", command: str = "",
+                 project: str = "") -> str:
+    """The whole page for these sections (in the window's order)."""
+    from evalgui.core.distribution import version
+
+    ordered = sorted(sections, key=lambda s: WORKSPACE_ORDER.index(s.key) if s.key in WORKSPACE_ORDER else 99)
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    toc = "".join(f'<li><a href="#{html.escape(s.key)}">{html.escape(SECTIONS.get(s.key, (s.key,))[0])}</a></li>'
+                  for s in ordered)
+    body = "".join(section_html(s) for s in ordered) or "<p>The project holds no results yet.</p>"
+    regenerate = f"<p>Made again with: <code>{html.escape(command)}</code></p>" if command else ""
+    source = f"<p>Project: <code>{html.escape(os.path.basename(project))}</code></p>" if project else ""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+            f"<header><h1>{html.escape(title)}</h1>{source}<nav><ul>{toc}</ul></nav></header>"
+            f"<main>{body}</main><footer><p>Made by evalgui {html.escape(version())} on {now}.</p>{regenerate}"
+            f"</footer><script>{SCRIPT}</script></body></html>\n")

@@ -1,0 +1,79 @@
+"""The report: one self-contained page, every number at the window's precision with its full value, in a browser."""
+
+from __future__ import annotations
+
+import math
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from evalgui.core.report import Section, build_report, number_text
+from evalgui.core.workflows.compare import CompareRequest, PreferenceRequest, run_compare, run_preference
+from tests.conftest import SAMPLE_DATA
+
+SYN = SAMPLE_DATA / "synthetic"
+RUNS = [str(SYN / f"{r}.run") for r in ("bm25", "dense", "rerank")]
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    compared = run_compare(CompareRequest(qrels=str(SYN / "qrels.txt"), runs=RUNS, measures=["AP", "P@10"],
+                                          test="randomization", samples=1000, seed=4))
+    preferred = run_preference(PreferenceRequest(qrels=str(SYN / "qrels.txt"), runs=RUNS, measures=["rpp"], test="t"))
+    return {"compare": compared, "preference": preferred}
+
+
+class _Cells(HTMLParser):
+    """Every cell with a data-value, its text; every src/href; every external-looking reference."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells, self.refs, self._value, self._text = [], [], None, []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in ("src", "href"):
+            if name in attrs:
+                self.refs.append(attrs[name])
+        if tag == "td" and "data-value" in attrs:
+            self._value, self._text = attrs["data-value"], []
+
+    def handle_data(self, data):
+        if self._value is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._value is not None:
+            self.cells.append((self._value, "".join(self._text)))
+            self._value = None
+
+
+def test_the_page_needs_nothing_beside_it(outcomes):
+    page = build_report([Section(k, o) for k, o in outcomes.items()], "t", "evalgui-cli report p -o r.html")
+    parser = _Cells()
+    parser.feed(page)
+    assert all(ref.startswith("#") for ref in parser.refs), parser.refs
+    assert not re.search(r"(https?|file):", page.replace("evalgui-cli report", ""))
+    assert len(page.encode()) < 5_000_000
+
+
+def test_every_number_shows_the_windows_precision_and_keeps_its_full_value(outcomes):
+    page = build_report([Section(k, o) for k, o in outcomes.items()])
+    parser = _Cells()
+    parser.feed(page)
+    assert len(parser.cells) > 50
+    for value, text in parser.cells:
+        number = float(value)
+        assert text in (number_text(number), number_text(number, "p_value"), f"{int(number):,}", "< 1/1,000"), \
+            (value, text)
+    shown = {float(v) for v, _ in parser.cells}
+    table = outcomes["compare"].tables["comparison"]
+    for column in ("diff", "p_value", "mean_a"):
+        assert all(v in shown for v in table[column].tolist() if not math.isnan(v)), column
+
+
+def test_numbers_read_as_the_window_shows_them():
+    assert number_text(0.123456) == "0.1235" and number_text(3) == "3" and number_text(12345) == "12,345"
+    assert number_text(0.00001, "p_value") == "< 0.0001" and number_text(float("nan")) == "–"
+    assert number_text(17.0, "wins") == "17"
