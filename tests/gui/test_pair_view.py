@@ -74,7 +74,8 @@ def test_a_ranked_run_by_run_cell_opens_its_pair_and_selects_linked_queries(qtbo
     per_query = per_query[(per_query["measure"] == "P_10") & (per_query["query"] != "all")].pivot(
         index="query", columns="run", values="value")
     top = pair.frame.iloc[0]
-    assert top["difference"] == pytest.approx(per_query.loc[top["query"], "bm25"] - per_query.loc[top["query"], "random"])
+    query = top["query"]
+    assert top["difference"] == pytest.approx(per_query.loc[query, "bm25"] - per_query.loc[query, "random"])
     assert abs(top["difference"]) == pytest.approx((per_query["bm25"] - per_query["random"]).abs().max())
     # selecting two queries there selects them in the per-query table and shows the first in the drill-down
     picked = pair.frame["query"].tolist()[:2]
