@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QLabel, QLineEdit, QScrollArea, QTabWidget, QWidget)
 
@@ -86,15 +86,53 @@ def name_for(widget: QWidget) -> str:
     return text
 
 
+class FocusRing(QWidget):
+    """A ring in the highlight colour over a plot while it has the keyboard's focus (the style
+    draws nothing for a graphics view). Drawn over the plot, so the plot keeps its size."""
+
+    def __init__(self, plot: QWidget):
+        super().__init__(plot)
+        self.plot = plot
+        self.setObjectName("focusRing")
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.hide()
+        plot.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.FocusIn, QEvent.Type.FocusOut, QEvent.Type.Resize):
+            self.setGeometry(self.plot.rect())
+            self.setVisible(self.plot.hasFocus())
+            self.raise_()
+        return False
+
+    def paintEvent(self, event) -> None:
+        from PySide6.QtGui import QPainter, QPen
+
+        painter = QPainter(self)
+        painter.setPen(QPen(self.palette().color(self.palette().ColorRole.Highlight), 2))
+        painter.drawRect(self.rect().adjusted(1, 1, -1, -1))
+
+
+def show_focus(plot: QWidget) -> None:
+    if plot.focusPolicy() & Qt.FocusPolicy.TabFocus and plot.findChild(FocusRing) is None:
+        FocusRing(plot)
+
+
 def name_controls(root: QWidget) -> int:
     """Give every focusable control under ``root`` without a name one; returns how many were named.
     Tables let Tab move on to the next control (arrow keys move between cells), so that a keyboard
     user is never caught in a table."""
     from PySide6.QtWidgets import QAbstractItemView
 
+    from PySide6.QtWidgets import QGraphicsView
+
     named = 0
     for view in root.findChildren(QAbstractItemView):
         view.setTabKeyNavigation(False)
+    for plot in root.findChildren(QGraphicsView):
+        show_focus(plot)
     for widget in root.findChildren(QWidget):
         if focusable(widget) and not current_name(widget):
             widget.setAccessibleName(name_for(widget))

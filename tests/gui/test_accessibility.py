@@ -68,3 +68,23 @@ def test_tab_reaches_every_control_in_sight(qtbot, window, key):
             break
     missing = [f"{type(w).__name__} {w.objectName()!r}" for w in in_sight - reached]
     assert not missing, missing
+
+
+def test_a_plot_shows_its_focus(qtbot, window):
+    from PySide6.QtGui import QColor
+
+    ranked = window.workspaces["ranked"]
+    window.tabs.setCurrentWidget(ranked)
+    ranked.results_tabs.setCurrentWidget(ranked.curves.page)
+    plot = ranked.curves.plot if hasattr(ranked.curves, "plot") else ranked.findChild(QWidget, "prPlot")
+    qtbot.waitUntil(plot.isVisible)
+    highlight = plot.palette().color(plot.palette().ColorRole.Highlight)
+
+    def edge() -> QColor:
+        return plot.grab().toImage().pixelColor(plot.width() // 2, 0)
+
+    before = edge()
+    plot.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(plot.hasFocus)
+    qtbot.waitUntil(lambda: edge() == highlight)
+    assert before != highlight
