@@ -47,6 +47,11 @@ from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from evalgui.gui.mainwindow import MainWindow
 window = MainWindow()
+# Answer the questions as the tests do (tests/gui/conftest.py): a modal prompt at close would wait forever.
+from PySide6.QtWidgets import QMessageBox
+MainWindow.ask_save_changes = lambda self: QMessageBox.StandardButton.Discard
+MainWindow.ask_stop_job = lambda self, then: True
+window.ask_before_discarding = False
 window.show()
 window.grab()                       # the first paint
 app.processEvents()

@@ -1,11 +1,12 @@
 """evalgui: a desktop workbench for evaluating retrieval systems.
 
-``import evalgui as eg`` gives the Python API (:mod:`evalgui.api`): ``eg.compare``, ``eg.preference``,
+``import evalgui as eg`` gives the Python API (:mod:`evalgui.api`): ``eg.evaluate``, ``eg.compare``,
+``eg.preference``, ``eg.metaeval``,
 ``eg.open_project``, ``eg.save_project``, ``eg.run``..., each returning a workflow's Outcome. They are
 imported when first used, so that importing evalgui stays light.
 """
 
-_API = ("compare", "preference", "open_project", "save_project", "run")
+_API = ("evaluate", "compare", "preference", "metaeval", "open_project", "save_project", "run")
 
 
 # ---- eg.stability, eg.casebase, eg.similarity: the rank-file and case-based workflows (imported when asked for)

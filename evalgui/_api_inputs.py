@@ -24,14 +24,13 @@ def add_input(inputs, value, kind: str, key: str, name: str | None = None) -> st
 def _data(value, kind: str, key: str):
     import pandas as pd
 
+    if kind in ("qrels", "run") and isinstance(value, (pd.DataFrame, dict)):
+        # the one conversion of judgments and runs in memory (eg.evaluate, eg.compare... use it too)
+        from evalgui.core.workflows.memory import qrels_from, run_from
+
+        return qrels_from(value, key) if kind == "qrels" else run_from(value, key.strip("<>"), key)
     if isinstance(value, pd.DataFrame):
         return _read_frame(value, kind, key)
-    if isinstance(value, dict) and kind in ("qrels", "run"):
-        from evalgui.core.data import Qrels, Run
-
-        if kind == "qrels":
-            return Qrels.from_dict(value, source=key)
-        return Run.from_dict(value, name=key.strip("<>"), source=key)
     if hasattr(value, "__dataclass_fields__"):           # already the engine's object (a RankFile, a CaseBase…)
         return value
     raise TypeError(f"{key.strip('<>')}: expected a path or a pandas DataFrame"

@@ -2,8 +2,11 @@
 command line, and returns its :class:`~evalgui.core.workflows.outcome.Outcome`: tidy pandas DataFrames
 in ``outcome.tables``, notes, and provenance.
 
-Inputs are paths; later functions also take DataFrames and the ``{query: {doc: score}}`` dicts of
-pytrec_eval and ranx (see each function).
+Inputs are paths; ``evaluate`` and ``metaeval`` also take pandas DataFrames and the
+``{query: {doc: score}}`` / ``{query: {doc: grade}}`` dicts of pytrec_eval and ranx
+(:mod:`evalgui.core.workflows.memory` converts them, for any workflow). A bad value raises
+:class:`~evalgui.core.workflows.params.RequestError` naming the parameter; bad data
+:class:`~evalgui.core.errors.EvalInputError` naming the input.
 """
 
 from __future__ import annotations
@@ -17,6 +20,22 @@ def _paths(values) -> list[str]:
     if isinstance(values, (str, os.PathLike)):
         values = [values]
     return [os.fspath(v) for v in values]
+
+
+def evaluate(qrels, runs, measures=("official",), **options) -> Outcome:
+    """Evaluate runs against judgments; the ranked workflow's outcome.
+
+    ``measures``: trec_eval or ir_measures names (``"AP"``, ``"nDCG@10"``, ``"P.10"``); ``options``: any
+    of :class:`~evalgui.core.workflows.ranked.EvaluateRequest`'s parameters (``per_query=True``,
+    ``level=2``, ``complete=True``, ``max_docs``, ``judged_only``, ``num_docs``, ``topic``).
+    Tables: ``summary``, ``per_query`` (with ``per_query=True``) and ``curves``."""
+    from evalgui.core.workflows.memory import inputs_for
+    from evalgui.core.workflows.ranked import EvaluateRequest, run_evaluate
+
+    qrels_key, run_keys, _, inputs = inputs_for(qrels, runs)
+    measures = (measures,) if isinstance(measures, str) else tuple(measures)
+    request = EvaluateRequest(qrels=qrels_key, runs=run_keys, measures=measures, **options)
+    return run_evaluate(request, inputs=inputs)
 
 
 def compare(qrels=None, runs=(), measures=(), *, scores=None, **settings) -> Outcome:
@@ -41,6 +60,25 @@ def preference(qrels, runs, measures=(), **settings) -> Outcome:
 
     return run_preference(PreferenceRequest(qrels=_paths(qrels)[0], runs=_paths(runs), measures=list(measures),
                                             **settings))
+
+
+def metaeval(qrels=None, runs=(), measures=(), experiment="stability", scores=None, **settings) -> Outcome:
+    """Meta-evaluate measures (stability, power, robustness or agreement); the workflow's outcome.
+
+    From judgments and runs, or from ``scores`` (a per-query scores table: a path or a DataFrame
+    with run, query, measure, value). ``settings``: any of
+    :class:`~evalgui.core.workflows.metaeval.MetaevalRequest`'s parameters (``set_sizes``, ``sets``,
+    ``fuzziness``, ``test``, ``alpha``, ``samples``, ``fractions``, ``repetitions``, ``seed``, ``level``,
+    ``complete``...). Tables: ``table``, and ``matrix`` (stability), ``curves`` (power) or
+    ``per_repetition`` (robustness)."""
+    from evalgui.core.workflows.memory import inputs_for
+    from evalgui.core.workflows.metaeval import MetaevalRequest, run_metaeval
+
+    qrels_key, run_keys, scores_key, inputs = inputs_for(qrels, runs if runs is not None else (), scores)
+    measures = (measures,) if isinstance(measures, str) else tuple(measures)
+    request = MetaevalRequest(qrels=qrels_key, runs=run_keys, scores=scores_key, measures=measures,
+                              experiment=experiment, **settings)
+    return run_metaeval(request, inputs=inputs)
 
 
 def open_project(path):
@@ -70,4 +108,4 @@ def run(project, key: str | None = None) -> dict:
     return {k: flows[k].run(project.requests[k]) for k in keys}
 
 
-__all__ = ["compare", "preference", "open_project", "save_project", "run"]
+__all__ = ["evaluate", "compare", "preference", "metaeval", "open_project", "save_project", "run"]

@@ -1,4 +1,5 @@
-"""The Python API: the README's example runs as written, and the API gives what the command line gives."""
+"""The Python API: the README's example runs as written, and the API gives what the command line gives, whatever
+form the data takes (paths, DataFrames, {query: {doc: value}} dicts)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,15 @@ import io
 import re
 from contextlib import redirect_stdout
 
+import numpy as np
 import pandas as pd
+import pytest
 
+import evalgui as eg
+from evalgui.cli import main
+from evalgui.core.errors import EvalInputError
+from evalgui.core.resources import sample_data
+from evalgui.core.workflows.params import RequestError
 from tests.conftest import ROOT, SAMPLE_DATA
 
 
@@ -43,3 +51,110 @@ def test_importing_evalgui_stays_light():
     code = "import sys, evalgui; print([m for m in ('numpy', 'pandas', 'PySide6') if m in sys.modules])"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.stdout.strip() == "[]", proc.stderr
+
+
+# ---------------------------------------------------------------------------- eg.evaluate and eg.metaeval
+
+
+SYN = sample_data() / "synthetic"
+QRELS = SYN / "qrels.txt"
+RUNS = {name: SYN / f"{name}.run" for name in ("bm25", "dense", "rerank")}
+
+
+def cli(capsys, *argv) -> pd.DataFrame:
+    assert main([str(a) for a in argv]) == 0
+    return pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"query": str})
+
+
+def frames():
+    """The sample qrels and runs as the DataFrames and dicts notebook users hold (ir_measures/ranx column names)."""
+    qrels = pd.read_csv(QRELS, sep=r"\s+", header=None, names=["query_id", "iteration", "doc_id", "relevance"],
+                        dtype={"query_id": str, "doc_id": str})
+    runs = {name: pd.read_csv(path, sep=r"\s+", header=None, names=["query_id", "q0", "doc_id", "rank", "score", "tag"],
+                              dtype={"query_id": str, "doc_id": str})
+            for name, path in RUNS.items()}
+    return qrels, runs
+
+
+def as_dict(frame, value):
+    out: dict = {}
+    for q, d, v in zip(frame["query_id"], frame["doc_id"], frame[value]):
+        out.setdefault(q, {})[d] = v
+    return out
+
+
+def test_evaluate_gives_the_cli_values(capsys):
+    outcome = eg.evaluate(QRELS, list(RUNS.values()), measures=["AP", "nDCG@10"], per_query=True)
+    written = cli(capsys, "evaluate", QRELS, *RUNS.values(), "-m", "AP", "-m", "nDCG@10", "--per-query")
+    tables = pd.concat([outcome["per_query"], outcome["summary"]])
+    merged = written.merge(tables, on=["run", "query", "measure"])
+    assert len(merged) == len(written) == len(tables)
+    assert np.array_equal(merged["value_x"].round(12), merged["value_y"].round(12))
+
+
+def test_paths_dataframes_and_dicts_give_equal_tables():
+    qrels, runs = frames()
+    by_path = eg.evaluate(QRELS, RUNS, measures=["AP", "P@10", "nDCG@10"], per_query=True)
+    by_frame = eg.evaluate(qrels, runs, measures=["AP", "P@10", "nDCG@10"], per_query=True)
+    by_dict = eg.evaluate(as_dict(qrels, "relevance"), {n: as_dict(r, "score") for n, r in runs.items()},
+                          measures=["AP", "P@10", "nDCG@10"], per_query=True)
+    for name in ("summary", "per_query", "curves"):
+        pd.testing.assert_frame_equal(by_frame[name], by_path[name])
+        pd.testing.assert_frame_equal(by_dict[name], by_path[name])
+    assert list(dict.fromkeys(by_path["summary"]["run"])) == ["bm25", "dense", "rerank"]
+
+
+def test_one_run_as_a_dict_and_options():
+    qrels, runs = frames()
+    one = eg.evaluate(as_dict(qrels, "relevance"), as_dict(runs["bm25"], "score"), measures="AP", level=2)
+    path = eg.evaluate(QRELS, RUNS["bm25"], measures="AP", level=2)
+    assert one["summary"]["run"].tolist() == ["run1"]
+    assert one["summary"]["value"].tolist() == path["summary"]["value"].tolist()
+
+
+def test_metaeval_gives_the_cli_values_for_every_input_form(capsys):
+    qrels, runs = frames()
+    settings = dict(experiment="stability", set_sizes=[10], sets=100, seed=5)
+    by_path = eg.metaeval(QRELS, RUNS, measures=["AP", "P@10"], **settings)
+    written = cli(capsys, "metaeval", QRELS, *RUNS.values(), "-m", "AP", "-m", "P@10", "--experiment", "stability",
+                  "--set-size", "10", "--sets", "100", "--seed", "5")
+    pd.testing.assert_frame_equal(written, pd.read_csv(io.StringIO(by_path["table"].to_csv(index=False))),
+                                  check_dtype=False, rtol=1e-13)
+    by_frame = eg.metaeval(qrels, runs, measures=["AP", "P@10"], **settings)
+    by_dict = eg.metaeval(as_dict(qrels, "relevance"), {n: as_dict(r, "score") for n, r in runs.items()},
+                          measures=["AP", "P@10"], **settings)
+    for other in (by_frame, by_dict):
+        for name in ("table", "matrix"):
+            pd.testing.assert_frame_equal(other[name], by_path[name])
+
+
+def test_metaeval_from_a_scores_dataframe_equals_from_the_runs():
+    scores = eg.evaluate(QRELS, RUNS, measures=["AP", "P@10"], per_query=True)
+    table = pd.concat([scores["per_query"], scores["summary"]], ignore_index=True)
+    from_scores = eg.metaeval(scores=table, experiment="agreement")
+    from_runs = eg.metaeval(QRELS, RUNS, measures=["AP", "P@10"], experiment="agreement")
+    pd.testing.assert_frame_equal(from_scores["table"], from_runs["table"], check_dtype=False)
+
+
+def test_bad_values_and_bad_data_name_what_is_wrong():
+    with pytest.raises(RequestError, match="Relevant from grade: must be at least 0"):
+        eg.evaluate(QRELS, RUNS, measures="AP", level=-1)
+    with pytest.raises(RequestError, match="Query sets: must be at most"):
+        eg.metaeval(QRELS, RUNS, measures="AP", experiment="stability", sets=10**9)
+    with pytest.raises(EvalInputError, match="grade 'high' is not a whole number|grade is not a number"):
+        eg.evaluate({"q1": {"d1": "high"}}, {"q1": {"d1": 1.0}}, measures="AP")
+    with pytest.raises(EvalInputError, match="no document column"):
+        eg.evaluate(pd.DataFrame({"query": ["q1"], "relevance": [1]}), {"q1": {"d1": 1.0}}, measures="AP")
+    with pytest.raises(EvalInputError, match="not a finite number"):
+        eg.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": float("nan")}}, measures="AP")
+
+
+
+def test_the_readme_data_example_runs(monkeypatch, capsys):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- data-example[^>]*-->\s*```python\n(.*?)```", text, re.S)
+    assert block, "the README has no data-example block"
+    monkeypatch.chdir(SAMPLE_DATA)
+    exec(compile(block.group(1), "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "nDCG@10" in out and "mine" in out and "P@10" in out

@@ -521,7 +521,7 @@ def test_gzipped_files_are_sniffed_from_their_head(tmp_path):
 def test_a_negative_relevance_level_is_refused(capsys, files):
     # trec_eval would count documents outside the qrels as relevant in the ranking only (MAP above 1).
     status, out, err = run_cli(capsys, "trec_eval", "-l", "-1", *files)
-    assert status == 2 and out == "" and err == ["evalgui-cli: error: -l must be a grade of 0 or more"]
+    assert status == 2 and out == "" and err == ["evalgui-cli: error: -l -1: must be at least 0"]
 
 
 def test_dcg_ideal_dcg_and_yaap_print_as_trec_eval_does(capsys, files):

@@ -1,4 +1,4 @@
-"""What the subcommands share: the parser class, messages, trec_eval's options and table output.
+"""What the subcommands share: the parser class, messages and table output.
 
 Light on purpose: importing this must not import numpy or pandas.
 """
@@ -80,34 +80,6 @@ def check_seed(option: str, seed) -> None:
     """A random seed is a whole number of 0 or more (numpy's generators refuse others)."""
     if seed is not None and seed < 0:
         raise UsageProblem(f"{option} (the random seed) must be a whole number of 0 or more, not {seed}")
-
-
-# ------------------------------------------------------------------ trec_eval's evaluation options
-
-def add_trec_options(p: argparse.ArgumentParser) -> None:
-    """trec_eval's -l -c -M -J -N, with its long names; read back with :func:`eval_options`."""
-    p.add_argument("-l", "--level_for_rel", dest="level", type=int, default=1, metavar="N",
-                   help="minimum grade that counts as relevant (default 1)")
-    p.add_argument("-c", "--complete_rel_info_wanted", dest="complete", action="store_true",
-                   help="average over every qrels query; queries without results score 0")
-    p.add_argument("-M", "--Max_retrieved_per_topic", dest="max_docs", type=int, default=None, metavar="N",
-                   help="evaluate only the first N ranked documents per query")
-    p.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
-                   help="drop unjudged documents before evaluating (use with care)")
-    p.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", type=int, default=0, metavar="N",
-                   help="number of documents in the collection (for utility)")
-
-
-def eval_options(args):
-    """The EvalOptions of :func:`add_trec_options`' arguments."""
-    from evalgui.core.ranked.evaluate import EvalOptions
-
-    if args.max_docs is not None and args.max_docs < 0:
-        raise UsageProblem("-M must be a non-negative number of documents")
-    if args.level < 0:      # trec_eval would count documents outside the qrels as relevant (MAP above 1)
-        raise UsageProblem("-l must be a grade of 0 or more")
-    return EvalOptions(relevance_level=args.level, complete=args.complete, max_docs=args.max_docs,
-                       judged_only=args.judged_only, num_docs_in_coll=args.num_docs)
 
 
 # ------------------------------------------------------------------ tables out

@@ -45,8 +45,9 @@ def add_params(parser: argparse.ArgumentParser, request_type, positional: tuple[
             # several values after one flag (--splits 2 5 10), as older subcommands spell them
             parser.add_argument(*flags, default=None, metavar=param.metavar or "VALUE", **common, **extra)
         elif param.type in ("files", "texts", "ints", "floats"):
-            parser.add_argument(*flags, action="append", default=[], metavar=param.metavar or "VALUE",
-                                **common, **extra)
+            # repeatable by default; an override may take the list in one option (type=, action="store")
+            parser.add_argument(*flags, **{"action": "append", "default": [], "metavar": param.metavar or "VALUE",
+                                           **common, **extra})
         elif param.type == "choice":
             parser.add_argument(*flags, choices=param.choice_values, default=None, **common, **extra)
         else:

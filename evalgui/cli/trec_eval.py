@@ -1,10 +1,14 @@
-"""evalgui-cli trec_eval: print exactly what trec_eval 10.0 prints."""
+"""evalgui-cli trec_eval: print exactly what trec_eval 10.0 prints.
+
+It keeps trec_eval's option syntax and its fast path (one run evaluated by the engine the ranked
+workflow calls, printed from the evaluation's own sums); its evaluation options -l -c -M -J -N are
+the ranked workflow's declarations and are checked as the workflow checks them."""
 
 from __future__ import annotations
 
 import sys
 
-from evalgui.cli.common import add_trec_options, eval_options, fail, for_one_pass, listed, warn, warn_absent
+from evalgui.cli.common import fail, for_one_pass, listed, warn, warn_absent
 
 NAME = "trec_eval"
 HELP = "print exactly what trec_eval 10.0 prints"
@@ -17,7 +21,12 @@ def add_arguments(p) -> None:
     p.add_argument("-n", "--nosummary", dest="no_summary", action="store_true", help="do not print the summary")
     p.add_argument("-m", "--measure", dest="measures", action="append", default=[], metavar="MEASURE[.params]",
                    help="measure or nickname (official, all_trec, set); repeatable")
-    add_trec_options(p)
+    # -l -c -M -J -N: the ranked workflow's declarations, under trec_eval's own spelling.
+    from evalgui.cli.declared import add_params
+    from evalgui.core.workflows.common import EVALUATION
+    from evalgui.core.workflows.ranked import EvaluateRequest
+
+    add_params(p, EvaluateRequest, skip=tuple(q.name for q in EvaluateRequest.PARAMS if q not in EVALUATION))
     p.add_argument("-R", "--Rel_info_format", dest="rel_format", default="qrels",
                    choices=("qrels", "prefs", "qrels_prefs", "qrels_jg"),
                    help="what QRELS holds: qrels (default); prefs: preference judgments (query, judgment group, "
@@ -35,8 +44,14 @@ def run(args) -> int:
     from evalgui.core.inputs import kind
     from evalgui.core.ranked.trec_eval import apply_zscores, format_lines, requests_for
 
+    from evalgui.cli.declared import request_from_args
+    from evalgui.core.workflows.common import eval_options
+    from evalgui.core.workflows.ranked import EvaluateRequest
+
     requests = requests_for(args.measures, warn=warn, rel_format=args.rel_format)   # what trec_eval ignores: warned
-    options = eval_options(args)
+    # The options are checked as the ranked workflow checks them; the measures keep trec_eval's own reading.
+    options = eval_options(request_from_args(EvaluateRequest, args, qrels=args.qrels, runs=(args.run,),
+                                             measures=("official",)))
     zscores = None
     if args.zscores:
         from evalgui.core.formats.trec_judgments import read_zscores

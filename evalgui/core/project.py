@@ -87,12 +87,13 @@ def _request_paths(request) -> set[str]:
     return out
 
 
-def read_project(path: str) -> dict:
+def read_project(path: str, hash_files: bool = True) -> dict:
     """Read and check a project; file paths come back absolute. Raises EvalInputError for a bad file.
 
     Returns ``files`` [{path, kind, hash?}], ``forms``, ``results``, ``requests`` (workflow key -> the
     request's JSON), ``version`` and ``changed``: the files whose content differs from when the project
-    was saved (their results are stale)."""
+    was saved (their results are stale). ``hash_files=False``: ``changed`` is left empty, no named file
+    is read (the window asks first about files outside the project's folder: :func:`checking_job`)."""
     from evalgui.core.hashing import content_hash
 
     path = os.path.abspath(path)
@@ -126,7 +127,7 @@ def read_project(path: str) -> dict:
     results = data.get("results", {})
     results = {k: _with_inputs(v, lambda inputs: _absolute_form_paths(inputs, folder)) for k, v in results.items()}
     requests = {str(k): v for k, v in data.get("requests", {}).items() if isinstance(v, dict)}
-    changed = [f["path"] for f in files if "hash" in f and os.path.isfile(f["path"])
+    changed = [f["path"] for f in files if hash_files and "hash" in f and os.path.isfile(f["path"])
                and content_hash(f["path"]) != f["hash"]]
     return {"files": files, "forms": _absolute_form_paths(forms, folder), "results": results,
             "requests": _absolute_form_paths(requests, folder), "version": version, "changed": changed}
@@ -189,3 +190,74 @@ def relative_form_paths(forms: dict, project_path: str, paths: set[str]) -> dict
     folder = os.path.dirname(os.path.abspath(project_path))
     return _map_strings(forms, lambda text: "file:" + _relative(text, folder).replace(os.sep, "/")
                         if text in paths else text)
+
+
+# ---------------------------------------------------------------- opening a project in steps (the window)
+def form_files(forms) -> list[str]:
+    """The files the forms read themselves, beside the session's files: the case base's MAC model."""
+    casebase = forms.get("casebase") if isinstance(forms, dict) else None
+    mac = casebase.get("mac_model") if isinstance(casebase, dict) else None
+    return [mac] if isinstance(mac, str) and mac else []
+
+
+def drop_form_files(forms: dict, paths) -> dict:
+    """``forms`` without the form files in ``paths`` (not to be read)."""
+    paths = set(paths)
+    casebase = forms.get("casebase")
+    if isinstance(casebase, dict) and casebase.get("mac_model") in paths:
+        forms = {**forms, "casebase": {**casebase, "mac_model": None}}
+    return forms
+
+
+def reading_job(path: str):
+    """An engine job reading and checking the project (no file it names is read): the
+    :func:`read_project` dict plus ``outside``, the named files outside its folder (links resolved),
+    and ``trusted``: whether they may be read (True, False, or None: ask the user)."""
+    def job(state) -> dict:
+        from evalgui.core import trust
+
+        state.progress(0.0, f"Reading {os.path.basename(path)}")
+        project = read_project(path, hash_files=False)
+        state.check()
+        named = [f["path"] for f in project["files"]] + form_files(project["forms"])
+        project["outside"] = trust.outside_folder(path, named)
+        project["trusted"] = trust.decision(path) if project["outside"] else True
+        state.progress(1.0, "Read the project")
+        return project
+    return job
+
+
+def checking_job(path: str, files: list[dict], form_paths: list[str], answer: bool | None = None):
+    """An engine job sorting the files a project may read (``files`` [{path, kind, hash?}] and the forms'
+    own ``form_paths``): returns ``present`` (files to load), ``missing``, ``refused`` (path -> why:
+    a FIFO, a device, a folder) and ``changed`` (content differs from the saved hash). ``answer``: the
+    user's trust answer, remembered first."""
+    def job(state) -> dict:
+        from evalgui.core import trust
+        from evalgui.core.formats._text import check_regular
+        from evalgui.core.hashing import content_hash
+
+        if answer is not None:
+            trust.remember_answer(path, answer)
+        out = {"present": [], "missing": [], "refused": {}, "changed": []}
+        entries = list(files) + [{"path": p, "kind": None, "form": True} for p in form_paths]
+        n = len(entries)
+        for i, entry in enumerate(entries):
+            state.check()
+            state.progress(i / max(n, 1), f"Checking {os.path.basename(entry['path'])} ({i + 1} of {n})")
+            file_path = entry["path"]
+            if not os.path.lexists(file_path):
+                out["missing"].append(file_path)
+                continue
+            try:
+                check_regular(file_path)
+            except EvalInputError as exc:
+                out["refused"][file_path] = str(exc)
+                continue
+            if "hash" in entry and content_hash(file_path) != entry["hash"]:
+                out["changed"].append(file_path)
+            if not entry.get("form"):
+                out["present"].append(entry)
+        state.progress(1.0, "Checked the project's files")
+        return out
+    return job

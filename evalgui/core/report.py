@@ -25,10 +25,15 @@ SECTIONS = {
                                                         ("query_sets", "Queries compared", True)]),
     "preference": ("Compare systems: preferences", [("ranking", "Runs ranked by mean preference", True),
                                                    ("pairs", "Every pair", False)]),
-    "metaeval": ("Meta-evaluation", []),
-    "stability": ("Measure stability", []),
-    "casebase": ("Case-based retrieval", []),
-    "similarity": ("Case-based retrieval: similarity files", []),
+    "metaeval": ("Meta-evaluation", [("table", "How good each measure is", True),
+                                      ("pairs", "Every pair of runs", False)]),
+    "stability": ("Measure stability", [("actual", "Each system's score on each measure", True),
+                                        ("evaluation", "How stable each measure is", False),
+                                        ("significance", "Significant differences between systems", False)]),
+    "casebase": ("Case-based retrieval", [("wide", "Each retriever's quality", True),
+                                          ("results", "Every value", False)]),
+    "similarity": ("Case-based retrieval: similarity files", [("wide", "Each result's quality", True),
+                                                            ("results", "Every value", False)]),
 }
 WORKSPACE_ORDER = ("ranked", "compare", "preference", "metaeval", "stability", "casebase", "similarity")
 # Columns shown as p-values ("< 0.0001"), counts (whole numbers) and plain numbers (4 decimals).
@@ -68,7 +73,7 @@ def number_text(value, column: str = "") -> str:
     return str(value)
 
 
-def _cell(value, column: str, samples=None) -> str:
+def _cell(value, column: str, samples=None, best: bool = False) -> str:
     try:
         import pandas as pd
 
@@ -86,20 +91,25 @@ def _cell(value, column: str, samples=None) -> str:
         return '<td class="num" title="undefined">–</td>'
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value is not None:
         full = repr(float(value)) if isinstance(value, float) else str(value)
+        if best:
+            return f'<td class="num best" data-value="{html.escape(full)}"><strong>{text}</strong></td>'
         return f'<td class="num" data-value="{html.escape(full)}">{text}</td>'
     return f"<td>{text}</td>"
 
 
-def table_html(frame, caption: str = "") -> str:
+def table_html(frame, caption: str = "", best: set | None = None) -> str:
+    """``best``: (row position, column name) of the cells to mark as the best."""
     columns = [str(c) for c in frame.columns]
     head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in columns)
     rows = []
     at_samples = columns.index("samples") if "samples" in columns else None
-    for values in frame.itertuples(index=False, name=None):
+    best = best or set()
+    for i, values in enumerate(frame.itertuples(index=False, name=None)):
         samples = values[at_samples] if at_samples is not None else None
         if hasattr(samples, "item"):
             samples = samples.item()
-        rows.append("<tr>" + "".join(_cell(v, c, samples) for v, c in zip(values, columns)) + "</tr>")
+        rows.append("<tr>" + "".join(_cell(v, c, samples, (i, c) in best) for v, c in zip(values, columns))
+                    + "</tr>")
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     return (f'<div class="table-wrap"><table class="sortable">{cap}<thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
@@ -127,12 +137,51 @@ def _plain(value) -> str:
     return str(value)
 
 
+def reading_guide(workspace: str) -> str:
+    """The first paragraph of the workspace's Getting started page (the in-app help's words), as text."""
+    import re
+
+    from evalgui.core.resources import resource
+
+    try:
+        page = resource("help", f"{workspace}.html").read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return ""
+    found = re.search(r"<p>(.*?)</p>", page, re.S)
+    if not found:
+        return ""
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", found.group(1)))).strip()
+
+
+def _runs_by_measures(rows):
+    """Tidy summary rows as runs × measures, and the best value of each measure (higher is better, unless
+    the measure's record says lower) to mark."""
+    import numpy as np
+
+    from evalgui.core import tidy
+
+    values = rows[tidy.VALUE]
+    if values.dtype.kind not in "fiu":
+        return rows, None
+    wide = rows.pivot_table(index=tidy.RUN, columns=tidy.MEASURE, values=tidy.VALUE, sort=False, aggfunc="first")
+    wide = wide.reindex(index=list(dict.fromkeys(rows[tidy.RUN])), columns=list(dict.fromkeys(rows[tidy.MEASURE])))
+    wide = wide.rename_axis(None, axis=1).reset_index()
+    best = set()
+    for measure in wide.columns[1:]:
+        column = wide[measure].to_numpy(dtype=np.float64)
+        if np.isfinite(column).any():
+            top = np.nanmax(column)
+            best.update((int(i), measure) for i in np.flatnonzero(column == top))
+    return wide, best
+
+
 def section_html(section: Section) -> str:
     title, wanted = SECTIONS.get(section.key, (section.key, []))
     tables = section.outcome.tables
     parts = [f'<section id="{html.escape(section.key)}"><h2>{html.escape(title)}</h2>']
-    if section.guide:
-        parts.append(f'<p class="guide">{html.escape(section.guide)}</p>')
+    guide = section.guide or reading_guide(getattr(section.outcome, "workspace", "") or section.key)
+    if guide:
+        parts.append(f'<p class="guide">{html.escape(guide)}</p>')
     notes = section.outcome.notes_for_window() if hasattr(section.outcome, "notes_for_window") else []
     if notes:
         parts.append("<ul class=\"notes\">" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
@@ -144,7 +193,10 @@ def section_html(section: Section) -> str:
             import pandas as pd
 
             frame = pd.DataFrame(frame)
-        body = table_html(frame)
+        best = None
+        if (section.key, name) == ("ranked", "summary"):
+            frame, best = _runs_by_measures(frame)
+        body = table_html(frame, best=best)
         parts.append(f"<h3>{html.escape(heading)}</h3>{body}" if open_ else
                      f"<details><summary>{html.escape(heading)} ({len(frame):,} rows)</summary>{body}</details>")
     for plot in section.plots:
@@ -159,7 +211,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1a1a;bac
 max-width:70em;padding:0 1em;line-height:1.45}
 h1{font-size:1.6em}h2{border-bottom:2px solid #ccc;padding-bottom:.2em;margin-top:2em}
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{padding:.25em .6em;border-bottom:1px solid #ddd;
-text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
+text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.sortable th{cursor:pointer;background:#f3f3f3}table.sortable th:hover{background:#e6e6e6}
 .table-wrap{overflow-x:auto}figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.9em;color:#444}.guide{color:#333}.notes{color:#6b4b00}details{margin:.5em 0}

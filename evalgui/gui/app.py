@@ -63,6 +63,17 @@ def main(argv: list[str] | None = None) -> int:
     if problem:
         print(f"evalgui: {problem}", file=sys.stderr)
         return 1
+    projects = [f for f in args.files if f.endswith(".evalgui")] if not args.demo else []
+    if projects:
+        # A bad project is said before any window opens, in one line, as the CLI does (exit 2).
+        from evalgui.core.errors import EvalInputError
+        from evalgui.core.project import read_project
+
+        try:
+            read_project(projects[0], hash_files=False)
+        except EvalInputError as exc:
+            print(f"evalgui: error: {exc}", file=sys.stderr)
+            return 2
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -124,7 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     from evalgui.gui.worker import cancel_all, wait_all
 
     cancel_all()          # app.exit() without closing the window (smoke test) leaves jobs to stop
-    wait_all(5000)
+    if not wait_all(5000):
+        # A job still blocked in a system call: Python's exit would destroy its running QThread,
+        # which aborts (status 134). Leave at once instead, as cleanly as that can be.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
     return status
 
 

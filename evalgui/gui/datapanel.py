@@ -61,16 +61,20 @@ class DataPanel(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
+        self.tree.setUpdatesEnabled(False)
         self.tree.clear()
+        rows, role = [], Qt.ItemDataRole.UserRole
         for item in self.session.items:
             badge, colour = _BADGES[item.badge]
             row = QTreeWidgetItem([badge, item.name, item.kind, item.record.describe(item.summary)])
-            row.setData(0, Qt.ItemDataRole.UserRole, item.path)
+            row.setData(0, role, item.path)
             tip = _tooltip(item)
             for c in range(len(_COLUMNS)):
                 row.setToolTip(c, tip)
             row.setForeground(0, colour)
-            self.tree.addTopLevelItem(row)
+            rows.append(row)
+        self.tree.addTopLevelItems(rows)          # at once: 20,000 files are one insertion, not 20,000
+        self.tree.setUpdatesEnabled(True)
         self.hint.setVisible(not self.session.items)
 
     def selected_paths(self) -> list[str]:

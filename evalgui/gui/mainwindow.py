@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCursor, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
                                QPushButton, QTabWidget, QVBoxLayout, QWidget)
@@ -20,6 +21,8 @@ from evalgui.gui.worker import Worker
 from evalgui.gui.workspaces import workspace_classes
 
 MAX_RECENT = 10
+CLOSE_PATIENCE_MS = 3000       # how long closing the window waits for jobs to stop
+BATCH_MS = 100                 # loaded files reach the session at most this often (more rarely when it is large)
 PROJECT_FILTER = "evalgui project (*.evalgui)"
 # The smallest window in which the form, Run and the results all fit side by side (parts scroll inside).
 MIN_WINDOW_SIZE = (800, 500)       # fits 1366×768 at 150 % (911×512 device-independent pixels)
@@ -94,6 +97,7 @@ class MainWindow(QMainWindow):
         self.ask_before_discarding = True
         self._loaders: list[Worker] = []
         self._generation = 0          # bumped when a project replaces the session
+        self._opening: str | None = None   # the project being opened (read and checked on the worker)
         self.demo = None              # first_steps.DemoTour while (or since) the demo runs
         self.getting_started = None   # help.GettingStarted, once opened
 
@@ -271,26 +275,53 @@ class MainWindow(QMainWindow):
             settings.setValue("last_folder", os.path.dirname(paths[0]))
             self.load_files([(p, None) for p in paths], then=self.show_loaded_data)
 
-    def load_files(self, requests: list[tuple[str, str | None]], then=None, remember: bool = True) -> Worker:
+    def load_files(self, requests: list[tuple[str, str | None]], then=None, remember: bool = True,
+                   at_once: bool = False) -> Worker:
         """Read files on the worker; each appears in the Data dock as soon as it is read.
 
         Failures are collected and shown in one dialog when the batch ends; ``then()``
         runs after the batch, whatever happened. ``remember``: add the files to File > Recent.
+        ``at_once``: the files join the session together when all are read (a project's: one refresh).
         """
         failures: list[LoadFailure] = []
         read: list[str] = []
         worker = Worker(load_files_job(requests, [item.kind for item in self.session.items]))
         self._loaders.append(worker)
         generation = self._generation
+        # Files reach the session in batches: each batch refreshes the Data dock and the forms once,
+        # and batches are further apart the longer a refresh takes (the window stays responsive
+        # while a project of 20,000 files loads).
+        pending: list[LoadedInput] = []
+        batch_timer = QTimer(self)
+        batch_timer.setSingleShot(True)
+        batch_cost = [0.0]
+
+        def flush():
+            batch_timer.stop()
+            if generation != self._generation:       # a project was opened meanwhile: not for this session
+                pending.clear()
+                return
+            if not pending:
+                return
+            started = time.perf_counter()
+            items = pending[:]
+            pending.clear()
+            self.session.add_many(items)
+            if remember:
+                for item in items[-MAX_RECENT:]:
+                    self._add_recent(item.path)
+            batch_cost[0] = time.perf_counter() - started
+
+        batch_timer.timeout.connect(flush)
 
         def arrived(result):
             if generation != self._generation:       # a project was opened meanwhile: not for this session
                 return
             if isinstance(result, LoadedInput):
-                self.session.add(result)
+                pending.append(result)
                 read.append(result.path)
-                if remember:
-                    self._add_recent(result.path)
+                if not batch_timer.isActive() and not at_once:
+                    batch_timer.start(int(min(2000, max(BATCH_MS, 4000 * batch_cost[0]))) if read[1:] else 0)
             else:
                 failures.append(result)
 
@@ -299,6 +330,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(message)
 
         def finished():
+            flush()
+            batch_timer.deleteLater()
             self._loaders.remove(worker)
             self.load_progress.setVisible(bool(self._loaders))
             self._busy_changed(False)
@@ -460,29 +493,100 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_error("Could not save the project", f"{path}: {exc.strerror or exc}")
             return False
+        from evalgui.core.trust import record_saved
+
+        record_saved(path)          # saved by this user here: it may read its files without asking
         self.project_path = path
         self._add_recent(path)
         self._set_modified(False)
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
-    def open_project(self, path: str) -> None:
-        """Restore a project: files (a missing one is reported, the rest still load), forms, results."""
-        from evalgui.core.errors import EvalInputError
-        from evalgui.core.project import read_project
+    def open_project(self, path: str) -> Worker:
+        """Restore a project in steps, reading nothing on this thread.
+
+        1. The project file is read and checked on the worker: a bad one gives one dialog and leaves the
+           session as it was.
+        2. The user is asked: unsaved changes; files outside the project's folder, unless it is trusted
+           (saved here, or asked before: :mod:`evalgui.core.trust`).
+        3. The files are checked on the worker: only regular files are read; changed ones are named.
+        4. They are loaded (a missing one is reported, the rest still load), then the forms and results
+           are restored.
+        """
+        from evalgui.core.project import reading_job
 
         path = os.path.abspath(path)
-        try:
-            project = read_project(path)
-        except EvalInputError as exc:
-            self.show_error("Could not open the project", str(exc))
-            return
+        self._opening = path              # a later open supersedes this one
+        return self._start_loader(reading_job(path), lambda project: self._project_read(path, project))
+
+    def _start_loader(self, job, then) -> Worker:
+        """Run one step of opening a project on the worker; ``then(result)`` if it succeeds and is still wanted."""
+        worker = Worker(job)
+        self._loaders.append(worker)
+        path = self._opening
+
+        def succeeded(result):
+            if path == self._opening:
+                then(result)
+
+        def finished():
+            self._loaders.remove(worker)
+            self.load_progress.setVisible(bool(self._loaders))
+            self._busy_changed(False)
+
+        def progress(fraction, message):
+            self.load_progress.setValue(int(fraction * 1000))
+            self.statusBar().showMessage(message)
+
+        worker.succeeded.connect(succeeded)
+        worker.failed.connect(lambda message, details: self.show_error("Could not open the project", message))
+        worker.cancelled.connect(lambda: self.statusBar().showMessage("Opening the project was cancelled.", 8000))
+        worker.progress.connect(progress)
+        worker.done.connect(finished)
+        self.load_progress.show()
+        self._busy_changed(True)
+        worker.start()
+        return worker
+
+    def _project_read(self, path: str, project: dict) -> None:
+        from evalgui.core.project import checking_job, drop_form_files, form_files
+
         if not self.may_discard_session("open the project"):
+            self._opening = None
             return
-        missing = [f["path"] for f in project["files"] if not os.path.exists(f["path"])]
+        outside, allowed, answer = project["outside"], project["trusted"], None
+        if outside and allowed is None:
+            if self.ask_before_discarding:
+                allowed = answer = self.ask_trust(path, outside)
+            else:               # nobody to ask (the self-test): not read, and nothing remembered
+                allowed = False
+        skipped = outside if outside and not allowed else []
+        files = [f for f in project["files"] if f["path"] not in skipped]
+        project = {**project, "forms": drop_form_files(project["forms"], skipped), "skipped": skipped}
+        self._start_loader(checking_job(path, files, form_files(project["forms"]), answer),
+                           lambda checked: self._apply_project(path, project, checked))
+
+    def ask_trust(self, path: str, outside: list[str]) -> bool:
+        """Read the files a project names outside its own folder? (Tests replace this method.)"""
+        shown = outside[:15] + ([f"… and {len(outside) - 15:,} more"] if len(outside) > 15 else [])
+        box = QMessageBox(QMessageBox.Icon.Question, "Files outside the project's folder",
+                          f"{os.path.basename(path)} reads files outside its own folder. Read them?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.setObjectName("trustQuestion")
+        box.setInformativeText("A project from someone else could name any file of yours. Yes: read them, and do "
+                               "not ask again for this project. No: open the project without them.")
+        box.setDetailedText("\n".join(shown))
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setEscapeButton(QMessageBox.StandardButton.No)
+        return _answer(box) == QMessageBox.StandardButton.Yes
+
+    def _apply_project(self, path: str, project: dict, checked: dict) -> None:
+        from evalgui.core.project import drop_form_files
+
+        self._opening = None
+        forms = drop_form_files(project["forms"], checked["missing"] + list(checked["refused"]))
         # A kind this evalgui does not know (a newer version's) is detected from the content instead.
-        present = [(f["path"], f["kind"] if f["kind"] in kinds() else None) for f in project["files"]
-                   if os.path.exists(f["path"])]
+        present = [(f["path"], f["kind"] if f["kind"] in kinds() else None) for f in checked["present"]]
         # The project replaces the session: stop what is running, forget files and results.
         self._generation += 1
         if self.demo is not None:
@@ -497,7 +601,7 @@ class MainWindow(QMainWindow):
         self._set_modified(False)
 
         def restore():
-            for key, state in project["forms"].items():
+            for key, state in forms.items():
                 if key in self.workspaces:
                     self.workspaces[key].restore_form_state(state)
             for key, state in project["results"].items():
@@ -511,18 +615,25 @@ class MainWindow(QMainWindow):
                 ws.sample_opened = False
                 ws.update_empty_hint()
             self._set_modified(False)      # as saved
-            self.statusBar().showMessage(f"Opened {path}", 5000)
+            skipped = project["skipped"]
+            self.statusBar().showMessage(f"Opened {path}" + (f", without the {len(skipped):,} file(s) outside its "
+                                                             "folder" if skipped else ""), 8000)
 
-        if missing:
+        if checked["missing"]:
             self.show_error("Some files of the project are missing",
                             "These files were not found and are left out; the rest of the project is loaded:\n"
-                            + "\n".join(missing))
-        if project["changed"]:
+                            + "\n".join(checked["missing"]))
+        if checked["refused"]:
+            self.show_error("Some files of the project are not read",
+                            "Only regular files are read; these are left out, the rest of the project is loaded:"
+                            "\n" + "\n".join(checked["refused"].values()))
+        if checked["changed"]:
             self.show_error("Some files changed since the project was saved",
                             "These files are not what they were when the project was saved, so the saved results "
                             "may no longer match them: press Run to compute them again.\n"
-                            + "\n".join(project["changed"]))
-        self.load_files(present, then=restore, remember=False)  # the project itself is the recent entry
+                            + "\n".join(checked["changed"]))
+        # The project itself is the recent entry; its files arrive together (one refresh of the views).
+        self.load_files(present, then=restore, remember=False, at_once=True)
 
     # ================================================================ settings
     def _add_recent(self, path: str) -> None:
@@ -594,7 +705,9 @@ class MainWindow(QMainWindow):
 
         self._cancel_current()
         cancel_all()
-        wait_all(5000)
+        # A job blocked in a system call cannot see the cancel: wait a bounded time, then let the
+        # window close; the application exits without waiting for it (app.main).
+        wait_all(CLOSE_PATIENCE_MS)
         self.save_settings()
         super().closeEvent(event)
 

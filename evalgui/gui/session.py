@@ -46,6 +46,20 @@ class Session(QObject):
         self._versions[item.path] = next(_loads)
         self._changed()
 
+    def add_many(self, items: list[LoadedInput]) -> None:
+        """Add files at once (one change signal: the views refresh once for a batch, not once per file)."""
+        if not items:
+            return
+        where = {old.path: i for i, old in enumerate(self._items)}
+        for item in items:
+            if item.path in where:
+                self._items[where[item.path]] = item
+            else:
+                where[item.path] = len(self._items)
+                self._items.append(item)
+            self._versions[item.path] = next(_loads)
+        self._changed()
+
     def remove(self, path: str) -> None:
         self._items = [i for i in self._items if i.path != path]
         self._versions.pop(path, None)

@@ -122,11 +122,11 @@ def test_queries_every_run_has_or_zero_filled_with_c(capsys, tmp_path):
                                                           "robustness"),
     (["--experiment", "robustness", "--matrix", "AP"], "--matrix is an option of --experiment stability"),
     (["--experiment", "stability", "--set-size", "60"], "a query set of 60 cannot be drawn from the 50 queries"),
-    (["--experiment", "stability", "--set-size", "0"], "at least one query"),
+    (["--experiment", "stability", "--set-size", "0"], "--set-size 0: must be at least 1"),
     (["--experiment", "stability", "--fuzziness", "1.5"], "fuzziness"),
-    (["--experiment", "stability", "--seed", "-1"], "the seed is a whole number of 0 or more, not -1"),
-    (["--experiment", "robustness", "--seed", "-3"], "the seed is a whole number of 0 or more, not -3"),
-    (["--experiment", "power", "--seed", "-3"], "the seed is a whole number of 0 or more, not -3"),
+    (["--experiment", "stability", "--seed", "-1"], "--seed -1: must be at least 0"),
+    (["--experiment", "robustness", "--seed", "-3"], "--seed -3: must be at least 0"),
+    (["--experiment", "power", "--seed", "-3"], "--seed -3: must be at least 0"),
     (["--experiment", "stability", "--matrix", "nDCG"], "--matrix nDCG: not one of the measures (AP)"),
     (["--experiment", "robustness", "--fractions", "0.5,1"], "between 0 and 1"),
     (["--experiment", "power", "--alpha", "2"], "alpha"),
@@ -135,16 +135,18 @@ def test_queries_every_run_has_or_zero_filled_with_c(capsys, tmp_path):
     (["--experiment", "agreement", "-m", "num_q"], "'num_q' has no per-query numbers"),
     (["--experiment", "agreement", "-m", "nosuch"], "nosuch"),
     (["--experiment", "stability", "--sets", "100000000000"],
-     "the number of query sets can be at most 10,000,000, not 100,000,000,000 (a limit that protects the running "
-     "time)"),
-    (["--experiment", "stability", "--repetitions", "100000"], "repetitions can be at most 10,000, not 100,000"),
+     "--sets 100000000000: must be at most 10,000,000 (a limit that protects the running time)"),
+    (["--experiment", "stability", "--repetitions", "100000"],
+     "--repetitions 100000: must be at most 10,000 (a limit that protects the running time)"),
     (["--experiment", "stability", "--sets", "1000000", "--repetitions", "1000"],
      "query sets x repetitions can be at most 100,000,000"),
-    (["--experiment", "stability", "--replacement", "--set-size", "10000000"], "a query-set size can be at most"),
+    (["--experiment", "stability", "--replacement", "--set-size", "10000000"],
+     "--set-size 10000000: must be at most 1,000,000 (a limit that protects the running time)"),
     (["--experiment", "robustness", "--repetitions", "5000"], "(a limit that protects memory and the running time"),
     (["--experiment", "robustness", "--repetitions", "1000", "--fractions", ",".join(["0.5"] * 101)],
      "fractions x repetitions can be at most 100,000, not 101,000"),
-    (["--experiment", "power", "--samples", "100000000000"], "the number of samples can be at most 10,000,000"),
+    (["--experiment", "power", "--samples", "100000000000"],
+     "--samples 100000000000: must be at most 10,000,000 (a limit that protects the running time)"),
 ])
 def test_bad_requests_exit_2_with_one_line(capsys, argv, needle):
     status, out, err = run_cli(capsys, "metaeval", QRELS, *RUNS[:2], "-m", "AP", *argv)
@@ -199,7 +201,7 @@ def test_a_per_query_scores_file_gives_the_same_tables(capsys, tmp_path):
 @pytest.mark.parametrize("argv, needle", [
     (["--experiment", "robustness"], "robustness evaluates the runs again"),
     (["-m", "nDCG", "--experiment", "power"], "no per-query values of 'nDCG' (it has AP)"),
-    (["QRELS", "--experiment", "power"], "with --scores, give no QRELS or RUN"),
+    (["QRELS", "--experiment", "power"], "with --scores FILE, give no QRELS or RUN"),
 ])
 def test_scores_file_problems(capsys, tmp_path, argv, needle):
     scores = tmp_path / "scores.csv"

@@ -344,3 +344,49 @@ def test_the_job_reports_progress_and_stops_when_cancelled(tmp_path, monkeypatch
 
     with pytest.raises(Cancelled):
         casebase_job(CaseBaseRun(train, test, model, metrics=["hits"]))(JobState(is_cancelled=cancel_after_three_checks))
+
+
+def test_a_block_stops_between_attributes_when_cancelled(tmp_path):
+    """Cancel is checked between the attributes of every block scored, so that a block of 100,000 cases does not
+    run to its end after Cancel (issue 23 point 9); the checks do not change the similarities."""
+    train, test, model = synthetic(tmp_path)
+    n_attributes = len([a for a in model.attributes if a.weight != 0])
+    queries = np.arange(5)
+    expected = Scorer(model, test, train).block(queries)
+    asked = []
+    checked = Scorer(model, test, train, check=lambda: asked.append(1))
+    asked.clear()                                          # the encoding's checks
+    np.testing.assert_array_equal(checked.block(queries), expected)
+    assert len(asked) == n_attributes
+
+    armed = []
+
+    def cancel_at_the_second_attribute():
+        asked.append(1)
+        if armed and len(asked) > 1:
+            raise Cancelled()
+
+    cancelling = Scorer(model, test, train, check=cancel_at_the_second_attribute)
+    armed.append(True)
+    asked.clear()
+    with pytest.raises(Cancelled):
+        cancelling.block(queries)
+    assert len(asked) == 2                                 # stopped before the second attribute was scored
+
+
+def test_a_cancel_after_the_first_progress_report_stops_the_linear_block_before_its_ordering(tmp_path, monkeypatch):
+    """One block of queries (on one worker): a Cancel asked once the block is scored stops it before the
+    ordering (from_matrix), not after."""
+    train, test, model = synthetic(tmp_path)
+    monkeypatch.setattr(retrieval, "WORKERS", 1)
+    ordered = []
+    original = retrieval.from_matrix
+    monkeypatch.setattr(retrieval, "from_matrix", lambda *a: ordered.append(1) or original(*a))
+    bases = retrieval.CaseBases.of(test, train, False)
+    scorer = Scorer(model, bases.test, bases.train)
+    flag = []
+    original_block = scorer.block
+    scorer.block = lambda q: (original_block(q), flag.append(True))[0]    # Cancel pressed while it scores
+    with pytest.raises(Cancelled):
+        retrieval.linear(scorer, bases, (5,), JobState(is_cancelled=lambda: bool(flag)))
+    assert not ordered

@@ -341,7 +341,17 @@ def test_every_experiment_reports_progress_and_stops_on_cancel(synthetic, experi
     qrels, runs = synthetic
     settings = ex.SETTINGS[experiment]() if experiment != "stability" else ex.StabilitySettings(sets=100)
     reports = []
-    job = ex.metaeval_job(qrels, runs, MEASURES, settings)
+    from evalgui.core.workflows.inputs import Inputs
+    from evalgui.core.workflows.metaeval import request_of_settings, run_metaeval
+
+    # The meta-evaluation workflow on data in memory, as the window hands it over.
+    inputs = Inputs()
+    inputs.add("<qrels>", qrels)
+    paths = [inputs.add(f"<run {i}>", run) for i, run in enumerate(runs)]
+    request = request_of_settings(settings, qrels="<qrels>", runs=paths, measures=MEASURES)
+
+    def job(state):
+        return run_metaeval(request, state, inputs).result
     result = job(JobState(lambda f, m: reports.append((f, m)), min_interval=0.0))
     fractions = [f for f, _ in reports]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(reports) > len(MEASURES)

@@ -8,7 +8,9 @@ from evalgui.core import tidy
 from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import Cancelled, JobState
 from evalgui.core.ranked.evaluate import EvalOptions, evaluate
-from evalgui.core.ranked.jobs import ResultSet, drill_down_job, evaluation_job, saved_results
+from evalgui.core.ranked.jobs import ResultSet, drill_down_job, saved_results
+from evalgui.core.workflows.inputs import Inputs
+from evalgui.core.workflows.ranked import EvaluateRequest, run_evaluate
 
 QRELS = Qrels.from_dict({"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}})
 RUN_A = Run.from_dict({"q1": {"a": 0.9, "b": 0.8, "c": 0.1}, "q2": {"d": 0.5, "e": 0.4}}, name="a")
@@ -19,8 +21,13 @@ def run_job(specs=("P@2", "AP", "num_ret"), cancel_after=None):
     arrived, fractions = [], []
     state = JobState(lambda f, m: fractions.append(f), arrived.append,
                      (lambda: len(arrived) >= cancel_after) if cancel_after else None, min_interval=0)
-    job = evaluation_job(QRELS, [("a", "a.run", RUN_A), ("b", "b.run", RUN_B)], list(specs), EvalOptions())
-    return job(state), arrived, fractions
+    # The window's path: the session's loaded data, under its paths and names.
+    inputs = Inputs(names={"a.run": "a", "b.run": "b"})
+    inputs.add("q.txt", QRELS)
+    inputs.add("a.run", RUN_A)
+    inputs.add("b.run", RUN_B)
+    request = EvaluateRequest(qrels="q.txt", runs=("a.run", "b.run"), measures=tuple(specs), per_query=True)
+    return len(run_evaluate(request, state, inputs).results), arrived, fractions
 
 
 def test_each_run_arrives_as_a_partial_result_with_the_engines_numbers():
@@ -42,10 +49,10 @@ def test_cancel_stops_between_runs_and_keeps_what_arrived():
         run_job(cancel_after=1)
 
 
-def test_no_measure_is_a_usage_error():
-    from evalgui.core.errors import EvalUsageError
+def test_no_measure_is_a_problem_named_by_the_parameter():
+    from evalgui.core.workflows.params import RequestError
 
-    with pytest.raises(EvalUsageError, match="no measure"):
+    with pytest.raises(RequestError, match="Measures: no measure"):
         run_job(specs=())
 
 

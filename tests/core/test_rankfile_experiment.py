@@ -483,3 +483,63 @@ def test_every_switch_has_its_section_in_the_docs():
         assert f"(`{switch}`)" in text.split(f"## {number}. ", 1)[1].splitlines()[0], switch
     assert "## 12. " in text                              # the correlation's first system: not reproduced
     assert describe("dunaiski2018").splitlines()[6].startswith("9. ")
+
+
+def test_a_unit_checks_for_cancel_between_its_long_steps(monkeypatch):
+    """A unit's per-mille buckets and correlations each take seconds on thousands of entities: Cancel is checked
+    before and between them (issue 23 point 9), and the checks change no result."""
+    ranks = ranks_of(np.random.default_rng(4).integers(1, 99, size=(12, 4)))
+    checked = X.plan(ranks, X.Settings(measures=("AP", "P@50_per"), total_ranks=100.0, splits=(2,), iterations=3,
+                                       bootstrap=50))
+    unit = X.units_of(checked)[0]
+    steps = []
+    buckets, correlations = X.M.Buckets, X._correlations
+    monkeypatch.setattr(X.M, "Buckets", lambda *a: steps.append("buckets") or buckets(*a))
+    monkeypatch.setattr(X, "_correlations", lambda *a: steps.append("correlations") or correlations(*a))
+    with pytest.raises(Cancelled):
+        X.run_unit(unit, JobState(is_cancelled=lambda: True))
+    assert steps == []                                    # stopped before the first long step
+    asked = []
+
+    def cancel_once_the_buckets_are_counted():
+        asked.append(list(steps))
+        return "buckets" in steps
+
+    with pytest.raises(Cancelled):
+        X.run_unit(unit, JobState(is_cancelled=cancel_once_the_buckets_are_counted))
+    assert steps == ["buckets"]                           # ... and between the buckets and the correlations
+    steps.clear()
+    plain = X.run_unit(unit)
+    counted = X.run_unit(unit, JobState(is_cancelled=lambda: False))
+    np.testing.assert_array_equal(plain.correlations, counted.correlations)
+    for method, stats in plain.stats.items():
+        for name, values in stats.items():
+            np.testing.assert_array_equal(values, counted.stats[method][name])
+
+
+def test_buckets_and_correlations_are_counted_in_pieces_with_a_cancel_check_between_them(monkeypatch):
+    """A unit's two longest steps (seconds on thousands of entities) check for Cancel between pieces, and
+    the pieces give exactly the results of one piece (each row, each iteration is computed on its own)."""
+    ranks = ranks_of(np.random.default_rng(6).integers(1, 99, size=(30, 5)))
+    checked = X.plan(ranks, X.Settings(measures=("AP", "P@50_per"), total_ranks=100.0, splits=(3,), iterations=12,
+                                       bootstrap=40))
+    whole = X.run(checked)
+    unit = X.units_of(checked)[0]
+    assert (unit.start, unit.stop) == (0, 12)
+    checks = []
+    monkeypatch.setattr(X.M, "BUCKET_BLOCK_NUMBERS", 10 * (X.M.BUCKETS + 1))     # 10 rows a piece
+    monkeypatch.setattr(X, "CORRELATION_NUMBERS", 4 * 30 * 5)                   # 4 iterations a piece
+    sr = X.M.SortedRanks.of_groups(ranks.ranks, np.arange(30).reshape(3, 10))   # 3 queries x 5 systems = 15 rows
+    X.M.Buckets(sr, 100.0, check=lambda: checks.append("buckets"))
+    assert checks == ["buckets"] * 2
+    drawn = [X.draws(unit, i) for i in range(12)]
+    systems = np.sort(np.stack([s for _, s, _ in drawn]), axis=1)
+    entities = [e for e, _, _ in drawn]
+    pieces = X._correlations(ranks.ranks, entities, systems, False, check=lambda: checks.append("correlations"))
+    assert checks.count("correlations") == 3
+    monkeypatch.setattr(X, "CORRELATION_NUMBERS", 10 ** 9)
+    np.testing.assert_array_equal(pieces, X._correlations(ranks.ranks, entities, systems, False))
+    monkeypatch.setattr(X, "CORRELATION_NUMBERS", 4 * 30 * 5)
+    chunked = X.run(checked)                              # buckets of 10 rows, correlations of 4 iterations
+    pd.testing.assert_frame_equal(chunked.evaluation, whole.evaluation, check_exact=True)
+    assert [m.labels for m in chunked.matrices] == [m.labels for m in whole.matrices]

@@ -55,6 +55,7 @@ def _questions_answered(monkeypatch):
 
     monkeypatch.setattr(MainWindow, "ask_save_changes", lambda self: QMessageBox.StandardButton.Discard)
     monkeypatch.setattr(MainWindow, "ask_stop_job", lambda self, then: True)
+    monkeypatch.setattr(MainWindow, "ask_trust", lambda self, path, outside: True)
     monkeypatch.setattr(MainWindow, "ask_open_report", lambda self, path: False)
 
 

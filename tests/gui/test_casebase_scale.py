@@ -67,6 +67,7 @@ def test_choosing_two_cases_of_50000_keeps_the_window_responsive(qtbot, window, 
         load(qtbot, window, [many_cars])                          # train and test: the same file
         _next_beat(qtbot, heartbeat)
         form.load_model(str(CBR / "model.json"))
+        qtbot.waitUntil(lambda: not form.reading_files(), timeout=10_000)
         _preview_settled(qtbot, casebase)
         assert box.query.count() == box.case.count() == N_CASES
         _type_id(qtbot, box.query, "c31337", heartbeat)

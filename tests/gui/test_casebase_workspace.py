@@ -61,6 +61,7 @@ def _set_up(qtbot, window, monkeypatch, folder=CBR, filter_sizes="3,6", ks="3,3"
     qtbot.mouseClick(form.editor.load_button, Qt.MouseButton.LeftButton)
     _open_as(monkeypatch, folder / "mac_model.json")
     qtbot.mouseClick(form.mac_file_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not form.reading_files(), timeout=10_000)     # model files are read on the worker
     form.filter_sizes.setText(filter_sizes)
     form.ks.setText(ks)
     _tick_only(form.metrics, METRICS)
@@ -469,6 +470,7 @@ def test_one_case_base_as_train_and_test_leaves_each_query_out_unless_ticked(qtb
     form = casebase.form
     assert form.test_combo.currentData() == "" and form.include_self.isEnabled()           # "Same as train"
     form.load_model(str(CBR / "model.json"))
+    qtbot.waitUntil(lambda: not form.reading_files(), timeout=10_000)
     _tick_only(form.metrics, ["hits"])
     run_and_wait(qtbot, casebase)
     truth = casebase.outcome.ground_truth
@@ -622,6 +624,7 @@ def test_bad_input_gives_a_dialog_and_keeps_the_results(qtbot, window, monkeypat
     bad = tmp_path / "bad_model.json"
     bad.write_text('{"attributes": [{"name": "colour", "type": "categorical", "measure": "equality"}]}')
     casebase.form.load_model(str(bad))
+    qtbot.waitUntil(lambda: not casebase.form.reading_files(), timeout=10_000)
     refused("'colour' is not a column")
     assert "Failed" in casebase.progress_label.text()
     # the status bar too, not the last count of queries the run had reached
@@ -683,7 +686,8 @@ def test_project_round_trip(qtbot, make_window, monkeypatch, tmp_path):
     second = make_window()
     with qtbot.waitSignal(second.files_loaded, timeout=20_000):
         second.open_project(str(project))
-    qtbot.waitUntil(lambda: not second._loaders, timeout=20_000)
+    qtbot.waitUntil(lambda: not second._loaders and not second.workspaces["casebase"].form.reading_files(),
+                    timeout=20_000)
     restored = second.workspaces["casebase"]
     assert second.tabs.currentWidget() is restored
     assert restored.form_state() == casebase.form_state()

@@ -36,14 +36,12 @@ def _choose(combo, data):
 
 def _engine(settings, specs=("map", "recip_rank", "P.10"), runs=SYNTHETIC_RUNS, **options):
     """The experiment as the engine computes it from the sample files (what evalgui-cli metaeval prints)."""
-    from evalgui.core.formats import read_qrels, read_run
-    from evalgui.core.jobs import JobState
-    from evalgui.core.metaeval.experiments import metaeval_job
-    from evalgui.core.ranked.evaluate import EvalOptions
+    from evalgui.core.workflows.metaeval import request_of_settings, run_metaeval
 
-    job = metaeval_job(read_qrels(SYNTHETIC / "qrels.txt"), [read_run(SYNTHETIC / f"{r}.run") for r in runs],
-                       list(specs), settings, EvalOptions(**options))
-    return job(JobState())
+    request = request_of_settings(settings, qrels=str(SYNTHETIC / "qrels.txt"),
+                                  runs=[str(SYNTHETIC / f"{r}.run") for r in runs], measures=list(specs),
+                                  level=options.get("relevance_level", 1), complete=options.get("complete", False))
+    return run_metaeval(request).result
 
 
 def _frame_equal(shown: pd.DataFrame, expected: pd.DataFrame) -> None:
@@ -431,6 +429,22 @@ def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, 
     _choose(metaeval.decisions.measure, "recip_rank")
     project = tmp_path / "study.evalgui"
     assert first.write_project(str(project))
+    # The workflow's request behind the results: evalgui-cli run re-runs it, with the same numbers.
+    import io
+    import json
+
+    from evalgui.cli import main
+
+    shown = first.workflow_outcomes()["metaeval"]                # what a report is made of
+    assert shown is metaeval.outcome and shown.request.qrels == str(data / "qrels.txt")
+    assert set(shown.tables) == {"table", "matrix"}
+    request = json.loads(project.read_text())["requests"]["metaeval"]
+    assert (request["experiment"], request["set_sizes"], request["sets"], request["seed"], request["replacement"],
+            request["complete"]) == ("stability", [5, 15], 200, 11, True, True)
+    assert main(["run", str(project), "-o", str(tmp_path / "out"), "--no-plots"]) == 0
+    rerun = pd.read_csv(tmp_path / "out" / "metaeval-table.csv")
+    shown_table = pd.read_csv(io.StringIO(metaeval.outcome.result.table.to_csv(index=False)))
+    pd.testing.assert_frame_equal(rerun, shown_table, check_dtype=False, rtol=1e-13)
 
     second = make_window()
     with qtbot.waitSignal(second.files_loaded, timeout=20_000):
@@ -465,12 +479,13 @@ def test_every_experiment_survives_a_project_file(experiment):
     import json
 
     from evalgui.core.metaeval.experiments import SETTINGS
-    from evalgui.gui.workspaces.metaeval.engine import Outcome, outcome_from_state, outcome_state
+    from evalgui.core.workflows.metaeval import metaeval_outcome
+    from evalgui.gui.workspaces.metaeval.results import outcome_from_state, outcome_state
 
     small = {"stability": dict(set_sizes=(5, 10), sets=50), "power": dict(samples=100),
              "robustness": dict(fractions=(0.5,), repetitions=2), "agreement": {}}
     result = _engine(SETTINGS[experiment](**small[experiment]))
-    outcome = Outcome(result, list(SYNTHETIC_RUNS), OUTPUTS, ["a line of the query report"])
+    outcome = metaeval_outcome(result, list(SYNTHETIC_RUNS), OUTPUTS, ["a line of the query report"])
     back = outcome_from_state(json.loads(json.dumps(outcome_state(outcome))))
     assert back.result.settings == result.settings and back.runs == outcome.runs
     assert back.measures == OUTPUTS and back.query_report == outcome.query_report
@@ -700,7 +715,7 @@ def test_a_restored_project_knows_what_its_results_were_computed_with(qtbot, mak
 
 def test_labels_of_measures_whose_points_meet_do_not_overlap(qtbot):
     from evalgui.core.metaeval.experiments import StabilityResult, StabilitySettings
-    from evalgui.gui.workspaces.metaeval.engine import Outcome
+    from evalgui.core.workflows.metaeval import metaeval_outcome
     from evalgui.gui.workspaces.metaeval.tradeoff import TradeoffView
 
     measures = ["map", "rpp", "P_10"]
@@ -711,7 +726,7 @@ def test_labels_of_measures_whose_points_meet_do_not_overlap(qtbot):
     view.page.resize(600, 400)
     view.page.show()
     qtbot.waitExposed(view.page)
-    view.refresh(Outcome(StabilityResult(table, StabilitySettings(), ["a", "b"], 25, {}), ["a", "b"], measures))
+    view.refresh(metaeval_outcome(StabilityResult(table, StabilitySettings(), ["a", "b"], 25, {}), ["a", "b"], measures))
     view.page.grab()                     # painted: the labels are where a user sees them
     boxes = [label.mapRectToScene(label.boundingRect()) for label in view.labels]
     assert not boxes[0].intersects(boxes[1])                      # map and rpp: stacked a line apart

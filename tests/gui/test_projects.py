@@ -53,6 +53,17 @@ def test_project_round_trip_in_a_fresh_window(qtbot, make_window, tmp_path):
     assert str(MEIC / "information_systems.qrels") in paths                # far away: absolute
     assert saved["forms"]["ranked"]["qrels"] == "file:data/qrels.txt"
     assert saved["forms"]["ranked"]["runs"]["file:data/dense.run"] is False
+    # The ranked workflow's request behind the results: evalgui-cli run re-runs it without the window.
+    request = saved["requests"]["ranked"]
+    assert request["runs"] == [f"file:data/{r}.run" for r in ("bm25", "rerank", "random")]
+    assert (request["level"], request["complete"], request["max_docs"]) == (2, True, 50)
+    assert request["measures"] == ranked.form.picker.specs()
+    from evalgui.cli import main
+
+    assert main(["run", str(project), "-o", str(tmp_path / "out"), "--no-plots"]) == 0
+    rerun = pd.read_csv(tmp_path / "out" / "ranked-summary.csv")
+    shown = ranked.results[ranked.results["query"] == "all"]
+    assert rerun["value"].round(12).tolist() == shown["value"].round(12).tolist()
 
     second = make_window()
     with qtbot.waitSignal(second.files_loaded, timeout=20_000):

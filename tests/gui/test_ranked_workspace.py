@@ -178,6 +178,18 @@ def test_results_stream_in_one_run_at_a_time(qtbot, window):
     assert ranked.progress.value() == ranked.progress.maximum()
 
 
+def test_the_shown_results_are_the_ranked_workflows_outcome_in_reports(qtbot, window, tmp_path):
+    load_synthetic(qtbot, window)
+    ranked = window.workspaces["ranked"]
+    run_and_wait(qtbot, ranked)
+    outcome = window.workflow_outcomes()["ranked"]
+    shown = ranked.results[ranked.results["query"] == "all"]
+    assert outcome.tables["summary"]["value"].tolist() == shown["value"].tolist()
+    assert list(outcome.request.runs) == ranked.form.checked_run_paths()
+    assert window.write_report(str(tmp_path / "report.html"))
+    assert "summary" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
 def test_rerun_replaces_results(qtbot, window):
     ranked = open_demo_and_wait(qtbot, window)
     first = ranked.results.copy()

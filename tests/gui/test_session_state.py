@@ -154,13 +154,13 @@ def test_opening_another_project_asks_first(qtbot, make_window, monkeypatch, tmp
     answers = Answers(window, monkeypatch, save=Button.Cancel)
 
     window.open_project(str(other))                          # Cancel: nothing changes
-    assert answers.asked == ["save"]
+    qtbot.waitUntil(lambda: answers.asked == ["save"] and not window._loaders, timeout=10_000)  # read on the worker
     assert window.project_path == str(project) and ranked.form.level_spin.value() == 3
     assert len(window.session.items) == 4 and not ranked.results.empty and window.isWindowModified()
 
     answers.save = Button.Save                               # Save: into study.evalgui, then open the other
     _open_project_and_wait(qtbot, window, other)
-    assert json.loads(project.read_text())["forms"]["ranked"]["relevance_level"] == 3
+    assert json.loads(project.read_text())["forms"]["ranked"]["level"] == 3
     assert window.project_path == str(other) and ranked.results.empty and not window.isWindowModified()
 
     # The demo adds to the session and replaces nothing: no question.

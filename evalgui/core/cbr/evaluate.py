@@ -286,7 +286,7 @@ def run_casebase(request: CaseBaseRun, state: JobState | None = None) -> CaseBas
         raise EvalUsageError("MAC/FAC needs a MAC model: its own model file, or a subset of the model's attributes")
     exclude_self = _same_file(request.test, request.train) if request.exclude_self is None else request.exclude_self
     bases = retrieval.CaseBases.of(request.test, request.train, exclude_self)
-    full, mac = retrieval.scorers(request.model, request.mac_model if pairs else None, bases)
+    full, mac = retrieval.scorers(request.model, request.mac_model if pairs else None, bases, state.check)
     truth, truth_seconds, top_seconds = retrieval.linear(full, bases, tuple(k for k in ks if k is not None),
                                                          state.scaled(0.0, 0.4 if pairs else 0.8))
     runs = [retrieval.Retrieval(LINEAR, truth.truncated(k), top_seconds[k] if k is not None else truth_seconds,

@@ -143,6 +143,7 @@ def load_model(path: str | os.PathLike, case_base=None) -> SimilarityModel:
     from evalgui.core.formats import _text
 
     source = os.fspath(path)
+    _text.check_regular(source)
     text, obj = _text.parse_json(_text.load_bytes(source), source)
     return SimilarityModel.from_dict(obj, source, text, case_base)
 
@@ -159,12 +160,14 @@ class Scorer:
 
     ``pair`` (a query's row, a case's row): only that query and that case are encoded, as rows 0
     and 0 (the preview: a few cells, not 50,000 cases; numeric ranges still span every case).
-    ``check`` is called between attributes (a job's cancel check)."""
+    ``check`` is called between attributes, here and in every block or pairs scored (a job's cancel check:
+    one attribute over a block of 50,000 cases is the longest step between two checks)."""
 
     def __init__(self, model: SimilarityModel, test, train, pair: tuple[int, int] | None = None,
                  check: Callable[[], None] | None = None):
         model.check_columns(train, test)
         self.model = model
+        self._check = check
         self.attributes = []
         for a in model.attributes:
             if a.weight == 0:
@@ -189,6 +192,8 @@ class Scorer:
         weights = None                          # the weights of the attributes present, where any is missing
         full = 0.0
         for weight, (sim, present) in parts:
+            if self._check is not None:
+                self._check()
             if present is None:
                 full += weight
             else:

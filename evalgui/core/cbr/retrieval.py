@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -191,10 +192,12 @@ def linear(scorer: Scorer, case_bases: CaseBases, ks: tuple[int, ...] = (), stat
         case_bases.exclude(block, q, np.nan)
         times = {"scored": time.perf_counter() - tick}
         for k in ks:                        # what a linear top-k retriever does after scoring
+            state.check()                   # a block's steps each take a while on 100,000 cases
             tick = time.perf_counter()
             kept, cols = top_rows(block, k)
             _order_rows(kept, cols, block[np.repeat(np.arange(len(q)), kept), cols], k)
             times[k] = times["scored"] + time.perf_counter() - tick
+        state.check()
         tick = time.perf_counter()
         ordered = from_matrix(block, case_bases.test.ids[q], case_bases.train.ids)   # ties in id order
         where = slice(offsets[q[0]], offsets[q[-1] + 1])
@@ -219,7 +222,9 @@ def macfac(mac: Scorer, fac: Scorer, case_bases: CaseBases, filter_size: int, k:
         tick = time.perf_counter()
         block = mac.block(q)
         case_bases.exclude(block, q, np.nan)
+        state.check()
         kept, cols = top_rows(block, filter_size)                    # MAC
+        state.check()
         query_of = np.repeat(q, kept)
         final = _order_rows(kept, cols, fac.pairs(query_of, cols), k)   # FAC
         seconds = time.perf_counter() - tick
@@ -235,6 +240,10 @@ def macfac(mac: Scorer, fac: Scorer, case_bases: CaseBases, filter_size: int, k:
                      _lists(case_bases, *zip(*kept)) if kept else _lists(case_bases, [], [], []))
 
 
-def scorers(model: SimilarityModel, mac_model: SimilarityModel | None, case_bases: CaseBases):
-    full = Scorer(model, case_bases.test, case_bases.train)
-    return full, (Scorer(mac_model, case_bases.test, case_bases.train) if mac_model is not None else None)
+def scorers(model: SimilarityModel, mac_model: SimilarityModel | None, case_bases: CaseBases,
+            check: Callable[[], None] | None = None):
+    """The full model's scorer and MAC's (None without a MAC model); ``check``: a job's cancel check, called
+    between attributes while they are encoded and scored."""
+    full = Scorer(model, case_bases.test, case_bases.train, check=check)
+    return full, (Scorer(mac_model, case_bases.test, case_bases.train, check=check) if mac_model is not None
+                  else None)

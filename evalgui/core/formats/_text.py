@@ -14,6 +14,55 @@ _BOM = b"\xef\xbb\xbf"
 _GZIP_MAGIC = b"\x1f\x8b"
 # Whitespace as C's isspace() sees it, less the newline.
 _WS_BYTES = (32, 9, 13, 11, 12)
+# A .gz file is not decompressed past this: a few megabytes of gzip can expand to gigabytes.
+MAX_GUNZIPPED_BYTES = 2 << 30
+
+
+def check_regular(path: str | os.PathLike) -> None:
+    """EvalInputError unless ``path`` is a regular file that reports its size: a FIFO would block the
+    reader for good, a device (/dev/zero) never ends, a /proc-style file reports no size."""
+    import stat
+
+    source = os.fspath(path)
+    try:
+        info = os.stat(source)
+    except FileNotFoundError:
+        raise EvalInputError(source, "no such file") from None
+    except OSError as exc:
+        raise EvalInputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+    mode = info.st_mode
+    if stat.S_ISDIR(mode):
+        raise EvalInputError(source, "is a folder, not a file")
+    if not stat.S_ISREG(mode):
+        what = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        raise EvalInputError(source, f"{what}, not a regular file: not read")
+    if info.st_size == 0:
+        try:
+            with open(source, "rb") as fh:
+                empty = not fh.read(1)
+        except OSError as exc:
+            raise EvalInputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+        if not empty:
+            raise EvalInputError(source, "the file reports no size (a /proc-style file), so it is not read")
+
+
+def gunzip(data: bytes, source: str, limit: int | None = None) -> bytes:
+    """Decompress gzip ``data``, refusing to go past ``limit`` bytes (default MAX_GUNZIPPED_BYTES)."""
+    import io
+
+    limit = MAX_GUNZIPPED_BYTES if limit is None else limit
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            out = fh.read(limit + 1)
+    except (OSError, EOFError, zlib.error):
+        raise EvalInputError(source, "not a valid gzip file (truncated or corrupt)") from None
+    if len(out) > limit:
+        raise EvalInputError(source, f"decompresses to more than {limit:,} bytes: stopped there (a file this large "
+                                     "is not an evaluation input, or it is a gzip bomb)")
+    return out
+
+
 # No line of a text input is longer (JSON, which may be one line, excepted): a longer one is not
 # text we read (/dev/zero, a binary file), and refusing it early bounds what a pipe makes us keep.
 MAX_LINE_BYTES = 1 << 20
@@ -67,10 +116,7 @@ def load_bytes(path: str | os.PathLike) -> bytes:
     except OSError as exc:
         raise EvalInputError(source, f"cannot read the file ({exc.strerror or exc})") from None
     if source.lower().endswith(".gz") or data[:2] == _GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error):
-            raise EvalInputError(source, "not a valid gzip file (truncated or corrupt)") from None
+        data = gunzip(data, source)
     if data.startswith(_BOM):
         data = data[len(_BOM):]
     if not data or data.isspace():

@@ -322,11 +322,14 @@ def read_input(path: str | os.PathLike, kind_name: str | None = None, loaded_kin
     When the kind was detected and another kind also claims the file (JSON judgments and
     JSON runs share one layout), a failed read falls back to the next most likely kind.
     """
+    from evalgui.core.formats._text import check_regular
+
     path = os.path.abspath(os.fspath(path))
     if not os.path.exists(path):
         raise EvalInputError(path, "no such file")
     if os.path.isdir(path):
         raise EvalInputError(path, "this is a folder, not a file")
+    check_regular(path)         # a FIFO or a device would block or never end (pipes are spooled by the CLI)
     if kind_name is not None:
         loaded = _read_as(kind(kind_name), path, options)
         loaded.kind_detected = False

@@ -6,6 +6,7 @@ name runs with the same rule, :func:`distinguishing_names`.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from pathlib import PurePath
@@ -18,6 +19,23 @@ def _stem(file_name: str) -> str:
 
 
 def distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
+    """See :func:`_distinguishing_names`; the last few answers are kept (the window asks for the same
+    20,000 names from several views after each change of its files)."""
+    return list(_cached_names(tuple(os.fspath(p) for p in paths), keep_extension))
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_names(paths: tuple, keep_extension: bool) -> tuple:
+    return tuple(_distinguishing_names(paths, keep_extension))
+
+
+def _parts(path: str) -> tuple:
+    if os.sep == "/" and path.startswith("/"):       # the common case, without pathlib's cost
+        return ("/", *[part for part in path[1:].split("/") if part])
+    return PurePath(path).parts
+
+
+def _distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
     """For each path, its file name with the fewest parent folders that tell it apart from the others.
 
     Names are file stems (``bm25`` for ``bm25.run`` or ``bm25.run.gz``, as runs are named) unless
@@ -29,7 +47,7 @@ def distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
     repeated = [p for p, n in Counter(full).items() if n > 1]
     if repeated:
         raise ValueError(f"{repeated[0]} is given twice: one file cannot have two names")
-    parts = [PurePath(p).parts for p in full]
+    parts = [_parts(p) for p in full]
     # Folders are compared on stems, so bm25.run in one folder and bm25.txt in another show their folders.
     keys = [folders[:-1] + (_stem(folders[-1]),) for folders in parts]
     same_stem_in_folder = Counter(keys)

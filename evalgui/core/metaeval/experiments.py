@@ -6,7 +6,8 @@ and returns a result whose ``table`` is tidy, with the columns of
 after them, plus what the experiment's plot needs. Loops run over measures, set sizes and
 fractions only; pairs, query sets, repetitions and bootstrap samples are numpy axes.
 
-:func:`metaeval_job` is the whole thing from qrels and runs, as a job(state) for the worker.
+The whole thing from qrels and runs, for the window and the command line, is the meta-evaluation
+workflow (:func:`evalgui.core.workflows.metaeval.run_metaeval`).
 """
 
 from __future__ import annotations
@@ -17,14 +18,12 @@ from typing import ClassVar, Protocol
 import numpy as np
 import pandas as pd
 
-from evalgui.core.data import Qrels, Run
 from evalgui.core.jobs import JobState, check_cap, state_or_default
 from evalgui.core.metaeval.catalogue import (COLUMNS, MAX_REPETITIONS, MAX_REEVALUATIONS,
                                              MAX_ROBUSTNESS_REPETITIONS, MAX_SET_DRAWS, MAX_SET_SIZE, MAX_SETS)
 from evalgui.core.metaeval.judgments import Judgments
 from evalgui.core.metaeval.scores import (MeasureScores, RankedSource, kendall_tau, ordering_signs, pair_decisions,
                                           signs)
-from evalgui.core.ranked.evaluate import EvalOptions
 from evalgui.core.stats import stability as st
 from evalgui.core.stats.catalogue import TESTS
 from evalgui.core.stats.compare import CompareOptions, pair_tests
@@ -463,7 +462,7 @@ def _agreement_block(items: list[MeasureScores], state: JobState) -> dict[tuple[
 
 
 # ---------------------------------------------------------------------------
-# From qrels and runs to a result: the job the worker runs
+# The experiments by name
 # ---------------------------------------------------------------------------
 
 Settings = StabilitySettings | PowerSettings | RobustnessSettings | AgreementSettings
@@ -484,16 +483,6 @@ def run_experiment(source: RankedSource, settings: Settings, state: JobState | N
     if isinstance(settings, RobustnessSettings):
         return robustness_experiment(source, settings, rest, full)
     return EXPERIMENTS[settings.experiment](full, settings, rest)
-
-
-def metaeval_job(qrels: Qrels, runs: list[Run], measures: list[str], settings: Settings,
-                 options: EvalOptions = EvalOptions(), names: list[str] | None = None):
-    """The experiment from qrels and runs as a job(state) for the worker: the runs are ranked once
-    (the first fifth of the progress), then the experiment runs on them."""
-    def job(state: JobState):
-        source = RankedSource(qrels, runs, measures, options, names, state.scaled(0.0, 0.2, "Preparing: "))
-        return run_experiment(source, settings, state.scaled(0.2, 1.0))
-    return job
 
 
 def settings_dict(settings: Settings) -> dict:

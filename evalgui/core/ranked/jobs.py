@@ -1,7 +1,7 @@
 """Ranked-retrieval jobs and their results, shaped for the views (no Qt here).
 
-:func:`evaluation_job` evaluates runs one at a time on the worker and hands
-each run's :class:`RunResult` over as a partial result; :func:`drill_down_job`
+:func:`run_result` shapes one run's evaluation as the ranked workflow
+(:mod:`evalgui.core.workflows.ranked`) hands it to the views; :func:`drill_down_job`
 lines up two runs' rankings of one query. :func:`results_from_tidy` rebuilds
 results saved in a project. The GUI thread only slices these arrays.
 """
@@ -125,34 +125,6 @@ def per_query_frame(results: list[RunResult], measure: str, queries: list[str]) 
         if measure in r.per_query:
             columns[r.name] = pd.Series(r.per_query[measure], index=r.query_ids).reindex(queries).to_numpy(float)
     return pd.DataFrame(columns)
-
-
-def evaluation_job(qrels, runs: list[tuple[str, str, object]], specs: list[str], options):
-    """Evaluate each (name, path, Run) in turn; a RunResult per run as a partial result."""
-    def job(state: JobState) -> int:
-        from evalgui.core.errors import EvalUsageError
-        from evalgui.core.ranked.curves import pr_curves
-        from evalgui.core.ranked.evaluate import evaluate_run
-        from evalgui.core.ranked.specs import parse_measures
-
-        if not specs:
-            raise EvalUsageError("no measure is ticked: choose at least one")
-        requests = parse_measures(specs)
-        n = len(runs)
-        for i, (name, path, run) in enumerate(runs):
-            state.check()
-            label = f"Evaluating {name} ({i + 1} of {n}): "
-            evaluation = evaluate_run(qrels, run, requests, options, state.scaled(i / n, (i + 0.9) / n, label))
-            state.check()
-            state.progress((i + 0.9) / n, f"{label}precision-recall curves")
-            result = run_result(name, path, evaluation)
-            result.curves = curve_index(pr_curves(evaluation.ranking, state=state))
-            result.ranking, result.run = evaluation.ranking, run
-            state.check()
-            state.partial(result)
-        state.progress(1.0, "Done")
-        return n
-    return job
 
 
 def drill_down_job(a: RunResult, b: RunResult, query: str):

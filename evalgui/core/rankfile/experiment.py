@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -272,17 +273,20 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
     per_query = np.where((members >= 0)[..., None], per_query, np.inf)
     sr = M.SortedRanks(np.moveaxis(per_query, -1, -2))                                                 # I x Q x S' x M
     sizes = (members >= 0).sum(axis=-1).astype(np.float64)                     # I x Q
+    # A cancel check between the unit's long steps (each takes a second or more on thousands of entities).
+    state.check()
     buckets = None
     if any(m.spec.per_mille for m in unit.methods):
-        buckets = M.Buckets(sr, settings.total_ranks, compat.bucket_index_counting)
+        buckets = M.Buckets(sr, settings.total_ranks, compat.bucket_index_counting, state.check)
     correlations = _correlations(unit.ranks, [entities for entities, _, _ in drawn], systems,
-                                 compat.correlation_skips_first)
+                                 compat.correlation_skips_first, state.check)
     stats = {}
     for m, method in enumerate(unit.methods):
         state.check()
         scores, counts = M.score(method.spec, sr, settings.total_ranks, compat.bucket_index_counting, buckets)
         higher = not method.spec.lower_better
         out: dict[str, np.ndarray] = {}
+        state.check()
         if settings.error_rates:
             if compat.relrate_buckets and method.spec.per_mille and method.spec.base in BUCKET_COUNTED:
                 counts = np.full(counts.shape, float(M.BUCKETS))          # bug 11: the buckets are counted
@@ -297,6 +301,7 @@ def run_unit(unit: Unit, state: JobState | None = None) -> UnitResult:
                 err[:, l], tie[:, l] = stability.per_query_rates(rated, level, higher)
             out["errRate"], out["tieRate"] = err, tie
             out["tRate"] = _t_rates(scores, levels)
+            state.check()
         asl = np.empty((len(iterations), len(levels)))
         required, low, high = np.empty_like(asl), np.empty_like(asl), np.empty_like(asl)
         for i, (_, _, seeds) in enumerate(drawn):
@@ -361,8 +366,23 @@ def _t_rates(scores: np.ndarray, levels: list[float]) -> np.ndarray:
     return np.stack([100.0 * (p <= level).mean(axis=1) for level in levels], axis=1)
 
 
-def _correlations(ranks: np.ndarray, entities: list[np.ndarray], systems: np.ndarray, skip_first: bool) -> np.ndarray:
-    """iterations x pairs: Spearman's rho between every two drawn systems over the iteration's entities."""
+def _correlations(ranks: np.ndarray, entities: list[np.ndarray], systems: np.ndarray, skip_first: bool,
+                  check: Callable[[], None] | None = None) -> np.ndarray:
+    """iterations x pairs: Spearman's rho between every two drawn systems over the iteration's entities.
+    Each iteration on its own, so in pieces of about CORRELATION_NUMBERS ranks, with ``check`` (a job's cancel
+    check) before each."""
+    step = max(1, CORRELATION_NUMBERS // max(len(entities[0]) * systems.shape[1], 1)) if len(entities) else 1
+    pieces = []
+    for start in range(0, len(entities), step):
+        if check is not None:
+            check()
+        pieces.append(_piece_correlations(ranks, entities[start:start + step], systems[start:start + step],
+                                          skip_first))
+    return np.concatenate(pieces) if pieces else _piece_correlations(ranks, entities, systems, skip_first)
+
+
+def _piece_correlations(ranks: np.ndarray, entities: list[np.ndarray], systems: np.ndarray,
+                        skip_first: bool) -> np.ndarray:
     values = np.stack([ranks[e][:, s] for e, s in zip(entities, systems)])      # I x E' x S'
     ranked = average_ranks(values)
     centred = ranked - ranked.mean(axis=1, keepdims=True)
@@ -449,6 +469,10 @@ def actual_scores(ranks: RankFile, methods: list[Method], total: float | None, c
 # A process costs about a second of start-up (numpy, scipy); below this much work per process
 # (iterations x measures x system pairs x bootstrap samples, about 2 s) one process is faster.
 WORK_PER_PROCESS = 20_000_000
+# A unit's largest arrays hold about this many numbers (32 MB). Cancel is checked between units, between a unit's
+# steps and inside its longest ones (the per-mille buckets, the correlations), in pieces of CORRELATION_NUMBERS.
+UNIT_NUMBERS = 4_000_000
+CORRELATION_NUMBERS = 500_000
 
 
 def processes_for(checked: Plan) -> int:
@@ -460,7 +484,7 @@ def processes_for(checked: Plan) -> int:
 
 
 def units_of(checked: Plan, processes: int = 1) -> list[Unit]:
-    """The work: each combination's iterations in chunks whose arrays stay near 32 MB, in a multiple
+    """The work: each combination's iterations in chunks whose arrays hold about UNIT_NUMBERS numbers, in a multiple
     of the number of processes (so that they finish together)."""
     settings = checked.settings
     per_mille = any(m.spec.per_mille for m in checked.methods)
@@ -468,7 +492,7 @@ def units_of(checked: Plan, processes: int = 1) -> list[Unit]:
     for c in checked.combinations:
         width = math.ceil(c.entities / c.splits)
         per_iteration = c.splits * c.systems * (max(width, M.BUCKETS) if per_mille else width)
-        largest = max(1, 4_000_000 // max(per_iteration, 1))
+        largest = max(1, UNIT_NUMBERS // max(per_iteration, 1))
         pieces = math.ceil(settings.iterations / largest)
         if processes > 1 and len(checked.combinations) < processes:
             pieces = math.ceil(pieces / processes) * processes

@@ -28,6 +28,7 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.registry import Parameter, Record, Registry
 
 BUCKETS = 1000
+BUCKET_BLOCK_NUMBERS = 500_000     # Buckets counts this many (row, bucket) cells between two cancel checks
 
 
 # ---------------------------------------------------------------------------
@@ -226,7 +227,8 @@ class Buckets:
     bucket bounds b_i = i * T/1000. ``index_counting`` counts rank <= i instead, and counts nothing up
     to a cut-off at or beyond T, as the original does (bug 1 of docs/rankfile-compat.md)."""
 
-    def __init__(self, sr: SortedRanks, total: float, index_counting: bool = False):
+    def __init__(self, sr: SortedRanks, total: float, index_counting: bool = False,
+                 check: Callable[[], None] | None = None):
         self.sr = sr
         self.index_counting = index_counting
         self.total = float(total)
@@ -235,11 +237,18 @@ class Buckets:
         limits = np.arange(1, BUCKETS + 1, dtype=np.float64) if index_counting else self.bound
         rows = int(np.prod(sr.shape, dtype=np.int64))
         flat = sr.r.reshape(rows, -1)
-        row, column = np.nonzero(np.isfinite(flat))
-        bucket = np.searchsorted(limits, flat[row, column], side="left")    # first i with r <= limit_i
-        counts = np.bincount(row * (BUCKETS + 1) + bucket, minlength=rows * (BUCKETS + 1))
-        self.c = np.cumsum(counts.reshape(rows, BUCKETS + 1), axis=1)[:, :BUCKETS].astype(np.float64) \
-            .reshape(*sr.shape, BUCKETS)
+        c = np.empty((rows, BUCKETS))
+        # In blocks of rows (each row is counted on its own), with ``check`` (a job's cancel check) between them.
+        step = max(1, BUCKET_BLOCK_NUMBERS // (BUCKETS + 1))
+        for start in range(0, rows, step):
+            if check is not None:
+                check()
+            block = flat[start:start + step]
+            row, column = np.nonzero(np.isfinite(block))
+            bucket = np.searchsorted(limits, block[row, column], side="left")    # first i with r <= limit_i
+            counts = np.bincount(row * (BUCKETS + 1) + bucket, minlength=len(block) * (BUCKETS + 1))
+            c[start:start + step] = np.cumsum(counts.reshape(len(block), BUCKETS + 1), axis=1)[:, :BUCKETS]
+        self.c = c.reshape(*sr.shape, BUCKETS)
 
     def at(self, k) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For cut-off k (per row): the entities counted up to k (linear inside the boundary bucket),

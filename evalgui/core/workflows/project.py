@@ -68,6 +68,13 @@ def open_project(path: str) -> Project:
                 project.outcomes[key] = Outcome.from_json(saved, flow.request)
             except (RequestError, ValueError, TypeError, KeyError):
                 project.problems.setdefault(key, "its saved results cannot be read")
+        if workspace in _OWN_LAYOUTS and workspace not in project.outcomes and workspace in project.requests:
+            try:
+                outcome = _OWN_LAYOUTS[workspace](state, project.requests[workspace])
+            except (KeyError, TypeError, ValueError):
+                outcome = None
+            if outcome is not None:
+                project.outcomes[workspace] = outcome
         if workspace == "compare" and raw["version"] == 1:
             from evalgui.core.workflows.compare import outcomes_from_v1
 
@@ -76,6 +83,34 @@ def open_project(path: str) -> Project:
                 if outcome is not None:
                     project.outcomes[key] = outcome
     return project
+
+
+def _ranked_saved(state: dict, request) -> Outcome | None:
+    """The Ranked retrieval tab's own layout (its tidy rows) as the ranked workflow's tables."""
+    import pandas as pd
+
+    from evalgui.core import tidy
+
+    rows = pd.DataFrame(state["rows"])
+    if not len(rows):
+        return None
+    summary = rows[rows[tidy.QUERY] == tidy.ALL_QUERIES].reset_index(drop=True)
+    per_query = rows[rows[tidy.QUERY] != tidy.ALL_QUERIES].reset_index(drop=True)
+    return Outcome("ranked", request, {"summary": summary, "per_query": per_query})
+
+
+def _metaeval_saved(state: dict, request) -> Outcome | None:
+    """The Meta-evaluation tab's own layout (its result table, and its pairs) as the workflow's tables."""
+    import pandas as pd
+
+    tables = {"table": pd.DataFrame(state["table"])}
+    if isinstance(state.get("pairs"), dict):
+        tables["pairs"] = pd.DataFrame(state["pairs"])
+    return Outcome("metaeval", request, tables)
+
+
+# Workspaces whose project results keep their own layout: how to read them as outcomes (reports need them).
+_OWN_LAYOUTS = {"ranked": _ranked_saved, "metaeval": _metaeval_saved}
 
 
 def save_project(path: str, requests: dict | None = None, outcomes: dict | None = None) -> str:
@@ -112,6 +147,9 @@ def save_project(path: str, requests: dict | None = None, outcomes: dict | None 
     absolute_requests = {key: _absolute(request.to_json()) for key, request in requests.items()}
     state = make_project(path, list(files.items()), {}, results, absolute_requests)
     write_atomic(path, json.dumps(state, indent=1, allow_nan=True) + "\n")
+    from evalgui.core.trust import record_saved
+
+    record_saved(path)          # saved by this user here: it may read its files without asking
     return path
 
 

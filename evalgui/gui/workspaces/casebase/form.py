@@ -62,6 +62,8 @@ class CaseBaseForm(QWidget):
         self._keyed: dict[tuple, object] = {}      # (path, load, id column) -> the case base keyed by it
         self.mac_path: str | None = None
         self.mac_model = None
+        self._mac_reader = None        # the worker reading MAC's model file, if any
+        self._model_reader = None      # the worker reading a model file for the editor, if any
         # The first case base's default model is built in the next turn of the event loop: building the editor's
         # rows in the same turn as the lists of ids would keep the window from answering for too long at once.
         self.default_timer = QTimer(self)
@@ -397,10 +399,30 @@ class CaseBaseForm(QWidget):
             self.editor.set_model(default_model(train))
 
     def load_model(self, path: str) -> None:
-        try:
-            self.editor.load(path, self.train())
-        except (EvalInputError, OSError) as exc:
-            self.error.emit("The model could not be read", str(exc))
+        """Read a model file on the worker, then show it in the editor."""
+        from evalgui.core.cbr.model import load_model
+        from evalgui.gui.worker import Worker
+
+        train = self.train()
+        reader = self._model_reader = Worker(lambda state: load_model(path, train))
+
+        def read(model):
+            if self._model_reader is reader:
+                self._model_reader = None
+                self.editor.set_model(model)
+
+        def failed(message, _details):
+            if self._model_reader is reader:
+                self._model_reader = None
+                self.error.emit("The model could not be read", message)
+
+        reader.succeeded.connect(read)
+        reader.failed.connect(failed)
+        reader.start()
+
+    def reading_files(self) -> bool:
+        """A model file is being read on the worker."""
+        return self._model_reader is not None or self._mac_reader is not None
 
     def _mac_file_dialog(self) -> None:
         from PySide6.QtWidgets import QFileDialog
@@ -412,17 +434,29 @@ class CaseBaseForm(QWidget):
             self.set_mac_file(path)
 
     def set_mac_file(self, path: str | None) -> None:
-        """MAC's own model file (None: the ticked attributes of the model)."""
+        """MAC's own model file (None: the ticked attributes of the model), read on the worker: a file named
+        by a project could be a FIFO or a gzip bomb, which must not hold up the window."""
         from evalgui.core.cbr.model import load_model
+        from evalgui.gui.worker import Worker
 
-        if path is not None:
-            try:
-                self.mac_model = load_model(path, self.train())
-            except (EvalInputError, OSError) as exc:
-                self.error.emit("MAC's model could not be read", str(exc))
-                return
-        else:
-            self.mac_model = None
+        if path is None:
+            self._mac_reader = None
+            self._mac_read(None, None)
+            return
+        train = self.train()
+        reader = self._mac_reader = Worker(lambda state: load_model(path, train))
+        reader.succeeded.connect(lambda model: self._mac_read(path, model) if self._mac_reader is reader else None)
+        def failed(message, _details):
+            if self._mac_reader is reader:
+                self._mac_reader = None
+                self.error.emit("MAC's model could not be read", message)
+
+        reader.failed.connect(failed)
+        reader.start()
+
+    def _mac_read(self, path: str | None, model) -> None:
+        self._mac_reader = None
+        self.mac_model = model
         self.mac_path = path
         self.mac_file_label.setText(os.path.basename(path) if path else MAC_FILE_NONE)
         self.mac_file_label.setToolTip(path or "")

@@ -1,8 +1,9 @@
 """Meta-evaluation: how good is each measure? Stability, discriminative power, robustness, agreement.
 
 The form (:mod:`.form`) picks the qrels, the runs, the measures and the experiment
-with its settings. Run starts one job on the worker (:func:`.engine.metaeval_job`:
-rank the runs, evaluate, run the experiment of :mod:`evalgui.core.metaeval`); its
+with its settings. Run starts the meta-evaluation workflow on the worker
+(:func:`evalgui.core.workflows.metaeval.run_metaeval`: rank the runs, evaluate, run the
+experiment) with the session's loaded data; its
 outcome replaces the results only when it succeeds, so a failed or cancelled run keeps
 the previous ones. Results the form or the files no longer describe (other runs, measures,
 settings, a file read again...) say so in the shared stale banner until the next Run. Each
@@ -77,17 +78,18 @@ class MetaevalWorkspace(ViewsWorkspace):
     def run(self) -> None:
         if self.is_busy():
             return
-        from evalgui.gui.workspaces.metaeval.engine import metaeval_job
+        from evalgui.core.workflows.metaeval import run_metaeval
 
         try:
-            request = self.form.request()
+            request, data = self.form.request()
         except EvalUsageError as exc:
             self.error.emit("Nothing to meta-evaluate", str(exc))
             return
         self.remember_view_choices()
-        label = EXPERIMENT_LABELS[request.settings.experiment]
+        label = EXPERIMENT_LABELS[request.experiment]
         inputs = self._form_inputs()
-        self.start_job(metaeval_job(request), f"{label}: {len(request.runs)} runs, {len(request.specs)} measure(s)…",
+        self.start_job(lambda state: run_metaeval(request, state, data),
+                       f"{label}: {len(request.runs)} runs, {len(request.measures)} measure(s)…",
                        on_success=lambda outcome: self._show_finished(outcome, inputs),
                        on_cancelled=self._show_cancelled, failure_title="The meta-evaluation failed")
 
@@ -161,8 +163,37 @@ class MetaevalWorkspace(ViewsWorkspace):
         self.stale_banner.show_reasons(self._computed.qrels_name if reasons else "", reasons)
 
     # ------------------------------------------------------------ projects
+    def _request(self):
+        """The meta-evaluation request behind the shown results: the files and form they were computed with."""
+        from evalgui.core.workflows.metaeval import request_of_settings
+        from evalgui.core.workflows.params import RequestError
+
+        inputs = self._computed
+        if self.outcome is None or inputs is None:
+            return None
+        try:
+            return request_of_settings(self.outcome.result.settings, qrels=inputs.qrels,
+                                       runs=tuple(p for _, p in inputs.runs), measures=tuple(inputs.specs),
+                                       level=inputs.options.relevance_level, complete=inputs.options.complete)
+        except RequestError:
+            return None
+
+    def workflow_requests(self) -> dict:
+        """The request behind the shown results (``evalgui-cli run`` re-runs it); none when it is not known."""
+        request = self._request()
+        return {"metaeval": request.to_json()} if request is not None else {}
+
+    def workflow_outcomes(self) -> dict:
+        """The outcome shown (reports are made of it), with the request behind it."""
+        if self.outcome is None:
+            return {}
+        request = self._request()
+        if request is not None:
+            self.outcome.request = request
+        return {"metaeval": self.outcome}
+
     def outcome_state(self, outcome) -> dict:
-        from evalgui.gui.workspaces.metaeval.engine import outcome_state
+        from evalgui.gui.workspaces.metaeval.results import outcome_state
 
         state = outcome_state(outcome)
         if self._computed is not None:
@@ -170,7 +201,7 @@ class MetaevalWorkspace(ViewsWorkspace):
         return state
 
     def outcome_from_state(self, state: dict):
-        from evalgui.gui.workspaces.metaeval.engine import outcome_from_state
+        from evalgui.gui.workspaces.metaeval.results import outcome_from_state
 
         return outcome_from_state(state)
 

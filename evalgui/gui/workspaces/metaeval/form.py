@@ -23,6 +23,7 @@ from evalgui.core.metaeval.catalogue import (EXPERIMENTS, MAX_REPETITIONS, MAX_R
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, RESAMPLING, TESTS
+from evalgui.core.workflows.common import LEVEL
 from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, line_edit, parse_numbers, registry_combo, spin_box
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
@@ -61,7 +62,7 @@ class MetaevalForm(QWidget):
         self.data = QrelsRunsPicker(session, object_prefix="metaeval")
         measures_box = QGroupBox("Measures")
         self.picker = MeasurePicker(registry=measures_offered())
-        self.level_spin = spin_box("metaevalRelevanceLevel", -100, 100, 1,
+        self.level_spin = spin_box("metaevalRelevanceLevel", int(LEVEL.minimum), 100, LEVEL.default,
                                 "Minimum grade that counts as relevant (trec_eval -l). Preference measures: grades "
                                 "told apart at 1 (graded RPP), binary from grade N at another level N")
         measures_layout = QFormLayout(measures_box)
@@ -242,8 +243,11 @@ class MetaevalForm(QWidget):
             raise EvalUsageError(f"{EXPERIMENT_LABELS[experiment]}: {exc}.") from None
 
     def request(self):
-        """What the job needs (engine.Request); EvalUsageError says what is missing, in words for a dialog."""
-        from evalgui.gui.workspaces.metaeval.engine import Request
+        """The meta-evaluation workflow's request and the session's data it names; EvalUsageError says what is
+        missing or wrong, in words for a dialog."""
+        from evalgui.core.workflows.inputs import Inputs
+        from evalgui.core.workflows.metaeval import request_of_settings
+        from evalgui.core.workflows.params import RequestError
 
         qrels = self.data.qrels_item()
         if qrels is None:
@@ -254,8 +258,19 @@ class MetaevalForm(QWidget):
         specs = self.picker.specs()
         if not specs:
             raise EvalUsageError("Tick at least one measure.")
-        return Request(qrels.data, [item.data for item in items], self.session.run_names([i.path for i in items]),
-                       specs, self.settings(), self.options())
+        paths = [item.path for item in items]
+        inputs = Inputs(names=dict(zip(paths, self.session.run_names(paths))))
+        inputs.add(qrels.path, qrels.data)
+        for item in items:
+            inputs.add(item.path, item.data)
+        options = self.options()
+        try:
+            request = request_of_settings(self.settings(), qrels=qrels.path, runs=tuple(paths), measures=tuple(specs),
+                                          level=options.relevance_level, complete=options.complete)
+            request.check()
+        except RequestError as exc:
+            raise EvalUsageError(f"{exc.problems[0].for_window()}.") from None
+        return request, inputs
 
     def options(self):
         """The evaluation options the form sets (-l, -c)."""

@@ -1,7 +1,8 @@
 """Ranked retrieval: evaluate TREC runs against qrels with trec_eval's measures.
 
 The form (:mod:`.form`) picks the qrels, the runs and the measures; Run
-evaluates on the background worker, one run at a time, and each run's rows,
+starts the ranked workflow (:func:`evalgui.core.workflows.ranked.run_evaluate`) on the background
+worker with the session's loaded data; it evaluates one run at a time, and each run's rows,
 curves and rankings reach the views as soon as that run is done. Each result
 tab is one module here with the same small interface: ``page`` (the widget),
 ``title``, ``refresh(results)``, ``choices()`` (combo boxes whose choice
@@ -15,7 +16,10 @@ import pandas as pd
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from evalgui.core.ranked.jobs import ResultSet, RunResult, evaluation_job, saved_results
+from evalgui.core.ranked.jobs import ResultSet, RunResult, saved_results
+from evalgui.core.workflows.inputs import Inputs
+from evalgui.core.workflows.params import RequestError
+from evalgui.core.workflows.ranked import EvaluateRequest, run_evaluate
 from evalgui.gui.workspaces.base import EvaluationInputs, StaleBanner, Workspace, changed_files
 from evalgui.gui.workspaces.ranked.curves import CurvesView
 from evalgui.gui.workspaces.ranked.differences import DifferencesView
@@ -34,6 +38,25 @@ def _same_numbers(saved: RunResult, computed: RunResult) -> bool:
     return np.array_equal(*summaries, equal_nan=True) and all(
         m in saved.per_query and np.array_equal(saved.per_query[m], values, equal_nan=True)
         for m, values in computed.per_query.items())
+
+
+def evaluate_request(qrels_path: str, run_paths: list[str], specs, options) -> EvaluateRequest:
+    """The ranked workflow's request for these files and the form's settings (RequestError says what is wrong)."""
+    return EvaluateRequest(qrels=qrels_path, runs=tuple(run_paths), measures=tuple(specs), per_query=True,
+                           level=options.relevance_level, complete=options.complete, max_docs=options.max_docs,
+                           judged_only=options.judged_only, num_docs=options.num_docs_in_coll,
+                           ndeval_rank_order=options.diversity_order == "rank")
+
+
+def evaluation_job(qrels_path: str, qrels, runs: list[tuple[str, str, object]], specs, options):
+    """The ranked workflow on the session's loaded data, each (name, path, Run) named as the session names it;
+    each run's RunResult reaches the views as a partial result."""
+    request = evaluate_request(qrels_path, [path for _, path, _ in runs], specs, options)
+    inputs = Inputs(names={path: name for name, path, _ in runs})
+    inputs.add(qrels_path, qrels)
+    for _, path, run in runs:
+        inputs.add(path, run)
+    return lambda state: run_evaluate(request, state, inputs)
 
 
 class RankedWorkspace(Workspace):
@@ -137,6 +160,11 @@ class RankedWorkspace(Workspace):
             self.error.emit("Nothing to evaluate", "Tick at least one run.")
             return
         inputs = self._form_inputs(qrels_item, run_items)
+        try:
+            evaluate_request(qrels_item.path, [p for _, p in inputs.runs], inputs.specs, inputs.options).check()
+        except RequestError as exc:
+            self.error.emit("Cannot evaluate", exc.problems[0].for_window())
+            return
         for view in self.views:
             for combo in view.choices():
                 combo.remember()
@@ -144,7 +172,7 @@ class RankedWorkspace(Workspace):
         self._evaluated_level = self.form.level_spin.value()
         self._evaluated = inputs
         runs = [(name, item.path, item.data) for (name, _), item in zip(inputs.runs, run_items)]
-        job = evaluation_job(qrels_item.data, runs, list(inputs.specs), inputs.options)
+        job = evaluation_job(qrels_item.path, qrels_item.data, runs, list(inputs.specs), inputs.options)
         self.start_job(job, f"Evaluating {len(runs)} run(s)…", on_partial=self._on_run_result,
                        on_success=self._show_finished, on_cancelled=self._show_cancelled,
                        failure_title="Evaluation failed")
@@ -283,6 +311,32 @@ class RankedWorkspace(Workspace):
             state["inputs"] = self._evaluated.to_json()
         return state
 
+    def workflow_requests(self) -> dict:
+        """The ranked workflow's request behind the shown results (``evalgui-cli run`` re-runs it)."""
+        inputs = self._evaluated
+        if inputs is None or not len(self.results_set):
+            return {}
+        try:
+            request = evaluate_request(inputs.qrels, [p for _, p in inputs.runs], inputs.specs, inputs.options)
+        except RequestError:
+            return {}
+        return {"ranked": request.to_json()}
+
+    def workflow_outcomes(self) -> dict:
+        """The ranked workflow's outcome of the shown results (reports are made of it): the summary and the
+        per-query rows."""
+        requests = self.workflow_requests()
+        if not requests:
+            return {}
+        from evalgui.core import tidy
+        from evalgui.core.workflows.outcome import Outcome
+
+        rows = self.results
+        is_summary = (rows[tidy.QUERY] == tidy.ALL_QUERIES).to_numpy()
+        tables = {"summary": rows[is_summary].reset_index(drop=True),
+                  "per_query": rows[~is_summary].reset_index(drop=True)}
+        return {"ranked": Outcome("ranked", EvaluateRequest.from_json(requests["ranked"]), tables).stamp()}
+
     def restore_results_state(self, state: dict) -> None:
         """Show a project's saved results, then re-derive their rankings and curves (projects do not
         keep them) from the files on the worker: the curves and the drill-down fill in without Run."""
@@ -326,8 +380,14 @@ class RankedWorkspace(Workspace):
         if self.is_busy():          # the replaced session's job is still stopping
             self._rederive_when_idle = inputs
             return
+        try:
+            evaluate_request(qrels_item.path, [p for _, p, _ in runs], inputs.specs, inputs.options).check()
+        except RequestError as exc:
+            self.progress_label.setText(f"Results restored from the project. Their curves cannot be drawn: "
+                                        f"{exc.problems[0].for_window()}")
+            return
         self._restoring = True
-        job = evaluation_job(qrels_item.data, runs, list(inputs.specs), inputs.options)
+        job = evaluation_job(qrels_item.path, qrels_item.data, runs, list(inputs.specs), inputs.options)
         self.start_job(job, "Results restored from the project; reading the rankings for the curves and the "
                             "drill-down…", on_partial=self._on_rederived,
                        on_success=lambda _: self.progress_label.setText("Results restored from the project."),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from evalgui.core.ranked.measures import REGISTRY
+from evalgui.core.workflows.ranked import EvaluateRequest
+from evalgui.gui.declared import Bindings
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 
@@ -25,23 +27,25 @@ class RankedForm(QWidget):
         QVBoxLayout(measure_box).addWidget(self.picker)
 
         options_box = QGroupBox("Options")
+        # Controls dressed from the ranked workflow's declarations (label, help, bounds, default); their
+        # values are the form's state under the request's names.
+        self.bindings = Bindings()
+        params = EvaluateRequest.params()
         self.level_spin = QSpinBox()
         self.level_spin.setObjectName("relevanceLevel")
-        self.level_spin.setRange(-100, 100)
-        self.level_spin.setValue(1)
-        self.level_spin.setToolTip("Minimum grade that counts as relevant (trec_eval -l)")
-        self.complete_check = QCheckBox("Score queries missing from a run as 0")
+        self.complete_check = QCheckBox()
         self.complete_check.setObjectName("completeCheck")
-        self.complete_check.setToolTip("Average over every judged query; a run's missing queries score 0 (trec_eval -c)")
         self.max_docs_spin = QSpinBox()
         self.max_docs_spin.setObjectName("maxDocs")
-        self.max_docs_spin.setRange(0, 10_000_000)
-        self.max_docs_spin.setSpecialValueText("all")
-        self.max_docs_spin.setToolTip("Keep only the first N ranked documents of each query (trec_eval -M)")
+        self.max_docs_spin.setSpecialValueText("all")           # 0: every ranked document (the declaration's empty)
+        level_label, max_docs_label = QLabel(), QLabel()
+        self.bindings.bind(params["level"], self.level_spin, level_label)
+        self.bindings.bind(params["complete"], self.complete_check)
+        self.bindings.bind(params["max_docs"], self.max_docs_spin, max_docs_label)
         options_layout = QFormLayout(options_box)
-        options_layout.addRow("Relevant from grade", self.level_spin)
+        options_layout.addRow(level_label, self.level_spin)
         options_layout.addRow(self.complete_check)
-        options_layout.addRow("Documents per query", self.max_docs_spin)
+        options_layout.addRow(max_docs_label, self.max_docs_spin)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -77,23 +81,12 @@ class RankedForm(QWidget):
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
-        return {
-            **self.data.state(),
-            "measures": self.picker.state(),
-            "relevance_level": self.level_spin.value(),
-            "complete": self.complete_check.isChecked(),
-            "max_docs": self.max_docs_spin.value(),
-        }
+        return {**self.data.state(), "measures": self.picker.state(), **self.bindings.state()}
 
     def restore(self, state: dict) -> None:
         if not isinstance(state, dict):
             return
         if isinstance(state.get("measures"), dict):
             self.picker.restore(state["measures"])
-        if isinstance(state.get("relevance_level"), int):
-            self.level_spin.setValue(state["relevance_level"])
-        if isinstance(state.get("complete"), bool):
-            self.complete_check.setChecked(state["complete"])
-        if isinstance(state.get("max_docs"), int):
-            self.max_docs_spin.setValue(state["max_docs"])
+        self.bindings.restore(state, aliases={"relevance_level": "level"})     # a version-1 project's name
         self.data.restore(state)
