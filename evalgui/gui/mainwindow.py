@@ -25,10 +25,11 @@ CLOSE_PATIENCE_MS = 3000       # how long closing the window waits for jobs to s
 BATCH_MS = 100                 # loaded files reach the session at most this often (more rarely when it is large)
 PROJECT_FILTER = "evalgui project (*.evalgui)"
 # The smallest window in which the form, Run and the results all fit side by side (parts scroll inside).
-MIN_WINDOW_SIZE = (800, 500)       # fits 1366×768 at 150 % (911×512 device-independent pixels)
+MIN_WINDOW_SIZE = (800, 560)
 DATA_DOCK_WIDTH = 300          # until the user drags it wider or narrower
 DATA_DOCK_MIN_WIDTH = 180      # file names and kinds stay readable
 WIDE_WINDOW = 1300             # narrower windows (a laptop's) narrow the Data dock and the forms
+LAPTOP_WINDOW = 1000
 
 
 def demo_files() -> list[tuple[str, str]]:
@@ -856,8 +857,8 @@ class MainWindow(QMainWindow):
 def data_dock_limit(window_width: int) -> int | None:
     """The widest the Data dock may be: any width in a wide window; a fifth of a laptop-sized one
     (but never narrower than its file names need), so the results keep most of the room."""
-    if window_width >= WIDE_WINDOW:
-        return None
+    if window_width >= WIDE_WINDOW or window_width < LAPTOP_WINDOW:
+        return None          # (narrower still: Qt squeezes the dock as it must)
     return max(DATA_DOCK_MIN_WIDTH, window_width // 5)
 
 
