@@ -857,9 +857,9 @@ class MainWindow(QMainWindow):
 def data_dock_limit(window_width: int) -> int | None:
     """The widest the Data dock may be: any width in a wide window; a fifth of a laptop-sized one
     (but never narrower than its file names need), so the results keep most of the room."""
-    if window_width >= WIDE_WINDOW or window_width < LAPTOP_WINDOW:
-        return None          # (narrower still: Qt squeezes the dock as it must)
-    return max(DATA_DOCK_MIN_WIDTH, window_width // 5)
+    if window_width >= WIDE_WINDOW:
+        return None
+    return max(DATA_DOCK_MIN_WIDTH, max(window_width, LAPTOP_WINDOW) // 5)
 
 
 def loading_summary(read: int, failures: list[LoadFailure]) -> str:
