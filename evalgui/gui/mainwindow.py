@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QM
 from evalgui.gui.accessibility import name_controls
 from evalgui.gui.datapanel import DataPanel
 from evalgui.gui.docking import DockWidthKeeper
+from evalgui.gui.naming import add_menu as measure_names_menu
 from evalgui.core.inputs import LoadedInput, LoadFailure, kinds, load_files_job, open_dialog_filters
 from evalgui.gui.session import Session
 from evalgui.gui.settings import app_settings
@@ -199,6 +200,7 @@ class MainWindow(QMainWindow):
         self.toolbar = self.addToolBar("Main")
         self.toolbar.setObjectName("mainToolbar")
         view_menu.addAction(self.toolbar.toggleViewAction())
+        self.measure_names_menu = measure_names_menu(view_menu)
         view_menu.addSeparator()
         for i in range(self.tabs.count()):
             view_menu.addAction(action(self.tabs.tabText(i), lambda _=False, i=i: self.tabs.setCurrentIndex(i),

@@ -50,6 +50,8 @@ from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QR
 from PySide6.QtGui import QAction, QColor, QCursor, QFont, QFontMetrics, QFontMetricsF, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QScrollArea, QTableView, QToolTip
 
+from evalgui.core import display
+from evalgui.gui import naming
 from evalgui.gui.plots import plain_axes
 from evalgui.gui.tables import tsv_text
 
@@ -247,7 +249,8 @@ class MatrixModel(QAbstractTableModel):
         if self._display is None:
             empty = self._empty()
             marks = self._marks
-            self._display = [["" if empty[r, c] else self.cell_text(r, c) + (marks[r][c] if marks else "")
+            self._display = [[self._empty_text(r, c) if empty[r, c] else self.cell_text(r, c)
+                              + (marks[r][c] if marks else "")
                               for c in range(self.columnCount())] for r in range(self.rowCount())]
         return self._display
 
@@ -270,9 +273,17 @@ class MatrixModel(QAbstractTableModel):
         otherwise)."""
         return f"{float(self._values[row, column]):.{self.precision}f}"
 
+    # What an empty cell off the diagonal reads. Blank by default: in most matrices an empty cell is a pair
+    # not compared or given no mark; a matrix whose empty cells are undefined values sets display.MISSING.
+    undefined_text = ""
+
+    def _empty_text(self, row: int, column: int) -> str:
+        """A masked cell (the diagonal) is blank; an empty one reads ``undefined_text``."""
+        return "" if self.masked(row, column) else self.undefined_text
+
     def display_text(self, row: int, column: int) -> str:
         if self.value(row, column) is None:
-            return ""
+            return self._empty_text(row, column)
         return self.cell_text(row, column) + self.mark(row, column)
 
     def tooltip(self, row: int, column: int) -> str | None:
@@ -284,8 +295,8 @@ class MatrixModel(QAbstractTableModel):
             return self._tooltips[row][column]
         value = self.value(row, column)
         if value is None:
-            return None
-        return f"{self._row_labels[row]} · {self._column_labels[column]}: {value!r}"
+            return display.why_missing("") if self.undefined_text and not self.masked(row, column) else None
+        return f"{naming.label(self._row_labels[row])} · {naming.label(self._column_labels[column])}: {value!r}"
 
     def row_label(self, row: int) -> str:
         return self._row_labels[row]
@@ -327,7 +338,7 @@ class MatrixModel(QAbstractTableModel):
         if not 0 <= section < len(labels):
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return labels[section]
+            return naming.label(labels[section])       # a measure (agreement matrices) in the window's naming
         return None
 
 

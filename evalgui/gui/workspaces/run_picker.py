@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QListWidget, QListWidgetItem
 
+from evalgui.gui.naming import label
+
 _KEY = Qt.ItemDataRole.UserRole
 
 
@@ -41,7 +43,7 @@ class Checklist(QListWidget):
         self.setUpdatesEnabled(False)
         self.clear()
         for key, text in entries:
-            row = QListWidgetItem(text, self)
+            row = QListWidgetItem(label(text), self)      # a measure or metric in the window's naming
             row.setData(key_role, key)
             row.setFlags(flags)
             if key in greyed:

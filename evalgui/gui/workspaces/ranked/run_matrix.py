@@ -25,6 +25,7 @@ class RunMatrixView(LazyView):
         self.measure = ChoiceBox("runMatrixMeasure")
         self.measure.currentIndexChanged.connect(lambda _: self._show())
         self.model = MatrixModel(mask_diagonal=True, diverging=True, precision=3)
+        self.model.undefined_text = "–"        # no decision / no shared query: undefined, said so
         self.table = MatrixView(self.model, name="run_by_run")
         self.table.setObjectName("runMatrixTable")
         self.heatmap = HeatmapPlot(self.model)
