@@ -610,6 +610,8 @@ class MainWindow(QMainWindow):
             for key, state in project["results"].items():
                 if key in self.workspaces and state:
                     self.workspaces[key].restore_results_state(state)
+            for ws in self.workspaces.values():          # results computed from files changed since: stale
+                ws.mark_changed_since_saved(checked["changed"])
             # The workspace holding the results (else the first) is what the user opened the project for.
             shown = [ws for ws in self.workspaces.values() if ws.has_results()] or list(self.workspaces.values())
             if shown:

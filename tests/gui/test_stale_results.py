@@ -70,11 +70,11 @@ def test_casebase_after_a_failed_run_and_a_file_read_again(qtbot, window, monkey
     run_and_wait(qtbot, casebase)
     before = casebase.outcome.table.copy()
     assert _banner(casebase)[0] is False
-    bad = tmp_path / "bad_model.json"
-    bad.write_text('{"attributes": [{"name": "colour", "type": "categorical", "measure": "equality"}]}')
-    casebase.form.load_model(str(bad))
-    qtbot.waitUntil(lambda: not casebase.form.reading_files(), timeout=10_000)      # read on the worker
-    _fails_on_the_worker(qtbot, window, casebase, "'colour' is not a column")
+    # a column the engine cannot read as the type chosen: refused by the engine, on the worker (the model
+    # editor itself refuses a column the case base lacks before Run)
+    editor = casebase.form.editor
+    editor.widget(editor.row_of("make"), 1).setCurrentText("numeric")
+    _fails_on_the_worker(qtbot, window, casebase, "is not a number")
     pd.testing.assert_frame_equal(casebase.outcome.table, before)
     shown, text = _banner(casebase)
     assert shown and "cars.csv" in text and "last Run failed" in text

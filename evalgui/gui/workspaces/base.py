@@ -151,6 +151,7 @@ class Workspace(QWidget):
         self._job_inputs: InputsSnapshot | None = None        # what the running job was started with
         self._shown_inputs: InputsSnapshot | None = None      # what the shown results were computed with
         self._last_run_failed = False
+        self.changed_since_saved: list[str] = []     # files changed since the opened project was saved
         self.empty_hint = None          # first_steps.EmptyHint above the results, for the workspaces with a sample
         self.sample_opened = False      # the sample was loaded and set in the form (the hint then says: Run)
         from evalgui.gui.naming import NAMING
@@ -375,6 +376,7 @@ class Workspace(QWidget):
     def _handle_success(self, then: Callable[[Any], None] | None, result) -> None:
         self._last_job_succeeded = True
         self._last_run_failed = False
+        self.changed_since_saved = []
         self._shown_inputs = self._job_inputs
         if then is not None:
             then(result)
@@ -436,12 +438,29 @@ class Workspace(QWidget):
         return InputsSnapshot(json_text(state), tuple((p, self.session.version(p)) for p in paths),
                               tuple(self.session.find(p).name for p in paths))
 
+    def mark_changed_since_saved(self, paths: list[str]) -> None:
+        """A project was opened whose files ``paths`` changed since it was saved: the restored results that
+        were computed from any of them are stale until the next Run."""
+        used = {p for request in self.workflow_requests().values() for p in _strings(request)}
+        used |= set(_strings(self.form_state()))
+        self.changed_since_saved = [self.session.find(p).name if self.session.find(p) else os.path.basename(p)
+                                    for p in paths if p in used]
+        if hasattr(self, "stale_reasons") and hasattr(self, "_update_stale_banner"):
+            self._update_stale_banner()
+        else:
+            self.update_inputs_banner()
+
+    def saved_files_stale_reasons(self) -> list[str]:
+        return [f"{name} has changed since the project was saved" for name in self.changed_since_saved]
+
     def inputs_stale_reasons(self) -> list[str]:
         """Why the shown results no longer match the form or the files (empty: they do, or unknown)."""
         shown = self._shown_inputs
-        if shown is None or not self.has_results():
+        if not self.has_results():
             return []
-        reasons = []
+        if shown is None:
+            return self.saved_files_stale_reasons()
+        reasons = self.saved_files_stale_reasons()
         if self._last_run_failed:
             reasons.append("the last Run failed, so these are the earlier results")
         if shown.form != self.inputs_snapshot().form:
@@ -454,7 +473,9 @@ class Workspace(QWidget):
         if banner is None or not self.tracks_inputs():
             return
         reasons = self.inputs_stale_reasons()
-        names = ", ".join(self._shown_inputs.names) if reasons and self._shown_inputs.names else "other settings"
+        shown = self._shown_inputs
+        names = ", ".join(shown.names) if reasons and shown is not None and shown.names else \
+            ", ".join(self.changed_since_saved) if reasons and self.changed_since_saved else "other settings"
         banner.show_reasons(names, reasons)
 
     def naming_changed(self, _naming: str) -> None:

@@ -278,7 +278,7 @@ class RankedWorkspace(Workspace):
         reasons = [f"the form has changed since ({', '.join(form)})"] if form else []
         reasons += changed_files(self.session, inputs.versions, {inputs.qrels: inputs.qrels_name})
         reasons += [f"{name} has changed since the project was saved" for name in self._changed_on_disk]
-        return reasons
+        return list(dict.fromkeys(reasons + self.saved_files_stale_reasons()))
 
     def _update_stale_banner(self) -> None:
         reasons = self.stale_reasons()
