@@ -125,6 +125,9 @@ def changed_files(session, versions, required: dict[str, str]) -> list[str]:
     return reasons
 
 
+FORM_SHARE = 0.33      # at most this share of a workspace's width goes to its form (unless dragged wider)
+
+
 class Workspace(QWidget):
     """A tab of the main window. Subclasses set ``key`` (project files, settings) and ``title``."""
 
@@ -192,9 +195,46 @@ class Workspace(QWidget):
         splitter.setStretchFactor(0, 0)            # a wider window widens the results, not the form
         splitter.setStretchFactor(1, 1)
         splitter.setSizes(list(sizes))
+        self.splitter = splitter
+        self._form_width = sizes[0]             # the form's width when the window is wide enough for it
+        self._form_min_width = form_min_width
+        self._form_dragged = False
+        splitter.splitterMoved.connect(self._form_width_dragged)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
+
+    def form_width_for(self, total: int) -> int:
+        """The form's width in a splitter ``total`` pixels wide: the width it was given (by its
+        declaration or a drag), but at most a third of the room (two thirds for a width the user
+        dragged), so the results keep the larger part on a laptop."""
+        share = 0.6 if self._form_dragged else FORM_SHARE
+        return max(self._form_min_width, min(self._form_width, int(total * share)))
+
+    def _form_width_dragged(self, *_) -> None:
+        self._form_width = self.splitter.sizes()[0]
+        self._form_dragged = True
+
+    def fit_form(self) -> None:
+        splitter = getattr(self, "splitter", None)
+        if splitter is None or splitter.count() != 2:
+            return
+        total = sum(splitter.sizes())
+        if total <= 0:
+            return
+        form = self.form_width_for(total)
+        if splitter.sizes()[0] != form:
+            splitter.blockSignals(True)          # not a drag: the kept width stays
+            splitter.setSizes([form, total - form])
+            splitter.blockSignals(False)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit_form()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.fit_form()
 
     def _with_empty_hint(self, results: QWidget) -> QWidget:
         """The results under the hint an empty workspace shows (what to load, a button opening the sample)."""
