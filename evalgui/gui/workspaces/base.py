@@ -324,7 +324,16 @@ class Workspace(QWidget):
             self._abandoned.add(old)
         worker = Worker(job)
         self._side_workers[key] = worker
-        worker.succeeded.connect(lambda result: None if worker in self._abandoned else on_success(result))
+        def deliver(result) -> None:
+            if worker in self._abandoned:
+                return
+            try:
+                on_success(result)
+            except RuntimeError as exc:       # the window closed meanwhile: nobody to show it to
+                if "already deleted" not in str(exc):
+                    raise
+
+        worker.succeeded.connect(deliver)
         worker.failed.connect(lambda text, details: None if worker in self._abandoned
                               else self.error.emit(failure_title, text))
         worker.done.connect(lambda: self._side_done(key, worker))
