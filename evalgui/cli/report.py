@@ -24,7 +24,7 @@ def run(args) -> int:
     import shlex
 
     from evalgui.core.export import write_atomic
-    from evalgui.core.report import Section, build_report
+    from evalgui.core.workflows.report import Section, build_report
     from evalgui.core.workflows.project import open_project
 
     if not args.output:
@@ -39,7 +39,7 @@ def run(args) -> int:
     for key, outcome in project.outcomes.items():
         section = Section(key, outcome)
         if not args.no_plots:
-            from evalgui.core.report import Plot
+            from evalgui.core.workflows.report import Plot
             from evalgui.gui.outcome_plots import svg_plots
 
             section.plots = [Plot(title, svg) for title, svg in svg_plots(key, outcome)]

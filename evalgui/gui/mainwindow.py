@@ -800,7 +800,7 @@ class MainWindow(QMainWindow):
     def write_report(self, path: str) -> bool:
         """The report of every workspace's results, written atomically; False (and a dialog) if it cannot be."""
         from evalgui.core.export import write_atomic
-        from evalgui.core.report import Plot, Section, build_report
+        from evalgui.core.workflows.report import Plot, Section, build_report
         from evalgui.gui.outcome_plots import svg_plots
 
         sections = [Section(key, outcome, [Plot(t, svg) for t, svg in svg_plots(key, outcome)])

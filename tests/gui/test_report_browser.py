@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from evalgui.core.report import Section, build_report
+from evalgui.core.workflows.report import Section, build_report
 from tests.conftest import SAMPLE_DATA
 from tests.core.test_report import RUNS, SYN, outcomes  # noqa: F401  (the fixture)
 from tests.gui.conftest import load, run_and_wait
@@ -38,7 +38,7 @@ def rendered(page: str, tmp_path) -> tuple[list[tuple[int, int]], list[str]]:
 @pytest.mark.skipif(CHROMIUM is None, reason="no headless Chromium (Debian: apt install chromium)")
 def test_it_renders_in_a_real_browser_with_no_error_and_every_svg_drawn(qtbot, outcomes, tmp_path):
     from evalgui.gui.outcome_plots import svg_plots
-    from evalgui.core.report import Plot
+    from evalgui.core.workflows.report import Plot
 
     sections = [Section(k, o, [Plot(t, svg) for t, svg in svg_plots(k, o)]) for k, o in outcomes.items()]
     page = build_report(sections)

@@ -428,7 +428,7 @@ def paper_table(comparison: Comparison, fmt: str = "latex", digits: int = 4) -> 
     under the table says how significance was decided, so the table can be quoted on its own."""
     from evalgui.core.export import _latex_escape
 
-    if fmt not in PAPER_FORMATS:
+    if fmt not in PAPER_FORMATS and fmt != "html":
         raise ValueError(f"the paper table is written as {' or '.join(PAPER_FORMATS)}, not '{fmt}'")
     runs, measures = comparison.runs, comparison.measures
     letters = [_letter(i) for i in range(len(runs))]
@@ -437,7 +437,7 @@ def paper_table(comparison: Comparison, fmt: str = "latex", digits: int = 4) -> 
     for row in comparison.table[comparison.table["significant"]].itertuples(index=False):
         winner, loser = (row.run_a, row.run_b) if row.diff > 0 else (row.run_b, row.run_a)
         beats[(winner, row.measure)].append(letters[runs.index(loser)])
-    latex = fmt == "latex"
+    latex, web = fmt == "latex", fmt == "html"
 
     def cell(run: str, measure: str) -> str:
         value = means[measure].get(run)
@@ -447,13 +447,25 @@ def paper_table(comparison: Comparison, fmt: str = "latex", digits: int = 4) -> 
         shown = {r: f"{v:.{digits}f}" for r, v in means[measure].items() if v == v}
         best = max(shown.values(), key=float) if shown else None
         if text == best and list(shown.values()).count(best) == 1:
-            text = f"\\textbf{{{text}}}" if latex else f"**{text}**"
+            text = f"\\textbf{{{text}}}" if latex else f"<strong>{text}</strong>" if web else f"**{text}**"
         marks = "".join(sorted(beats[(run, measure)], key=letters.index))
         if marks:
             text += f"$^{{{marks}}}$" if latex else f"<sup>{marks}</sup>"
+        if web:
+            return f'<td class="num" data-value="{value!r}">{text}</td>'
         return text
 
     note = _provenance_note(comparison)
+    if web:
+        import html
+
+        from evalgui.core.display import measure_label
+
+        head = "".join(f'<th scope="col">{html.escape(measure_label(m))}</th>' for m in measures)
+        rows = "".join(f'<tr><th scope="row">({letters[i]}) {html.escape(run)}</th>'
+                       + "".join(cell(run, m) for m in measures) + "</tr>" for i, run in enumerate(runs))
+        return (f'<table class="paper"><thead><tr><th scope="col">Run</th>{head}</tr></thead><tbody>{rows}</tbody>'
+                f'</table><p class="footnote">{html.escape(note)}</p>\n')
     if latex:
         lines = ["\\begin{tabular}{l" + "r" * len(measures) + "}", "\\toprule",
                  "Run & " + " & ".join(_latex_escape(m) for m in measures) + " \\\\", "\\midrule"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 SECTIONS = {
     "ranked": ("Ranked retrieval", [("summary", "Mean of each measure", True),
                                     ("per_query", "Per query", False)]),
-    "compare": ("Compare systems: significance tests", [("comparison", "Every tested pair", True),
+    "compare": ("Compare systems: significance tests", [("comparison", "Every tested pair", False),
                                                         ("query_sets", "Queries compared", True)]),
     "preference": ("Compare systems: preferences", [("ranking", "Runs ranked by mean preference", True),
                                                    ("pairs", "Every pair", False)]),
@@ -185,6 +185,14 @@ def section_html(section: Section) -> str:
     notes = section.outcome.notes_for_window() if hasattr(section.outcome, "notes_for_window") else []
     if notes:
         parts.append("<ul class=\"notes\">" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
+    if section.key == "compare":
+        from evalgui.core.stats.compare import paper_table
+        from evalgui.core.workflows.compare import comparison_from_outcome
+
+        comparison = comparison_from_outcome(section.outcome)
+        if comparison is not None:
+            parts.append("<h3>Mean of each measure, with the runs each beats significantly</h3>"
+                         + paper_table(comparison, "html"))
     shown = [(name, heading, open_) for name, heading, open_ in wanted if name in tables] or \
         [(name, name.replace("_", " ").capitalize(), True) for name in tables]
     for name, heading, open_ in shown:
@@ -212,7 +220,8 @@ max-width:70em;padding:0 1em;line-height:1.45}
 h1{font-size:1.6em}h2{border-bottom:2px solid #ccc;padding-bottom:.2em;margin-top:2em}
 table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{padding:.25em .6em;border-bottom:1px solid #ddd;
 text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-table.sortable th{cursor:pointer;background:#f3f3f3}table.sortable th:hover{background:#e6e6e6}
+table.sortable th{cursor:pointer;background:#f3f3f3}table.paper th{background:#f3f3f3}
+.footnote{font-size:.85em;color:#444}table.sortable th:hover{background:#e6e6e6}
 .table-wrap{overflow-x:auto}figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.9em;color:#444}.guide{color:#333}.notes{color:#6b4b00}details{margin:.5em 0}
 code{font-size:.85em}footer{margin-top:3em;font-size:.85em;color:#555}
