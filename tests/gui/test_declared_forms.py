@@ -52,3 +52,54 @@ def test_stability_state_is_by_the_request_names_and_an_old_state_restores(qtbot
     assert state["level"] == 2 and state["splits"] == [2, 4] and state["compat"] == "dunaiski2018"
     form.restore({**state, "missing_rank": 1000})
     assert form.state()["missing_rank"] == 1000 and form.state()["splits"] == [2, 4]
+
+
+# ---------------------------------------------------------------------------- meta-evaluation
+def test_metaeval_state_is_by_the_request_names_and_an_old_state_restores(qtbot, window):
+    from evalgui.core.workflows.metaeval import MetaevalRequest
+
+    form = window.workspaces["metaeval"].form
+    assert form.bindings["sets"].label.text() == MetaevalRequest.param("sets").label
+    state = form.state()
+    assert {"level", "complete", "experiment", "fuzziness", "set_sizes", "sets", "test", "correction", "alpha",
+            "samples", "fractions", "seed", "stability_repetitions", "robustness_repetitions"} <= set(state)
+    assert "relevance_level" not in state and "fill_missing" not in state
+    assert state["fractions"] == list(MetaevalRequest.param("fractions").default) and state["samples"] == 1000
+    # a version-1 state: other names, the boxes' texts, B per test under "samples"
+    form.restore({"relevance_level": 2, "fill_missing": True, "experiment": "power", "test": "randomization",
+                  "samples": {"randomization": 2000, "bootstrap": 300}, "set_sizes": "5, 10", "fractions": "0.5",
+                  "alpha": 0.1, "stability_repetitions": 3})
+    assert form.level_spin.value() == 2 and form.fill_check.isChecked() and form.experiment() == "power"
+    assert form.samples_spin.value() == 2000 and form.set_sizes_edit.text() == "5, 10"
+    assert form.fractions_edit.text() == "0.5" and form.alpha_spin.value() == 0.1
+    assert form.stability_repetitions_spin.value() == 3
+    state = form.state()
+    assert state["level"] == 2 and state["complete"] is True and state["set_sizes"] == [5, 10]
+    assert state["samples"] == 2000 and state["samples_per_test"]["bootstrap"] == 300
+    # and today's state restores itself
+    form.test_combo.setCurrentIndex(form.test_combo.findData("bootstrap"))
+    assert form.samples_spin.value() == 300                 # B as last set for each test
+    form.restore(state)
+    assert form.state() == state
+
+
+# ---------------------------------------------------------------------------- case-based
+def test_casebase_settings_are_bound_and_an_old_state_restores(qtbot, window):
+    from evalgui.core.workflows.casebase import CasebaseRequest
+
+    form = window.workspaces["casebase"].form
+    assert form.ties_combo.currentData() == "case_id"
+    assert [form.ties_combo.itemText(i) for i in range(form.ties_combo.count())] == \
+        [text for _, text in CasebaseRequest.param("ties").choices]
+    assert form.include_self.text() == CasebaseRequest.param("include_self").label
+    assert form.ks.toolTip().startswith(CasebaseRequest.param("ks").help)
+    state = form.state()
+    assert {"include_self", "filter_sizes", "ks", "ties", "relevance_thresholds"} <= set(state)
+    # before the declarations, the thresholds were saved with the ranked measures, as typed
+    form.restore({"filter_sizes": "3,6", "ks": "3,3", "ties": "interchangeable", "include_self": True,
+                  "ranked": {"on": True, "thresholds": "0.6,0.8", "measures": {}}})
+    assert form.filter_sizes.text() == "3,6" and form.ks.text() == "3,3" and form.include_self.isChecked()
+    assert form.thresholds.text() == "0.6,0.8" and form.ranked_check.isChecked()
+    state = form.state()
+    assert state["relevance_thresholds"] == [0.6, 0.8] and state["filter_sizes"] == [3, 6]
+    assert state["ties"] == "interchangeable" and "thresholds" not in state["ranked"]
