@@ -2,6 +2,10 @@
 
     QT_QPA_PLATFORM=offscreen python docs/make_screenshots.py
 
+At a laptop's 1366×768 (the README's). To check other screens without touching the README's
+pictures: SCREENSHOT_SIZE=2732x1536 QT_SCALE_FACTOR=2 SCREENSHOT_OUT=/tmp/shots, and SCREENSHOT_DARK=1
+for a dark palette.
+
 It opens the demo, waits for the evaluation, then grabs the window on each
 results tab. The fonts are whatever the machine has (offscreen Qt uses
 fontconfig), so run it where a normal sans-serif font is installed.
@@ -14,7 +18,22 @@ import sys
 import tempfile
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent / "screenshots"
+OUT = Path(os.environ.get("SCREENSHOT_OUT") or Path(__file__).resolve().parent / "screenshots")
+SIZE = tuple(int(v) for v in os.environ.get("SCREENSHOT_SIZE", "1366x768").split("x"))
+
+
+def dark_palette():
+    from PySide6.QtGui import QColor, QPalette
+
+    palette = QPalette()
+    for role, colour in ((QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.WindowText, "#e6e6e6"),
+                         (QPalette.ColorRole.Base, "#1e1e1e"), (QPalette.ColorRole.AlternateBase, "#2f2f2f"),
+                         (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.Button, "#353535"),
+                         (QPalette.ColorRole.ButtonText, "#e6e6e6"), (QPalette.ColorRole.Highlight, "#2a82da"),
+                         (QPalette.ColorRole.HighlightedText, "#ffffff"), (QPalette.ColorRole.ToolTipBase, "#353535"),
+                         (QPalette.ColorRole.ToolTipText, "#e6e6e6"), (QPalette.ColorRole.PlaceholderText, "#9a9a9a")):
+        palette.setColor(role, QColor(colour))
+    return palette
 
 
 def main() -> int:
@@ -27,8 +46,16 @@ def main() -> int:
     from evalgui.gui.mainwindow import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    if os.environ.get("SCREENSHOT_DARK"):
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette())
     window = MainWindow()
-    window.resize(1400, 860)
+    # (a screenshot script answers the closing questions itself: nobody is there to click)
+    from PySide6.QtWidgets import QMessageBox
+
+    window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
+    window.ask_stop_job = lambda then: True
+    window.resize(*SIZE)
     window.show()
     OUT.mkdir(parents=True, exist_ok=True)
 

@@ -36,8 +36,6 @@ SECTIONS = {
                                                             ("results", "Every value", False)]),
 }
 WORKSPACE_ORDER = ("ranked", "compare", "preference", "metaeval", "stability", "casebase", "similarity")
-# Columns shown as p-values ("< 0.0001"), counts (whole numbers) and plain numbers (4 decimals).
-P_COLUMNS = {"p_value", "p_adjusted"}
 
 
 @dataclass
@@ -54,23 +52,19 @@ class Section:
     guide: str = ""              # a reading guide (the in-app help's words)
 
 
-def number_text(value, column: str = "") -> str:
-    """A number as the window shows it: whole numbers plainly, p-values below 0.0001 as "< 0.0001",
-    others with 4 decimals; undefined as "–"."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
+def number_text(value, column: str = "", samples=None) -> str:
+    """A number as the window shows it (:mod:`evalgui.core.display`): counts whole, percentages with %,
+    p-values below 0.0001 as "< 0.0001" (a resampling p of 0 as "< 1/B"), others with 4 decimals; "–" when
+    undefined."""
+    from evalgui.core import display
+
+    kind = display.column_kind(column)
+    if kind == "p":
+        return display.format_p(value, int(samples) if isinstance(samples, (int, float)) and samples == samples
+                                and samples else None)
+    if isinstance(value, int) and not isinstance(value, bool) and kind == "real":
         return f"{value:,}"
-    if isinstance(value, float):
-        if column in P_COLUMNS and 0 < value < 0.0001:
-            return "< 0.0001"
-        if value.is_integer() and column in ("wins", "ties", "losses", "n_queries", "samples", "seed", "universe",
-                                             "dropped"):
-            return f"{int(value):,}"
-        return f"{value:.4f}"
-    return str(value)
+    return display.format_number(value, kind=kind)
 
 
 def _cell(value, column: str, samples=None, best: bool = False) -> str:
@@ -83,12 +77,15 @@ def _cell(value, column: str, samples=None, best: bool = False) -> str:
         pass
     if hasattr(value, "item"):              # numpy scalars
         value = value.item()
-    text = html.escape(number_text(value, column))
-    if column in P_COLUMNS and value == 0 and isinstance(samples, (int, float)) and samples == samples and samples:
-        # no resample was as extreme: p is below 1/B, not 0
-        text = html.escape(f"< 1/{int(samples):,}")
+    text = html.escape(number_text(value, column, samples))
     if isinstance(value, float) and math.isnan(value):
-        return '<td class="num" title="undefined">–</td>'
+        from evalgui.core.display import why_missing
+
+        return f'<td class="num" title="{html.escape(why_missing(column))}">–</td>'
+    if isinstance(value, str) and column in ("measure", "method", "norm"):
+        from evalgui.core.display import measure_label
+
+        return f"<td>{html.escape(measure_label(value))}</td>"
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value is not None:
         full = repr(float(value)) if isinstance(value, float) else str(value)
         if best:
@@ -99,8 +96,11 @@ def _cell(value, column: str, samples=None, best: bool = False) -> str:
 
 def table_html(frame, caption: str = "", best: set | None = None) -> str:
     """``best``: (row position, column name) of the cells to mark as the best."""
+    from evalgui.core.display import column_label
+
     columns = [str(c) for c in frame.columns]
-    head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in columns)
+    # Headers in the window's words; the machine name (as in exported files) in the title.
+    head = "".join(f'<th scope="col" title="{html.escape(c)}">{html.escape(column_label(c))}</th>' for c in columns)
     rows = []
     at_samples = columns.index("samples") if "samples" in columns else None
     best = best or set()

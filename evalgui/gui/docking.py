@@ -14,9 +14,13 @@ from evalgui.gui.settings import app_settings
 
 
 class DockWidthKeeper(QObject):
-    def __init__(self, window: QMainWindow, dock: QDockWidget, default_width: int, settings_key: str):
+    def __init__(self, window: QMainWindow, dock: QDockWidget, default_width: int, settings_key: str,
+                 limit=None):
+        """``limit(window_width)``: the widest the dock may be in a window that wide (None: no limit),
+        so that on a laptop's screen the results keep most of the room."""
         super().__init__(window)
         self.window, self.dock, self.settings_key = window, dock, settings_key
+        self.limit = limit
         self.width = app_settings().value(settings_key, default_width, type=int)
         self._width_at_press: int | None = None
         window.installEventFilter(self)
@@ -25,6 +29,8 @@ class DockWidthKeeper(QObject):
         kind = event.type()
         if kind == QEvent.Type.Show or kind == QEvent.Type.Resize and event.size().width() > event.oldSize().width():
             QTimer.singleShot(0, self.restore)       # once the window's layout has the new size
+        elif kind == QEvent.Type.Resize and event.size().width() < event.oldSize().width():
+            QTimer.singleShot(0, self.narrow)
         elif kind == QEvent.Type.MouseButtonPress:
             self._width_at_press = self.dock.width()
         elif kind == QEvent.Type.MouseButtonRelease and self._width_at_press is not None:
@@ -34,9 +40,24 @@ class DockWidthKeeper(QObject):
             self._width_at_press = None
         return False
 
-    def restore(self) -> None:
-        """Widen the dock back to its width, as far as the window's other parts leave room."""
+    def target_width(self) -> int:
+        """The dock's width in the window as it is now: the kept width, within the limit."""
+        limit = self.limit(self.window.width()) if self.limit is not None else None
+        return self.width if limit is None else min(self.width, limit)
+
+    def _beside(self) -> bool:
         side = self.window.dockWidgetArea(self.dock) in (Qt.DockWidgetArea.LeftDockWidgetArea,
                                                          Qt.DockWidgetArea.RightDockWidgetArea)
-        if side and self.dock.isVisible() and not self.dock.isFloating() and self.dock.width() < self.width:
-            self.window.resizeDocks([self.dock], [self.width], Qt.Orientation.Horizontal)
+        return side and self.dock.isVisible() and not self.dock.isFloating()
+
+    def restore(self) -> None:
+        """Widen the dock back to its width, as far as the window's other parts leave room."""
+        target = self.target_width()
+        if self._beside() and self.dock.width() != target:
+            self.window.resizeDocks([self.dock], [target], Qt.Orientation.Horizontal)
+
+    def narrow(self) -> None:
+        """A narrower window: the dock gives up its room down to the limit (the results need it more)."""
+        target = self.target_width()
+        if self._beside() and self.dock.width() > target:
+            self.window.resizeDocks([self.dock], [target], Qt.Orientation.Horizontal)

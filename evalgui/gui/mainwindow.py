@@ -11,8 +11,10 @@ from PySide6.QtGui import QAction, QCursor, QDragEnterEvent, QDropEvent, QKeySeq
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
                                QPushButton, QTabWidget, QVBoxLayout, QWidget)
 
+from evalgui.gui.accessibility import name_controls
 from evalgui.gui.datapanel import DataPanel
 from evalgui.gui.docking import DockWidthKeeper
+from evalgui.gui.naming import add_menu as measure_names_menu
 from evalgui.core.inputs import LoadedInput, LoadFailure, kinds, load_files_job, open_dialog_filters
 from evalgui.gui.session import Session
 from evalgui.gui.settings import app_settings
@@ -27,6 +29,8 @@ PROJECT_FILTER = "evalgui project (*.evalgui)"
 MIN_WINDOW_SIZE = (800, 560)
 DATA_DOCK_WIDTH = 300          # until the user drags it wider or narrower
 DATA_DOCK_MIN_WIDTH = 180      # file names and kinds stay readable
+WIDE_WINDOW = 1300             # narrower windows (a laptop's) narrow the Data dock and the forms
+LAPTOP_WINDOW = 1000
 
 
 def demo_files() -> list[tuple[str, str]]:
@@ -125,7 +129,8 @@ class MainWindow(QMainWindow):
         self.data_dock.setWidget(self.data_panel)
         self.data_panel.setMinimumWidth(DATA_DOCK_MIN_WIDTH)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.data_dock)
-        self.data_dock_width = DockWidthKeeper(self, self.data_dock, DATA_DOCK_WIDTH, "window/data_dock_width")
+        self.data_dock_width = DockWidthKeeper(self, self.data_dock, DATA_DOCK_WIDTH, "window/data_dock_width",
+                                               limit=data_dock_limit)
 
         self.load_progress = QProgressBar()
         self.load_progress.setMaximumWidth(180)
@@ -138,6 +143,7 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         self.session.changed.connect(self._mark_modified)
         self._set_modified(False)      # restoring the last-used parameters changes nothing to save
+        name_controls(self)            # every control a screen reader lands on says what it is
 
     # ================================================================ menus and toolbar
     def _build_actions(self) -> None:
@@ -194,6 +200,7 @@ class MainWindow(QMainWindow):
         self.toolbar = self.addToolBar("Main")
         self.toolbar.setObjectName("mainToolbar")
         view_menu.addAction(self.toolbar.toggleViewAction())
+        self.measure_names_menu = measure_names_menu(view_menu)
         view_menu.addSeparator()
         for i in range(self.tabs.count()):
             view_menu.addAction(action(self.tabs.tabText(i), lambda _=False, i=i: self.tabs.setCurrentIndex(i),
@@ -603,6 +610,8 @@ class MainWindow(QMainWindow):
             for key, state in project["results"].items():
                 if key in self.workspaces and state:
                     self.workspaces[key].restore_results_state(state)
+            for ws in self.workspaces.values():          # results computed from files changed since: stale
+                ws.mark_changed_since_saved(checked["changed"])
             # The workspace holding the results (else the first) is what the user opened the project for.
             shown = [ws for ws in self.workspaces.values() if ws.has_results()] or list(self.workspaces.values())
             if shown:
@@ -847,6 +856,14 @@ class MainWindow(QMainWindow):
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.open()
         self.about_dialog = dialog
+
+
+def data_dock_limit(window_width: int) -> int | None:
+    """The widest the Data dock may be: any width in a wide window; a fifth of a laptop-sized one
+    (but never narrower than its file names need), so the results keep most of the room."""
+    if window_width >= WIDE_WINDOW:
+        return None
+    return max(DATA_DOCK_MIN_WIDTH, max(window_width, LAPTOP_WINDOW) // 5)
 
 
 def loading_summary(read: int, failures: list[LoadFailure]) -> str:

@@ -46,10 +46,12 @@ import math
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRectF, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QCursor, QFont, QFontMetrics, QFontMetricsF, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QToolTip
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QScrollArea, QTableView, QToolTip
 
+from evalgui.core import display
+from evalgui.gui import naming
 from evalgui.gui.plots import plain_axes
 from evalgui.gui.tables import tsv_text
 
@@ -247,7 +249,8 @@ class MatrixModel(QAbstractTableModel):
         if self._display is None:
             empty = self._empty()
             marks = self._marks
-            self._display = [["" if empty[r, c] else self.cell_text(r, c) + (marks[r][c] if marks else "")
+            self._display = [[self._empty_text(r, c) if empty[r, c] else self.cell_text(r, c)
+                              + (marks[r][c] if marks else "")
                               for c in range(self.columnCount())] for r in range(self.rowCount())]
         return self._display
 
@@ -270,9 +273,17 @@ class MatrixModel(QAbstractTableModel):
         otherwise)."""
         return f"{float(self._values[row, column]):.{self.precision}f}"
 
+    # What an empty cell off the diagonal reads. Blank by default: in most matrices an empty cell is a pair
+    # not compared or given no mark; a matrix whose empty cells are undefined values sets display.MISSING.
+    undefined_text = ""
+
+    def _empty_text(self, row: int, column: int) -> str:
+        """A masked cell (the diagonal) is blank; an empty one reads ``undefined_text``."""
+        return "" if self.masked(row, column) else self.undefined_text
+
     def display_text(self, row: int, column: int) -> str:
         if self.value(row, column) is None:
-            return ""
+            return self._empty_text(row, column)
         return self.cell_text(row, column) + self.mark(row, column)
 
     def tooltip(self, row: int, column: int) -> str | None:
@@ -284,8 +295,8 @@ class MatrixModel(QAbstractTableModel):
             return self._tooltips[row][column]
         value = self.value(row, column)
         if value is None:
-            return None
-        return f"{self._row_labels[row]} · {self._column_labels[column]}: {value!r}"
+            return display.why_missing("") if self.undefined_text and not self.masked(row, column) else None
+        return f"{naming.label(self._row_labels[row])} · {naming.label(self._column_labels[column])}: {value!r}"
 
     def row_label(self, row: int) -> str:
         return self._row_labels[row]
@@ -327,7 +338,7 @@ class MatrixModel(QAbstractTableModel):
         if not 0 <= section < len(labels):
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return labels[section]
+            return naming.label(labels[section])       # a measure (agreement matrices) in the window's naming
         return None
 
 
@@ -648,6 +659,8 @@ def _all_fit(font: QFont, texts: list[str], width: float, height: float, ink: bo
 class HeatmapPlot(pg.PlotWidget):
     """The model's matrix as an image, row 0 at the top, with a colour bar over the model's levels."""
 
+    cell_activated = Signal(int, int)       # (row, column) of a double-clicked cell
+
     def __init__(self, model: MatrixModel | None = None, parent=None, *, show_values: bool | None = None):
         axes = {"left": _LabelAxis("left"), "top": _LabelAxis("top")}
         super().__init__(parent, axisItems=axes)
@@ -683,6 +696,7 @@ class HeatmapPlot(pg.PlotWidget):
         # Column labels stand on end or lie flat as the cells narrow or widen.
         item.getViewBox().sigResized.connect(lambda *_: self._fit_column_labels())
         self.scene().sigMouseMoved.connect(self._hover)
+        self.scene().sigMouseClicked.connect(self._clicked)
         self._refresh()
 
     @property
@@ -775,6 +789,22 @@ class HeatmapPlot(pg.PlotWidget):
                 return axis.labels[cell] if cell is not None else ""
         return ""
 
+    def cell_at(self, scene_position) -> tuple[int, int] | None:
+        """The (row, column) of the cell at ``scene_position``, None outside the cells."""
+        view = self.getPlotItem().getViewBox()
+        if not view.sceneBoundingRect().contains(scene_position):
+            return None
+        point = view.mapSceneToView(scene_position)
+        row, column = int(round(point.y())), int(round(point.x()))
+        if 0 <= row < self.model.rowCount() and 0 <= column < self.model.columnCount():
+            return row, column
+        return None
+
+    def _clicked(self, event) -> None:
+        cell = self.cell_at(event.scenePos())
+        if event.double() and cell is not None:
+            self.cell_activated.emit(*cell)
+
     def _hover(self, scene_position) -> None:
         text = self.hover_text(scene_position)
         self.setToolTip(text)
@@ -796,6 +826,86 @@ class HeatmapPlot(pg.PlotWidget):
             event.setAccepted(bool(text))
             return True
         return super().viewportEvent(event)
+
+
+class EveryLabelArea(QScrollArea):
+    """A heatmap that keeps every row and column label: its cells never get smaller than a label's
+    line in the smallest font, so with 30 to 50 runs in a small pane the heatmap scrolls instead of
+    leaving out every other label (the marks of significance fit such a cell too)."""
+
+    def __init__(self, heatmap: "HeatmapPlot", parent=None):
+        super().__init__(parent)
+        self.heatmap = heatmap
+        self.setObjectName(f"{heatmap.objectName() or 'heatmap'}Area")
+        self.setWidget(heatmap)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        heatmap.model.modelReset.connect(self.fit)
+        self.fit()
+
+    def cell_room(self) -> int:
+        """The smallest cell, in pixels, that holds a label's line (in the smallest font)."""
+        return math.ceil(QFontMetricsF(_shrunk(QFont(self.heatmap.font()), SMALLEST_FONT)).height()) + 1
+
+    def fit(self) -> None:
+        model, item = self.heatmap.model, self.heatmap.getPlotItem()
+        rows, columns = model.rowCount(), model.columnCount()
+        if not rows or not columns:
+            self.heatmap.setMinimumSize(0, 0)
+            return
+        cell = self.cell_room()
+        left = item.getAxis("left").width()
+        # room beside the cells: row labels, colour bar and its numbers; above: the labels on end
+        metrics = QFontMetricsF(item.getAxis("top").base_font())
+        top = min(LABEL_ROOM, max(metrics.horizontalAdvance(model.column_label(c)) for c in range(columns))) + 12
+        self.heatmap.setMinimumSize(int(left + columns * cell + 80), int(top + rows * cell + 30))
+
+
+def export_heatmap(model: MatrixModel, path: str, title_lines: list[str]) -> None:
+    """Write ``model``'s heatmap to ``path`` (PNG or SVG) with a title (say, the measure, the test and
+    "row minus column"), drawn apart from the window: its proportions follow the matrix (square cells
+    of 18 to 60 pixels, 360 to 900 pixels of cells), not the pane it happens to sit in on screen."""
+    import html
+
+    from evalgui.gui.plots import export_plot
+
+    n = max(model.rowCount(), model.columnCount(), 1)
+    cell = max(18.0, min(60.0, 720.0 / n))
+    grid = int(max(360, min(900, n * cell)))
+    plot = HeatmapPlot(model)
+    try:
+        plot.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+        lines = [html.escape(line) for line in title_lines if line]
+        title_height = 0
+        if lines:
+            item = plot.getPlotItem()
+            item.setTitle("<br>".join([f"<b>{lines[0]}</b>"] + lines[1:]), size="10pt")
+            title_height = int(QFontMetrics(plot.font()).height() * 1.35 * len(lines)) + 10
+            item.layout.setRowFixedHeight(0, title_height)     # pyqtgraph leaves room for one line
+            item.titleLabel.setMinimumHeight(title_height)
+            item.titleLabel.setMaximumHeight(title_height)
+        left = plot.getPlotItem().getAxis("left").width()
+        plot.resize(int(left + grid + 90), int(title_height + LABEL_ROOM + grid + 20))
+        plot.show()
+        QGuiApplication.processEvents()       # lay the plot out at that size (the column labels stand on end)
+        plot._fit_column_labels()
+        QGuiApplication.processEvents()
+        export_plot(plot, path)
+    finally:
+        plot.model.modelReset.disconnect(plot._refresh)
+        plot.close()
+        plot.deleteLater()
+
+
+def on_cell_activated(slot, *views) -> None:
+    """Call ``slot(row, column)`` when a cell is double-clicked in a heatmap, or double-clicked or
+    activated (Enter) in a matrix table: a run × run cell opens its pair."""
+    for view in views:
+        if isinstance(view, HeatmapPlot):
+            view.cell_activated.connect(slot)
+        else:
+            # (a double click activates too, except where one click does: then one click opens)
+            view.activated.connect(lambda index: slot(index.row(), index.column()))
 
 
 # Colour levels snap to these, so that re-running with similar numbers keeps every colour.

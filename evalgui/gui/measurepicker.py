@@ -22,7 +22,7 @@ from evalgui.core.registry import Record
 
 # What a new user starts with: the usual suspects at the usual cutoffs.
 DEFAULT_CHECKED = {"map": "", "P": "10", "ndcg_cut": "10", "recall": "100", "recip_rank": ""}
-CUSTOM_FAMILY = "Custom (ir_measures or trec_eval syntax)"
+CUSTOM_FAMILY = "Custom (written as in papers or as in trec_eval)"
 _NAME_ROLE = Qt.ItemDataRole.UserRole
 _EDITABLE_KINDS = (ParamKind.LONG_CUTOFFS, ParamKind.DOUBLE_CUTOFFS, ParamKind.DOUBLE_PARAMS, ParamKind.PAIRS)
 
@@ -110,12 +110,12 @@ class MeasurePicker(QWidget):
         super().__init__(parent)
         self.registry = registry
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Search measures (name, ir_measures name, description)…")
+        self.search.setPlaceholderText("Search measures (name as in papers or in trec_eval, description)…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._filter)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("measureTree")
-        self.tree.setHeaderLabels(["Measure", "Parameters", "ir_measures"])
+        self.tree.setHeaderLabels(["Measure", "Parameters", "As in papers"])
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)

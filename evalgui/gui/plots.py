@@ -17,6 +17,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
+from evalgui.gui.naming import label as shown_name
+
 # Okabe-Ito: tells runs apart for colour-blind readers too.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 HELPED, HURT, TIED = "#2e7d32", "#c62828", "#9e9e9e"
@@ -452,7 +454,7 @@ class DifferenceChart(pg.PlotWidget):
             top = top if top > 0 else 1.0
             item.setYRange(-top * 1.05, top * 1.05, padding=0)
         counts = frame["outcome"].value_counts() if n else {}
-        item.setLabel("left", f"{measure}: {run} − {baseline}")
+        item.setLabel("left", f"{shown_name(measure)}: {run} − {baseline}")
         left_out = "" if of_queries is None or of_queries <= n else \
             f" ({of_queries - n} of {of_queries} queries left out: not in both runs)"
         item.setTitle(f"{run} vs {baseline}: helped {int(counts.get('helped', 0))}, "

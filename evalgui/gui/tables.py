@@ -19,6 +19,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QHeaderView, QMenu, QTableView
 
+from evalgui.core import display
+from evalgui.gui import naming
+
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -32,13 +35,23 @@ def _is_missing(value) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
+# Columns whose words are measure or metric names (shown in the chosen naming).
+NAME_COLUMNS = frozenset({"measure", "metric", "measure_a", "measure_b"})
+
+
 class DataFrameModel(QAbstractTableModel):
     """A DataFrame as a table. ``best`` is "column", "row" or None: where to bold the best value
     (the highest, or the lowest for a lower-is-better measure; see set_frame's ``directions``)."""
 
     def __init__(self, frame: pd.DataFrame | None = None, *, precision: int = 4, best: str | None = "column",
-                 badges: dict[str, dict[str, str]] | None = None, parent=None):
+                 badges: dict[str, dict[str, str]] | None = None, headers: dict[str, str] | None = None,
+                 parent=None):
         super().__init__(parent)
+        # Machine column name -> the header shown (display.column_label for the others); exports keep the names.
+        self.headers = dict(headers or {})
+        self.resamples: int | None = None      # B of a resampling test: its p of 0 reads "< 1/B"
+        self._kinds: list[str] = []
+        naming.NAMING.changed.connect(self._naming_changed)
         self._badges = {column: {text: QColor(colour) for text, colour in colours.items()}
                         for column, colours in (badges or {}).items()}
         self._precision = precision
@@ -69,6 +82,8 @@ class DataFrameModel(QAbstractTableModel):
         # Plain Python values per column: data() is called for every visible cell, pandas' iat is slow.
         self._values = [[None if v is pd.NA else v for v in frame[c].tolist()] for c in frame.columns]
         self._names = [str(c) for c in frame.columns]
+        self._kinds = ["count" if i in self._integers else display.column_kind(n) if self._numeric[i] else
+                       "name" if n in NAME_COLUMNS else "text" for i, n in enumerate(self._names)]
         self._n_rows, self._n_columns = len(frame), len(frame.columns)
         self._best = self._best_mask(frame)
         self.endResetModel()
@@ -146,14 +161,33 @@ class DataFrameModel(QAbstractTableModel):
     def raw(self, row: int, column: int):
         return _python_value(self._values[column][row])
 
+    def _naming_changed(self, _naming: str) -> None:
+        if self._n_columns:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self._n_columns - 1)
+            if self._n_rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(self._n_rows - 1, self._n_columns - 1))
+
+    def column_name(self, column: int) -> str:
+        """The machine name of a column (what exports write)."""
+        return self._names[column]
+
+    def header_text(self, column: int) -> str:
+        return display.column_label(self._names[column], naming.current(), self.headers)
+
     def display_text(self, row: int, column: int) -> str:
         value = self.raw(row, column)
         if _is_missing(value):
-            return ""
-        if isinstance(value, float):
-            if column in self._integers and value.is_integer():
-                return f"{value:.0f}"
-            return f"{value:.{self._precision}f}"
+            return display.MISSING if self._numeric[column] else ""
+        kind = self._kinds[column]
+        if kind == "p":
+            return display.format_p(value, self.resamples, precision=self._precision)
+        if isinstance(value, bool):
+            return str(value)
+        if isinstance(value, (int, float)):
+            return display.format_number(value, precision=self._precision,
+                                         kind=kind if kind in ("count", "percent") else "real")
+        if kind == "name" and isinstance(value, str):
+            return naming.label(value)
         return str(value)
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
@@ -169,7 +203,9 @@ class DataFrameModel(QAbstractTableModel):
             return value
         if role == Qt.ItemDataRole.ToolTipRole:
             value = self.raw(row, column)
-            return None if _is_missing(value) else repr(value) if isinstance(value, float) else None
+            if _is_missing(value):
+                return display.why_missing(self._names[column]) if self._numeric[column] else None
+            return repr(value) if isinstance(value, float) else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             horizontal = Qt.AlignmentFlag.AlignRight if self._numeric[column] else Qt.AlignmentFlag.AlignLeft
             return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
@@ -188,9 +224,12 @@ class DataFrameModel(QAbstractTableModel):
                 return None
             name = self._names[section]
             if role == Qt.ItemDataRole.DisplayRole:
-                return name
+                return self.header_text(section)
             if role == Qt.ItemDataRole.ToolTipRole:
-                return self._tooltips.get(name)
+                tip = self._tooltips.get(name)
+                shown = self.header_text(section)
+                # The header's machine name (what exports and evalgui-cli call the column) ends its tooltip.
+                return (f"{tip}\n\n" if tip else "") + f"Column in exported files: {name}" if shown != name else tip
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return str(section + 1)
@@ -330,12 +369,13 @@ class FrameTableView(QTableView):
         self._fitted = []
         for c in range(model.columnCount()):
             header = str(model.headerData(c, Qt.Orientation.Horizontal))
+            machine = model._names[c] if hasattr(model, "_names") else header
             # The header leaves room for the sort arrow; cells need only their margins.
             width = max([wide.horizontalAdvance(header) + 24]
                         + [cells.horizontalAdvance(model.display_text(r, c)) + 12 for r in sample])
             width = min(max(width, 48), 320)
             self._fitted.append(width)
-            stretch = header == self.stretch_column
+            stretch = machine == self.stretch_column
             header_view.setSectionResizeMode(c, QHeaderView.ResizeMode.Stretch if stretch
                                              else QHeaderView.ResizeMode.Interactive)
             if not stretch:
@@ -345,7 +385,7 @@ class FrameTableView(QTableView):
         """The width that shows every column whole (the stretching one at up to STRETCH_MINIMUM
         pixels), with the frame and the vertical scroll bar."""
         model = self.source_model
-        widths = [min(w, self.STRETCH_MINIMUM) if str(model.headerData(c, Qt.Orientation.Horizontal))
+        widths = [min(w, self.STRETCH_MINIMUM) if c < len(model._names) and model._names[c]
                   == self.stretch_column else w for c, w in enumerate(self._fitted)]
         return sum(widths) + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width()
 
@@ -357,7 +397,8 @@ class FrameTableView(QTableView):
         rows = sorted({i.row() for i in indexes})
         cols = sorted({i.column() for i in indexes})
         chosen = {(i.row(), i.column()) for i in indexes}
-        header = [str(self.model().headerData(c, Qt.Orientation.Horizontal)) for c in cols]
+        # The machine column names, as in exported files (the headers shown are plain words).
+        header = [self.source_model.column_name(c) for c in cols]
 
         def value(r, c):
             src = self.proxy.mapToSource(self.proxy.index(r, c))
@@ -391,7 +432,7 @@ class FrameTableView(QTableView):
             frame = self.exported(format_from_path(path))
             if frame.empty:         # never an empty file
                 raise ValueError("there is nothing to export yet")
-            export_frame(frame, path)
+            export_frame(with_measure_names(frame), path)
 
         export_dialog(self, self.name, TABLE_FORMATS, write, title=f"Export {self.name}")
 
@@ -473,6 +514,19 @@ def with_extension(path: str, chosen_filter: str) -> str:
     from evalgui.gui.exporting import with_extension as add_extension
 
     return add_extension(path, chosen_filter)
+
+
+def with_measure_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its measure and metric columns' values in the window's naming (View ▸ Measure
+    names): both namings are what evalgui-cli reads. Column names stay the machine ones."""
+    columns = [c for c in frame.columns if str(c) in NAME_COLUMNS and frame[c].dtype.kind not in "fiub"]
+    if not columns:
+        return frame
+    chosen = naming.current()
+    frame = frame.copy()
+    for column in columns:
+        frame[column] = frame[column].map(lambda v: display.measure_label(v, chosen) if isinstance(v, str) else v)
+    return frame
 
 
 def export_frame(frame: pd.DataFrame, path: str) -> None:

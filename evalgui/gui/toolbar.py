@@ -97,11 +97,13 @@ class ChoiceBox(QComboBox):
 
     def set_items(self, items: list[tuple[str, object]], keep=None) -> None:
         """Refill with (text, data) pairs; select ``keep``, else the remembered or current choice, else the first."""
+        from evalgui.gui.naming import label
+
         wanted = [keep, self.preferred, self.currentData()]
         self.blockSignals(True)
         self.clear()
         for text, data in items:
-            self.addItem(text, data)
+            self.addItem(label(text), data)       # a measure or metric in the window's naming
         index = next((i for i in (self.findData(w) for w in wanted if w is not None) if i >= 0), 0 if items else -1)
         self.setCurrentIndex(index)
         self.blockSignals(False)

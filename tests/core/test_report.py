@@ -65,8 +65,8 @@ def test_every_number_shows_the_windows_precision_and_keeps_its_full_value(outco
     assert len(parser.cells) > 50
     for value, text in parser.cells:
         number = float(value)
-        assert text in (number_text(number), number_text(number, "p_value"), f"{int(number):,}", "< 1/1,000"), \
-            (value, text)
+        assert text in (number_text(number), number_text(number, "p_value"), number_text(number, "wins"),
+                        f"{int(number):,}", "< 1/1,000"), (value, text)
     shown = {float(v) for v, _ in parser.cells}
     table = outcomes["compare"].tables["comparison"]
     for column in ("diff", "p_value", "mean_a"):
@@ -76,4 +76,4 @@ def test_every_number_shows_the_windows_precision_and_keeps_its_full_value(outco
 def test_numbers_read_as_the_window_shows_them():
     assert number_text(0.123456) == "0.1235" and number_text(3) == "3" and number_text(12345) == "12,345"
     assert number_text(0.00001, "p_value") == "< 0.0001" and number_text(float("nan")) == "–"
-    assert number_text(17.0, "wins") == "17"
+    assert number_text(17.0, "wins") == "17" and number_text(0.0, "p_value", 10_000) == "< 1/10,000"

@@ -67,7 +67,7 @@ def test_the_form_offers_every_preference_with_its_description(qtbot, window):
     assert f.preference_list.keys() == list(P.REGISTRY) and f.preference_list.checked() == []
     for i in range(f.preference_list.count()):
         item = f.preference_list.item(i)
-        assert item.toolTip() == P.REGISTRY[item.text()].help_text
+        assert item.toolTip() == P.REGISTRY[item.data(Qt.ItemDataRole.UserRole)].help_text
     assert "binary" in f.binary_check.toolTip().lower() or "grade" in f.binary_check.toolTip()
     assert not f.binary_spin.isEnabled() and f.binary_threshold() is None
     f.binary_check.setChecked(True)

@@ -73,6 +73,12 @@ def test_a_wider_window_gives_the_room_to_the_results(qtbot, demo_window):
     resize_and_wait(qtbot, window, 1100, 760)
     form, results = ranked.form_column.width(), ranked.results_tabs.width()
     resize_and_wait(qtbot, window, 1400, 760)
+    # (issue 25: below a wide window the form gives up room too, so it grows back a little)
+    form_growth, results_growth = ranked.form_column.width() - form, ranked.results_tabs.width() - results
+    assert 0 <= form_growth <= 110 and results_growth >= 150 and results_growth >= form_growth
+    resize_and_wait(qtbot, window, 1700, 760)                # wide: the form has its declared width...
+    form, results = ranked.form_column.width(), ranked.results_tabs.width()
+    resize_and_wait(qtbot, window, 2000, 760)                # ...and keeps it: the results get the rest
     assert ranked.form_column.width() == form and ranked.results_tabs.width() >= results + 250
 
 

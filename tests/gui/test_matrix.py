@@ -106,9 +106,12 @@ def test_fixed_precision_nan_empty_marks_and_tooltips(qtbot):
     model.set_frame(frame, marks=marks, tooltips=tips)
     text = lambda r, c: model.data(model.index(r, c), Qt.ItemDataRole.DisplayRole)   # noqa: E731
     tip = lambda r, c: model.data(model.index(r, c), Qt.ItemDataRole.ToolTipRole)    # noqa: E731
-    assert text(0, 0) == "0.12" and text(0, 1) == "" and text(0, 2) == "-0.50*"
+    assert text(0, 0) == "0.12" and text(0, 1) == "" and text(0, 2) == "-0.50*"     # NaN: blank, never "nan"
     assert text(1, 0) == "1.00*" and text(2, 2) == "0.00**"
     assert model.data(model.index(0, 1), Qt.ItemDataRole.BackgroundRole) is None     # NaN: no colour
+    model.undefined_text = "–"            # a matrix whose empty cells are undefined values says so
+    model.set_frame(frame, marks=marks, tooltips=tips)
+    assert text(0, 1) == "–"
     assert tip(0, 1) == "p = 0.01"
     assert tip(0, 0) == "bm25 · bm25: 0.123456"                                        # the full value
     assert tip(0, 1) and tip(1, 1) is not None

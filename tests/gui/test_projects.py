@@ -244,3 +244,27 @@ def test_a_project_saved_by_the_window_reruns_from_the_command_line(qtbot, make_
     status = main(["run", str(project), "-o", str(tmp_path / "out"), "--check", "--no-plots"])
     out, err = capsys.readouterr()
     assert status == 0 and out == "", (out, err)
+
+
+def test_results_from_a_file_changed_since_the_project_was_saved_are_marked_stale(qtbot, make_window, tmp_path):
+    data = copy_synthetic(tmp_path / "data")
+    window = make_window()
+    load(qtbot, window, [data / "qrels.txt"] + [data / f"{r}.run" for r in ("bm25", "dense", "rerank")])
+    ranked, compare = window.workspaces["ranked"], window.workspaces["compare"]
+    run_and_wait(qtbot, ranked)
+    compare.form.picker.set_checked({"map": ""})
+    run_and_wait(qtbot, compare)
+    project = tmp_path / "study.evalgui"
+    assert window.write_project(str(project))
+    with open(data / "bm25.run", "a") as fh:
+        fh.write("\n")
+    second = make_window()
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(project))
+    _wait_restored(qtbot, second)
+    for key in ("ranked", "compare"):
+        workspace = second.workspaces[key]
+        assert workspace.has_results()
+        banner = workspace.stale_banner
+        assert banner.isVisibleTo(workspace) and "bm25.run has changed since the project was saved" in banner.text(), \
+            (key, banner.text())

@@ -10,23 +10,29 @@ import subprocess
 import pytest
 
 from evalgui.core.report import Section, build_report
-from evalgui.core.workflows.compare import CompareRequest, PreferenceRequest, run_compare, run_preference
 from tests.conftest import SAMPLE_DATA
+from tests.core.test_report import RUNS, SYN, outcomes  # noqa: F401  (the fixture)
 from tests.gui.conftest import load, run_and_wait
 
-SYN = SAMPLE_DATA / "synthetic"
-RUNS = [str(SYN / f"{r}.run") for r in ("bm25", "dense", "rerank")]
-
-
-@pytest.fixture(scope="module")
-def outcomes():
-    compared = run_compare(CompareRequest(qrels=str(SYN / "qrels.txt"), runs=RUNS, measures=["AP", "P@10"],
-                                          test="randomization", samples=1000, seed=4))
-    preferred = run_preference(PreferenceRequest(qrels=str(SYN / "qrels.txt"), runs=RUNS, measures=["rpp"], test="t"))
-    return {"compare": compared, "preference": preferred}
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def rendered(page: str, tmp_path) -> tuple[list[tuple[int, int]], list[str]]:
+    """The drawn size of every SVG of ``page`` in headless Chromium, and the console lines it printed.
+    (The test's own copy of the page puts the sizes in its title.)"""
+    probe = page.replace("</body>", "<script>document.title = Array.prototype.map.call("
+                         "document.querySelectorAll('svg'), function (s) { var r = s.getBoundingClientRect(); "
+                         "return Math.round(r.width) + 'x' + Math.round(r.height); }).join(' ');</script></body>")
+    (tmp_path / "probe.html").write_text(probe, encoding="utf-8")
+    proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+                           "--v=0", "--dump-dom", (tmp_path / "probe.html").as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    title = re.search(r"<title>(.*?)</title>", proc.stdout)
+    assert title, proc.stderr[-2000:]
+    sizes = [tuple(int(n) for n in s.split("x")) for s in title.group(1).split()]
+    return sizes, [line for line in proc.stderr.splitlines() if "CONSOLE" in line]
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no headless Chromium (Debian: apt install chromium)")
@@ -37,20 +43,8 @@ def test_it_renders_in_a_real_browser_with_no_error_and_every_svg_drawn(qtbot, o
     sections = [Section(k, o, [Plot(t, svg) for t, svg in svg_plots(k, o)]) for k, o in outcomes.items()]
     page = build_report(sections)
     assert page.count("<svg") >= 3
-    # The test's own copy reports the drawn size of every SVG in the title.
-    probe = page.replace("</body>", "<script>document.title = Array.prototype.map.call("
-                         "document.querySelectorAll('svg'), function (s) { var r = s.getBoundingClientRect(); "
-                         "return Math.round(r.width) + 'x' + Math.round(r.height); }).join(' ');</script></body>")
-    (tmp_path / "report.html").write_text(probe, encoding="utf-8")
-    proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-                           "--v=0", "--dump-dom", (tmp_path / "report.html").as_uri()],
-                          capture_output=True, text=True, timeout=120)
-    title = re.search(r"<title>(.*?)</title>", proc.stdout)
-    assert title, proc.stderr[-2000:]
-    sizes = title.group(1).split()
-    assert len(sizes) == page.count("<svg") and all(int(w) > 0 and int(h) > 0
-                                                   for w, h in (s.split("x") for s in sizes)), sizes
-    console = [line for line in proc.stderr.splitlines() if "CONSOLE" in line and "report.html" in line]
+    sizes, console = rendered(page, tmp_path)
+    assert len(sizes) == page.count("<svg") and all(w > 0 and h > 0 for w, h in sizes), sizes
     assert console == [], console
 
 
@@ -83,16 +77,9 @@ def test_the_demo_projects_report_renders_every_workspace(qtbot, tmp_path, capsy
     for title in ("Ranked retrieval", "Compare systems: significance tests", "Meta-evaluation", "Measure stability",
                   "Case-based retrieval"):
         assert f"<h2>{title}</h2>" in page
-    probe = page.replace("</body>", "<script>document.title = Array.prototype.map.call("
-                         "document.querySelectorAll('svg'), function (s) { var r = s.getBoundingClientRect(); "
-                         "return Math.round(r.width) + 'x' + Math.round(r.height); }).join(' ');</script></body>")
-    (tmp_path / "probe.html").write_text(probe, encoding="utf-8")
-    proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-                           "--v=0", "--dump-dom", (tmp_path / "probe.html").as_uri()],
-                          capture_output=True, text=True, timeout=120)
-    sizes = re.search(r"<title>(.*?)</title>", proc.stdout).group(1).split()
-    assert sizes and all(int(w) > 0 and int(h) > 0 for w, h in (s.split("x") for s in sizes)), sizes
-    assert [line for line in proc.stderr.splitlines() if "CONSOLE" in line] == []
+    sizes, console = rendered(page, tmp_path)
+    assert sizes and all(w > 0 and h > 0 for w, h in sizes), sizes
+    assert console == [], console
 
 
 def test_every_file_the_demo_project_names_is_in_its_folder():

@@ -309,7 +309,7 @@ def test_every_view_equals_the_engine(qtbot, window, ranks_file):
     assert any(label for m in expected.matrices for row in m.labels for label in row if label not in ("", "--"))
     ticks = view.heatmap.colour_bar.axis._tickLevels[0]
     assert ticks[0] == (5.0, "*** 0.005") and ticks[-1] == (0.0, "none")
-    assert "estDiff" in view.caption.text() and "*** 0.005" in view.caption.text()
+    assert "Sakai's bootstrap estimate" in view.caption.text() and "*** 0.005" in view.caption.text()
 
 
 def test_exports_read_back(qtbot, window, ranks_file, tmp_path, monkeypatch):
@@ -377,7 +377,7 @@ def test_the_published_output_with_compat(qtbot, window, testranks):
     _choose(view.measure, "Average")
     assert [[view.model.display_text(i, j) for j in range(5)] for i in range(5)] == \
         [["" if label == "--" else label for label in row] for row in PUBLISHED_AVERAGE_MATRIX]
-    assert "swapDiffMin" in view.caption.text()                  # bug 4: the other estimate
+    assert "the swap method's smallest difference" in view.caption.text()        # bug 4: the other estimate
     _choose(view.measure, "Average@20")
     assert not view.heatmap.value_labels() and "never gets a mark" in view.caption.text()
     assert "with 2 queries the bootstrap is degenerate" in stability.evaluation.report.text().lower()
@@ -551,7 +551,7 @@ def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, 
     assert [s.data() for s in _show(restored, restored.tradeoff).points.points()] == saved.measures
     view = _show(restored, restored.significance)
     _choose(view.measure, "Average@k_50")
-    assert "swapDiffMin" in view.caption.text()              # -w: the swap method decides
+    assert "the swap method's smallest difference" in view.caption.text()    # -w: the swap method decides
     assert "restored" in restored.progress_label.text()
 
 

@@ -74,7 +74,7 @@ def test_export_per_query_csv_through_the_dialog_and_export_frame(qtbot, demo, t
     _save_as(monkeypatch, path)
     demo.per_query.view.export_dialog()
     back = _read_csv(path, dtype={"query": str, "measure": str})
-    assert list(back.columns) == ["run", "query", "measure", "value"] and set(back["measure"]) == {"map"}
+    assert list(back.columns) == ["run", "query", "measure", "value"] and set(back["measure"]) == {"AP"}   
     wide = back.pivot(index="query", columns="run", values="value").reset_index()[list(frame.columns)]
     pd.testing.assert_frame_equal(wide.rename_axis(columns=None), _as_exported(frame), check_exact=True,
                                   check_dtype=False)
@@ -252,7 +252,8 @@ def test_a_shared_best_value_is_not_bold_and_nan_never(qtbot):
     model = DataFrameModel(pd.DataFrame({"run": ["a", "b", "c"], "x": [0.5, 0.5, 0.1], "y": [math.nan, 0.2, 0.3]}))
     bold = [[bool(model.data(model.index(r, c), Qt.ItemDataRole.FontRole)) for c in range(3)] for r in range(3)]
     assert bold == [[False, False, False], [False, False, False], [False, False, True]]
-    assert model.data(model.index(0, 2), Qt.ItemDataRole.DisplayRole) == ""
+    assert model.data(model.index(0, 2), Qt.ItemDataRole.DisplayRole) == "–"        # never "nan"
+    assert model.data(model.index(0, 2), Qt.ItemDataRole.ToolTipRole).startswith("Undefined")
 
 
 # ---------------------------------------------------------------------------- filter and sort

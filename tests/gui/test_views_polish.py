@@ -46,9 +46,10 @@ def test_per_query_csv_export_reads_back_as_per_query_scores(qtbot, demo, window
     view.view.export_dialog()
 
     scores = read_per_query_scores(path)
-    assert scores.measures == ["P_10"] and scores.runs == list(SYNTHETIC_RUNS)
+    # the measure as the window names it (View ▸ Measure names: papers by default), which evalgui-cli reads too
+    assert scores.measures == ["P@10"] and scores.runs == list(SYNTHETIC_RUNS)
     wide = view.model.frame.set_index("query")
-    assert scores.matrix("P_10").equals(wide[list(SYNTHETIC_RUNS)].rename_axis(index="query", columns="run"))
+    assert scores.matrix("P@10").equals(wide[list(SYNTHETIC_RUNS)].rename_axis(index="query", columns="run"))
     # The window reads it as what it is.
     load(qtbot, window, [path])
     assert window.session.find(str(path)).kind == "per-query scores"
@@ -69,7 +70,7 @@ def test_per_query_export_follows_the_view_and_leaves_out_queries_a_run_lacks(qt
     view.view.export_dialog()
 
     back = pd.read_csv(path, sep="\t", dtype={"query": str})
-    assert list(back.columns) == ["run", "query", "measure", "value"] and set(back["measure"]) == {"map"}
+    assert list(back.columns) == ["run", "query", "measure", "value"] and set(back["measure"]) == {"AP"}
     shown = [view.view.proxy.index(r, 0).data() for r in range(view.view.proxy.rowCount())]
     assert list(back.loc[back["run"] == "bm25", "query"]) == shown          # the view's filter and order
     assert list(back.loc[back["run"] == "partial", "query"]) == [q for q in shown if q != "112"]
@@ -86,7 +87,7 @@ def test_per_query_latex_export_names_the_measure(qtbot, demo, tmp_path, monkeyp
     assert captured[0].endswith("per_query_ndcg_cut_10.csv")              # the measure in the offered name
     lines = (tmp_path / "table.tex").read_text().splitlines()
     assert lines[2].startswith("query & measure & bm25")
-    assert lines[4].startswith("101 & ndcg\\_cut\\_10 & ")
+    assert lines[4].startswith("101 & nDCG@10 & ")
 
 
 # ---------------------------------------------------------------------------- 3. cutoffs checked while typed
@@ -199,7 +200,7 @@ def test_row_labels_stay_in_sight_when_a_wide_summary_scrolls_right(qtbot, wide_
     assert view.columnViewportPosition(0) < -view.columnWidth(0) + 5  # the table's own run column is out of sight
     assert [_cell_at_left_edge(view, r) for r in range(4)] == list(SYNTHETIC_RUNS)
     header, text = _header_at_left_edge(view)
-    assert text == "run"
+    assert text == "Run"
 
     # Its header sorts the table; copy and export still have the run column.
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(10, header.height() // 2))
@@ -425,4 +426,4 @@ def test_differences_are_drawn_again_only_when_the_chosen_pair_changes(qtbot, de
     assert drawn == []
     view.measure.setCurrentIndex(view.measure.findData("P_10"))
     assert drawn == [(view.run.currentData(), view.baseline.currentData())]
-    assert view.chart.getPlotItem().getAxis("left").labelText.startswith("P_10")
+    assert view.chart.getPlotItem().getAxis("left").labelText.startswith("P@10")

@@ -15,6 +15,7 @@ measure stability, case-based retrieval): what they would otherwise each repeat.
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
@@ -82,6 +83,34 @@ class EvaluationInputs:
                                 tuple((p, session.version(p)) for p in paths))
 
 
+@dataclass(frozen=True)
+class InputsSnapshot:
+    """What a workspace's results were computed with: its form's settings (as JSON text) and which
+    load of each file the form names."""
+
+    form: str
+    versions: tuple[tuple[str, int | None], ...]
+    names: tuple[str, ...]
+
+
+def json_text(state) -> str:
+    import json
+
+    return json.dumps(state, sort_keys=True, default=str)
+
+
+def _strings(value):
+    """Every string in a JSON-like value (file paths among them)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
 def changed_files(session, versions, required: dict[str, str]) -> list[str]:
     """Why results computed from the files at ``versions`` ((path, Session.version) pairs) are out of
     date: a file read again since, or one of ``required`` (path -> name) no longer loaded."""
@@ -94,6 +123,9 @@ def changed_files(session, versions, required: dict[str, str]) -> list[str]:
         elif version is not None and session.version(path) != version:
             reasons.append(f"{item.name} has been read again")
     return reasons
+
+
+FORM_SHARE = 0.33      # at most this share of a workspace's width goes to its form (unless dragged wider)
 
 
 class Workspace(QWidget):
@@ -116,8 +148,15 @@ class Workspace(QWidget):
         self._side_workers: dict[str, Worker] = {}    # small jobs where the latest request wins
         self._abandoned: set[Worker] = set()
         self._last_job_succeeded = False
+        self._job_inputs: InputsSnapshot | None = None        # what the running job was started with
+        self._shown_inputs: InputsSnapshot | None = None      # what the shown results were computed with
+        self._last_run_failed = False
+        self.changed_since_saved: list[str] = []     # files changed since the opened project was saved
         self.empty_hint = None          # first_steps.EmptyHint above the results, for the workspaces with a sample
         self.sample_opened = False      # the sample was loaded and set in the form (the hint then says: Run)
+        from evalgui.gui.naming import NAMING
+
+        NAMING.changed.connect(self.naming_changed)
 
     # ------------------------------------------------------------ layout
     def lay_out(self, form: QWidget, results: QWidget, *, form_min_width: int = 290,
@@ -135,6 +174,20 @@ class Workspace(QWidget):
         column.addWidget(scroll, 1)
         column.addWidget(self.run_controls())
 
+        if self.tracks_inputs():
+            # Above the results: why they no longer match the form or the files (hidden while they do).
+            self.stale_banner = StaleBanner()
+            column_of_results = QWidget()
+            results_layout = QVBoxLayout(column_of_results)
+            results_layout.setContentsMargins(0, 0, 0, 0)
+            results_layout.setSpacing(4)
+            results_layout.addWidget(self.stale_banner)
+            results_layout.addWidget(results, 1)
+            results = column_of_results
+            self.session.changed.connect(self.update_inputs_banner)
+            for signal in ("edited", "changed"):
+                if hasattr(getattr(self, "form", None), signal):
+                    getattr(self.form, signal).connect(self.update_inputs_banner)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.form_column)
         splitter.addWidget(self._with_empty_hint(results))
@@ -142,9 +195,46 @@ class Workspace(QWidget):
         splitter.setStretchFactor(0, 0)            # a wider window widens the results, not the form
         splitter.setStretchFactor(1, 1)
         splitter.setSizes(list(sizes))
+        self.splitter = splitter
+        self._form_width = sizes[0]             # the form's width when the window is wide enough for it
+        self._form_min_width = form_min_width
+        self._form_dragged = False
+        splitter.splitterMoved.connect(self._form_width_dragged)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
+
+    def form_width_for(self, total: int) -> int:
+        """The form's width in a splitter ``total`` pixels wide: the width it was given (by its
+        declaration or a drag), but at most a third of the room (two thirds for a width the user
+        dragged), so the results keep the larger part on a laptop."""
+        share = 0.6 if self._form_dragged else FORM_SHARE
+        return max(self._form_min_width, min(self._form_width, int(total * share)))
+
+    def _form_width_dragged(self, *_) -> None:
+        self._form_width = self.splitter.sizes()[0]
+        self._form_dragged = True
+
+    def fit_form(self) -> None:
+        splitter = getattr(self, "splitter", None)
+        if splitter is None or splitter.count() != 2:
+            return
+        total = sum(splitter.sizes())
+        if total <= 0:
+            return
+        form = self.form_width_for(total)
+        if splitter.sizes()[0] != form:
+            splitter.blockSignals(True)          # not a drag: the kept width stays
+            splitter.setSizes([form, total - form])
+            splitter.blockSignals(False)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit_form()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.fit_form()
 
     def _with_empty_hint(self, results: QWidget) -> QWidget:
         """The results under the hint an empty workspace shows (what to load, a button opening the sample)."""
@@ -218,6 +308,7 @@ class Workspace(QWidget):
         worker.cancelled.connect(live(lambda: self._handle_cancel(on_cancelled)))
         worker.done.connect(lambda: self._handle_done(worker))
         self._last_job_succeeded = False
+        self._job_inputs = self.inputs_snapshot() if self.tracks_inputs() else None
         self.progress.setValue(0)
         self._set_busy(True)
         self.progress_label.setText(message)
@@ -284,10 +375,32 @@ class Workspace(QWidget):
 
     def _handle_success(self, then: Callable[[Any], None] | None, result) -> None:
         self._last_job_succeeded = True
+        self._last_run_failed = False
+        self.changed_since_saved = []
+        self._shown_inputs = self._job_inputs
         if then is not None:
             then(result)
+        self._shown_inputs = self._only_files_used(self._shown_inputs)
+        self.update_inputs_banner()
+
+    def _only_files_used(self, snapshot: "InputsSnapshot | None") -> "InputsSnapshot | None":
+        """The snapshot's files narrowed to those the shown outcomes' requests read (the form may name
+        others, e.g. qrels while ranks come from a rank file); unchanged when they do not say."""
+        if snapshot is None:
+            return None
+        try:
+            used = {os.path.abspath(path) for outcome in self.workflow_outcomes().values()
+                    for path in outcome.request.files()}
+        except (AttributeError, TypeError):      # a workspace whose outcomes cannot say
+            return snapshot
+        kept = [(v, n) for v, n in zip(snapshot.versions, snapshot.names) if os.path.abspath(v[0]) in used]
+        if not kept:
+            return snapshot
+        return InputsSnapshot(snapshot.form, tuple(v for v, _ in kept), tuple(n for _, n in kept))
 
     def _handle_failure(self, title: str, message: str, details: str) -> None:
+        self._last_run_failed = True
+        self.update_inputs_banner()
         self.progress_label.setText("Failed: " + message)
         self.error.emit(title, message + (f"\n\n{details}" if details else ""))
 
@@ -310,6 +423,71 @@ class Workspace(QWidget):
                 # a bare "Done", or the count it had reached when it failed): the status line says it.
                 self.status_message.emit(self.progress_label.text())
             self.job_finished()
+
+    # ------------------------------------------------------------ are the shown results current?
+    def tracks_inputs(self) -> bool:
+        """The base class tells whether the results match the form and the files (a StaleBanner above
+        them), unless the workspace does it itself (it defines ``stale_reasons``: ranked, meta-evaluation)."""
+        return getattr(self, "stale_reasons", None) is None and self.key != "workspace"
+
+    def inputs_snapshot(self) -> "InputsSnapshot":
+        """The form's settings and which load of every file they name, now."""
+        form = getattr(self, "form", None)
+        state = form.state() if form is not None and hasattr(form, "state") else self.form_state()
+        paths = sorted({p for p in _strings(state) if self.session.find(p) is not None})
+        return InputsSnapshot(json_text(state), tuple((p, self.session.version(p)) for p in paths),
+                              tuple(self.session.find(p).name for p in paths))
+
+    def mark_changed_since_saved(self, paths: list[str]) -> None:
+        """A project was opened whose files ``paths`` changed since it was saved: the restored results that
+        were computed from any of them are stale until the next Run."""
+        used = {p for request in self.workflow_requests().values() for p in _strings(request)}
+        used |= set(_strings(self.form_state()))
+        self.changed_since_saved = [self.session.find(p).name if self.session.find(p) else os.path.basename(p)
+                                    for p in paths if p in used]
+        if hasattr(self, "stale_reasons") and hasattr(self, "_update_stale_banner"):
+            self._update_stale_banner()
+        else:
+            self.update_inputs_banner()
+
+    def saved_files_stale_reasons(self) -> list[str]:
+        return [f"{name} has changed since the project was saved" for name in self.changed_since_saved]
+
+    def inputs_stale_reasons(self) -> list[str]:
+        """Why the shown results no longer match the form or the files (empty: they do, or unknown)."""
+        shown = self._shown_inputs
+        if not self.has_results():
+            return []
+        if shown is None:
+            return self.saved_files_stale_reasons()
+        reasons = self.saved_files_stale_reasons()
+        if self._last_run_failed:
+            reasons.append("the last Run failed, so these are the earlier results")
+        if shown.form != self.inputs_snapshot().form:
+            reasons.append("the form has changed since")
+        reasons += changed_files(self.session, shown.versions, dict(zip((p for p, _ in shown.versions), shown.names)))
+        return reasons
+
+    def update_inputs_banner(self, *_args) -> None:
+        banner = getattr(self, "stale_banner", None)
+        if banner is None or not self.tracks_inputs():
+            return
+        reasons = self.inputs_stale_reasons()
+        shown = self._shown_inputs
+        names = ", ".join(shown.names) if reasons and shown is not None and shown.names else \
+            ", ".join(self.changed_since_saved) if reasons and self.changed_since_saved else "other settings"
+        banner.show_reasons(names, reasons)
+
+    def naming_changed(self, _naming: str) -> None:
+        """View ▸ Measure names changed: redraw what shows measure names (tables follow by themselves)."""
+        if self.has_results():
+            for view in getattr(self, "views", ()):
+                for combo in getattr(view, "choices", list)():
+                    combo.remember()
+            self._refresh_views()
+
+    def _refresh_views(self) -> None:
+        pass
 
     def job_finished(self) -> None:
         """Called on the GUI thread after the main job ended, whatever the outcome."""

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QListWidget, QListWidgetItem
 
+from evalgui.gui.naming import label
+
 _KEY = Qt.ItemDataRole.UserRole
 
 
@@ -41,7 +43,7 @@ class Checklist(QListWidget):
         self.setUpdatesEnabled(False)
         self.clear()
         for key, text in entries:
-            row = QListWidgetItem(text, self)
+            row = QListWidgetItem(label(text), self)      # a measure or metric in the window's naming
             row.setData(key_role, key)
             row.setFlags(flags)
             if key in greyed:
@@ -96,9 +98,10 @@ class QrelsRunsPicker(QGroupBox):
         self.qrels_combo.setToolTip("The relevance judgments to evaluate against")
         self.qrels_combo.currentIndexChanged.connect(self._qrels_changed)
         self.run_list = Checklist(_name(object_prefix, "runList"))     # keyed by path
-        self.run_list.setMaximumHeight(120)
-        # Five runs in sight even when the form is squeezed to its minimum (it scrolls then).
-        self.run_list.setMinimumHeight(min(120, 5 * self.run_list.fontMetrics().height() + 12))
+        # Eight runs in sight (the form scrolls when the window is short), up to fourteen.
+        row = self.run_list.sizeHintForRow(0) if self.run_list.count() else self.run_list.fontMetrics().height() + 2
+        self.run_list.setMinimumHeight(8 * row + 2 * self.run_list.frameWidth() + 4)
+        self.run_list.setMaximumHeight(14 * row + 2 * self.run_list.frameWidth() + 4)
         self.run_list.changed.connect(self.changed)
         layout = QFormLayout(self)
         layout.addRow("Qrels", self.qrels_combo)

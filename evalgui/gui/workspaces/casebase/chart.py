@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from evalgui.core.cbr.evaluate import FILTER_SIZE, K, LINEAR, MACFAC, METRIC, RETRIEVER, VALUE
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
@@ -109,8 +110,8 @@ class ChartTab(LazyView):
                 text.setPos(float(sx), float(sy))
                 item.addItem(text)
                 self.labels.append(text)
-        item.setLabel("left", metric)
-        item.setTitle(f"{metric} vs time, {len(x)} MAC/FAC pair(s)", size="10pt")
+        item.setLabel("left", shown_name(metric))
+        item.setTitle(f"{shown_name(metric)} vs time, {len(x)} MAC/FAC pair(s)", size="10pt")
         item.enableAutoRange()
         item.getViewBox().setDefaultPadding(0.1)
 

@@ -353,6 +353,7 @@ class CaseBaseForm(QWidget):
             return
         self.id_columns[path] = column
         self._keyed[(path, self.session.version(path), column)] = keyed
+        self.editor.set_case_base(self.train())
         if self.editor.source == DEFAULT_SOURCE:      # the attributes changed: so does the default model
             self.default_model()
         self._refresh_preview_choices()
@@ -365,6 +366,7 @@ class CaseBaseForm(QWidget):
     def _train_picked(self) -> None:
         self.wanted["train"] = self.train_combo.currentData()
         self._fill_ids(self.train_id, self.train_combo.currentData())
+        self.editor.set_case_base(self.train())      # keeps the attributes it has, marks the others
         if self.editor.table.rowCount() == 0 and self.train() is not None:
             self.default_timer.start()
 

@@ -1,40 +1,38 @@
-"""The similarity model editor: one row per attribute (type, local measure, parameters, weight and, for a set
-attribute, the delimiter of its values), loaded from and saved to the JSON model file, checked as edited; and
-the live preview of one query against one case.
+"""The similarity model editor: one row per attribute (type, local measure, a summary of its settings, weight
+and, for a set attribute, the separator of its values), loaded from and saved to the JSON model file, checked
+as edited; and the live preview of one query against one case.
 
 The measures offered fit the row's type (``MEASURES_BY_TYPE``), each with its record's description as
-tooltip. Parameters are typed as a JSON object (``{"range": 50000}``); a row the engine would refuse is
-marked red and the reason is shown under the table.
+tooltip. The chosen row's measure settings are a small form under the table (:mod:`measure_forms`): spin boxes,
+choices, a curve, a grid; no JSON is typed. A field the engine would refuse is red with its reason, and the
+model cannot be used until it is fixed. A new train case base keeps the settings of the attributes it still
+has, marks those it lacks and adds its new ones.
 """
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QStringListModel, Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QGroupBox, QHBoxLayout,
+                               QHeaderView, QLabel, QLineEdit, QPushButton, QStackedWidget, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, MEASURES_BY_TYPE
+from evalgui.core.display import plain_words
 from evalgui.core.cbr.model import TYPES, AttributeModel, SimilarityModel
 from evalgui.core.errors import EvalInputError
-from evalgui.gui.measurepicker import mark_invalid
 from evalgui.gui.tables import DataFrameModel, FrameTableView
+from evalgui.gui.workspaces.casebase.measure_forms import (INVALID_BRUSH, MAX_GRID_VALUES, AttributeContext,
+                                                           MeasureForm, form_for)
 
 ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT, DELIMITER = range(6)
-DELIMITER_TIP = "The delimiter of a set attribute: what separates the values of a cell (empty: the case base's, ';')"
+SETTINGS = PARAMETERS
+DELIMITER_TIP = "Split at: what separates the values of a cell of a set attribute (empty: the case base's, ';')"
 MODEL_FILES = "Similarity model (*.json);;All files (*)"
-
-
-def parameters_tip(measure: str | None) -> str:
-    """What a measure's parameters box takes, from its record (the box is narrow: the text may not show whole)."""
-    record = LOCAL_SIMILARITIES[measure] if measure in LOCAL_SIMILARITIES else None
-    if record is None or not record.parameters:
-        return f"{measure} takes no parameters" if record else ""
-    return "\n".join([f"{measure}'s parameters, as a JSON object:"]
-                     + [f"{p.name}: {p.description} (default: {p.default or 'none'})" for p in record.parameters])
+MISSING_BRUSH = QColor("#f5f5f5")
+NEW_BRUSH = QColor("#e8f5e9")
 
 
 class ModelEditor(QWidget):
@@ -47,47 +45,89 @@ class ModelEditor(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.source = "<model>"          # the file the model came from (messages name it)
+        self.case_base = None            # the train case base: the attributes' values, what is missing
+        self.forms: list[MeasureForm] = []
+        self.missing: set[str] = set()   # attributes the train case base does not have
+        self.added: set[str] = set()     # attributes a new train case base brought
+        self._contexts: dict[str, AttributeContext] = {}
+        self._earlier: dict[tuple[str, str], dict] = {}     # (attribute, measure) -> the settings it was left with
         self.table = QTableWidget(0, 6)
         self.table.setObjectName("cbrModelTable")
-        # "Sep.": the delimiter's column is as narrow as one character needs, so that parameters have room.
-        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Parameters", "Weight", "Sep."])
+        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Settings", "Weight", "Split at"])
         self.table.horizontalHeaderItem(DELIMITER).setToolTip(DELIMITER_TIP)
+        self.table.horizontalHeaderItem(SETTINGS).setToolTip("The measure's settings: choose the row to edit "
+                                                             "them below the table")
         self.table.verticalHeader().hide()
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         header = self.table.horizontalHeader()
-        for column in (ATTRIBUTE, TYPE, MEASURE, WEIGHT, DELIMITER):
+        for column in (ATTRIBUTE, WEIGHT, DELIMITER):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(PARAMETERS, QHeaderView.ResizeMode.Stretch)
-        self.table.setMinimumHeight(200)
+        # The boxes are narrower than their longest choice so that the settings' summary has room in a narrow form.
+        for column, width in ((TYPE, 95), (MEASURE, 130)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, width)
+        header.setSectionResizeMode(SETTINGS, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(60)
+        self.table.setMinimumHeight(160)
+        self.table.setWordWrap(False)                    # a long summary elides; its tooltip has it whole
+        self.table.currentCellChanged.connect(lambda row, *_: self.show_settings(row))
+        self.settings_box = QGroupBox("Settings")
+        self.settings_box.setObjectName("cbrMeasureSettings")
+        self.stack = QStackedWidget()
+        self.nothing = QLabel("Choose an attribute in the table to see its measure's settings.")
+        self.stack.addWidget(self.nothing)
+        QVBoxLayout(self.settings_box).addWidget(self.stack)
+        self.settings_box.setMinimumHeight(230)          # the tallest form (a grid, the curve) whole
         self.problem_label = QLabel()
         self.problem_label.setObjectName("cbrModelProblem")
         self.problem_label.setWordWrap(True)
         self.problem_label.setStyleSheet("color: #c62828;")
         self.load_button = QPushButton("Load model…")
-        self.load_button.setToolTip("Read a similarity model (JSON) into the table")
+        self.load_button.setToolTip("Read a similarity model file (JSON) into the table")
         self.load_button.clicked.connect(self.load_dialog)
         self.save_button = QPushButton("Save model…")
         self.save_button.setToolTip("Write the table as a similarity model file (JSON), for evalgui-cli casebase")
         self.save_button.clicked.connect(self.save_dialog)
         self.defaults_button = QPushButton("Defaults")
         self.defaults_button.setToolTip("Every attribute of the train case base, its type's first measure, weight 1")
+        self.remove_missing_button = QPushButton("Remove the missing attributes")
+        self.remove_missing_button.setToolTip("Take the attributes the train case base does not have out of the "
+                                              "model")
+        self.remove_missing_button.clicked.connect(self.remove_missing)
+        self.remove_missing_button.hide()
         buttons = QHBoxLayout()
-        for button in (self.load_button, self.save_button, self.defaults_button):
+        for button in (self.load_button, self.save_button, self.defaults_button, self.remove_missing_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(buttons)
-        layout.addWidget(self.table)
+        layout.addWidget(self.table, 2)
+        layout.addWidget(self.settings_box, 1)
         layout.addWidget(self.problem_label)
         self.problem_label.hide()
 
     # ------------------------------------------------------------ rows
     def set_model(self, model: SimilarityModel) -> None:
         self.source = model.source
-        self.table.setRowCount(0)
+        self.added = set()
+        self._earlier = {}
+        self._clear()
         for a in model.attributes:
             self._add_row(a)
+        self._mark_rows()
+        if self.table.rowCount():
+            self.table.setCurrentCell(0, ATTRIBUTE)
         self._edited()
+
+    def _clear(self) -> None:
+        for form in self.forms:
+            self.stack.removeWidget(form)
+            form.deleteLater()
+        self.forms = []
+        self.table.setRowCount(0)
+        self.stack.setCurrentWidget(self.nothing)
 
     def _add_row(self, a: AttributeModel) -> None:
         row = self.table.rowCount()
@@ -95,46 +135,81 @@ class ModelEditor(QWidget):
         name = QTableWidgetItem(a.name)
         name.setFlags(name.flags() & ~Qt.ItemFlag.ItemIsEditable)
         self.table.setItem(row, ATTRIBUTE, name)
+        summary = QTableWidgetItem("")
+        summary.setFlags(summary.flags() & ~Qt.ItemFlag.ItemIsEditable)
+        self.table.setItem(row, SETTINGS, summary)
         kind = QComboBox()
         kind.addItems(list(TYPES))
         kind.setCurrentText(a.type)
         kind.setToolTip("The attribute's type: which local measures fit it, and how its cells are read")
         measure = QComboBox()
-        params = QLineEdit(json.dumps(a.parameters) if a.parameters else "")
-        params.setPlaceholderText("{}")
-        params.setCursorPosition(0)         # the start of the parameters in sight, not the end of the JSON
         weight = QDoubleSpinBox()
         weight.setRange(0.0, 1000.0)
         weight.setDecimals(2)
         weight.setValue(a.weight)
         weight.setToolTip("The attribute's weight in the weighted mean (0 leaves it out); type it, or use the wheel "
                           "or the arrow keys")
-        weight.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)      # room for the parameters
+        weight.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
         self.table.setCellWidget(row, TYPE, kind)
         self.table.setCellWidget(row, MEASURE, measure)
-        self.table.setCellWidget(row, PARAMETERS, params)
         self.table.setCellWidget(row, WEIGHT, weight)
         delimiter = QLineEdit(a.delimiter or "")
         delimiter.setPlaceholderText(";")
         delimiter.setMaxLength(8)
-        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Sep.") + 16)
+        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Split at") + 12)
         delimiter.setToolTip(DELIMITER_TIP)
         delimiter.setEnabled(a.type == "set")
         self.table.setCellWidget(row, DELIMITER, delimiter)
         delimiter.textChanged.connect(self._edited)
         kind.currentTextChanged.connect(lambda text, d=delimiter: d.setEnabled(text == "set"))
         self._fill_measures(measure, a.type, a.measure)
-        kind.currentTextChanged.connect(lambda text, m=measure: (self._fill_measures(m, text, None), self._edited()))
-        measure.currentIndexChanged.connect(lambda _, m=measure: (self._measure_tip(m), self._edited()))
-        params.textChanged.connect(self._edited)
+        self.forms.append(self._new_form(a.name, a.measure, a.parameters))
+        kind.currentTextChanged.connect(lambda text, m=measure: (self._fill_measures(m, text, None),
+                                                                 self._measure_changed(m)))
+        measure.currentIndexChanged.connect(lambda _, m=measure: (self._measure_tip(m), self._measure_changed(m)))
         weight.valueChanged.connect(self._edited)
+
+    def _new_form(self, name: str, measure: str, given: dict) -> MeasureForm:
+        form = form_for(measure, given, self.context(name))
+        form.setObjectName(f"settings:{name}")
+        form.changed.connect(self._edited)
+        self.stack.addWidget(form)
+        return form
+
+    def _measure_changed(self, combo: QComboBox) -> None:
+        """Another measure: its own form, at its defaults or as it was when last left (until another model)."""
+        row = next(r for r in range(self.table.rowCount()) if self.widget(r, MEASURE) is combo)
+        old = self.forms[row]
+        if old.measure != combo.currentData() or not old.measure:
+            name = self.table.item(row, ATTRIBUTE).text()
+            if old.measure and old.problem() is None:          # back to it later: its settings again
+                self._earlier[(name, old.measure)] = old.parameters()
+            self.forms[row] = self._new_form(name, combo.currentData(),
+                                             self._earlier.get((name, combo.currentData()), {}))
+            self.stack.removeWidget(old)
+            old.deleteLater()
+            if self.table.currentRow() == row:
+                self.show_settings(row)
+        self._edited()
+
+    def show_settings(self, row: int) -> None:
+        if 0 <= row < len(self.forms):
+            name = self.table.item(row, ATTRIBUTE).text()
+            self.settings_box.setTitle(f"Settings of {name}: {self.widget(row, MEASURE).currentText()}")
+            self.stack.setCurrentWidget(self.forms[row])
+        else:
+            self.settings_box.setTitle("Settings")
+            self.stack.setCurrentWidget(self.nothing)
+
+    def form(self, attribute: str) -> MeasureForm:
+        return self.forms[self.row_of(attribute)]
 
     @staticmethod
     def _fill_measures(combo: QComboBox, kind: str, chosen: str | None) -> None:
         combo.blockSignals(True)
         combo.clear()
         for name in MEASURES_BY_TYPE.get(kind, ()):
-            combo.addItem(name, name)
+            combo.addItem(plain_words(name), name)
             combo.setItemData(combo.count() - 1, LOCAL_SIMILARITIES[name].help_text, Qt.ItemDataRole.ToolTipRole)
         if chosen is not None and combo.findData(chosen) < 0:     # a file's measure that does not fit: shown
             combo.addItem(chosen, chosen)
@@ -153,20 +228,94 @@ class ModelEditor(QWidget):
     def row_of(self, attribute: str) -> int:
         return next(r for r in range(self.table.rowCount()) if self.table.item(r, ATTRIBUTE).text() == attribute)
 
+    # ------------------------------------------------------------ the train case base
+    def context(self, name: str) -> AttributeContext:
+        """What the train case base says of an attribute (its values, its span), read once per case base."""
+        if name in self._contexts:
+            return self._contexts[name]
+        cb = self.case_base
+        context = AttributeContext()
+        if cb is not None and name in cb.cells:
+            context.source = cb.source
+            kind = cb.types.get(name)
+            try:
+                if kind in ("categorical", "text"):
+                    cells = pd.Series(cb.cells[name], dtype=object).dropna().astype(str).str.strip()
+                    values = pd.unique(cells[cells != ""])
+                    context.values = sorted(values.tolist()) if len(values) <= 50 * MAX_GRID_VALUES else []
+                elif kind == "numeric":
+                    numbers = cb.values(name, "numeric")
+                    numbers = numbers[~np.isnan(numbers)]
+                    context.span = float(numbers.max() - numbers.min()) if len(numbers) else None
+            except (EvalInputError, ValueError, TypeError):
+                pass                          # the preview and Run say why the column cannot be read
+        self._contexts[name] = context
+        return context
+
+    def set_case_base(self, case_base) -> None:
+        """The train case base chosen. Another one than before: the attributes it still has keep their settings,
+        those it lacks are marked, its new ones are added (type's first measure, weight 1) and marked new."""
+        before = self.case_base
+        if case_base is before:
+            return
+        self.case_base = case_base
+        self._contexts = {}
+        if case_base is not None and before is not None and self.table.rowCount() \
+                and case_base.source != before.source:
+            have = {self.table.item(r, ATTRIBUTE).text() for r in range(self.table.rowCount())}
+            for name, kind in case_base.types.items():
+                if name not in have:
+                    self._add_row(AttributeModel(name, kind, MEASURES_BY_TYPE[kind][0]))
+                    self.added.add(name)
+        if self.table.rowCount():            # no model yet: nothing to mark, nothing changed
+            self._mark_rows()
+            self._edited()
+
+    def _mark_rows(self) -> None:
+        cb = self.case_base
+        self.missing = set()
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, ATTRIBUTE)
+            name = item.text()
+            font = item.font()
+            gone = cb is not None and name not in cb.cells
+            font.setStrikeOut(gone)
+            item.setFont(font)
+            if gone:
+                self.missing.add(name)
+                item.setBackground(MISSING_BRUSH)
+                item.setForeground(QColor("#c62828"))
+                item.setToolTip(f"Not a column of {cb.source}: its settings are kept, but the model cannot run "
+                                "until it is removed or another train case base is chosen")
+            elif name in self.added:
+                item.setBackground(NEW_BRUSH)
+                item.setForeground(QColor(Qt.GlobalColor.black))
+                item.setToolTip("New with this train case base: its type's first measure, weight 1")
+            else:
+                item.setBackground(QColor(Qt.GlobalColor.transparent))
+                item.setForeground(self.table.palette().text())
+                item.setToolTip("")
+        self.remove_missing_button.setVisible(bool(self.missing))
+
+    def remove_missing(self) -> None:
+        for row in reversed(range(self.table.rowCount())):
+            if self.table.item(row, ATTRIBUTE).text() in self.missing:
+                form = self.forms.pop(row)
+                self.stack.removeWidget(form)
+                form.deleteLater()
+                self.table.removeRow(row)
+        self._mark_rows()
+        self.show_settings(self.table.currentRow())
+        self._edited()
+
     # ------------------------------------------------------------ the model
     def to_dict(self) -> dict:
-        """The table as the model file's object (parameters that are not JSON are kept as their text)."""
+        """The table as the model file's object."""
         attributes = []
         for row in range(self.table.rowCount()):
-            name = self.table.item(row, ATTRIBUTE).text()
-            text = self.widget(row, PARAMETERS).text().strip()
-            try:
-                parameters = json.loads(text) if text else {}
-            except json.JSONDecodeError:
-                parameters = text
-            item = {"name": name, "type": self.widget(row, TYPE).currentText(),
+            item = {"name": self.table.item(row, ATTRIBUTE).text(), "type": self.widget(row, TYPE).currentText(),
                     "measure": self.widget(row, MEASURE).currentData(), "weight": self.widget(row, WEIGHT).value(),
-                    "parameters": parameters}
+                    "parameters": self.forms[row].parameters()}
             delimiter = self.widget(row, DELIMITER).text()
             if delimiter and item["type"] == "set":
                 item["delimiter"] = delimiter
@@ -174,13 +323,18 @@ class ModelEditor(QWidget):
         return {"attributes": attributes}
 
     def model(self) -> SimilarityModel:
-        """The model the table describes; EvalInputError (naming the attribute) when the engine would refuse it."""
-        data = self.to_dict()
-        for item in data["attributes"]:
-            if not isinstance(item["parameters"], dict):
-                raise EvalInputError(self.source, f"attribute '{item['name']}': the parameters must be a JSON "
-                                                  f'object such as {{"range": 10}}, not {item["parameters"]!r}')
-        return SimilarityModel.from_dict(data, self.source)
+        """The model the table describes; EvalInputError (naming the attribute) when a field is invalid, an
+        attribute is not in the train case base or the engine would refuse it."""
+        for row, form in enumerate(self.forms):
+            reason = form.problem()
+            if reason:
+                raise EvalInputError(self.source, f"attribute '{self.table.item(row, ATTRIBUTE).text()}': {reason}")
+        if self.missing:
+            names = ", ".join(f"'{n}'" for n in sorted(self.missing))
+            raise EvalInputError(self.source, f"{names} {'is not a column' if len(self.missing) == 1 else 'are not columns'}"
+                                              f" of the train case base: remove "
+                                              f"{'it' if len(self.missing) == 1 else 'them'} or choose another one")
+        return SimilarityModel.from_dict(self.to_dict(), self.source)
 
     def problem(self) -> str | None:
         if self.table.rowCount() == 0:
@@ -193,15 +347,14 @@ class ModelEditor(QWidget):
 
     def _edited(self) -> None:
         problem = self.problem() if self.table.rowCount() else None
-        bad_row = None
-        if problem:
-            bad_row = next((r for r in range(self.table.rowCount())
-                            if f"'{self.table.item(r, ATTRIBUTE).text()}'" in problem), None)
         for row in range(self.table.rowCount()):
-            box = self.widget(row, PARAMETERS)
-            mark_invalid(box, problem if row == bad_row else None)
-            if row != bad_row:
-                box.setToolTip(parameters_tip(self.widget(row, MEASURE).currentData()))
+            summary = self.table.item(row, SETTINGS)
+            form = self.forms[row]
+            reason = form.problem()
+            summary.setText(reason or form.summary())
+            summary.setBackground(INVALID_BRUSH if reason else QColor(Qt.GlobalColor.transparent))
+            summary.setForeground(QColor("#c62828") if reason else self.table.palette().text())
+            summary.setToolTip((reason or form.summary()) + "\n(choose the row to edit the settings below the table)")
         self.problem_label.setText(problem or "")
         self.problem_label.setVisible(bool(problem))
         self.changed.emit()

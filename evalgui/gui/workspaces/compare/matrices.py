@@ -18,8 +18,8 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
-from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
-from evalgui.gui.plots import export_plot_dialog
+from evalgui.gui.matrix import (CellTextModel, EveryLabelArea, HeatmapPlot, MatrixView, nice_limit,
+                                on_cell_activated)
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
@@ -123,10 +123,35 @@ class PairMatrix(LazyView):
         self.hint.setWordWrap(True)
         self.hint.setContentsMargins(4, 8, 4, 8)
         export = export_button("Export plot…", self.export_plot_dialog)
-        self.sides = heatmap_over_table(self.heatmap, self.lower_widget())
+        self.sides = heatmap_over_table(EveryLabelArea(self.heatmap), self.lower_widget())
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
         self.page.layout().insertWidget(1, self.hint)
         self.page.layout().addWidget(self.caption)
+        self.pair_view = None            # made when a cell is first opened
+        on_cell_activated(self.open_pair, self.table, self.heatmap)
+
+    # ------------------------------------------------------------ a cell opens its pair
+    def pair_values(self, measure: str) -> pd.DataFrame | None:
+        """Queries × runs of ``measure``, as the outcome holds them (None: no per-query values)."""
+        per_query = getattr(self.comparison, "per_query", None)
+        return per_query.get(measure) if isinstance(per_query, dict) else None
+
+    def open_pair(self, row: int, column: int) -> None:
+        """Show the pair in cell (row, column) query by query (nothing for the diagonal)."""
+        from evalgui.gui.pair_view import PairView
+
+        measure = self.measure.currentData()
+        values = self.pair_values(measure) if self.comparison is not None and measure else None
+        runs = self.runs() if self.comparison is not None else []
+        if values is None or row == column or not (row < len(runs) and column < len(runs)):
+            return
+        if runs[row] not in values.columns or runs[column] not in values.columns:
+            return
+        if self.pair_view is None:
+            self.pair_view = PairView(self.page)
+        self.pair_view.show_pair(measure, runs[row], runs[column], values)
+        self.pair_view.show()
+        self.pair_view.raise_()
 
     # ------------------------------------------------------------ what subclasses say
     def lower_widget(self):
@@ -240,7 +265,29 @@ class PairMatrix(LazyView):
     def export_plot_dialog(self) -> None:
         self.shown()
         name = f"{self.name}_{self.measure.currentData() or ''}_{self.value.currentData()}".replace("/", "_")
-        export_plot_dialog(self.page, self.heatmap, name)
+        from evalgui.gui.exporting import PLOT_FORMATS, export_dialog
+
+        export_dialog(self.page, name, PLOT_FORMATS, self.export_plot, title="Export plot")
+
+    def export_title(self) -> list[str]:
+        """The exported heatmap's title: what the cells show, the test, how to read it."""
+        measure, value = self.measure.currentData(), self.value.currentData()
+        if self.comparison is None or not measure:
+            return []
+        provenance = self.comparison.provenance()
+        test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")
+        shown = dict((key, label) for label, key in [(self.mean_label, DIFF)] + list(VALUES[1:]))[value]
+        return [f"{measure}: {shown.lower()}, row run vs column run ({len(self.runs())} runs)",
+                f"Test: {test}, correction {provenance['correction']}; {MARK}: significant at α = {provenance['alpha']}",
+                "Read as row minus column: red, the row run scores higher; blue, lower"
+                if value != P_ADJUSTED else "Darker: smaller adjusted p-value"]
+
+    def export_plot(self, path: str) -> None:
+        """The heatmap as PNG or SVG, titled (see :meth:`export_title`)."""
+        from evalgui.gui.matrix import export_heatmap
+
+        self.shown()
+        export_heatmap(self.model, path, self.export_title())
 
     def export_targets(self) -> list:
         if self.comparison is None:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
+from evalgui.gui.naming import label as shown_name
 
 A_HIGHER, B_HIGHER, TIED = "a", "b", "tie"
 COLOURS = {A_HIGHER: run_colour(0), B_HIGHER: run_colour(3), TIED: "#9e9e9e"}
@@ -105,10 +106,10 @@ class ScatterTab(LazyView):
         self.diagonal.setData([lo, hi], [lo, hi])
         pad = 0.04 * (hi - lo)
         item.setRange(xRange=(lo - pad, hi + pad), yRange=(lo - pad, hi + pad), padding=0)
-        item.setLabel("bottom", f"{a}: {measure}")
-        item.setLabel("left", f"{b}: {measure}")
+        item.setLabel("bottom", f"{a}: {shown_name(measure)}")
+        item.setLabel("left", f"{b}: {shown_name(measure)}")
         counts = {key: int((outcome == key).sum()) for key in labels}
-        item.setTitle(f"{measure} per query, {len(x)} queries: {a} higher on {counts[A_HIGHER]}, {b} higher on "
+        item.setTitle(f"{shown_name(measure)} per query, {len(x)} queries: {a} higher on {counts[A_HIGHER]}, {b} higher on "
                       f"{counts[B_HIGHER]}, ties {counts[TIED]}", size="10pt")
 
     def export_dialog(self) -> None:

@@ -12,6 +12,7 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.naming import label
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.toolbar import export_button, with_toolbar
 
@@ -43,10 +44,10 @@ def describe(comparison) -> str:
         if measure in comparison.query_sets:
             text = comparison.query_sets[measure].describe()
             same.setdefault(text[len(measure):], []).append(measure)
-    lines += [", ".join(measures) + rest for rest, measures in same.items()]
+    lines += [", ".join(label(m) for m in measures) + rest for rest, measures in same.items()]
     if comparison.difference_required:
         lines.append(f"Difference needed for significance at α = {p['alpha']} (Sakai's estimate from the "
-                     "bootstrap): " + ", ".join(f"{m} {v:.4f}" for m, v in comparison.difference_required.items())
+                     "bootstrap): " + ", ".join(f"{label(m)} {v:.4f}" for m, v in comparison.difference_required.items())
                      + ".")
     return "\n".join(lines)
 
@@ -80,6 +81,8 @@ class TableView:
             self.model.set_frame(pd.DataFrame())
             self.report.setText("")
             return
+        # A randomization or bootstrap test's p of 0 reads "< 1/B": B resamples show no smaller p.
+        self.model.resamples = comparison.provenance().get("samples") or None
         self.model.set_frame(comparison.table, directions=None)
         self.report.setText(describe(comparison))
 

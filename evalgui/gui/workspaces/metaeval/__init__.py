@@ -154,9 +154,9 @@ class MetaevalWorkspace(ViewsWorkspace):
             form.append("the experiment's settings")
         reasons = [f"the form has changed since ({', '.join(form)})"] if form else []
         # every run counts: the experiment compared them all together
-        return reasons + changed_files(self.session, inputs.versions,
-                                       {inputs.qrels: inputs.qrels_name,
-                                        **{path: os.path.basename(path) for _, path in inputs.runs}})
+        reasons += changed_files(self.session, inputs.versions,
+                                 {inputs.qrels: inputs.qrels_name, **{path: os.path.basename(path) for _, path in inputs.runs}})
+        return list(dict.fromkeys(reasons + self.saved_files_stale_reasons()))
 
     def _update_stale_banner(self) -> None:
         reasons = self.stale_reasons()

@@ -39,6 +39,7 @@ class DecisionsView(ResultView):
         self.measure = ChoiceBox("metaevalDecisionsMeasure")
         self.measure.currentIndexChanged.connect(lambda _: self.draw())
         self.model = CellTextModel(mask_diagonal=True, diverging=False, levels=(0.0, 50.0), precision=1)
+        self.model.undefined_text = "–"        # no decision / no shared query: undefined, said so
         self.table = MatrixView(self.model, name="error_share")
         self.table.setObjectName("metaevalDecisionsTable")
         self.heatmap = HeatmapPlot(self.model)

@@ -17,6 +17,7 @@ from evalgui.core.metaeval.scores import is_preference_measure
 from evalgui.gui.plots import run_colour
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
+from evalgui.gui.naming import label as shown_name
 
 TAU, FLIPPED = "kendall_tau", "flipped_pairs"
 VALUES = (("Kendall's τ", TAU), ("Flipped pairs (%)", FLIPPED))
@@ -82,7 +83,7 @@ class RobustnessView(PlotView):
                 item.addItem(edge)
             item.addItem(band)
             self._edges += edges
-            curve = self.curves[measure] = item.plot(x, mean, name=measure, pen=pg.mkPen(colour, width=2), symbol="o",
+            curve = self.curves[measure] = item.plot(x, mean, name=shown_name(measure), pen=pg.mkPen(colour, width=2), symbol="o",
                                                      symbolSize=6, symbolBrush=colour, symbolPen=None)
             # Clicking the measure in the legend hides its curve, and its band with it.
             curve.visibleChanged.connect(lambda curve=curve, band=band: band.setVisible(curve.isVisible()))

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel
 from evalgui.gui.plots import run_colour
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
+from evalgui.gui.naming import label as shown_name
 
 RATES = (("Error rate", "error_rate"), ("Tie rate", "tie_rate"))
 
@@ -49,7 +50,7 @@ class SetSizeView(PlotView):
             rows = table[table["measure"] == measure].sort_values("set_size")
             colour = run_colour(i)
             self.curves[measure] = item.plot(rows["set_size"].to_numpy(float), rows[column].to_numpy(float),
-                                             name=measure, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=7,
+                                             name=shown_name(measure), pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=7,
                                              symbolBrush=colour, symbolPen=None)
         item.setLabel("left", f"{label} (%)")
         item.enableAutoRange()

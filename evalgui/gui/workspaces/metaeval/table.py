@@ -124,7 +124,10 @@ class TableView:
         return result.table
 
     def draw(self) -> None:
-        self.model.set_frame(self.frame(), directions=None, integers=INTEGERS)
+        frame = self.frame()
+        samples = frame["samples"].dropna() if "samples" in frame.columns else ()
+        self.model.resamples = int(samples.iloc[0]) if len(samples) else None    # p = 0 reads "< 1/B"
+        self.model.set_frame(frame, directions=None, integers=INTEGERS)
         shown = self.choice.currentData()
         parts = ["metaeval", self.outcome.experiment if self.outcome is not None else None,
                  None if shown in (None, MAIN) else shown]

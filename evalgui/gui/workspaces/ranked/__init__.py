@@ -64,6 +64,12 @@ class RankedWorkspace(Workspace):
     title = "Ranked retrieval"
     idle_message = "Pick qrels, runs and measures, then press Run."
 
+    def _select_queries(self, queries: list, row_run: str, column_run: str) -> None:
+        """Queries selected in a pair's view: selected in the per-query table, the first in the drill-down."""
+        self.per_query.select_queries(queries, self.run_matrix.measure.currentData())
+        if queries:
+            self.drill_down.show_pair(queries[0], row_run, column_run)
+
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.results_set = ResultSet()
@@ -83,6 +89,7 @@ class RankedWorkspace(Workspace):
         self.run_matrix = RunMatrixView()
         self.drill_down = DrillDownView(self.start_side_job)
         self.views = [self.summary, self.per_query, self.curves, self.differences, self.run_matrix, self.drill_down]
+        self.run_matrix.on_queries_selected = self._select_queries
         self.results_tabs = QTabWidget()
         self.results_tabs.setObjectName("resultsTabs")
         for view in self.views:
@@ -271,7 +278,7 @@ class RankedWorkspace(Workspace):
         reasons = [f"the form has changed since ({', '.join(form)})"] if form else []
         reasons += changed_files(self.session, inputs.versions, {inputs.qrels: inputs.qrels_name})
         reasons += [f"{name} has changed since the project was saved" for name in self._changed_on_disk]
-        return reasons
+        return list(dict.fromkeys(reasons + self.saved_files_stale_reasons()))
 
     def _update_stale_banner(self) -> None:
         reasons = self.stale_reasons()

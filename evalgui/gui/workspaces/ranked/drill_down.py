@@ -64,6 +64,16 @@ class DrillDownView:
         self.run_b.set_items([(r, r) for r in ranked], keep=keep_b)
         self.request()
 
+    def show_pair(self, query: str, a: str, b: str) -> None:
+        """Look at ``query`` in runs ``a`` and ``b`` (linked from another view); one lookup, not three."""
+        for combo, key in ((self.run_a, a), (self.run_b, b), (self.query, query)):
+            index = combo.findData(key)
+            if index >= 0:
+                combo.blockSignals(True)
+                combo.setCurrentIndex(index)
+                combo.blockSignals(False)
+        self.request()
+
     def request(self) -> None:
         query, a, b = self.query.currentData(), self.run_a.currentData(), self.run_b.currentData()
         if not (query and a in self.results and b in self.results):

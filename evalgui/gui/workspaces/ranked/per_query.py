@@ -52,6 +52,28 @@ class PerQueryView:
                              integers={r.name for r in runs} if info and info.integer else set())
         self.model.set_header_tooltips({tidy.QUERY: f"{measure}: {info.help}" if info else measure})
 
+    def select_queries(self, queries: list[str], measure: str | None = None) -> None:
+        """Select the rows of ``queries`` (linked from another view), showing ``measure`` if given."""
+        from PySide6.QtCore import QItemSelection, QItemSelectionModel
+
+        if measure and measure != self.measure.currentData():
+            index = self.measure.findData(measure)
+            if index >= 0:
+                self.measure.setCurrentIndex(index)
+        wanted = {str(q) for q in queries}
+        proxy = self.view.proxy
+        selection = QItemSelection()
+        for r in range(proxy.rowCount()):
+            if str(proxy.index(r, 0).data()) in wanted:
+                selection.select(proxy.index(r, 0), proxy.index(r, proxy.columnCount() - 1))
+        self.view.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        if not selection.isEmpty():
+            self.view.scrollTo(selection.indexes()[0])
+
+    def selected_queries(self) -> list[str]:
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedIndexes()})
+        return [str(self.view.proxy.index(r, 0).data()) for r in rows]
+
     def export_frame(self, fmt: str) -> pd.DataFrame:
         """The rows the table shows (its filter and order), saying which measure they hold: tidy rows
         for CSV, TSV and JSON, the table with a measure column after the query for the others."""

@@ -12,8 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.core.ranked.jobs import ResultSet
-from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView, nice_limit
-from evalgui.gui.plots import export_plot_dialog
+from evalgui.gui.matrix import EveryLabelArea, HeatmapPlot, MatrixModel, MatrixView, nice_limit, on_cell_activated
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 
@@ -26,6 +25,7 @@ class RunMatrixView(LazyView):
         self.measure = ChoiceBox("runMatrixMeasure")
         self.measure.currentIndexChanged.connect(lambda _: self._show())
         self.model = MatrixModel(mask_diagonal=True, diverging=True, precision=3)
+        self.model.undefined_text = "–"        # no decision / no shared query: undefined, said so
         self.table = MatrixView(self.model, name="run_by_run")
         self.table.setObjectName("runMatrixTable")
         self.heatmap = HeatmapPlot(self.model)
@@ -36,14 +36,30 @@ class RunMatrixView(LazyView):
         export.clicked.connect(self.export_plot_dialog)
         sides = QSplitter(Qt.Orientation.Horizontal)
         sides.addWidget(self.table)
-        sides.addWidget(self.heatmap)
+        sides.addWidget(EveryLabelArea(self.heatmap))
         sides.setSizes([5000, 6000])     # proportions: room for the table's numbers and a readable heatmap
+        self.pair_view = None            # made when a cell is first opened
+        self.on_queries_selected = None  # the workspace's: (queries, row run, column run) selected in the pair
+        on_cell_activated(self.open_pair, self.table, self.heatmap)
         self.page = with_toolbar(sides, [QLabel("Measure"), self.measure, export])
         self.page.layout().addWidget(self.caption)
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        export_plot_dialog(self.page, self.heatmap, "run_by_run")
+        from evalgui.gui.exporting import PLOT_FORMATS, export_dialog
+
+        export_dialog(self.page, "run_by_run", PLOT_FORMATS, self.export_plot, title="Export plot")
+
+    def export_plot(self, path: str) -> None:
+        """The heatmap as PNG or SVG, titled with the measure and how to read it."""
+        from evalgui.gui.matrix import export_heatmap
+
+        self.shown()
+        measure = self.measure.currentData() or ""
+        export_heatmap(self.model, path, [
+            f"{measure}: mean per-query difference, row run vs column run ({self.model.rowCount()} runs)",
+            "No test of significance (the Compare workspace tests the pairs)",
+            "Read as row minus column: red, the row run scores higher; blue, lower"])
 
     def export_table_dialog(self) -> None:
         self.shown()
@@ -80,6 +96,25 @@ class RunMatrixView(LazyView):
         self.model.set_frame(frame, tooltips=tips)
         self.caption.setText(f"Mean per-query difference in {measure}, row run minus column run, over the "
                              f"queries both runs have. Red: the row run scores higher; blue: lower.")
+
+    def open_pair(self, row: int, column: int) -> None:
+        """Show the pair in cell (row, column) query by query, from the per-query results (not recomputed)."""
+        from evalgui.gui.pair_view import PairView
+
+        measure = self.measure.currentData()
+        runs = [str(r) for r in self.model.frame.index]
+        if not measure or row == column or not (row < len(runs) and column < len(runs)):
+            return
+        if self.pair_view is None:
+            self.pair_view = PairView(self.page)
+            self.pair_view.queries_selected.connect(self._pair_queries_selected)
+        self.pair_view.show_pair(measure, runs[row], runs[column], self.results.query_matrix(measure))
+        self.pair_view.show()
+        self.pair_view.raise_()
+
+    def _pair_queries_selected(self, queries: list) -> None:
+        if self.on_queries_selected is not None:
+            self.on_queries_selected(queries, self.pair_view.row_run, self.pair_view.column_run)
 
     def export_targets(self) -> list:
         return [("Run × run table…", self.export_table_dialog), ("Run × run heatmap…", self.export_plot_dialog)]

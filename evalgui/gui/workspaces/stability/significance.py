@@ -27,6 +27,10 @@ from evalgui.gui.workspaces.stability.results import EXPERIMENT, combination_ite
 from evalgui.gui.workspaces.stability.styles import show_combinations_whole
 
 
+# The eval table's column the matrices compare with, in words.
+ESTIMATES = {"estDiff": "Sakai's bootstrap estimate", "swapDiffMin": "the swap method's smallest difference"}
+
+
 class LabelMatrixView(MatrixView):
     """Copy and Export give the labels shown (the stars), not the numbers behind the colours."""
 
@@ -112,7 +116,7 @@ class SignificanceView(ResultView):
         thresholds = ", ".join(f"{level:g}: {value:.4g}" for level, value in zip(rows["fuzziness"], rows[estimate]))
         legend = "  ".join(f"{label} {level:g}" for label, level in outcome.legend)
         text = (f"{method}, {combination_text(combination)}: the row system beats the column one by more than the "
-                f"difference required ({estimate}, mean over {outcome.settings.iterations} iterations; {thresholds}) "
+                f"difference required ({ESTIMATES.get(estimate, estimate)}, mean over {outcome.settings.iterations} iterations; {thresholds}) "
                 f"at the level its label names, on all {outcome.entities:,} entities. Labels: {legend}.")
         if outcome.settings.compat.significance_estimators and rows["cutoff"].notna().any():
             text += " As the original tool, a measure with a cut-off never gets a mark."
@@ -135,7 +139,7 @@ class SignificanceView(ResultView):
                     f"{a} is not better at any level"
                 tips.loc[a, b] = (f"{a} against {b} · {method} ({direction} is better)\n"
                                   f"{a}: {values[a]:.6g}, {b}: {values[b]:.6g}, difference {values[a] - values[b]:+.6g}"
-                                  f"\ndifference required ({estimate}): {required}\n{verdict}")
+                                  f"\ndifference required ({ESTIMATES.get(estimate, estimate)}): {required}\n{verdict}")
         return tips
 
     def export_plot_dialog(self) -> None:

@@ -15,6 +15,7 @@ from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
 from evalgui.gui.workspaces.stability.results import EXPERIMENT, level_items
 from evalgui.gui.workspaces.stability.styles import LEVEL_WIDTH, measure_style, show_combinations_whole
+from evalgui.gui.naming import label as shown_name
 
 RATES = (("Error rate", "errRate"), ("Tie rate", "tieRate"), ("ASL rate", "asl"))
 NEEDS_E = {"errRate", "tieRate"}
@@ -78,7 +79,7 @@ class SplitsView(PlotView):
             rows = table[table["method"] == measure].sort_values("splitCount")
             colour, symbol, line = measure_style(i)
             self.curves[measure] = item.plot(rows["splitCount"].to_numpy(float), rows[column].to_numpy(float),
-                                             name=measure, pen=pg.mkPen(colour, width=2, style=line), symbol=symbol,
+                                             name=shown_name(measure), pen=pg.mkPen(colour, width=2, style=line), symbol=symbol,
                                              symbolSize=8, symbolBrush=colour, symbolPen=None)
         item.setLabel("left", f"{label} (%)")
         splits = sorted(set(table["splitCount"]))

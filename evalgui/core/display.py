@@ -1,0 +1,230 @@
+"""What the window shows for a machine name or a number: plain words, measures as papers write them,
+numbers that read as numbers. Qt-free, so the CLI and tests can use it too.
+
+- :func:`measure_label`: a trec_eval output name (``map``, ``ndcg_cut_10``, ``P_10``,
+  ``recip_rank``) as papers write it (AP, nDCG@10, P@10, RR), or as trec_eval does. Both spellings
+  are what ``evalgui-cli`` accepts, so a table exported with either naming stays machine-readable.
+- :func:`column_label`: a table's machine column name (``ci_low``, ``systemCount``) as a header
+  ("95 % CI (low)", "Systems"); exports keep the machine names.
+- :func:`format_number`, :func:`format_p`: counts as integers, shares with %, small p-values as
+  "< 0.0001", a resampling p of 0 as "< 1/B", undefined values as "–" (with :func:`why_missing`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+PAPER = "paper"
+TREC_EVAL = "trec_eval"
+NAMINGS = (PAPER, TREC_EVAL)
+MISSING = "–"                # an en dash: what the window shows for an undefined value
+SMALLEST_P = 1e-4            # p-values below it read "< 0.0001"
+
+# trec_eval measure without a cutoff -> ir_measures' (papers') name
+_PLAIN = {"map": "AP", "ndcg": "nDCG", "recip_rank": "RR", "bpref": "Bpref", "set_P": "SetP",
+          "set_recall": "SetR", "set_F": "SetF", "rbp": "RBP", "num_ret": "NumRet", "num_rel": "NumRel",
+          "num_rel_ret": "NumRelRet", "num_q": "NumQ", "Rprec": "Rprec", "infAP": "infAP", "gm_map": "GMAP"}
+# trec_eval measure with a cutoff (name_<cutoff>) -> papers' name before "@"
+_CUT = {"ndcg_cut": "nDCG", "map_cut": "AP", "P": "P", "recall": "R", "recip_rank_cut": "RR",
+        "success": "Success", "iprec_at_recall": "IPrec", "judged": "Judged"}
+_CUT_PATTERN = re.compile(r"^(?P<name>" + "|".join(sorted(map(re.escape, _CUT), key=len, reverse=True))
+                          + r")_(?P<cutoff>\d+(?:\.\d+)?)$")
+_TO_TREC = {paper: trec for trec, paper in _PLAIN.items()}
+_TO_TREC_CUT = {paper: trec for trec, paper in _CUT.items()}
+_PAPER_PATTERN = re.compile(r"^(?P<name>[A-Za-z]+)@(?P<cutoff>\d+(?:\.\d+)?)$")
+
+
+def paper_name(name: str) -> str:
+    """``map`` -> AP, ``ndcg_cut_10`` -> nDCG@10, ``P_10`` -> P@10, ``recall_100`` -> R@100,
+    ``iprec_at_recall_0.10`` -> IPrec@0.1; any other name (already a paper's, or unknown) unchanged."""
+    if name in _PLAIN:
+        return _PLAIN[name]
+    match = _CUT_PATTERN.match(name)
+    if match is None:
+        return name
+    cutoff = match["cutoff"]
+    if "." in cutoff:
+        cutoff = f"{float(cutoff):g}"
+    return f"{_CUT[match['name']]}@{cutoff}"
+
+
+def trec_name(name: str) -> str:
+    """The inverse of :func:`paper_name`: AP -> ``map``, nDCG@10 -> ``ndcg_cut_10``; others unchanged."""
+    if name in _TO_TREC:
+        return _TO_TREC[name]
+    match = _PAPER_PATTERN.match(name)
+    if match is None or match["name"] not in _TO_TREC_CUT:
+        return name
+    trec = _TO_TREC_CUT[match["name"]]
+    cutoff = match["cutoff"]
+    if trec == "iprec_at_recall":
+        cutoff = f"{float(cutoff):.2f}"
+    return f"{trec}_{cutoff}"
+
+
+def measure_label(name: str, naming: str = PAPER) -> str:
+    """``name`` as the chosen naming writes it (PAPER or TREC_EVAL)."""
+    if naming == TREC_EVAL:
+        return trec_name(name)
+    return paper_name(name)
+
+
+def is_measure_name(name: str) -> bool:
+    return paper_name(name) != name or trec_name(name) != name
+
+
+# Machine column names of the result tables -> headers. Columns absent here are shown as they are
+# (run names, measure names, words already plain).
+COLUMN_LABELS = {
+    # compare
+    "run_a": "Run A", "run_b": "Run B", "mean_a": "Mean A", "mean_b": "Mean B", "diff": "Difference",
+    "ci_low": "95 % CI (low)", "ci_high": "95 % CI (high)", "effect_size": "Effect size",
+    "n_queries": "Queries", "p_value": "p", "p_adjusted": "p (adjusted)", "significant": "Significant",
+    "measure": "Measure", "test": "Test", "correction": "Correction", "baseline": "Baseline", "run": "Run",
+    "query": "Query", "value": "Value", "statistic": "Statistic", "wins": "Wins", "losses": "Losses",
+    "ties": "Ties", "significant_wins": "Significant wins", "significant_losses": "Significant losses",
+    "mean_preference": "Mean preference", "preference": "Preference",
+    # preference measures (shown so; exports and evalgui-cli keep their registered names)
+    "st_rpp": "ST-RPP (subtopics alike)", "st_rpp_rel": "ST-RPP (subtopics by relevant documents)",
+    # meta-evaluation
+    "set_size": "Topic set size", "error_rate": "Error rate", "error_rate_sd": "Error rate (SD)",
+    "tie_rate": "Tie rate", "tie_rate_sd": "Tie rate (SD)", "discriminative_power": "Discriminative power",
+    "pairs": "Pairs", "significant_pairs": "Significant pairs", "fuzziness": "Fuzziness", "sets": "Sets",
+    "kendall_tau": "Kendall's τ", "ap_correlation": "AP correlation", "min_difference": "Smallest difference",
+    "power": "Power", "alpha": "α", "spread": "Spread", "rank": "Rank",
+    # measure stability (the Ranking Evaluation Tool's names)
+    "systemCount": "Systems", "entityCount": "Entities", "splitCount": "Queries (splits)",
+    "method": "Measure", "norm": "As asked for", "correlation": "Correlation", "stddev corr": "Correlation (SD)",
+    "cutoff": "Cut-off", "asl": "Significant pairs (bootstrap)", "decisions": "Decided pairs",
+    "errRate": "Error rate", "stddev errRate": "Error rate (SD)", "tieRate": "Tie rate",
+    "stddev tieRate": "Tie rate (SD)", "relRate": "Entities used", "tRate": "Significant pairs (t-test)",
+    "estDiff": "Difference required", "swapDiffMin": "Swap difference (min)",
+    "swapDiffMax": "Swap difference (max)", "iterations": "Iterations", "total": "Total",
+    # case-based retrieval
+    "retriever": "Retriever", "filter_size": "Filter size", "k": "k", "metric": "Metric",
+    "case_id": "Case", "true_similarity": "True similarity", "similarity": "Similarity",
+    "rank_in_retriever": "Rank by the retriever", "rank_in_ground_truth": "Rank in the ground truth",
+    "retrieval_seconds": "Retrieval time (s)", "seconds_per_query": "Seconds per query", "speedup": "Speed-up",
+    "hits": "Hits", "hits_normalized": "Hits (normalised)", "quality_mueller": "Quality (Müller)",
+    "quality_stromer": "Quality (Stromer)", "correctness": "Correctness", "completeness": "Completeness",
+    "kendall": "Kendall's τ", "spearman": "Spearman's ρ", "distance": "Distance", "mae": "Mean absolute error",
+    "rmse": "Root mean squared error", "queries": "Queries", "position": "Position",
+}
+
+
+# Columns that count things (shown without decimals), p-values, and values in percent.
+COUNT_COLUMNS = frozenset({
+    "n_queries", "wins", "losses", "ties", "systemCount", "entityCount", "splitCount", "iterations", "set_size",
+    "hits", "k", "filter_size", "pairs", "significant_pairs", "sets", "num_q", "num_ret", "num_rel", "num_rel_ret",
+    "NumQ", "NumRet", "NumRel", "NumRelRet", "rank_in_retriever", "rank_in_ground_truth", "rank", "queries",
+    "position", "repetitions", "repetition", "samples", "seed", "cells", "better", "worse", "equal",
+    "significant_wins", "significant_losses"})
+P_COLUMNS = frozenset({"p_value", "p_adjusted", "p"})
+PERCENT_COLUMNS = frozenset({"error_rate", "tie_rate", "error_rate_sd", "tie_rate_sd", "discriminative_power",
+                             "flipped_pairs", "judgments_kept", "sign_agreement",
+                             # measure stability's (the Ranking Evaluation Tool's) percentages
+                             "errRate", "stddev errRate", "tieRate", "stddev tieRate", "tRate", "relRate", "asl",
+                             "decisions"})
+
+
+def column_kind(name: str) -> str:
+    """How a column's numbers read: "count", "p", "percent" or "real"."""
+    if name in COUNT_COLUMNS:
+        return "count"
+    if name in P_COLUMNS:
+        return "p"
+    if name in PERCENT_COLUMNS:
+        return "percent"
+    return "real"
+
+
+def column_label(name: str, naming: str = PAPER, labels: dict[str, str] | None = None) -> str:
+    """A table header for machine column ``name``: ``labels`` (the table's own map) first, then
+    :data:`COLUMN_LABELS`, then the measure's name in the chosen naming."""
+    if labels and name in labels:
+        return labels[name]
+    if name in COLUMN_LABELS:
+        return COLUMN_LABELS[name]
+    return measure_label(name, naming)
+
+
+_PROPER = {"jaccard": "Jaccard", "levenshtein": "Levenshtein", "mueller": "Müller", "stromer": "Stromer",
+           "euclidean": "Euclidean", "manhattan": "Manhattan", "hamming": "Hamming", "cosine": "cosine"}
+
+
+def plain_words(name: str) -> str:
+    """A snake_case name as words: ``token_jaccard_index`` -> "Token Jaccard index"."""
+    words = [_PROPER.get(w, w) for w in name.split("_") if w]
+    if not words:
+        return name
+    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
+
+
+def label(text: str, naming: str = PAPER) -> str:
+    """A single machine word shown alone (a combo item, a legend entry, a cell): its header label or
+    its measure name; anything else unchanged."""
+    return column_label(text, naming) if isinstance(text, str) else text
+
+
+# ------------------------------------------------------------------ numbers
+
+def is_missing(value) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(value != value)              # NaN, pd.NA raise or compare unequal
+    except (TypeError, ValueError):
+        return True
+
+
+def format_number(value, *, precision: int = 4, kind: str = "real") -> str:
+    """``kind``: "real" (fixed ``precision`` decimals), "count" (an integer: 3, 1200), "share"
+    (a share in [0, 1] shown as 12.50 %), "percent" (a value already in percent: 12.5 -> 12.50 %),
+    "p" (see :func:`format_p`). Undefined: "–"."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if is_missing(value):
+        return MISSING
+    if not isinstance(value, (int, float)):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            return str(value)
+    if isinstance(value, float) and math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    if kind == "count":
+        return f"{value:.0f}" if float(value).is_integer() else f"{value:.{precision}f}"
+    if kind == "share":
+        return f"{100 * value:.{max(precision - 2, 1)}f} %"
+    if kind == "percent":
+        return f"{value:.{max(precision - 2, 1)}f} %"
+    if kind == "p":
+        return format_p(value)
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.{precision}f}"
+
+
+def format_p(p, resamples: int | None = None, *, precision: int = 4) -> str:
+    """A p-value: "< 0.0001" below the smallest shown value; a resampling test's p of 0 as "< 1/B"
+    (``resamples`` B: 10,000 -> "< 1/10,000"), since B resamples cannot show a smaller one."""
+    if is_missing(p):
+        return MISSING
+    p = float(p)
+    if p == 0 and resamples:
+        return f"< 1/{resamples:,}"
+    smallest = 10.0 ** -precision
+    if p < smallest:
+        return f"< {smallest:.{precision}f}"
+    return f"{p:.{precision}f}"
+
+
+def why_missing(column: str) -> str:
+    """The tooltip of a "–" cell: why the value is undefined."""
+    if column in ("p_value", "p_adjusted", "statistic", "effect_size", "ci_low", "ci_high"):
+        return ("Undefined: the test cannot be computed here (for example every query has the same "
+                "difference, or there are too few queries).")
+    if column.endswith("_sd") or column.startswith("stddev"):
+        return "Undefined: a standard deviation needs at least two repetitions."
+    return "Undefined: the value cannot be computed from these inputs (for example a division by zero)."

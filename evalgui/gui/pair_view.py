@@ -1,0 +1,191 @@
+"""One pair of runs query by query: what a run × run matrix cell opens.
+
+    view = PairView(parent)                          # a window of its own, reused for every cell
+    view.show_pair(measure, "bm25", "dense", values) # values: queries × runs (the outcome's, never recomputed)
+    view.queries_selected.connect(...)               # the queries selected there (list of str)
+
+The differences (row run minus column run) as horizontal bars sorted by size, the queries
+where the two runs disagree most at the top; a scatter of the row run's score against the
+column run's (the diagonal: equal scores); a table of the same queries. Selecting in the
+table, or clicking a bar or a point, selects those queries everywhere in the pane and tells
+``queries_selected``, so that the workspace selects them in its own views (Orange's linked views).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout)
+
+from evalgui.gui.accessibility import name_controls
+from evalgui.gui.plots import plain_axes
+
+HIGHER, LOWER, PICKED = "#d6604d", "#4393c3", "#000000"
+BAR_LABELS = 40       # queries named on the bars' axis at most (more would collide); all are in the table
+
+
+def pair_differences(values: pd.DataFrame, row_run: str, column_run: str) -> pd.DataFrame:
+    """The queries both runs have: query, the two scores and the difference (row minus column), the
+    largest differences (either sign) first, ties in query order."""
+    both = values[[row_run, column_run]].astype(np.float64)
+    both = both[np.isfinite(both.to_numpy()).all(axis=1)]
+    frame = pd.DataFrame({"query": [str(q) for q in both.index], row_run: both[row_run].to_numpy(),
+                          column_run: both[column_run].to_numpy()})
+    difference = both[row_run].to_numpy() - both[column_run].to_numpy()
+    frame["difference"] = difference
+    order = np.lexsort((np.arange(len(frame)), -np.abs(difference)))
+    return frame.iloc[order].reset_index(drop=True)
+
+
+class PairView(QDialog):
+    """See the module docstring."""
+
+    queries_selected = Signal(list)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("pairView")
+        self.setWindowTitle("Pair of runs")
+        self.resize(900, 600)
+        self.frame = pd.DataFrame()
+        self.row_run = self.column_run = self.measure = ""
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.bars = pg.PlotWidget()
+        self.bars.setObjectName("pairBars")
+        self.bars.setAccessibleName("Per-query differences, largest first")
+        self.scatter = pg.PlotWidget()
+        self.scatter.setObjectName("pairScatter")
+        self.scatter.setAccessibleName("Row run's score against the column run's, one point per query")
+        for plot in (self.bars, self.scatter):
+            plain_axes(plot.getPlotItem())
+            plot.getPlotItem().hideButtons()
+            plot.getPlotItem().setMenuEnabled(False)
+        self.bars.getPlotItem().invertY(True)
+        self.bar_item = pg.BarGraphItem(x0=[], y=[], height=[], width=[])
+        self.bars.addItem(self.bar_item)
+        self.bar_item.setZValue(1)
+        self.bars.scene().sigMouseClicked.connect(self._clicked_bars)
+        self.points = pg.ScatterPlotItem(size=8, pen=None)
+        self.points.sigClicked.connect(self._clicked_points)
+        self.diagonal = pg.PlotDataItem(pen=pg.mkPen("#999999", style=Qt.PenStyle.DashLine))
+        self.scatter.addItem(self.diagonal)
+        self.scatter.addItem(self.points)
+        self.table = QTableWidget()
+        self.table.setObjectName("pairTable")
+        self.table.setAccessibleName("Queries of the pair, largest difference first")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.itemSelectionChanged.connect(self._table_selection_changed)
+        plots = QSplitter(Qt.Orientation.Horizontal)
+        plots.addWidget(self.bars)
+        plots.addWidget(self.scatter)
+        sides = QSplitter(Qt.Orientation.Vertical)
+        sides.addWidget(plots)
+        sides.addWidget(self.table)
+        sides.setSizes([600, 300])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.caption)
+        layout.addWidget(sides, 1)
+        name_controls(self)
+
+    # ------------------------------------------------------------ content
+    def show_pair(self, measure: str, row_run: str, column_run: str, values: pd.DataFrame) -> None:
+        """``values``: queries × runs of ``measure`` (NaN where a run lacks a query)."""
+        self.measure, self.row_run, self.column_run = measure, row_run, column_run
+        self.frame = frame = pair_differences(values, row_run, column_run)
+        self.setWindowTitle(f"{row_run} − {column_run} · {measure}")
+        wins, losses = int((frame["difference"] > 0).sum()), int((frame["difference"] < 0).sum())
+        self.caption.setText(
+            f"{measure}, per query: {row_run} minus {column_run} over the {len(frame)} queries both have, "
+            f"the largest differences at the top. {row_run} scores higher on {wins}, lower on {losses}, "
+            f"the same on {len(frame) - wins - losses}. Select queries in the table, or click a bar or a "
+            f"point, to select them in the workspace's other views too.")
+        difference = frame["difference"].to_numpy()
+        positions = np.arange(len(frame), dtype=np.float64)
+        self.bar_item.setOpts(x0=np.minimum(difference, 0), width=np.abs(difference), y=positions, height=0.8,
+                              brushes=[pg.mkBrush(HIGHER if d > 0 else LOWER) for d in difference], pen=None)
+        step = max(1, -(-len(frame) // BAR_LABELS))
+        axis = self.bars.getPlotItem().getAxis("left")
+        axis.setTicks([[(float(i), frame["query"].iat[i]) for i in range(0, len(frame), step)]])
+        self.bars.getPlotItem().setLabel("bottom", f"{row_run} − {column_run}")
+        self.bars.getPlotItem().setYRange(-0.5, max(len(frame), 1) - 0.5, padding=0.02)
+        x, y = frame[column_run].to_numpy(), frame[row_run].to_numpy()
+        self.points.setData(x=x, y=y, data=list(range(len(frame))), brush=pg.mkBrush("#4393c3"))
+        if len(frame):
+            lo, hi = float(min(x.min(), y.min())), float(max(x.max(), y.max()))
+            self.diagonal.setData([lo, hi], [lo, hi])
+        else:
+            self.diagonal.setData([], [])
+        self.scatter.getPlotItem().setLabel("bottom", column_run)
+        self.scatter.getPlotItem().setLabel("left", row_run)
+        self._fill_table()
+
+    def _fill_table(self) -> None:
+        frame = self.frame
+        self.table.blockSignals(True)
+        self.table.clear()
+        headers = ["Query", self.row_run, self.column_run, "Difference"]
+        self.table.setColumnCount(4)
+        self.table.setRowCount(len(frame))
+        self.table.setHorizontalHeaderLabels(headers)
+        for r, (query, a, b, d) in enumerate(zip(frame["query"], frame[self.row_run], frame[self.column_run],
+                                                 frame["difference"])):
+            for c, text in enumerate((query, f"{a:.4f}", f"{b:.4f}", f"{d:+.4f}")):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        self.table.blockSignals(False)
+
+    # ------------------------------------------------------------ selection
+    def selected_queries(self) -> list[str]:
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        return [self.frame["query"].iat[r] for r in rows]
+
+    def select_queries(self, queries: list[str]) -> None:
+        """Select ``queries`` in the table (and so in the plots and the workspace's views)."""
+        wanted = set(queries)
+        selection = QItemSelection()
+        model = self.table.model()
+        for r, query in enumerate(self.frame["query"].tolist() if len(self.frame) else []):
+            if query in wanted:
+                selection.select(model.index(r, 0), model.index(r, model.columnCount() - 1))
+        self.table.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+
+    def _table_selection_changed(self) -> None:
+        rows = {index.row() for index in self.table.selectionModel().selectedRows()}
+        n = len(self.frame)
+        if n:
+            difference = self.frame["difference"].to_numpy()
+            self.bar_item.setOpts(brushes=[pg.mkBrush(PICKED if i in rows else HIGHER if d > 0 else LOWER)
+                                           for i, d in enumerate(difference)])
+            self.points.setBrush([pg.mkBrush(PICKED if i in rows else "#4393c3") for i in range(n)])
+            self.points.setSize([12 if i in rows else 8 for i in range(n)])
+        self.queries_selected.emit(self.selected_queries())
+
+    def _clicked_bars(self, event) -> None:
+        view = self.bars.getPlotItem().getViewBox()
+        if not view.sceneBoundingRect().contains(event.scenePos()):
+            return
+        row = int(round(view.mapSceneToView(event.scenePos()).y()))
+        if 0 <= row < len(self.frame):
+            self._pick(row, event.modifiers())
+
+    def _clicked_points(self, _item, points, event=None) -> None:
+        if len(points):
+            modifiers = event.modifiers() if event is not None else Qt.KeyboardModifier.NoModifier
+            self._pick(int(points[0].data()), modifiers)
+
+    def _pick(self, row: int, modifiers) -> None:
+        flag = QItemSelectionModel.SelectionFlag
+        how = flag.Toggle if modifiers & Qt.KeyboardModifier.ControlModifier else flag.ClearAndSelect
+        index = self.table.model().index(row, 0)
+        self.table.selectionModel().select(index, how | flag.Rows)
+        self.table.scrollTo(index)

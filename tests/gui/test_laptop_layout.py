@@ -1,0 +1,59 @@
+"""Issue 25, point 2: on a laptop's screen the results get the larger part of every workspace."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtWidgets import QScrollArea
+
+from tests.gui.conftest import open_demo_and_wait
+
+WORKSPACES = ["ranked", "compare", "metaeval", "stability", "casebase"]
+
+
+def rect_in(window, widget) -> QRect:
+    return QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+
+
+def resize_and_wait(qtbot, window, width, height):
+    window.resize(width, height)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (width, height))
+    qtbot.wait(20)      # the dock keeper and the splitters run on a zero timer
+
+
+@pytest.mark.parametrize("size, share", [((1366, 768), 0.5), ((1024, 640), 0.45)])
+@pytest.mark.parametrize("key", WORKSPACES)
+def test_results_get_their_share_and_run_stays_in_view(qtbot, window, key, size, share):
+    workspace = window.workspaces[key]
+    window.tabs.setCurrentWidget(workspace)
+    resize_and_wait(qtbot, window, *size)
+    results = rect_in(window, workspace.results_tabs)
+    assert results.width() >= share * size[0], (key, results.width())
+    assert window.rect().contains(results)
+    run = workspace.run_button
+    assert run.isVisible() and run.visibleRegion().boundingRect() == run.rect()
+    assert window.rect().contains(rect_in(window, run))
+
+
+@pytest.mark.parametrize("key", WORKSPACES)
+def test_no_scroll_area_inside_another(window, key):
+    workspace = window.workspaces[key]
+    for area in workspace.findChildren(QScrollArea):
+        parent = area.parentWidget()
+        while parent is not None and parent is not workspace:
+            assert not isinstance(parent, QScrollArea), (key, area.objectName(), parent.objectName())
+            parent = parent.parentWidget()
+
+
+@pytest.mark.parametrize("key", ["ranked", "compare", "metaeval", "stability"])
+def test_the_runs_list_shows_eight_rows(qtbot, key, window):
+    open_demo_and_wait(qtbot, window)
+    workspace = window.workspaces[key]
+    window.tabs.setCurrentWidget(workspace)
+    resize_and_wait(qtbot, window, 1366, 768)
+    from evalgui.gui.workspaces.run_picker import Checklist
+
+    run_list = next(c for c in workspace.form.findChildren(Checklist) if c.objectName().endswith("unList"))
+    row = run_list.sizeHintForRow(0)
+    assert row > 0
+    assert run_list.viewport().height() >= 8 * row - 1, (run_list.viewport().height(), row)

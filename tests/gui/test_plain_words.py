@@ -1,0 +1,164 @@
+"""Every workspace, run on the sample data, shows no programmer's word: no snake_case or camelCase
+identifier, no command-line flag, in any label, button, check box, combo item, tab title or table header."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from tests.gui.conftest import SAMPLE_DATA, load, load_synthetic, open_demo_and_wait, run_and_wait
+
+CBR = SAMPLE_DATA / "cbr"
+RANKS = SAMPLE_DATA / "rankfile" / "citations.tsv"
+
+IDENTIFIER = re.compile(
+    r"(?<![\w.@/\\-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w.@(/\\])"      # snake_case
+    r"|(?<![\w.@/\\-])[a-z]+[a-z0-9]*[A-Z][A-Za-z0-9]*(?![\w.@/\\])"  # camelCase
+    r"|(?<![\w-])--[a-z][\w-]*"                                          # --flag
+    r"|\(-[A-Za-z]\)")                                                   # (-x)
+# Words of the command line's language that are not identifiers but still not words.
+BANNED_WORDS = re.compile(r"\b(?:ks|Sep\.)(?!\w)")
+# Legitimate tokens that look like identifiers: file names (the sample data) and the names
+# people write for measures.
+ALLOWED = {"make_ranks", "mac_model", "procake_evaluated", "procake_ground_truth", "information_systems",
+           "pyqtgraph", "trec_eval"}
+# (widget's object name, word) pairs tolerated while a form is being rebuilt from the workflow layer's
+# declarations (the meta-evaluation form's migration): remove them when it lands.
+TOLERATED = {("metaevalFillMissing", "(-c)")}
+# Widgets whose text is a file's content or a path the user chose (not the window's own words).
+SKIP_OBJECTS = {"filePath"}
+
+
+def offending_words(text: str) -> list[str]:
+    """The identifier-like words and flags in ``text`` (file names and ALLOWED words excepted)."""
+    words = [m.group(0) for m in IDENTIFIER.finditer(text)] + [m.group(0) for m in BANNED_WORDS.finditer(text)]
+    return [w for w in words if w not in ALLOWED and not re.search(r"\.\w{2,4}$", w)]
+
+
+def test_the_pattern_catches_identifiers_and_flags_and_spares_words():
+    assert offending_words("ci_low and mean_preference, systemCount") == ["ci_low", "mean_preference",
+                                                                          "systemCount"]
+    assert offending_words("Use --compat dunaiski2018 (-c)") == ["--compat", "(-c)"]
+    assert offending_words("ks test; Sep. rate") == ["ks", "Sep."]
+    assert offending_words("nDCG@10, P(rel=2)@5, AP, 95 % CI (low), non-parametric – a note") == []
+    assert offending_words("read cars.csv and mac_model.json") == []
+
+
+def visible_texts(root) -> list[tuple[str, str]]:
+    """(where, text) for every text a user can see under ``root``: widgets, combo items, tab titles,
+    table headers (both directions), plot axis labels and legends."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import (QAbstractButton, QComboBox, QGroupBox, QLabel, QLineEdit,
+                                   QListWidget, QTableView, QTabWidget, QTreeWidget)
+
+    texts = []
+    for widget in [root, *root.findChildren(QWidget_())]:
+        if widget.objectName() in SKIP_OBJECTS:
+            continue
+        name = f"{type(widget).__name__}({widget.objectName()})"
+        if isinstance(widget, (QLabel, QAbstractButton)):
+            texts.append((name, re.sub(r"<[^>]+>", " ", widget.text())))
+        if isinstance(widget, QGroupBox):
+            texts.append((name, widget.title()))
+        if isinstance(widget, QLineEdit):
+            texts.append((name + " placeholder", widget.placeholderText()))
+        if isinstance(widget, QComboBox):
+            texts += [(name + " item", widget.itemText(i)) for i in range(widget.count())]
+        if isinstance(widget, QTabWidget):
+            texts += [(name + " tab", widget.tabText(i)) for i in range(widget.count())]
+        if isinstance(widget, QListWidget):
+            texts += [(name + " item", widget.item(i).text()) for i in range(widget.count())]
+        if isinstance(widget, QTableView) and widget.model() is not None:
+            model = widget.model()
+            texts += [(name + " header", str(model.headerData(c, Qt.Orientation.Horizontal) or ""))
+                      for c in range(model.columnCount())]
+            if widget.verticalHeader().isVisibleTo(widget):
+                texts += [(name + " row header", str(model.headerData(r, Qt.Orientation.Vertical) or ""))
+                          for r in range(min(model.rowCount(), 50))]
+            # The words in the cells (measure names, labels), not the numbers.
+            texts += [(name + " cell", str(model.index(r, c).data() or ""))
+                      for r in range(min(model.rowCount(), 50)) for c in range(model.columnCount())]
+        if isinstance(widget, QTreeWidget):
+            header = widget.headerItem()
+            texts += [(name + " header", header.text(c)) for c in range(widget.columnCount())]
+            texts += [(name + " group", widget.topLevelItem(i).text(0)) for i in range(widget.topLevelItemCount())]
+        if isinstance(widget, pg.PlotWidget):
+            item = widget.getPlotItem()
+            for side in ("left", "bottom"):
+                texts.append((name + f" {side} axis", item.getAxis(side).labelText))
+            if item.legend is not None:
+                texts += [(name + " legend", label.text) for _sample, label in item.legend.items]
+    return [(where, text, where[where.index("(") + 1:where.index(")")]) for where, text in texts if text]
+
+
+def QWidget_():
+    from PySide6.QtWidgets import QWidget
+
+    return QWidget
+
+
+def show_every_tab(qtbot, workspace) -> None:
+    """Make every tab current once, so the views that draw only in sight are drawn."""
+    from PySide6.QtWidgets import QTabWidget
+
+    for tabs in workspace.findChildren(QTabWidget):
+        for i in range(tabs.count()):
+            tabs.setCurrentIndex(i)
+            qtbot.wait(1)
+
+
+def offences(root) -> list[str]:
+    return sorted({f"{where}: {word!r} in {text!r}" for where, text, name in visible_texts(root)
+                   for word in offending_words(text) if (name, word) not in TOLERATED})
+
+
+def _choose(combo, data):
+    index = combo.findData(data)
+    assert index >= 0, f"{data!r} is not offered"
+    combo.setCurrentIndex(index)
+
+
+def run_every_workspace(qtbot, window, monkeypatch):
+    """Each workspace, run once on the sample data with its defaults."""
+    ranked = open_demo_and_wait(qtbot, window)
+    yield ranked
+    load_synthetic(qtbot, window)
+    for key in ("compare", "metaeval"):
+        workspace = window.workspaces[key]
+        window.tabs.setCurrentWidget(workspace)
+        run_and_wait(qtbot, workspace)
+        assert workspace.has_results(), workspace.progress_label.text()
+        yield workspace
+    load(qtbot, window, [RANKS])
+    stability = window.workspaces["stability"]
+    window.tabs.setCurrentWidget(stability)
+    _choose(stability.form.rank_file_combo, str(RANKS))
+    run_and_wait(qtbot, stability, timeout=120_000)
+    assert stability.has_results(), stability.progress_label.text()
+    yield stability
+    load(qtbot, window, [CBR / "cars.csv", CBR / "queries.csv"])
+    casebase = window.workspaces["casebase"]
+    window.tabs.setCurrentWidget(casebase)
+    form = casebase.form
+    _choose(form.train_combo, str(CBR / "cars.csv"))
+    _choose(form.test_combo, str(CBR / "queries.csv"))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(CBR / "model.json"), "")))
+    qtbot.mouseClick(form.editor.load_button, Qt.MouseButton.LeftButton)
+    run_and_wait(qtbot, casebase)
+    assert casebase.has_results(), casebase.progress_label.text()
+    yield casebase
+
+
+def test_no_workspace_shows_a_programmers_word(qtbot, window, monkeypatch):
+    window.resize(1366, 768)
+    found = []
+    for workspace in run_every_workspace(qtbot, window, monkeypatch):
+        show_every_tab(qtbot, workspace)
+        found += [f"{workspace.key}: {o}" for o in offences(workspace)]
+    found += [f"window: {o}" for o in offences(window.data_dock)]
+    menus = [action for menu in window.menuBar().actions() for action in [menu, *menu.menu().actions()]]
+    found += [f"menu: {a.text()!r}" for a in menus if offending_words(a.text().replace("&", ""))]
+    assert not found, "\n".join(found)
