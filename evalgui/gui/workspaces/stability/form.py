@@ -355,7 +355,8 @@ class StabilityForm(QWidget):
             raise EvalUsageError(problem)
         values = dict(
             measures=measures, iterations=self.iterations_spin.value(), bootstrap=self.bootstrap_spin.value(),
-            splits=parse_numbers(self.splits_edit.text(), int, label_of("splits"), "2, 5, 10") or self._default_splits(),
+            splits=(parse_numbers(self.splits_edit.text(), int, label_of("splits"), "2, 5, 10")
+                    or self._default_splits()),
             systems=parse_numbers(self.systems_edit.text(), int, label_of("systems"), "3, 4"),
             entities=parse_numbers(self.entities_edit.text(), int, label_of("entities"), "100, 200"),
             sigs=parse_numbers(self.sigs_edit.text(), float, label_of("sigs"), "0.01, 0.05") or DEFAULT_SIGS,
