@@ -9,11 +9,26 @@ values of all its bound controls by parameter name, so a form writes no per-widg
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QLineEdit, QSpinBox
 
 INT_LIMIT = 2_147_483_647          # a QSpinBox holds a C int
+LIST_TYPES = ("ints", "floats", "texts")
+
+
+def _list_text(values) -> str:
+    return ", ".join(str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in values)
+
+
+def _parse_list(param, text: str):
+    """The numbers typed in a line edit as the parameter's list, or None when a part is not one."""
+    try:
+        return param.coerce([p for p in re.split(r"[\s,;]+", text.strip()) if p] if param.type != "texts"
+                            else [p.strip() for p in text.split(",") if p.strip()])
+    except ValueError:
+        return None
 
 
 def _tooltip(param) -> str:
@@ -39,6 +54,8 @@ class Binding:
             w.setText(p.label)
         elif isinstance(w, (QSpinBox, QDoubleSpinBox)):
             low = p.minimum if p.minimum is not None else -INT_LIMIT
+            if self._none_is_lowest():      # 0, shown as the special text ("all", "not given"), means none
+                low = 0 if p.minimum is None else min(p.minimum, 0)
             high = p.maximum if p.maximum is not None else INT_LIMIT
             if isinstance(w, QSpinBox):
                 low, high = max(int(low), -INT_LIMIT), min(int(high), INT_LIMIT)
@@ -48,23 +65,49 @@ class Binding:
         elif isinstance(w, QComboBox) and w.count() == 0:
             for value, text in p.choices:
                 w.addItem(text, value)
-        if p.default is not None:
+        if p.default is not None or p.optional:
             self.set_value(p.default)
 
-    def value(self) -> Any:
+    def _none_is_lowest(self) -> bool:
+        """An optional number in a spin box with a special text: its lowest value stands for None."""
         w = self.widget
+        return (self.param.optional and isinstance(w, (QSpinBox, QDoubleSpinBox))
+                and bool(w.specialValueText()))
+
+    def value(self) -> Any:
+        w, p = self.widget, self.param
         if isinstance(w, QCheckBox):
+            if p.type == "choice":          # one choice, on or off
+                return p.choice_values[0] if w.isChecked() else None
             return w.isChecked()
         if isinstance(w, (QSpinBox, QDoubleSpinBox)):
+            if self._none_is_lowest() and w.value() == w.minimum():
+                return None
             return w.value()
         if isinstance(w, QComboBox):
             return w.currentData()
         if isinstance(w, QLineEdit):
+            if p.type in LIST_TYPES:        # the list, or the text as typed when a part is not a number
+                values = _parse_list(p, w.text())
+                return w.text() if values is None else list(values)
             return w.text()
         raise TypeError(f"cannot read a {type(w).__name__}")
 
     def set_value(self, value) -> bool:
         """Show ``value`` if the parameter accepts it (False, and nothing changes, otherwise)."""
+        w, p = self.widget, self.param
+        if isinstance(w, QLineEdit) and p.type in LIST_TYPES and isinstance(value, str):
+            w.setText(value)                # as typed (an older project saved the text)
+            return True
+        if isinstance(w, QCheckBox) and p.type == "choice":
+            if not (value is None or isinstance(value, bool) or value in p.choice_values):
+                return False
+            w.setChecked(value is not None and value is not False)
+            return True
+        if self._none_is_lowest() and (
+                value is None or (not isinstance(value, bool) and value == w.minimum())):
+            w.setValue(w.minimum())         # none (an older project saved the special value)
+            return True
         try:
             value = self.param.coerce(value)
         except ValueError:
@@ -77,18 +120,19 @@ class Binding:
         elif isinstance(w, (QSpinBox, QDoubleSpinBox)):
             if not w.minimum() <= value <= w.maximum():
                 return False
-            w.setValue(value)
+            w.setValue(int(value) if isinstance(w, QSpinBox) else value)
         elif isinstance(w, QComboBox):
             index = w.findData(value)
             if index < 0:
                 return False
             w.setCurrentIndex(index)
         elif isinstance(w, QLineEdit):
-            w.setText(str(value))
+            w.setText(_list_text(value) if p.type in LIST_TYPES else str(value))
         return True
 
     @property
     def changed(self):
+        """The signal of the user's edits (a line edit's textEdited: the form setting it is none)."""
         w = self.widget
         if isinstance(w, QCheckBox):
             return w.toggled
@@ -96,7 +140,7 @@ class Binding:
             return w.valueChanged
         if isinstance(w, QComboBox):
             return w.currentIndexChanged
-        return w.textChanged
+        return w.textEdited
 
 
 class Bindings:

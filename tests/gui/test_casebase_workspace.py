@@ -721,7 +721,8 @@ def test_project_round_trip(qtbot, make_window, monkeypatch, tmp_path):
     assert second.tabs.currentWidget() is restored
     assert restored.form_state() == casebase.form_state()
     assert restored.form.editor.model().attributes == casebase.form.editor.model().attributes
-    assert restored.form.mac_path == str(folder / "mac_model.json") and restored.form.filter_sizes.text() == "3,6"
+    assert restored.form.mac_path == str(folder / "mac_model.json")
+    assert restored.form.filter_sizes.text() == "3, 6"                  # saved as the list [3, 6]
     pd.testing.assert_frame_equal(restored.outcome.table, casebase.outcome.table, check_dtype=False)
     pd.testing.assert_frame_equal(restored.table.tidy_model.frame, casebase.table.tidy_model.frame, check_dtype=False)
     assert restored.form.ranked_check.isChecked() and restored.form.thresholds.text() == "0.7"

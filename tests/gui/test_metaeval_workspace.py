@@ -119,15 +119,19 @@ def test_the_tab_its_experiments_and_tooltips_come_from_the_registries(qtbot, wi
     assert [combo.itemData(i) for i in range(combo.count())] == list(EXPERIMENTS)
     for i in range(combo.count()):
         assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == EXPERIMENTS[combo.itemData(i)].help_text
-    # each parameter's tooltip is its description in the registry, with its default
-    described = {p.name: p for name in EXPERIMENTS for p in EXPERIMENTS[name].parameters}
-    for widget, name in ((form.fuzziness_spin, "fuzziness"), (form.set_sizes_edit, "set size"),
+    # each setting's tooltip is its declaration's help, its default the declaration's
+    from evalgui.core.workflows.metaeval import MetaevalRequest
+
+    for widget, name in ((form.fuzziness_spin, "fuzziness"), (form.set_sizes_edit, "set_sizes"),
                          (form.sets_spin, "sets"), (form.replacement_check, "replacement"),
-                         (form.alpha_spin, "alpha"), (form.fractions_edit, "fractions"), (form.seed_spin, "seed")):
-        assert described[name].description[1:] in widget.toolTip(), (name, widget.toolTip())
-        assert described[name].default in widget.toolTip()
-    assert "repetitions" in form.stability_repetitions_spin.toolTip()
-    assert "(default 10)" in form.robustness_repetitions_spin.toolTip()
+                         (form.alpha_spin, "alpha"), (form.fractions_edit, "fractions"), (form.seed_spin, "seed"),
+                         (form.level_spin, "level"), (form.fill_check, "complete")):
+        declared = MetaevalRequest.param(name)
+        assert widget.toolTip().startswith(declared.help), (name, widget.toolTip())
+        assert form.bindings[name].value() == (list(declared.default) if isinstance(declared.default, tuple)
+                                               else declared.default), name
+    assert "stability 5, robustness 10" in form.stability_repetitions_spin.toolTip()
+    assert form.stability_repetitions_spin.value() == 5 and form.robustness_repetitions_spin.value() == 10
     assert not window.isWindowModified()
     # one page of settings per experiment; the seed only where something is drawn at random
     for name, page in zip(EXPERIMENTS, range(4)):

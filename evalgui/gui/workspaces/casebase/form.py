@@ -18,10 +18,11 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget)
 
-from evalgui.core.cbr.catalogue import METRICS, QUALITY_METRICS, TIES
+from evalgui.core.cbr.catalogue import METRICS, QUALITY_METRICS
 from evalgui.core.cbr.model import DEFAULT_SOURCE
 from evalgui.core.errors import EvalInputError, EvalUsageError
 from evalgui.core.ranked.measures import REGISTRY
+from evalgui.gui.declared import Bindings
 from evalgui.gui.forms import parse_numbers
 from evalgui.gui.measurepicker import MeasurePicker, mark_invalid
 from evalgui.gui.workspaces.casebase.model_editor import ModelEditor, PreviewBox
@@ -37,15 +38,19 @@ SOURCES = ((CASE_BASES, "Case bases and a model",
 SAME_AS_TRAIN = ""
 
 
+def param(name: str, files: bool = False):
+    """A setting's declaration: the case-based request's, or with similarity files the similarity request's."""
+    from evalgui.core.workflows.casebase import CasebaseRequest, SimilarityRequest
+
+    return (SimilarityRequest if files else CasebaseRequest).param(name)
+
+
 def label_of(name: str) -> str:
     """What the case-based workflow's declaration calls a setting."""
-    from evalgui.core.workflows.casebase import CasebaseRequest
-
-    return CasebaseRequest.param(name).label
+    return param(name).label
 THRESHOLDS_TIP = ("A case is relevant with grade g when its true similarity reaches the g-th threshold (0.7,0.9: "
                   "grade 1 from 0.7, grade 2 from 0.9); cases below the first are not judged.")
 RANKED_DEFAULT_THRESHOLDS = "0.7, 0.9"        # THRESHOLDS_TIP's example, offered when ranked measures are ticked
-TIE_LABELS = {"case_id": "Broken by case id", "interchangeable": "Tied cases interchangeable (hits)"}
 MAC_FILE_NONE = "The ticked attributes of the model"
 
 
@@ -85,10 +90,10 @@ class CaseBaseForm(QWidget):
                                                       "a query never retrieves itself unless ticked below")
         self.train_id = self._id_combo("cbrTrainId", "The train case base's id column")
         self.test_id = self._id_combo("cbrTestId", "The test case base's id column")
-        self.include_self = QCheckBox(label_of("include_self"))
+        self.bindings = Bindings()
+        self.include_self = QCheckBox()
         self.include_self.setObjectName("cbrIncludeSelf")
-        self.include_self.setToolTip("With the same case base as train and test: let a query retrieve the case "
-                                     "with its own id")
+        self.bindings.bind(param("include_self"), self.include_self)
         self.truth_combo = self._file_combo("cbrGroundTruth", "The ground truth: a loaded similarity-results file "
                                                               "(query_id, case_id, similarity)")
         self.pages = QStackedWidget()
@@ -160,8 +165,11 @@ class CaseBaseForm(QWidget):
         self.retrievers_form.addRow("MAC model", self.mac_file_label)
         self.retrievers_form.addRow(mac_files)
         self.retrievers_form.addRow(label_of("mac_attributes"), self.mac_list)
-        self.retrievers_form.addRow(label_of("filter_sizes"), self.filter_sizes)
-        self.retrievers_form.addRow(label_of("ks"), self.ks)
+        filter_sizes_label, ks_label = QLabel(), QLabel()
+        self.bindings.bind(param("filter_sizes"), self.filter_sizes, filter_sizes_label)
+        self.bindings.bind(param("ks"), self.ks, ks_label)
+        self.retrievers_form.addRow(filter_sizes_label, self.filter_sizes)
+        self.retrievers_form.addRow(ks_label, self.ks)
         self.retrievers_form.addRow(self.pairs_note)
         self.retrievers_form.addRow("Imported results", self.predicted)
 
@@ -173,13 +181,11 @@ class CaseBaseForm(QWidget):
                                  tooltips={m: METRICS[m].help_text for m in QUALITY_METRICS})
         self.ties_combo = QComboBox()
         self.ties_combo.setObjectName("cbrTies")
-        for key in TIES:
-            self.ties_combo.addItem(TIE_LABELS[key], key)
-        self.ties_combo.setToolTip("Ties in the ground truth: broken by case id (reproducible), or tied cases "
-                                   "count as interchangeable for hits")
+        ties_label = QLabel()
+        self.bindings.bind(param("ties"), self.ties_combo, ties_label)
         metrics_layout = QFormLayout(metrics_box)
         metrics_layout.addRow(self.metrics)
-        metrics_layout.addRow(label_of("ties"), self.ties_combo)
+        metrics_layout.addRow(ties_label, self.ties_combo)
 
         # ---------------------------------------------------------------- ranked measures (graded ground truth)
         ranked_box = QGroupBox("Ranked measures")
@@ -197,7 +203,9 @@ class CaseBaseForm(QWidget):
         self.ranked_settings = QWidget()             # shown while the box is ticked
         ranked_layout = QFormLayout(self.ranked_settings)
         ranked_layout.setContentsMargins(0, 0, 0, 0)
-        ranked_layout.addRow(label_of("relevance_thresholds"), self.thresholds)
+        thresholds_label = QLabel()
+        self.bindings.bind(param("relevance_thresholds"), self.thresholds, thresholds_label)
+        ranked_layout.addRow(thresholds_label, self.thresholds)
         ranked_layout.addRow(self.thresholds_note)
         ranked_layout.addRow(self.ranked_picker)
         ranked_column = QVBoxLayout(ranked_box)
@@ -272,12 +280,8 @@ class CaseBaseForm(QWidget):
                     shown.setVisible(not files)
         for button in (self.mac_file_button, self.mac_clear_button):
             button.setVisible(not files)
-        self.filter_sizes.setToolTip("MAC/FAC: how many candidates MAC keeps, paired position by position with "
-                                     "the ks (ProCAKE's setFilterSizes)")
-        self.ks.setToolTip("The number of cases returned; with filter sizes, MAC/FAC's k paired position by "
-                           "position (ProCAKE's setKs). The linear and imported retrievers are cut at each k; "
-                           "empty: whole lists" if not files else
-                           "Cut both lists to their top k, for each k given; empty: whole lists")
+        self.filter_sizes.setToolTip(param("filter_sizes").help)
+        self.ks.setToolTip(param("ks", files).help)
 
     # ------------------------------------------------------------ reacting
     def source(self) -> str:
@@ -539,7 +543,7 @@ class CaseBaseForm(QWidget):
         problem = self.thresholds_problem()
         mark_invalid(self.thresholds, problem)
         if problem is None:
-            self.thresholds.setToolTip(THRESHOLDS_TIP)
+            self.thresholds.setToolTip(param("relevance_thresholds").help)
 
     def ranked_request(self) -> tuple[list[str], tuple[float, ...]]:
         """The ranked measures ticked and the thresholds (nothing while the box is unticked)."""
@@ -688,23 +692,22 @@ class CaseBaseForm(QWidget):
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
+        """The settings by the request's names (the bindings), plus what is not a scalar parameter: the source,
+        the files chosen and their id columns, the model as edited, MAC's file, what is ticked in the lists and
+        the ranked measure picker's state."""
         return {
             "source": self.source(),
             "train": self.wanted["train"],
             "test": self.wanted["test"],
             "id_columns": dict(self.id_columns),
-            "include_self": self.include_self.isChecked(),
             "ground_truth": self.wanted["ground_truth"],
             "model": self.editor.to_dict() if self.editor.table.rowCount() else None,
             "mac_model": self.mac_path,
             "mac_attributes": dict(self.mac_list.ticks),
-            "filter_sizes": self.filter_sizes.text(),
-            "ks": self.ks.text(),
             "predicted": dict(self.predicted.ticks),
             "metrics": dict(self.metrics.ticks),
-            "ties": self.ties_combo.currentData(),
-            "ranked": {"on": self.ranked_check.isChecked(), "thresholds": self.thresholds.text(),
-                       "measures": self.ranked_picker.state()},
+            "ranked": {"on": self.ranked_check.isChecked(), "measures": self.ranked_picker.state()},
+            **self.bindings.state(),
         }
 
     def restore(self, state: dict) -> None:
@@ -720,25 +723,20 @@ class CaseBaseForm(QWidget):
                 self.wanted[key] = state[key]
         if isinstance(state.get("id_columns"), dict):
             self.id_columns.update({str(p): str(c) for p, c in state["id_columns"].items()})
-        if isinstance(state.get("include_self"), bool):
-            self.include_self.setChecked(state["include_self"])
-        for box, key in ((self.filter_sizes, "filter_sizes"), (self.ks, "ks")):
-            if isinstance(state.get(key), str):
-                box.setText(state[key])
+        ranked = state.get("ranked") if isinstance(state.get("ranked"), dict) else {}
+        settings = {k: v for k, v in state.items() if k in ("include_self", "filter_sizes", "ks", "ties",
+                                                            "relevance_thresholds")}
+        if "thresholds" in ranked:          # before the declarations, the thresholds were saved with the measures
+            settings.setdefault("relevance_thresholds", ranked["thresholds"])
+        self.bindings.restore(settings)
         for checklist, key in ((self.mac_list, "mac_attributes"), (self.predicted, "predicted"),
                                (self.metrics, "metrics")):
             checklist.restore(state.get(key))
         self.metrics.set_entries([(m, m) for m in QUALITY_METRICS], default=True,
                                  tooltips={m: METRICS[m].help_text for m in QUALITY_METRICS})
-        index = self.ties_combo.findData(state.get("ties"))
-        if index >= 0:
-            self.ties_combo.setCurrentIndex(index)
-        ranked = state.get("ranked")
-        if isinstance(ranked, dict):
-            if isinstance(ranked.get("thresholds"), str):
-                self.thresholds.setText(ranked["thresholds"])
-            if isinstance(ranked.get("measures"), dict):
-                self.ranked_picker.restore(ranked["measures"])
+        if isinstance(ranked.get("measures"), dict):
+            self.ranked_picker.restore(ranked["measures"])
+        if ranked:
             self.ranked_check.setChecked(bool(ranked.get("on")))
         self.refresh_inputs()
         if isinstance(state.get("model"), dict):

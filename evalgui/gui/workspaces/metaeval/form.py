@@ -4,9 +4,10 @@ The measures: every ranked measure and the preference measures (rpp, lexiprecisi
 under their own headings), which every experiment takes. The experiment is chosen in a combo box; below it, a page of that experiment's own
 settings (stability: fuzziness, set sizes, sets, replacement, repetitions; power: test,
 correction, α, B; robustness: fractions, repetitions; agreement: none), then the seed
-and "score missing queries as 0" (-c), which they share. Every tooltip is the
-description the ``metaeval`` registry (and, for the test and the correction, the
-comparison's registries) gives ``evalgui-cli`` and the help.
+and "score queries missing from a run as 0", which they share. Every setting is a parameter of
+:class:`~evalgui.core.workflows.metaeval.MetaevalRequest`, whose declaration gives its label,
+tooltip, bounds and default; the experiment, test and correction boxes' tooltips follow the
+choice (its record in the registry).
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox
                                QStackedWidget, QVBoxLayout, QWidget)
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.core.metaeval.catalogue import (EXPERIMENTS, MAX_REPETITIONS, MAX_ROBUSTNESS_REPETITIONS,
-                                             MAX_SETS)
+from evalgui.core.metaeval.catalogue import EXPERIMENTS, MAX_ROBUSTNESS_REPETITIONS
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
-from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, RESAMPLING, TESTS
-from evalgui.core.workflows.common import LEVEL
-from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, line_edit, parse_numbers, registry_combo, spin_box
+from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
+from evalgui.core.workflows.metaeval import MetaevalRequest
+from evalgui.gui.declared import Bindings
+from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, parse_numbers, registry_combo
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 
@@ -39,11 +40,59 @@ def measures_offered() -> dict:
                            for name, record in preference.REGISTRY.items()}}
 
 
-def parameter_tip(experiment: str, name: str) -> str:
-    """A parameter's description in the registry, with its default: "Queries per set; ... (default 5, 10, ...)"."""
-    p = next(p for p in EXPERIMENTS[experiment].parameters if p.name == name)
-    text = p.description[:1].upper() + p.description[1:]
-    return f"{text} (default {p.default})" if p.default else text
+# A version-1 project's names of the settings that the request names otherwise.
+ALIASES = {"relevance_level": "level", "fill_missing": "complete"}
+
+
+def param(name: str):
+    return MetaevalRequest.param(name)
+
+
+def repetitions_param(experiment: str, default: int, maximum: int | None = None):
+    """The request's one ``repetitions`` (None: the experiment's default) as one box per experiment, each
+    showing its experiment's default; the form's state keeps each box under its own name."""
+    from dataclasses import replace as changed
+
+    declared = param("repetitions")
+    return changed(declared, name=f"{experiment}_repetitions", default=default, optional=False,
+                   maximum=declared.maximum if maximum is None else maximum)
+
+
+def samples_param():
+    """B is the chosen test's default until the user sets it (the request's None): the box shows the number."""
+    from dataclasses import replace as changed
+
+    return changed(param("samples"), default=DEFAULT_SAMPLES["bootstrap"], optional=False)
+
+
+def _spin(object_name: str, double: bool = False):
+    from PySide6.QtWidgets import QSpinBox
+
+    spin = QDoubleSpinBox() if double else QSpinBox()
+    spin.setObjectName(object_name)
+    spin.setGroupSeparatorShown(True)
+    return spin
+
+
+def _line(object_name: str, placeholder: str):
+    from PySide6.QtWidgets import QLineEdit
+
+    line = QLineEdit()
+    line.setObjectName(object_name)
+    line.setPlaceholderText(placeholder)
+    line.setClearButtonEnabled(True)
+    return line
+
+
+def _row(layout: QFormLayout, bindings: Bindings, declared, widget) -> None:
+    """Bind ``widget`` to its declaration and add it to ``layout`` (a check box is its own label)."""
+    if isinstance(widget, QCheckBox):
+        bindings.bind(declared, widget)
+        layout.addRow(widget)
+    else:
+        label = QLabel()
+        bindings.bind(declared, widget, label)
+        layout.addRow(label, widget)
 
 
 class MetaevalForm(QWidget):
@@ -58,30 +107,32 @@ class MetaevalForm(QWidget):
         self.setObjectName("metaevalForm")
         self.session = session
         self.samples = dict(DEFAULT_SAMPLES)           # B per resampling test, as last set
+        self.bindings = Bindings()
 
         self.data = QrelsRunsPicker(session, object_prefix="metaeval")
         measures_box = QGroupBox("Measures")
         self.picker = MeasurePicker(registry=measures_offered())
-        self.level_spin = spin_box("metaevalRelevanceLevel", int(LEVEL.minimum), 100, LEVEL.default,
-                                "Minimum grade that counts as relevant (trec_eval -l). Preference measures: grades "
-                                "told apart at 1 (graded RPP), binary from grade N at another level N")
+        self.level_spin = _spin("metaevalRelevanceLevel")
         measures_layout = QFormLayout(measures_box)
         measures_layout.addRow(self.picker)
-        measures_layout.addRow("Relevant from grade", self.level_spin)
+        _row(measures_layout, self.bindings, param("level"), self.level_spin)
+        self.level_spin.setMaximum(100)                 # grades are small numbers
+        self.level_spin.setToolTip(f"{self.level_spin.toolTip()} Preference measures: grades told apart at 1 "
+                                   "(graded RPP), binary from grade N at another level N.")
 
         experiment_box = QGroupBox("Experiment")
         self.experiment_combo = registry_combo("metaevalExperiment", EXPERIMENTS, EXPERIMENT_LABELS)
+        self.bindings.bind(param("experiment"), self.experiment_combo)
+        self.experiment_combo.setToolTip(EXPERIMENTS[self.experiment()].help_text)     # it follows the choice
         self.pages = QStackedWidget()
         for page in (self._stability_page(), self._power_page(), self._robustness_page(), self._agreement_page()):
             self.pages.addWidget(page)
-        self.seed_spin = spin_box("metaevalSeed", 0, 2_147_483_647, 42, parameter_tip(STABILITY, "seed"))
-        self.fill_check = QCheckBox("Score missing queries as 0 (-c)")
+        self.seed_spin = _spin("metaevalSeed")
+        self.fill_check = QCheckBox()
         self.fill_check.setObjectName("metaevalFillMissing")
-        self.fill_check.setToolTip("Use every qrels query; a run without results for one scores 0 there, as "
-                                   "trec_eval -c. Otherwise only the queries every run has are used.")
         common = QFormLayout()
-        common.addRow("Seed", self.seed_spin)
-        common.addRow(self.fill_check)
+        _row(common, self.bindings, param("seed"), self.seed_spin)
+        _row(common, self.bindings, param("complete"), self.fill_check)
         experiment_layout = QVBoxLayout(experiment_box)
         experiment_layout.addWidget(self.experiment_combo)
         experiment_layout.addWidget(self.pages)
@@ -112,63 +163,53 @@ class MetaevalForm(QWidget):
 
     # ------------------------------------------------------------ the experiments' pages
     def _stability_page(self) -> QWidget:
-        self.fuzziness_spin = QDoubleSpinBox()
-        self.fuzziness_spin.setObjectName("metaevalFuzziness")
+        self.fuzziness_spin = _spin("metaevalFuzziness", double=True)
         self.fuzziness_spin.setDecimals(3)
-        self.fuzziness_spin.setRange(0.0, 0.99)
         self.fuzziness_spin.setSingleStep(0.01)
-        self.fuzziness_spin.setValue(0.05)
-        self.fuzziness_spin.setToolTip(parameter_tip(STABILITY, "fuzziness"))
-        self.set_sizes_edit = line_edit("metaevalSetSizes", "5, 10, … up to n/2", parameter_tip(STABILITY, "set size"))
-        self.sets_spin = spin_box("metaevalSets", 1, MAX_SETS, 1000, parameter_tip(STABILITY, "sets"))
-        self.replacement_check = QCheckBox("Draw with replacement")
+        self.set_sizes_edit = _line("metaevalSetSizes", "5, 10, … up to n/2")
+        self.sets_spin = _spin("metaevalSets")
+        self.replacement_check = QCheckBox()
         self.replacement_check.setObjectName("metaevalReplacement")
-        self.replacement_check.setToolTip(parameter_tip(STABILITY, "replacement"))
-        self.stability_repetitions_spin = spin_box("metaevalStabilityRepetitions", 1, MAX_REPETITIONS, 5,
-                                                parameter_tip(STABILITY, "repetitions"))
+        self.stability_repetitions_spin = _spin("metaevalStabilityRepetitions")
         page = QWidget()
         form = QFormLayout(page)
         form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Fuzziness", self.fuzziness_spin)
-        form.addRow("Set sizes", self.set_sizes_edit)
-        form.addRow("Sets", self.sets_spin)
-        form.addRow(self.replacement_check)
-        form.addRow("Repetitions", self.stability_repetitions_spin)
+        for name, widget in (("fuzziness", self.fuzziness_spin), ("set_sizes", self.set_sizes_edit),
+                             ("sets", self.sets_spin), ("replacement", self.replacement_check)):
+            _row(form, self.bindings, param(name), widget)
+        _row(form, self.bindings, repetitions_param(STABILITY, 5), self.stability_repetitions_spin)
+        self.fuzziness_spin.setMaximum(0.99)            # below 1: a relative difference
         return page
 
     def _power_page(self) -> QWidget:
         self.test_combo = registry_combo("metaevalTest", TESTS, TEST_LABELS)
-        self.test_combo.setCurrentIndex(self.test_combo.findData("bootstrap"))      # Sakai's
         self.correction_combo = registry_combo("metaevalCorrection", CORRECTIONS, CORRECTION_LABELS)
-        self.correction_combo.setCurrentIndex(self.correction_combo.findData("none"))
-        self.alpha_spin = QDoubleSpinBox()
-        self.alpha_spin.setObjectName("metaevalAlpha")
+        self.alpha_spin = _spin("metaevalAlpha", double=True)
         self.alpha_spin.setDecimals(4)
-        self.alpha_spin.setRange(0.0001, 0.5)
         self.alpha_spin.setSingleStep(0.01)
-        self.alpha_spin.setValue(0.05)
-        self.alpha_spin.setToolTip(parameter_tip(POWER, "alpha"))
-        self.samples_spin = spin_box("metaevalSamples", 1, MAX_SAMPLES, DEFAULT_SAMPLES["bootstrap"], "")
-        self.samples_spin.valueChanged.connect(self._samples_changed)
+        self.samples_spin = _spin("metaevalSamples")
         page = QWidget()
         form = QFormLayout(page)
         form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Test", self.test_combo)
-        form.addRow("Correction", self.correction_combo)
-        form.addRow("α", self.alpha_spin)
-        form.addRow("Samples B", self.samples_spin)
+        _row(form, self.bindings, param("test"), self.test_combo)              # Sakai's: bootstrap, no correction
+        _row(form, self.bindings, param("correction"), self.correction_combo)
+        _row(form, self.bindings, param("alpha"), self.alpha_spin)
+        _row(form, self.bindings, samples_param(), self.samples_spin)
+        self.alpha_spin.setRange(0.0001, 0.9999)        # between 0 and 1, both excluded
+        self.test_combo.setToolTip(TESTS[self.test_combo.currentData()].help_text)      # they follow the choice
+        self.correction_combo.setToolTip(CORRECTIONS[self.correction_combo.currentData()].help_text)
+        self.samples_spin.valueChanged.connect(self._samples_changed)
         return page
 
     def _robustness_page(self) -> QWidget:
-        self.fractions_edit = line_edit("metaevalFractions", "0.1, 0.2, … 0.9", parameter_tip(ROBUSTNESS, "fractions"))
-        self.robustness_repetitions_spin = spin_box("metaevalRobustnessRepetitions", 1,
-                                                    MAX_ROBUSTNESS_REPETITIONS, 10,
-                                                    parameter_tip(ROBUSTNESS, "repetitions"))
+        self.fractions_edit = _line("metaevalFractions", "0.1, 0.2, … 0.9")
+        self.robustness_repetitions_spin = _spin("metaevalRobustnessRepetitions")
         page = QWidget()
         form = QFormLayout(page)
         form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Fractions", self.fractions_edit)
-        form.addRow("Repetitions", self.robustness_repetitions_spin)
+        _row(form, self.bindings, param("fractions"), self.fractions_edit)
+        _row(form, self.bindings, repetitions_param(ROBUSTNESS, 10, MAX_ROBUSTNESS_REPETITIONS),
+             self.robustness_repetitions_spin)
         return page
 
     @staticmethod
@@ -192,7 +233,7 @@ class MetaevalForm(QWidget):
         self.samples_spin.blockSignals(True)
         self.samples_spin.setValue(self.samples.get(test, DEFAULT_SAMPLES["bootstrap"]))
         self.samples_spin.blockSignals(False)
-        self.samples_spin.setToolTip(f"{parameter_tip(POWER, 'samples')}: {DEFAULT_SAMPLES[test]:,} for this test"
+        self.samples_spin.setToolTip(f"{param('samples').help} This test's default: {DEFAULT_SAMPLES[test]:,}."
                                      if resampling else "Only the resampling tests (randomization, bootstrap, "
                                                         "Tukey HSD) draw samples")
         tukey = test == "tukey"
@@ -280,24 +321,13 @@ class MetaevalForm(QWidget):
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
+        """The settings by the request's names (the bindings; repetitions one box per experiment), plus what is no
+        parameter: the qrels and runs ticked, the measure picker's state, and B as last set for each test."""
         return {
             **self.data.state(),
             "measures": self.picker.state(),
-            "relevance_level": self.level_spin.value(),
-            "experiment": self.experiment(),
-            "seed": self.seed_spin.value(),
-            "fill_missing": self.fill_check.isChecked(),
-            "fuzziness": self.fuzziness_spin.value(),
-            "set_sizes": self.set_sizes_edit.text(),
-            "sets": self.sets_spin.value(),
-            "replacement": self.replacement_check.isChecked(),
-            "stability_repetitions": self.stability_repetitions_spin.value(),
-            "test": self.test_combo.currentData(),
-            "correction": self.correction_combo.currentData(),
-            "alpha": self.alpha_spin.value(),
-            "samples": dict(self.samples),
-            "fractions": self.fractions_edit.text(),
-            "robustness_repetitions": self.robustness_repetitions_spin.value(),
+            "samples_per_test": dict(self.samples),
+            **self.bindings.state(),
         }
 
     def restore(self, state: dict) -> None:
@@ -305,26 +335,14 @@ class MetaevalForm(QWidget):
             return
         if isinstance(state.get("measures"), dict):
             self.picker.restore(state["measures"])
-        if isinstance(state.get("samples"), dict):
-            self.samples.update({k: int(v) for k, v in state["samples"].items()
-                                 if k in RESAMPLING and isinstance(v, int) and v >= 1})
-        for combo, key in ((self.experiment_combo, "experiment"), (self.test_combo, "test"),
-                           (self.correction_combo, "correction")):
-            index = combo.findData(state.get(key))
-            if index >= 0:
-                combo.setCurrentIndex(index)
-        self._experiment_changed()
-        for spin, key, kind in ((self.level_spin, "relevance_level", int), (self.seed_spin, "seed", int),
-                                (self.fuzziness_spin, "fuzziness", float), (self.sets_spin, "sets", int),
-                                (self.stability_repetitions_spin, "stability_repetitions", int),
-                                (self.alpha_spin, "alpha", float),
-                                (self.robustness_repetitions_spin, "robustness_repetitions", int)):
-            if isinstance(state.get(key), (int, float)) and not isinstance(state.get(key), bool):
-                spin.setValue(kind(state[key]))
-        for check, key in ((self.fill_check, "fill_missing"), (self.replacement_check, "replacement")):
-            if isinstance(state.get(key), bool):
-                check.setChecked(state[key])
-        for line, key in ((self.set_sizes_edit, "set_sizes"), (self.fractions_edit, "fractions")):
-            if isinstance(state.get(key), str):
-                line.setText(state[key])
+        # B per test: today's key, or a version-1 project's "samples" (a dict; today's "samples" is a number)
+        per_test = state.get("samples_per_test", state.get("samples"))
+        if isinstance(per_test, dict):
+            self.samples.update({k: int(v) for k, v in per_test.items()
+                                 if k in RESAMPLING and isinstance(v, int) and not isinstance(v, bool) and v >= 1})
+        settings = {k: v for k, v in state.items() if k not in ("measures", "samples")}
+        self.bindings.restore(settings, aliases=ALIASES)          # the experiment, test and correction first:
+        self._experiment_changed()                                # the samples box shows the test's B
+        if isinstance(state.get("samples"), int):
+            self.bindings.restore({"samples": state["samples"]})
         self.data.restore(state)        # the ticks and the qrels, then a refresh from the session

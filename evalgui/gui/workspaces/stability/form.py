@@ -13,14 +13,15 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel, QSizePolicy, QStackedWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QSizePolicy, QSpinBox,
+                               QStackedWidget, QVBoxLayout, QWidget)
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile.measures import parse_measure
 from evalgui.core.workflows.stability import StabilityRequest
-from evalgui.gui.forms import line_edit, parse_numbers, spin_box
+from evalgui.gui.declared import Bindings
+from evalgui.gui.forms import parse_numbers
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 from evalgui.gui.workspaces.stability.picker import RankMeasurePicker
 
@@ -32,27 +33,33 @@ SOURCES = (
                                         "entities are the (query, document) pairs judged relevant"),
 )
 COMPAT = COMPAT_MODES[0]
+# A version-1 project's names of the settings that the request names otherwise.
+ALIASES = {"relevance_level": "level"}
+# The settings whose valid range depends on the loaded ranks (their declarations' limits).
+DATA_LIMITED = ("splits", "systems", "entities")
 
 
 def param(name: str):
     return StabilityRequest.param(name)
 
 
-def tip(name: str) -> str:
-    """A setting's tooltip: its declaration's help (a line edit adds that empty means the default)."""
-    return param(name).help.rstrip(".")
-
-
 def label_of(name: str) -> str:
     return param(name).label
 
 
-def spin(name: str, object_name: str, low: int | None = None, high: int | None = None, value: int | None = None):
-    """A spin box bounded and explained by the parameter's declaration."""
-    declared = param(name)
-    low = int(declared.minimum) if low is None else low
-    high = int(declared.maximum) if high is None else high
-    return spin_box(object_name, low, high, declared.default if value is None else value, declared.help)
+def _spin(object_name: str) -> QSpinBox:
+    spin = QSpinBox()
+    spin.setObjectName(object_name)
+    spin.setGroupSeparatorShown(True)
+    return spin
+
+
+def _line(object_name: str, placeholder: str) -> QLineEdit:
+    line = QLineEdit()
+    line.setObjectName(object_name)
+    line.setPlaceholderText(placeholder)
+    line.setClearButtonEnabled(True)
+    return line
 
 
 class StabilityForm(QWidget):
@@ -91,15 +98,18 @@ class StabilityForm(QWidget):
         self.data = QrelsRunsPicker(session, object_prefix="stability")
         self.data.setTitle("")
         self.data.setFlat(True)
-        self.level_spin = spin("level", "stabilityRelevanceLevel", -100, 100)
-        self.missing_spin = spin("missing_rank", "stabilityMissingRank", 0, 2_000_000_000, 0)
+        self.bindings = bindings = Bindings()
+        self.level_spin = _spin("stabilityRelevanceLevel")
+        self.missing_spin = _spin("stabilityMissingRank")
         self.missing_spin.setSpecialValueText("retrieved + 1")
         trec_page = QWidget()
         trec_layout = QFormLayout(trec_page)
         trec_layout.setContentsMargins(0, 0, 0, 0)
         trec_layout.addRow(self.data)
-        trec_layout.addRow(label_of("level"), self.level_spin)
-        trec_layout.addRow(label_of("missing_rank"), self.missing_spin)
+        for name, widget in (("level", self.level_spin), ("missing_rank", self.missing_spin)):
+            label = QLabel()
+            bindings.bind(param(name), widget, label)
+            trec_layout.addRow(label, widget)
         self.pages = QStackedWidget()
         self.pages.addWidget(rank_file_page)
         self.pages.addWidget(trec_page)
@@ -112,54 +122,70 @@ class StabilityForm(QWidget):
         # ---------------------------------------------------------------- the measures
         measures_box = QGroupBox("Measures")
         self.picker = RankMeasurePicker()
-        self.total_spin = spin("total_ranks", "stabilityTotalRanks", 0, 2_000_000_000, 0)
+        self.total_spin = _spin("stabilityTotalRanks")
         self.total_spin.setSpecialValueText("not given")
         self.total_note = QLabel()
         self.total_note.setObjectName("stabilityTotalNote")
         self.total_note.setWordWrap(True)
         self.total_note.linkActivated.connect(lambda _: self.picker.set_original())
-        self.cutoffs_edit = line_edit("stabilityCutoffs", "e.g. 10, 100 (for @k)", tip("cutoffs"))
+        self.cutoffs_edit = _line("stabilityCutoffs", "e.g. 10, 100 (for @k)")
         measures_layout = QFormLayout(measures_box)
         measures_layout.addRow(self.picker)
-        measures_layout.addRow(label_of("total_ranks"), self.total_spin)
+        total_label, cutoffs_label = QLabel(), QLabel()
+        bindings.bind(param("total_ranks"), self.total_spin, total_label)
+        bindings.bind(param("cutoffs"), self.cutoffs_edit, cutoffs_label)
+        measures_layout.addRow(total_label, self.total_spin)
         measures_layout.addRow(self.total_note)
-        measures_layout.addRow(label_of("cutoffs"), self.cutoffs_edit)
+        measures_layout.addRow(cutoffs_label, self.cutoffs_edit)
 
         # ---------------------------------------------------------------- the experiments
         experiments_box = QGroupBox("Experiments")
-        self.experiments_check = QCheckBox(label_of("experiments"))
+        self.experiments_check = QCheckBox()
         self.experiments_check.setObjectName("stabilityExperiments")
-        self.experiments_check.setChecked(True)
-        self.experiments_check.setToolTip(param("experiments").help)
-        self.splits_edit = line_edit("stabilitySplits", "10", tip("splits"))
-        self.sigs_edit = line_edit("stabilitySigs", ", ".join(map(str, DEFAULT_SIGS)), tip("sigs"))
-        self.systems_edit = line_edit("stabilitySystems", "all", tip("systems"))
-        self.entities_edit = line_edit("stabilityEntities", "all", tip("entities"))
-        self.iterations_spin = spin("iterations", "stabilityIterations")
-        self.bootstrap_spin = spin("bootstrap", "stabilityBootstrap")
-        self.error_check = QCheckBox(label_of("error_rates"))
+        self.splits_edit = _line("stabilitySplits", "10")
+        self.sigs_edit = _line("stabilitySigs", ", ".join(map(str, DEFAULT_SIGS)))
+        self.systems_edit = _line("stabilitySystems", "all")
+        self.entities_edit = _line("stabilityEntities", "all")
+        self.iterations_spin = _spin("stabilityIterations")
+        self.bootstrap_spin = _spin("stabilityBootstrap")
+        self.error_check = QCheckBox()
         self.error_check.setObjectName("stabilityErrorRates")
-        self.error_check.setChecked(True)      # the window's plots need them; they cost little
-        self.error_check.setToolTip(param("error_rates").help)
-        self.swap_check = QCheckBox(label_of("swap"))
+        self.swap_check = QCheckBox()
         self.swap_check.setObjectName("stabilitySwap")
-        self.swap_check.setToolTip(param("swap").help)
-        self.seed_spin = spin("seed", "stabilitySeed", high=2_147_483_647)
-        self.threads_spin = spin("threads", "stabilityThreads")
-        self.compat_check = QCheckBox(label_of("compat"))
+        self.seed_spin = _spin("stabilitySeed")
+        self.threads_spin = _spin("stabilityThreads")
+        self.compat_check = QCheckBox()
         self.compat_check.setObjectName("stabilityCompat")
-        self.compat_check.setToolTip(compat_tip())
+        # How the loaded ranks bound a setting (e.g. no more queries than entities), under its box.
+        self.limit_notes = {name: QLabel() for name in DATA_LIMITED}
+        for name, note in self.limit_notes.items():
+            note.setObjectName(f"stabilityLimit_{name}")
+            note.setWordWrap(True)
+            note.hide()
         experiments_layout = QFormLayout(experiments_box)
+        bindings.bind(param("experiments"), self.experiments_check)
         experiments_layout.addRow(self.experiments_check)
         for name, widget in (("splits", self.splits_edit), ("sigs", self.sigs_edit),
                              ("systems", self.systems_edit), ("entities", self.entities_edit),
                              ("iterations", self.iterations_spin), ("bootstrap", self.bootstrap_spin)):
-            experiments_layout.addRow(label_of(name), widget)
-        experiments_layout.addRow(self.error_check)
-        experiments_layout.addRow(self.swap_check)
-        experiments_layout.addRow(label_of("seed"), self.seed_spin)
-        experiments_layout.addRow(label_of("threads"), self.threads_spin)
+            label = QLabel()
+            bindings.bind(param(name), widget, label)
+            experiments_layout.addRow(label, widget)
+            if name in self.limit_notes:
+                experiments_layout.addRow(self.limit_notes[name])
+        for name, widget in (("error_rates", self.error_check), ("swap", self.swap_check)):
+            bindings.bind(param(name), widget)
+            experiments_layout.addRow(widget)
+        for name, widget in (("seed", self.seed_spin), ("threads", self.threads_spin)):
+            label = QLabel()
+            bindings.bind(param(name), widget, label)
+            experiments_layout.addRow(label, widget)
+        bindings.bind(param("compat"), self.compat_check)
+        self.compat_check.setToolTip(compat_tip())
         experiments_layout.addRow(self.compat_check)
+        self.error_check.setChecked(True)      # the window's plots need them; they cost little
+        self.level_spin.setRange(-100, 100)    # grades are small numbers
+        self._tips = {name: self.bindings[name].widget.toolTip() for name in DATA_LIMITED}
         self.experiment_widgets = [self.splits_edit, self.sigs_edit, self.systems_edit, self.entities_edit,
                                    self.iterations_spin, self.bootstrap_spin, self.error_check, self.swap_check,
                                    self.seed_spin, self.threads_spin]
@@ -197,6 +223,7 @@ class StabilityForm(QWidget):
             shown = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
             self.pages.widget(i).setSizePolicy(shown, shown)
         self.pages.adjustSize()
+        self._show_limits()
 
     def _experiments_toggled(self, on: bool) -> None:
         for widget in self.experiment_widgets:
@@ -227,6 +254,61 @@ class StabilityForm(QWidget):
         self.rank_file_note.setText("No rank file loaded: File ▸ Open data…" if item is None else
                                     f"{item.data.name}: {item.record.describe(item.summary)}, largest rank "
                                     f"{item.summary['largest rank']:,}")
+        self._show_limits()
+
+    def data_limits(self) -> dict:
+        """{setting: (lowest, highest, why)} for the settings the loaded rank file bounds: their declarations'
+        ``limits``, asked with the values in the boxes (the declared defaults where a box does not hold numbers)."""
+        from evalgui.core.workflows.inputs import Inputs
+        from evalgui.core.workflows.params import RequestError
+
+        item = self.rank_file_item() if self.source() == RANK_FILE else None
+        if item is None:
+            return {}
+        typed = {name: tuple(value) for name in DATA_LIMITED
+                 if isinstance(value := self.bindings[name].value(), list)}
+        try:
+            request = StabilityRequest(rank_file=item.path, **typed)
+        except RequestError:
+            request = StabilityRequest(rank_file=item.path)
+        inputs = Inputs({item.path: item.data}, {item.path: item.name})
+        found = {}
+        for name in DATA_LIMITED:
+            bounds = param(name).limits(request, inputs)
+            if bounds is not None:
+                found[name] = bounds
+        return found
+
+    def _show_limits(self) -> None:
+        """Offer what fits the loaded ranks (issue 24): a box's numbers above its highest are brought down to it
+        (the default 10 queries become 8 with 8 entities), a note under the box says why, and its tooltip gives
+        the range."""
+        if not hasattr(self, "limit_notes"):
+            return                      # still building the form
+        limits = self.data_limits()
+        path = self.rank_file_path if limits else None
+        if path != getattr(self, "_limits_for", None):
+            for note in self.limit_notes.values():
+                note.hide()
+            self._limits_for = path
+        for name in DATA_LIMITED:
+            binding, note = self.bindings[name], self.limit_notes[name]
+            if name not in limits:
+                note.hide()
+                binding.widget.setToolTip(self._tips[name])
+                if name == "splits":
+                    binding.widget.setPlaceholderText(", ".join(map(str, param(name).default)))
+                continue
+            low, high, why = limits[name]
+            low, high = int(low), int(high)
+            values = binding.value()
+            if isinstance(values, list) and any(v > high for v in values):
+                binding.set_value(sorted({min(v, high) for v in values}))
+                note.setText(f"At most {high:,}: {why}.")
+                note.show()
+            if name == "splits":
+                binding.widget.setPlaceholderText(str(min(max(param(name).default), high)))
+            binding.widget.setToolTip(f"{self._tips[name]}\nWith the loaded ranks: from {low:,} to {high:,}.")
 
     def refresh_inputs(self) -> None:
         """Refill the pickers from the session, keeping the user's choices."""
@@ -273,7 +355,8 @@ class StabilityForm(QWidget):
             raise EvalUsageError(problem)
         values = dict(
             measures=measures, iterations=self.iterations_spin.value(), bootstrap=self.bootstrap_spin.value(),
-            splits=parse_numbers(self.splits_edit.text(), int, label_of("splits"), "2, 5, 10") or (10,),
+            splits=(parse_numbers(self.splits_edit.text(), int, label_of("splits"), "2, 5, 10")
+                    or self._default_splits()),
             systems=parse_numbers(self.systems_edit.text(), int, label_of("systems"), "3, 4"),
             entities=parse_numbers(self.entities_edit.text(), int, label_of("entities"), "100, 200"),
             sigs=parse_numbers(self.sigs_edit.text(), float, label_of("sigs"), "0.01, 0.05") or DEFAULT_SIGS,
@@ -311,29 +394,22 @@ class StabilityForm(QWidget):
             raise EvalUsageError(problems[0].for_window())
         return request, inputs
 
+    def _default_splits(self) -> tuple:
+        """An empty Queries box: the declared default, or as many queries as the loaded ranks allow."""
+        limits = self.data_limits().get("splits")
+        default = param("splits").default
+        return default if limits is None else tuple(sorted({min(v, int(limits[1])) for v in default}))
+
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
+        """The settings by the request's names (the bindings), plus what is not a parameter: the source, the rank
+        file, the qrels and runs ticked and the measure picker's state."""
         return {
             "source": self.source(),
             "rank_file": self.rank_file_path,
             **self.data.state(),
-            "relevance_level": self.level_spin.value(),
-            "missing_rank": self.missing_spin.value(),
             "measures": self.picker.state(),
-            "total_ranks": self.total_spin.value(),
-            "cutoffs": self.cutoffs_edit.text(),
-            "experiments": self.experiments_check.isChecked(),
-            "splits": self.splits_edit.text(),
-            "sigs": self.sigs_edit.text(),
-            "systems": self.systems_edit.text(),
-            "entities": self.entities_edit.text(),
-            "iterations": self.iterations_spin.value(),
-            "bootstrap": self.bootstrap_spin.value(),
-            "error_rates": self.error_check.isChecked(),
-            "swap": self.swap_check.isChecked(),
-            "seed": self.seed_spin.value(),
-            "threads": self.threads_spin.value(),
-            "compat": self.compat_check.isChecked(),
+            **self.bindings.state(),
         }
 
     def restore(self, state: dict) -> None:
@@ -341,20 +417,7 @@ class StabilityForm(QWidget):
             return
         if isinstance(state.get("measures"), dict):
             self.picker.restore(state["measures"])
-        for spin, key in ((self.level_spin, "relevance_level"), (self.missing_spin, "missing_rank"),
-                          (self.total_spin, "total_ranks"), (self.iterations_spin, "iterations"),
-                          (self.bootstrap_spin, "bootstrap"), (self.seed_spin, "seed"),
-                          (self.threads_spin, "threads")):
-            if isinstance(state.get(key), int) and not isinstance(state.get(key), bool):
-                spin.setValue(state[key])
-        for check, key in ((self.experiments_check, "experiments"), (self.error_check, "error_rates"),
-                           (self.swap_check, "swap"), (self.compat_check, "compat")):
-            if isinstance(state.get(key), bool):
-                check.setChecked(state[key])
-        for line, key in ((self.cutoffs_edit, "cutoffs"), (self.splits_edit, "splits"), (self.sigs_edit, "sigs"),
-                          (self.systems_edit, "systems"), (self.entities_edit, "entities")):
-            if isinstance(state.get(key), str):
-                line.setText(state[key])
+        self.bindings.restore({k: v for k, v in state.items() if k != "measures"}, aliases=ALIASES)
         if isinstance(state.get("rank_file"), str):
             self.rank_file_path = state["rank_file"]
         index = self.source_combo.findData(state.get("source"))
