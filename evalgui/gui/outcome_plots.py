@@ -67,21 +67,52 @@ def _preference_view(outcome):
 VIEWS = {"compare": _compare_view, "preference": _preference_view}
 
 
+def _ranked_plots(outcome):
+    """The precision-recall curves (interpolated, mean over queries) of the runs, as the Curves tab draws them."""
+    from PySide6.QtWidgets import QApplication
+
+    from evalgui.core.ranked.jobs import curve_index
+    from evalgui.gui.plots import PrecisionRecallPlot
+
+    curves = outcome.tables.get("curves")
+    if curves is None or not len(curves):
+        return
+    plot = PrecisionRecallPlot()
+    plot.resize(800, 600)
+    for run, part in curves.groupby("run", sort=False):
+        plot.set_run(str(run), curve_index(part))
+    plot.show_curves("interpolated", "all")
+    plot.show()
+    QApplication.processEvents()
+    yield "precision-recall", "Interpolated precision at 11 recall levels, mean over queries", plot
+    plot.hide()
+
+
+def _plots(key: str, outcome):
+    """(file name stem, what it shows, plot widget) of each of the outcome's plots, drawn one at a time."""
+    if key == "ranked":
+        yield from _ranked_plots(outcome)
+        return
+    if key not in VIEWS:
+        return
+    view, what = VIEWS[key](outcome)
+    if view is None:
+        return
+    for measure in _matrix_views(view):
+        yield _file_name("heatmap", measure), f"{what}: {measure}", view.heatmap
+
+
 def write_plots(key: str, outcome, folder: str) -> list[tuple[str, str]]:
     """Write the outcome's plots into ``folder`` as PNG and SVG; (file name, what it shows) for each."""
     from evalgui.gui.plots import export_plot
 
-    if key not in VIEWS:
-        return []
     _application()
-    view, what = VIEWS[key](outcome)
     written = []
-    if view is not None:
-        for measure in _matrix_views(view):
-            for ext in ("png", "svg"):
-                name = _file_name(key, "heatmap", measure) + f".{ext}"
-                export_plot(view.heatmap, os.path.join(folder, name))
-                written.append((name, f"{what}: {measure}"))
+    for stem, what, widget in _plots(key, outcome):
+        for ext in ("png", "svg"):
+            name = f"{_file_name(key)}-{stem}.{ext}"
+            export_plot(widget, os.path.join(folder, name))
+            written.append((name, what))
     return written
 
 
@@ -89,10 +120,5 @@ def svg_plots(key: str, outcome) -> list[tuple[str, str]]:
     """The outcome's plots as (what it shows, SVG text), for the report."""
     from evalgui.gui.plots import svg_bytes
 
-    if key not in VIEWS:
-        return []
     _application()
-    view, what = VIEWS[key](outcome)
-    if view is None:
-        return []
-    return [(f"{what}: {measure}", svg_bytes(view.heatmap).decode("utf-8")) for measure in _matrix_views(view)]
+    return [(what, svg_bytes(widget).decode("utf-8")) for _stem, what, widget in _plots(key, outcome)]
