@@ -145,3 +145,18 @@ def test_report_of_a_project_without_results_is_one_line(capsys, tmp_path):
     status, _, err = run_cli(capsys, "report", path, "-o", tmp_path / "r.html")
     assert status == 2 and len(err) == 1 and "holds no saved results" in err[0]
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_ranked_request_writes_its_tables_and_the_precision_recall_plot(capsys, tmp_path):
+    import evalgui as eg
+
+    for name in ("qrels.txt", "bm25.run", "dense.run"):
+        shutil.copy(SAMPLE_DATA / "synthetic" / name, tmp_path / name)
+    outcome = eg.evaluate(str(tmp_path / "qrels.txt"), [str(tmp_path / "bm25.run"), str(tmp_path / "dense.run")],
+                          ["AP", "P@10"])
+    project = eg.save_project(str(tmp_path / "p.evalgui"), outcome)
+    status, out, err = run_cli(capsys, "run", project, "-o", tmp_path / "out")
+    assert status == 0, err
+    for name in ("ranked-summary.csv", "ranked-per_query.csv", "ranked-precision-recall.png",
+                 "ranked-precision-recall.svg"):
+        assert (tmp_path / "out" / name).stat().st_size > 0, name
