@@ -153,6 +153,8 @@ def test_against_baselines_only_their_pairs_are_tested(qtbot, window):
     f.preference_list.set_checked("rpp", True)
     f.picker.set_checked({})
     _click(qtbot, f.baselines_radio)
+    assert f.baseline_list.checked() == ["bm25"]          # choosing baselines ticks the first run: Run works
+    f.baseline_list.set_checked("bm25", False)
     f.baseline_list.set_checked("random", True)
     run_and_wait(qtbot, compare)
     table = compare.preferences.table
