@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QTimer, QObject, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
 
 HINT_STYLE = ("QFrame#emptyHint { background: palette(alternate-base); border: 1px solid palette(mid); "
@@ -192,6 +192,17 @@ class DemoTour(QObject):
         ws = self.window.workspaces[key]
         SAMPLES[key].prepare(ws)
         ws.update_empty_hint()
+        self._run_when_read(ws)
+
+    def _run_when_read(self, ws) -> None:
+        """Press Run once the files the form reads on the worker (a model file) have arrived: a Run before
+        would evaluate the form's earlier settings."""
+        if not self.running:
+            return
+        reading = getattr(ws.form, "reading_files", None)
+        if reading is not None and reading():
+            QTimer.singleShot(20, lambda: self._run_when_read(ws))
+            return
         ws.run()
         if not ws.is_busy():          # refused (the dialog says why): on to the next
             self._step_over(ws)

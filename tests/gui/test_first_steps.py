@@ -41,6 +41,18 @@ def test_the_demo_evaluates_every_workspace_one_job_after_another(qtbot, window)
     assert stability.form.total_spin.value() == 5000                   # the per-mille measures have their T
     casebase = window.workspaces["casebase"]
     assert casebase.outcome is not None and casebase.form.mac_path.endswith("mac_model.json")
+    # Run was pressed once the sample model had been read (on the worker): the results are of model.json,
+    # and no workspace calls its results stale.
+    import json
+
+    from tests.conftest import SAMPLE_DATA
+
+    saved = json.loads((SAMPLE_DATA / "cbr" / "model.json").read_text(encoding="utf-8"))
+    request = casebase.workflow_outcomes()["casebase"].request
+    assert [a["measure"] for a in request.model] == [a["measure"] for a in saved["attributes"]]
+    for ws in window.workspaces.values():
+        reasons = ws.inputs_stale_reasons() if ws.tracks_inputs() else ws.stale_reasons()
+        assert reasons == [], (ws.key, reasons)
 
 
 def test_cancel_stops_the_demo(qtbot, window):

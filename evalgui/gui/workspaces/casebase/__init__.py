@@ -113,6 +113,11 @@ class CaseBaseWorkspace(ViewsWorkspace):
     def run(self) -> None:
         if self.is_busy():
             return
+        if self.form.reading_files():
+            # A model file is still being read: Run now would evaluate the model shown before it.
+            self.progress_label.setText("Reading the model file; the evaluation starts when it has arrived…")
+            QTimer.singleShot(50, self.run)
+            return
         from evalgui.gui.workspaces.casebase.results import evaluation_job
 
         try:
