@@ -16,6 +16,7 @@ DESCRIPTION = ("Re-runs every job the project holds a request for (the window sa
                "prints one line per difference. Exit status: 0 when everything ran (and, with --check, agreed); 2 "
                "when a job could not run; 3 when --check found differences.")
 DIGITS = 15
+SHOWN = 20            # differing rows named per column; the rest are counted
 
 
 def add_arguments(p) -> None:
@@ -168,7 +169,10 @@ def compare_outcomes(key: str, saved, fresh) -> list[str]:
             else:
                 same = (a.astype(object).where(a.notna(), None).to_numpy() ==
                         b.astype(object).where(b.notna(), None).to_numpy())
-            for row in np.flatnonzero(~np.asarray(same, dtype=bool))[:20]:
+            differing = np.flatnonzero(~np.asarray(same, dtype=bool))
+            for row in differing[:SHOWN]:
                 lines.append(f"{key}: {name}, row {row + 1}, {column}: saved {old[column].iloc[row]!r}, "
                              f"now {new[column].iloc[row]!r}")
+            if len(differing) > SHOWN:          # a whole column off is one mistake, not thousands of lines
+                lines.append(f"{key}: {name}, {column}: {len(differing) - SHOWN:,} more rows differ")
     return lines

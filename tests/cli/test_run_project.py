@@ -160,3 +160,22 @@ def test_a_ranked_request_writes_its_tables_and_the_precision_recall_plot(capsys
     for name in ("ranked-summary.csv", "ranked-per_query.csv", "ranked-precision-recall.png",
                  "ranked-precision-recall.svg"):
         assert (tmp_path / "out" / name).stat().st_size > 0, name
+
+
+def test_check_names_at_most_twenty_rows_of_a_column_and_counts_the_rest(capsys, tmp_path, monkeypatch):
+    import evalgui.cli.run as run_module
+
+    monkeypatch.setattr(run_module, "SHOWN", 2)
+    for name in ("qrels.txt", "bm25.run", "dense.run"):
+        shutil.copy(SAMPLE_DATA / "synthetic" / name, tmp_path / name)
+    outcome = run_compare(CompareRequest(qrels=str(tmp_path / "qrels.txt"), measures=["AP", "P@10", "RR"],
+                                         runs=[str(tmp_path / "bm25.run"), str(tmp_path / "dense.run")]))
+    project = save_project(str(tmp_path / "p.evalgui"), outcomes={"compare": outcome})
+    data = json.loads(open(project).read())
+    table = data["results"]["compare"]["compare"]["tables"]["comparison"]
+    column = table["columns"].index("mean_a")
+    table["data"][column] = [v + 1 for v in table["data"][column]]
+    open(project, "w").write(json.dumps(data))
+    status, out, _ = run_cli(capsys, "run", project, "-o", tmp_path / "out", "--check", "--no-plots")
+    lines = [line for line in out.splitlines() if ", mean_a" in line or "mean_a:" in line]
+    assert status == 3 and len(lines) == 3 and lines[-1] == "compare: comparison, mean_a: 1 more rows differ"

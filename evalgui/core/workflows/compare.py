@@ -25,7 +25,7 @@ from evalgui.core.workflows import Workflow
 from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, eval_options
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import Outcome
-from evalgui.core.workflows.params import Param, Problem, Request, param_list
+from evalgui.core.workflows.params import Param, Problem, Request
 
 EVALUATION_SHARE = 0.4       # of the progress bar, when the runs are evaluated first
 MAX_SAMPLES = catalogue.MAX_SAMPLES     # resamples: drawn in chunks, so a cap on time, not memory
@@ -111,7 +111,7 @@ class PreferenceRequest(Request):
     WORKSPACE = "compare"
     PARAMS = (
         QRELS,
-        param_list(RUNS)[0],
+        RUNS,
         Param(name="measures", type="texts", default=(), flag="--measure", short="-m", metavar="MEASURE",
               label="Preferences",
               help="The preferences to compute: rpp, dcgrpp, invrpp, lexirecall, lexiprecision (empty: all)."),

@@ -305,12 +305,3 @@ class Request:
             raise RequestError([Problem(None, f"the {cls.WORKSPACE} settings are not a JSON object")])
         declared = cls.params()
         return cls(**{k: v for k, v in data.items() if k in declared})
-
-
-def param_list(*params: Param, replace: dict[str, dict] | None = None) -> tuple[Param, ...]:
-    """Params, with some fields changed by name (a shared declaration with another default)."""
-    from dataclasses import replace as changed
-
-    replace = replace or {}
-    return tuple(changed(p, **replace[p.name]) if p.name in replace else p for p in params)
-
