@@ -30,6 +30,10 @@ class Session(QObject):
         super().__init__(parent)
         self._items: list[LoadedInput] = []
         self._versions: dict[str, int] = {}     # path -> which load; a reload gives a new number
+        self._by_path: dict[str, LoadedInput] = {}
+        # What the views work out from the files (runs of a kind, a picker's rows), kept until the files
+        # change: five workspaces ask the same of 20,000 files after each change.
+        self._cache: dict = {}
 
     @property
     def items(self) -> list[LoadedInput]:
@@ -71,10 +75,17 @@ class Session(QObject):
         self._changed()
 
     def find(self, path: str) -> LoadedInput | None:
-        return next((i for i in self._items if i.path == path), None)
+        return self._by_path.get(path)
 
     def of_kind(self, kind: str) -> list[LoadedInput]:
-        return [i for i in self._items if i.kind == kind or i.record.acts_as == kind]
+        return list(self.cached(("of kind", kind),
+                                lambda: [i for i in self._items if i.kind == kind or i.record.acts_as == kind]))
+
+    def cached(self, key, compute):
+        """``compute()``, worked out once until the files change (``key`` names what it is)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
 
     def version(self, path: str) -> int | None:
         """Which load of ``path`` the session holds (None: not loaded); reading the file again changes it."""
@@ -82,11 +93,16 @@ class Session(QObject):
 
     def run_names(self, paths: list[str]) -> list[str]:
         """How results name these runs: file stems, with the folders that tell same-named runs apart."""
-        runs = [i.path for i in self.of_kind("run")]
-        names = dict(zip(runs, distinguishing_names(runs)))
+        def names():
+            runs = [i.path for i in self.of_kind("run")]
+            return dict(zip(runs, distinguishing_names(runs)))
+
+        names = self.cached(("run names",), names)
         return [names[p] for p in paths]
 
     def _changed(self) -> None:
+        self._cache.clear()
+        self._by_path = {i.path: i for i in self._items}
         for kind in {i.kind for i in self._items}:
             items = self.of_kind(kind)
             for item, name in zip(items, distinguishing_names([i.path for i in items], keep_extension=True)):

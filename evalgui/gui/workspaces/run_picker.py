@@ -8,90 +8,201 @@ The ranked-retrieval and compare-systems forms use it, and :class:`Checklist`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QListWidget, QListWidgetItem,
+from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QListView,
                                QPushButton, QVBoxLayout, QWidget)
 
 from evalgui.gui.naming import label
 
 _KEY = Qt.ItemDataRole.UserRole
+_CHECKED, _UNCHECKED = Qt.CheckState.Checked, Qt.CheckState.Unchecked
+
+# How many times a checklist was refilled and how many rows it was given, in this process: the tests count
+# refills per project opened (a list of 20,000 runs is one model reset, not 20,000 widgets).
+REFILLS = {"lists": 0, "rows": 0}
 
 
-class Checklist(QListWidget):
-    """Checkable entries (key, text) whose ticks are remembered by key when the list is refilled."""
+class ChecklistModel(QAbstractListModel):
+    """The rows of a :class:`Checklist`: keys and texts in two lists, ticks in a dict.
+
+    A refill is one model reset; a row's label, tooltip and colour are worked out only when a view asks
+    for them (the rows in sight), so 20,000 runs cost two list copies, not 20,000 item widgets.
+    """
+
+    user_ticked = Signal(int)          # a row's tick changed through setData (a click, or ``item(i).setCheckState``)
+
+    def __init__(self, ticks: dict[str, bool], parent=None):
+        super().__init__(parent)
+        self.ticks = ticks                 # key -> ticked by the user; shared with the Checklist
+        self.keys: list[str] = []
+        self.texts: list[str] = []
+        self.default = True
+        self.defaults: dict[str, bool] = {}
+        self.tooltips: dict[str, str] | Callable[[str], str] | None = None
+        self.greyed: set[str] = set()
+        self._rows: dict[str, int] | None = None      # key -> row, built when first needed
+
+    def refill(self, keys: list[str], texts: list[str], default: bool, defaults: dict[str, bool],
+               tooltips, greyed: set[str]) -> None:
+        self.beginResetModel()
+        self.keys, self.texts, self.default, self.defaults = keys, texts, default, defaults
+        self.tooltips, self.greyed, self._rows = tooltips, greyed, None
+        self.endResetModel()
+        REFILLS["lists"] += 1
+        REFILLS["rows"] += len(keys)
+
+    def is_ticked(self, key: str) -> bool:
+        """The user's tick if there is one, else the refill's default for ``key``."""
+        tick = self.ticks.get(key)
+        return tick if tick is not None else self.defaults.get(key, self.default)
+
+    def row_of(self, key: str) -> int:
+        if self._rows is None:
+            self._rows = {k: i for i, k in enumerate(self.keys)}
+        return self._rows.get(key, -1)
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.keys)
+
+    def flags(self, index):
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        row = index.row()
+        if not 0 <= row < len(self.keys):
+            return None
+        key = self.keys[row]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return label(self.texts[row])         # a measure or metric in the window's naming
+        if role == Qt.ItemDataRole.CheckStateRole:
+            return _CHECKED if self.is_ticked(key) else _UNCHECKED
+        if role == _KEY:
+            return key
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if callable(self.tooltips):
+                return self.tooltips(key)
+            return self.tooltips.get(key) if self.tooltips else None
+        if role == Qt.ItemDataRole.ForegroundRole and key in self.greyed:
+            return Qt.GlobalColor.gray
+        return None
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:
+        if role != Qt.ItemDataRole.CheckStateRole or not index.isValid():
+            return False
+        self.ticks[self.keys[index.row()]] = Qt.CheckState(value) == _CHECKED
+        self.dataChanged.emit(index, index, [role])
+        self.user_ticked.emit(index.row())
+        return True
+
+    def ticks_changed(self) -> None:
+        """Every row's tick may have changed (one signal for the views)."""
+        if self.keys:
+            self.dataChanged.emit(self.index(0), self.index(len(self.keys) - 1), [Qt.ItemDataRole.CheckStateRole])
+
+
+class ChecklistRow:
+    """One row of a :class:`Checklist`, read and ticked as a ``QListWidgetItem`` is (``item(i)``)."""
+
+    def __init__(self, model: ChecklistModel, row: int):
+        self._model, self._index = model, model.index(row)
+
+    def data(self, role):
+        return self._model.data(self._index, role)
+
+    def text(self) -> str:
+        return self._model.data(self._index, Qt.ItemDataRole.DisplayRole)
+
+    def toolTip(self) -> str:
+        return self._model.data(self._index, Qt.ItemDataRole.ToolTipRole) or ""
+
+    def checkState(self) -> Qt.CheckState:
+        return self._model.data(self._index, Qt.ItemDataRole.CheckStateRole)
+
+    def setCheckState(self, state: Qt.CheckState) -> None:
+        """As a click does: the tick is the user's, and ``itemChanged`` fires."""
+        self._model.setData(self._index, state, Qt.ItemDataRole.CheckStateRole)
+
+
+class Checklist(QListView):
+    """Checkable entries (key, text) whose ticks are remembered by key when the list is refilled.
+
+    A view over a :class:`ChecklistModel`: refilling it is one model reset, whatever the number of entries.
+    ``itemChanged(row)`` fires for the user's ticks only (a refill or :meth:`set_checked` sends none);
+    ``changed`` for any change of the ticked entries.
+    """
 
     changed = Signal()
+    itemChanged = Signal(object)       # a ChecklistRow the user ticked or unticked
 
     def __init__(self, object_name: str = "", parent=None):
         super().__init__(parent)
         if object_name:
             self.setObjectName(object_name)
         self.ticks: dict[str, bool] = {}       # key -> ticked, remembered across refills
-        self.itemChanged.connect(self._item_changed)
+        self.list_model = ChecklistModel(self.ticks, self)
+        self.setModel(self.list_model)
+        self.setUniformItemSizes(True)         # else the view asks every row for its size
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list_model.user_ticked.connect(self._user_ticked)
 
     def set_entries(self, entries: Iterable[tuple[str, str]], *, default: bool = True,
-                    defaults: dict[str, bool] | None = None, tooltips: dict[str, str] | None = None,
+                    defaults: dict[str, bool] | None = None,
+                    tooltips: dict[str, str] | Callable[[str], str] | None = None,
                     greyed: Iterable[str] = ()) -> None:
-        """Refill. A key never ticked or unticked by the user gets ``defaults[key]``, else ``default``."""
-        greyed = set(greyed)
-        defaults = defaults or {}
-        # Qt's enum values looked up once: each lookup costs more than the rest of a row (20,000 runs).
-        flags = QListWidgetItem().flags() | Qt.ItemFlag.ItemIsUserCheckable
-        checked, unchecked, gray, key_role = Qt.CheckState.Checked, Qt.CheckState.Unchecked, Qt.GlobalColor.gray, _KEY
-        self.blockSignals(True)
-        self.setUpdatesEnabled(False)
-        self.clear()
-        for key, text in entries:
-            row = QListWidgetItem(label(text), self)      # a measure or metric in the window's naming
-            row.setData(key_role, key)
-            row.setFlags(flags)
-            if key in greyed:
-                row.setForeground(gray)
-            if tooltips and key in tooltips:
-                row.setToolTip(tooltips[key])
-            row.setCheckState(checked if self.ticks.get(key, defaults.get(key, default)) else unchecked)
-        self.setUpdatesEnabled(True)
-        self.blockSignals(False)
+        """Refill. A key never ticked or unticked by the user gets ``defaults[key]``, else ``default``.
+        ``tooltips`` may be a function of the key: it is called for the rows in sight only."""
+        entries = list(entries)
+        self.set_rows([key for key, _ in entries], [text for _, text in entries], default=default,
+                      defaults=defaults, tooltips=tooltips, greyed=greyed)
+
+    def set_rows(self, keys: list[str], texts: list[str], *, default: bool = True,
+                 defaults: dict[str, bool] | None = None,
+                 tooltips: dict[str, str] | Callable[[str], str] | None = None, greyed: Iterable[str] = ()) -> None:
+        """:meth:`set_entries` with the keys and texts as two lists (no per-entry tuples)."""
+        self.list_model.refill(list(keys), list(texts), default, dict(defaults or {}), tooltips, set(greyed))
         self.changed.emit()
 
+    def count(self) -> int:
+        return len(self.list_model.keys)
+
+    def item(self, row: int) -> ChecklistRow | None:
+        return ChecklistRow(self.list_model, row) if 0 <= row < self.count() else None
+
     def keys(self) -> list[str]:
-        return [self.item(i).data(_KEY) for i in range(self.count())]
+        return list(self.list_model.keys)
 
     def checked(self) -> list[str]:
         """The ticked keys, in list order."""
-        return [self.item(i).data(_KEY) for i in range(self.count())
-                if self.item(i).checkState() == Qt.CheckState.Checked]
+        model = self.list_model
+        ticks, defaults, default = self.ticks, model.defaults, model.default
+        return [k for k in model.keys if ticks.get(k, defaults.get(k, default))]
 
     def set_checked(self, key: str, checked: bool) -> None:
         """Tick or untick ``key`` (remembered even while it is not listed); ``changed`` fires, ``itemChanged``
         (what a user's click sends) does not."""
         self.ticks[key] = checked
-        self.blockSignals(True)
-        for i in range(self.count()):
-            if self.item(i).data(_KEY) == key:
-                self.item(i).setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
-        self.blockSignals(False)
+        row = self.list_model.row_of(key)
+        if row >= 0:
+            index = self.list_model.index(row)
+            self.list_model.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
         self.changed.emit()
 
     def set_all_checked(self, checked: bool) -> None:
         """Tick (or untick) every listed entry at once; one ``changed``."""
-        state = Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
-        self.blockSignals(True)
-        for i in range(self.count()):
-            self.item(i).setCheckState(state)
-            self.ticks[self.item(i).data(_KEY)] = checked
-        self.blockSignals(False)
+        self.ticks.update(dict.fromkeys(self.list_model.keys, checked))
+        self.list_model.ticks_changed()
         self.changed.emit()
 
     def restore(self, ticks) -> None:
-        """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them); applied at the next refill."""
+        """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them); shown at the next refill."""
         if isinstance(ticks, dict):
             self.ticks.update({str(k): bool(v) for k, v in ticks.items()})
+            self.list_model.ticks_changed()
 
-    def _item_changed(self, row: QListWidgetItem) -> None:
-        self.ticks[row.data(_KEY)] = row.checkState() == Qt.CheckState.Checked
+    def _user_ticked(self, row: int) -> None:
+        self.itemChanged.emit(ChecklistRow(self.list_model, row))
         self.changed.emit()
 
 
@@ -144,22 +255,9 @@ class QrelsRunsPicker(QGroupBox):
         self._refresh_runs()
 
     def _refresh_runs(self) -> None:
-        from evalgui.core.ranked.evaluate import shared_query_counts
-
-        run_items = self.session.of_kind("run")
-        qrels_item = self.qrels_item()
-        shared = shared_query_counts(qrels_item.data, [r.data for r in run_items]) if qrels_item else \
-            [-1] * len(run_items)
-        # New runs are ticked, unless they share no query with the chosen qrels.
-        entries, defaults, tooltips = [], {}, {}
-        for item, common in zip(run_items, shared):
-            entries.append((item.path, item.name if common else f"{item.name}  (no query in common with the qrels)"))
-            defaults[item.path] = common != 0
-            tooltips[item.path] = (f"{item.path}\n{item.summary['queries']:,} queries, "
-                                   f"{item.summary['documents']:,} documents"
-                                   + ("" if common < 0 else f", {common:,} judged"))
-        self.run_list.set_entries(entries, defaults=defaults, tooltips=tooltips,
-                                  greyed=[p for p, ticked in defaults.items() if not ticked])
+        keys, texts, defaults, greyed, tooltip = self.session.cached(("run rows", self.qrels_path),
+                                                                     lambda: _run_rows(self.session, self.qrels_path))
+        self.run_list.set_rows(keys, texts, defaults=defaults, tooltips=tooltip, greyed=greyed)
 
     def checked_run_paths(self) -> list[str]:
         return self.run_list.checked()
@@ -185,6 +283,30 @@ class QrelsRunsPicker(QGroupBox):
         if isinstance(state.get("qrels"), str):
             self.qrels_path = state["qrels"]
         self.refresh_inputs()
+
+
+def _run_rows(session, qrels_path: str | None):
+    """The run list's rows for these qrels: keys (paths), texts, default ticks, greyed keys and a tooltip
+    function. New runs are ticked, unless they share no query with the qrels (greyed)."""
+    from evalgui.core.ranked.evaluate import shared_query_counts
+
+    run_items = session.of_kind("run")
+    qrels_item = session.find(qrels_path) if qrels_path else None
+    shared = shared_query_counts(qrels_item.data, [r.data for r in run_items]) if qrels_item else \
+        [-1] * len(run_items)
+    keys = [item.path for item in run_items]
+    texts = [item.name if common else f"{item.name}  (no query in common with the qrels)"
+             for item, common in zip(run_items, shared)]
+    defaults = {key: common != 0 for key, common in zip(keys, shared)}
+    greyed = {key for key, common in zip(keys, shared) if common == 0}
+    by_key = dict(zip(keys, zip(run_items, shared)))
+
+    def tooltip(key: str) -> str:          # for the rows in sight only
+        item, common = by_key[key]
+        return (f"{item.path}\n{item.summary['queries']:,} queries, {item.summary['documents']:,} documents"
+                + ("" if common < 0 else f", {common:,} judged"))
+
+    return keys, texts, defaults, greyed, tooltip
 
 
 def select_buttons(checklist: Checklist, what: str) -> tuple[QPushButton, QPushButton]:
