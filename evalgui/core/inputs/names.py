@@ -12,12 +12,6 @@ from collections import Counter
 from pathlib import PurePath
 
 
-def _stem(file_name: str) -> str:
-    from evalgui.core.formats._text import file_stem
-
-    return file_stem(file_name)          # the same stem a run read from the file is named by
-
-
 def distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
     """See :func:`_distinguishing_names`; the last few answers are kept (the window asks for the same
     20,000 names from several views after each change of its files)."""
@@ -35,6 +29,13 @@ def _parts(path: str) -> tuple:
     return PurePath(path).parts
 
 
+def _absolute(path: str) -> str:
+    """``os.path.abspath``, skipped for paths it would leave as they are (20,000 runs: a tenth of a second)."""
+    if os.sep == "/" and path.startswith("/") and "//" not in path and "/." not in path and not path.endswith("/"):
+        return path
+    return os.path.abspath(path)
+
+
 def _distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
     """For each path, its file name with the fewest parent folders that tell it apart from the others.
 
@@ -43,19 +44,24 @@ def _distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
     keep their extension either way. Folders are joined with ``/``; a path that needs every
     folder to be told apart is shown whole. The same path twice cannot be told apart: ValueError.
     """
-    full = [os.path.abspath(os.fspath(p)) for p in paths]
-    repeated = [p for p, n in Counter(full).items() if n > 1]
-    if repeated:
+    full = [_absolute(os.fspath(p)) for p in paths]
+    if len(set(full)) != len(full):
+        repeated = [p for p, n in Counter(full).items() if n > 1]
         raise ValueError(f"{repeated[0]} is given twice: one file cannot have two names")
+    from evalgui.core.formats._text import file_stem     # the same stem a run read from the file is named by
+
     parts = [_parts(p) for p in full]
+    stems = [file_stem(folders[-1]) for folders in parts]
     # Folders are compared on stems, so bm25.run in one folder and bm25.txt in another show their folders.
-    keys = [folders[:-1] + (_stem(folders[-1]),) for folders in parts]
+    keys = [folders[:-1] + (stem,) for folders, stem in zip(parts, stems)]
     same_stem_in_folder = Counter(keys)
     distinct = set(keys)
 
-    depth = [0] * len(full)               # trailing components of the key each name needs
-    unresolved = list(range(len(full)))
-    k = 1
+    # One trailing component (the stem) tells most files apart: that step without building slices.
+    stem_counts = Counter(key[-1] for key in distinct)
+    depth = [1] * len(full)               # trailing components of the key each name needs
+    unresolved = [i for i, stem in enumerate(stems) if stem_counts[stem] > 1 and len(keys[i]) > 1]
+    k = 2
     while unresolved:
         counts = Counter(key[-k:] for key in distinct)
         still = []
@@ -72,9 +78,13 @@ def _distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
         if k >= len(key):                 # every folder, from the root (or drive)
             anchor = path_parts[0].replace("\\", "/")
             names.append(anchor + "/".join(path_parts[1:-1] + (last,)))
+        elif k == 1:
+            names.append(last)
         else:
             names.append("/".join(key[len(key) - k:-1] + (last,)))
     # Contrived names (a file "bm25.run.txt" next to another folder's bm25.run and bm25.txt) can
     # still meet: those show their whole path.
+    if len(set(names)) == len(names):
+        return names
     clashes = {n for n, c in Counter(names).items() if c > 1}
     return [p.replace("\\", "/") if n in clashes else n for p, n in zip(full, names)]
