@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton, QToolButton,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QTreeView, QVBoxLayout, QWidget)
 
 from evalgui.core.inputs import LoadedInput, kinds
 from evalgui.gui.session import Session
@@ -30,6 +30,119 @@ def _tooltip(item: LoadedInput) -> str:
     return "\n".join(lines)
 
 
+class FilesModel(QAbstractTableModel):
+    """The session's files, one row each; a cell's text and tooltip are worked out when a view asks for it
+    (the rows in sight), so a session of 20,000 files is one reset, not 20,000 item widgets."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.items: list[LoadedInput] = []
+        self._tips: dict[int, str] = {}
+        self._described: dict[int, str] = {}
+
+    def set_items(self, items: list[LoadedInput]) -> None:
+        self.beginResetModel()
+        self.items, self._tips, self._described = items, {}, {}
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.items)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(_COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(_COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _HEADER_TIPS[section] or None
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        row, column = index.row(), index.column()
+        if not 0 <= row < len(self.items):
+            return None
+        item = self.items[row]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return _BADGES[item.badge][0]
+            if column == 1:
+                return item.name
+            if column == 2:
+                return item.kind
+            if row not in self._described:
+                self._described[row] = item.record.describe(item.summary)
+            return self._described[row]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if row not in self._tips:
+                self._tips[row] = _tooltip(item)
+            return self._tips[row]
+        if role == Qt.ItemDataRole.UserRole and column == 0:
+            return item.path
+        if role == Qt.ItemDataRole.ForegroundRole and column == 0:
+            return _BADGES[item.badge][1]
+        return None
+
+
+class FileRow:
+    """One row of the Data dock, read and selected as a ``QTreeWidgetItem`` is (``tree.topLevelItem(i)``)."""
+
+    def __init__(self, tree: "FilesView", row: int):
+        self.tree, self.row = tree, row
+
+    def _index(self, column: int = 0):
+        return self.tree.model().index(self.row, column)
+
+    def text(self, column: int) -> str:
+        return self.tree.model().data(self._index(column), Qt.ItemDataRole.DisplayRole)
+
+    def toolTip(self, column: int) -> str:
+        return self.tree.model().data(self._index(column), Qt.ItemDataRole.ToolTipRole) or ""
+
+    def data(self, column: int, role):
+        return self.tree.model().data(self._index(column), role)
+
+    def setSelected(self, selected: bool) -> None:
+        flag = QItemSelectionModel.SelectionFlag
+        self.tree.selectionModel().select(self._index(), (flag.Select if selected else flag.Deselect) | flag.Rows)
+
+
+class FilesView(QTreeView):
+    """The Data dock's table of files over a :class:`FilesModel`, with the few ``QTreeWidget`` calls its
+    callers use (``topLevelItem``, ``topLevelItemCount``, ``selectedItems``, ``itemAt``)."""
+
+    itemSelectionChanged = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.files = FilesModel(self)
+        self.setModel(self.files)
+        self.setUniformRowHeights(True)        # else the view asks every row for its height
+        self.selectionModel().selectionChanged.connect(lambda *_: self.itemSelectionChanged.emit())
+        self.files.modelReset.connect(self.itemSelectionChanged.emit)
+
+    def topLevelItemCount(self) -> int:
+        return self.files.rowCount()
+
+    def topLevelItem(self, row: int) -> FileRow | None:
+        return FileRow(self, row) if 0 <= row < self.files.rowCount() else None
+
+    def selectedItems(self) -> list[FileRow]:
+        return [FileRow(self, index.row()) for index in self.selectionModel().selectedRows()]
+
+    def itemAt(self, pos) -> FileRow | None:
+        index = self.indexAt(pos)
+        return FileRow(self, index.row()) if index.isValid() else None
+
+    def scrollToItem(self, row: FileRow) -> None:
+        self.scrollTo(row._index())
+
+    def visualItemRect(self, row: FileRow):
+        return self.visualRect(row._index())
+
+
 class DataPanel(QWidget):
     """Lists the session's files. Asks the window to reload a file as another kind, or to remove it."""
 
@@ -40,11 +153,8 @@ class DataPanel(QWidget):
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
         self.session = session
-        self.tree = QTreeWidget(self)
+        self.tree = FilesView(self)
         self.tree.setObjectName("dataTree")
-        self.tree.setHeaderLabels(list(_COLUMNS))
-        for c, tip in enumerate(_HEADER_TIPS):
-            self.tree.headerItem().setToolTip(c, tip)
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         self.tree.setSortingEnabled(False)
@@ -85,21 +195,7 @@ class DataPanel(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        self.tree.setUpdatesEnabled(False)
-        self.tree.clear()
-        rows, role = [], Qt.ItemDataRole.UserRole
-        for item in self.session.items:
-            badge, colour = _BADGES[item.badge]
-            row = QTreeWidgetItem([badge, item.name, item.kind, item.record.describe(item.summary)])
-            row.setData(0, role, item.path)
-            tip = _tooltip(item)
-            for c in range(len(_COLUMNS)):
-                row.setToolTip(c, tip)
-            row.setForeground(0, colour)
-            rows.append(row)
-        self.tree.addTopLevelItems(rows)          # at once: 20,000 files are one insertion, not 20,000
-        self.tree.setUpdatesEnabled(True)
-        self.tree.viewport().update()
+        self.tree.files.set_items(self.session.items)
         self.hint.setVisible(not self.session.items)
         self._update_buttons()
 
