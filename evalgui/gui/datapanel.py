@@ -160,6 +160,8 @@ class DataPanel(QWidget):
         self.tree.setSortingEnabled(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # Columns fit the rows in sight and a few more, not all 20,000 (Qt's default looks at 1,000).
+        self.tree.header().setResizeContentsPrecision(100)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.hint = QLabel("No files yet. Use File ▸ Open data…, drop files here, or open the demo.")

@@ -78,8 +78,17 @@ class Session(QObject):
         return self._by_path.get(path)
 
     def of_kind(self, kind: str) -> list[LoadedInput]:
-        return list(self.cached(("of kind", kind),
-                                lambda: [i for i in self._items if i.kind == kind or i.record.acts_as == kind]))
+        return list(self.cached(("by kind",), self._by_kind).get(kind, ()))
+
+    def _by_kind(self) -> dict[str, list[LoadedInput]]:
+        """Every kind's files in one pass (a file also counts as the kind it acts as)."""
+        by_kind: dict[str, list[LoadedInput]] = {}
+        for item in self._items:
+            by_kind.setdefault(item.kind, []).append(item)
+            acts_as = item.record.acts_as
+            if acts_as and acts_as != item.kind:
+                by_kind.setdefault(acts_as, []).append(item)
+        return by_kind
 
     def cached(self, key, compute):
         """``compute()``, worked out once until the files change (``key`` names what it is)."""

@@ -13,14 +13,15 @@ from pathlib import PurePath
 
 
 def distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
-    """See :func:`_distinguishing_names`; the last few answers are kept (the window asks for the same
-    20,000 names from several views after each change of its files)."""
-    return list(_cached_names(tuple(os.fspath(p) for p in paths), keep_extension))
+    """See :func:`_both_names`; the last few answers are kept (the window asks for the same
+    20,000 names from several views after each change of its files, with and without extensions)."""
+    return list(_cached_names(tuple(os.fspath(p) for p in paths))[bool(keep_extension)])
 
 
 @functools.lru_cache(maxsize=16)
-def _cached_names(paths: tuple, keep_extension: bool) -> tuple:
-    return tuple(_distinguishing_names(paths, keep_extension))
+def _cached_names(paths: tuple) -> tuple:
+    """(names without extensions, names with them): one pass gives both."""
+    return _both_names(paths)
 
 
 def _parts(path: str) -> tuple:
@@ -36,11 +37,12 @@ def _absolute(path: str) -> str:
     return os.path.abspath(path)
 
 
-def _distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
-    """For each path, its file name with the fewest parent folders that tell it apart from the others.
+def _both_names(paths) -> tuple[tuple, tuple]:
+    """For each path, its file name with the fewest parent folders that tell it apart from the others:
+    (without extensions, with them).
 
-    Names are file stems (``bm25`` for ``bm25.run`` or ``bm25.run.gz``, as runs are named) unless
-    ``keep_extension``; files whose stems collide within one folder (``bm25.run``, ``bm25.txt``)
+    Names are file stems (``bm25`` for ``bm25.run`` or ``bm25.run.gz``, as runs are named), or whole file
+    names in the second; files whose stems collide within one folder (``bm25.run``, ``bm25.txt``)
     keep their extension either way. Folders are joined with ``/``; a path that needs every
     folder to be told apart is shown whole. The same path twice cannot be told apart: ValueError.
     """
@@ -72,19 +74,22 @@ def _distinguishing_names(paths, keep_extension: bool = False) -> list[str]:
                 still.append(i)
         unresolved, k = still, k + 1
 
-    names = []
-    for path_parts, key, k in zip(parts, keys, depth):
-        last = path_parts[-1] if keep_extension or same_stem_in_folder[key] > 1 else key[-1]
-        if k >= len(key):                 # every folder, from the root (or drive)
-            anchor = path_parts[0].replace("\\", "/")
-            names.append(anchor + "/".join(path_parts[1:-1] + (last,)))
-        elif k == 1:
-            names.append(last)
-        else:
-            names.append("/".join(key[len(key) - k:-1] + (last,)))
-    # Contrived names (a file "bm25.run.txt" next to another folder's bm25.run and bm25.txt) can
-    # still meet: those show their whole path.
-    if len(set(names)) == len(names):
-        return names
-    clashes = {n for n, c in Counter(names).items() if c > 1}
-    return [p.replace("\\", "/") if n in clashes else n for p, n in zip(full, names)]
+    def named(keep_extension: bool) -> tuple:
+        names = []
+        for path_parts, key, k in zip(parts, keys, depth):
+            last = path_parts[-1] if keep_extension or same_stem_in_folder[key] > 1 else key[-1]
+            if k >= len(key):                 # every folder, from the root (or drive)
+                anchor = path_parts[0].replace("\\", "/")
+                names.append(anchor + "/".join(path_parts[1:-1] + (last,)))
+            elif k == 1:
+                names.append(last)
+            else:
+                names.append("/".join(key[len(key) - k:-1] + (last,)))
+        # Contrived names (a file "bm25.run.txt" next to another folder's bm25.run and bm25.txt) can
+        # still meet: those show their whole path.
+        if len(set(names)) == len(names):
+            return tuple(names)
+        clashes = {n for n, c in Counter(names).items() if c > 1}
+        return tuple(p.replace("\\", "/") if n in clashes else n for p, n in zip(full, names))
+
+    return named(False), named(True)
