@@ -25,6 +25,7 @@ from evalgui.core.jobs import Cancelled, JobState
 _RUNNING: set["Worker"] = set()
 
 _SWITCH_INTERVAL = 0.001
+_GC_DELAY_MS = 50           # the collection gets a turn of its own after the job's results are shown
 
 # Python's cycle collector runs in whichever thread happens to allocate. If it frees a Qt
 # object on a worker thread (a closed window's widgets, a finished worker), Qt's destructor
@@ -135,7 +136,8 @@ class Worker(QObject):
     def _finished(self) -> None:
         _RUNNING.discard(self)
         if not _RUNNING and _GC_OWED:
-            QTimer.singleShot(0, _collector_back_on)
+            # Not at once: a 0 ms timer runs before the timers and paints waiting since the last turn.
+            QTimer.singleShot(_GC_DELAY_MS, _collector_back_on)
         self.done.emit()
 
     def cancel(self) -> None:

@@ -52,6 +52,13 @@ def _both_names(paths) -> tuple[tuple, tuple]:
         raise ValueError(f"{repeated[0]} is given twice: one file cannot have two names")
     from evalgui.core.formats._text import file_stem     # the same stem a run read from the file is named by
 
+    # The common case: every stem differs, so the file names alone tell the files apart.
+    base_names = [p.rpartition("/")[2] for p in full] if os.sep == "/" else [os.path.basename(p) for p in full]
+    if all(base_names):
+        base_stems = [file_stem(name) for name in base_names]
+        if len(set(base_stems)) == len(base_stems):
+            return tuple(base_stems), tuple(base_names)
+
     parts = [_parts(p) for p in full]
     stems = [file_stem(folders[-1]) for folders in parts]
     # Folders are compared on stems, so bm25.run in one folder and bm25.txt in another show their folders.
