@@ -193,17 +193,8 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
 
 def shared_query_counts(qrels: Qrels, runs: list[Run]) -> list[int]:
     """How many of the qrels' queries each run has results for (0: the run cannot be scored)."""
-    if not runs:
-        return []
     judged = set(qrels.query_ids.tolist())
-    # Every run's distinct query ids end to end, each marked judged or not, summed per run: one pass over
-    # 20,000 runs instead of a set per run.
-    ids = [run.query_ids for run in runs]
-    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-    flat = np.concatenate(ids) if lengths.sum() else np.empty(0, dtype=object)
-    hit = np.fromiter(map(judged.__contains__, flat.tolist()), dtype=bool, count=len(flat))
-    owner = np.repeat(np.arange(len(ids)), lengths)
-    return np.bincount(owner, weights=hit, minlength=len(ids)).astype(np.int64).tolist()
+    return [len(judged.intersection(run.query_ids.tolist())) for run in runs]
 
 
 def runs_sharing_no_query(qrels: Qrels, runs: list[Run]) -> list[Run]:
