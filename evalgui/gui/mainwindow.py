@@ -340,6 +340,12 @@ class MainWindow(QMainWindow):
             self._busy_changed(False)
             if generation != self._generation:       # replaced by a project: its follow-up is moot too
                 return
+            if at_once:       # the views refreshed in this turn; what follows (restoring the forms) gets its own
+                QTimer.singleShot(1, lambda: follow_up() if generation == self._generation else None)
+            else:
+                follow_up()
+
+        def follow_up():
             if failures:
                 self.load_failed.emit(failures)
                 self.show_error("Some files could not be read",

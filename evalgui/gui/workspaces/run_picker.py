@@ -144,6 +144,9 @@ class Checklist(QListView):
         self.list_model = ChecklistModel(self.ticks, self)
         self.setModel(self.list_model)
         self.setUniformItemSizes(True)         # else the view asks every row for its size
+        # Laid out a thousand rows a turn: placing 20,000 asks the model twice a row, which a Python model pays for.
+        self.setLayoutMode(QListView.LayoutMode.Batched)
+        self.setBatchSize(1000)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list_model.user_ticked.connect(self._user_ticked)
 
