@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMenu, QPushButton, QToolButton,
-                               QTreeView, QVBoxLayout, QWidget)
+                               QTableView, QVBoxLayout, QWidget)
 
 from evalgui.core.inputs import LoadedInput, kinds
 from evalgui.gui.session import Session
@@ -109,9 +109,10 @@ class FileRow:
         self.tree.selectionModel().select(self._index(), (flag.Select if selected else flag.Deselect) | flag.Rows)
 
 
-class FilesView(QTreeView):
+class FilesView(QTableView):
     """The Data dock's table of files over a :class:`FilesModel`, with the few ``QTreeWidget`` calls its
-    callers use (``topLevelItem``, ``topLevelItemCount``, ``selectedItems``, ``itemAt``)."""
+    callers use (``topLevelItem``, ``topLevelItemCount``, ``selectedItems``, ``itemAt``). A table, not a tree:
+    a tree view visits every row when it lays out, a table only the rows in sight."""
 
     itemSelectionChanged = Signal()
 
@@ -119,9 +120,21 @@ class FilesView(QTreeView):
         super().__init__(parent)
         self.files = FilesModel(self)
         self.setModel(self.files)
-        self.setUniformRowHeights(True)        # else the view asks every row for its height
+        self.setShowGrid(False)
+        self.setWordWrap(False)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        rows = self.verticalHeader()
+        rows.hide()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.horizontalHeader().setStretchLastSection(True)
+        self.horizontalHeader().setHighlightSections(False)
+        self.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.selectionModel().selectionChanged.connect(lambda *_: self.itemSelectionChanged.emit())
         self.files.modelReset.connect(self.itemSelectionChanged.emit)
+
+    def header(self) -> QHeaderView:
+        return self.horizontalHeader()
 
     def topLevelItemCount(self) -> int:
         return self.files.rowCount()
@@ -155,7 +168,6 @@ class DataPanel(QWidget):
         self.session = session
         self.tree = FilesView(self)
         self.tree.setObjectName("dataTree")
-        self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         self.tree.setSortingEnabled(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
