@@ -114,6 +114,7 @@ class MainWindow(QMainWindow):
             ws.status_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
             ws.error.connect(self.show_error)
             ws.busy_changed.connect(self._busy_changed)
+            ws.file_reader.connect(self.follow_reader)
             ws.modified.connect(self._mark_modified)
             ws.sample_requested.connect(lambda key=cls.key: self.open_sample(key))
             self.workspaces[cls.key] = ws
@@ -510,6 +511,29 @@ class MainWindow(QMainWindow):
         self._set_modified(False)
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
+
+    def follow_reader(self, worker: Worker, name: str) -> None:
+        """A form reads a file on the worker (a case-base model): the status bar's progress bar shows it and
+        Cancel stops it, as for data files."""
+        self._loaders.append(worker)
+
+        def progress(fraction, message):
+            self.load_progress.setValue(int(fraction * 1000))
+            self.statusBar().showMessage(message)
+
+        def finished():
+            if worker in self._loaders:
+                self._loaders.remove(worker)
+            self.load_progress.setVisible(bool(self._loaders))
+            self._busy_changed(False)
+
+        worker.progress.connect(progress)
+        worker.cancelled.connect(lambda: self.statusBar().showMessage(f"Reading {name} was cancelled.", 8000))
+        worker.done.connect(finished)
+        self.load_progress.setValue(0)
+        self.load_progress.show()
+        self.statusBar().showMessage(f"Reading {name}…")
+        self._busy_changed(True)
 
     def open_project(self, path: str) -> Worker:
         """Restore a project in steps, reading nothing on this thread.

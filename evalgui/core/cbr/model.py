@@ -138,13 +138,17 @@ class SimilarityModel:
         return cls(attributes, source)
 
 
-def load_model(path: str | os.PathLike, case_base=None) -> SimilarityModel:
-    """Read a model file. EvalInputError naming the file, the line and the reason."""
+def load_model(path: str | os.PathLike, case_base=None, state=None) -> SimilarityModel:
+    """Read a model file. EvalInputError naming the file, the line and the reason. With a job's ``state``:
+    progress while the file is read, and Cancel between chunks of it."""
     from evalgui.core.formats import _text
 
     source = os.fspath(path)
     _text.check_regular(source)
-    text, obj = _text.parse_json(_text.load_bytes(source), source)
+    text, obj = _text.parse_json(_text.load_bytes(source, state), source)
+    if state is not None:
+        state.check()
+        state.progress(1.0, f"Read {os.path.basename(source)}")
     return SimilarityModel.from_dict(obj, source, text, case_base)
 
 

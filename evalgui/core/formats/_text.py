@@ -95,10 +95,38 @@ def check_line_lengths(data: bytes, source: str) -> None:
                              data.count(b"\n", 0, at) + 1)
 
 
-def load_bytes(path: str | os.PathLike) -> bytes:
+# A job reading a file with a progress bar reads it this much at a time, checking for Cancel in between.
+READ_CHUNK_BYTES = 1 << 20
+
+
+def _read_in_chunks(fh, source: str, state) -> bytes:
+    """The rest of ``fh``, a chunk at a time: progress after each chunk, and Cancel checked in between (a slow
+    disk or network share keeps a job in one ``read`` otherwise)."""
+    try:
+        size = os.fstat(fh.fileno()).st_size
+    except (OSError, AttributeError, ValueError):
+        size = 0
+    name = os.path.basename(source)
+    chunks, done = [], 0
+    while True:
+        state.check()
+        chunk = fh.read(READ_CHUNK_BYTES)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        done += len(chunk)
+        state.progress(min(done / size, 1.0) if size else 0.0,
+                       f"Reading {name}: {done / 1e6:,.1f} of {size / 1e6:,.1f} MB" if size else f"Reading {name}")
+    state.check()
+    return b"".join(chunks)
+
+
+def load_bytes(path: str | os.PathLike, state=None) -> bytes:
     """Read a file's bytes, gunzipping by extension or magic number; strip a UTF-8 BOM.
 
-    Raises EvalInputError for missing, unreadable, empty or binary files.
+    Raises EvalInputError for missing, unreadable, empty or binary files. With a job's ``state``
+    (:class:`evalgui.core.jobs.JobState`) the file is read in chunks, reporting progress and stopping
+    at Cancel (:class:`evalgui.core.jobs.Cancelled`) between chunks.
     """
     source = os.fspath(path)
     from evalgui.core import memory
@@ -106,7 +134,7 @@ def load_bytes(path: str | os.PathLike) -> bytes:
     memory.check_room(source)            # under a memory limit: refused before, not aborted during
     try:
         with open(source, "rb") as fh:
-            data = fh.read()
+            data = fh.read() if state is None else _read_in_chunks(fh, source, state)
     except FileNotFoundError:
         raise EvalInputError(source, "no such file") from None
     except IsADirectoryError:

@@ -138,6 +138,8 @@ class Workspace(QWidget):
     status_message = Signal(str)
     busy_changed = Signal(bool)
     error = Signal(str, str)        # title, message: the window shows the dialog
+    file_reader = Signal(object, str)   # a Worker reading a file the form names, its name: the window's
+                                        # progress bar and Cancel follow it, as for data files
     modified = Signal()             # the user changed the form, or new results came: the session needs saving
     sample_requested = Signal()     # the empty-state hint's button: the window opens this workspace's sample
 

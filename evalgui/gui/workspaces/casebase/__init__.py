@@ -48,6 +48,8 @@ class CaseBaseWorkspace(ViewsWorkspace):
         session.changed.connect(self.form.refresh_inputs)
         self.form.edited.connect(self.modified)
         self.form.error.connect(self.error)
+        self.form.reading.connect(self.file_reader)
+        self._run_waiting = False      # Run was pressed while a model file is read: it starts when it arrives
         self.form.editor.save_failed.connect(self.error)
         # One preview job per turn of the event loop: a new case base changes the model and both ids at once.
         self.preview_timer = QTimer(self)
@@ -110,13 +112,23 @@ class CaseBaseWorkspace(ViewsWorkspace):
         self.start_side_job("preview", job, show, "The preview failed")
 
     # ------------------------------------------------------------ running
+    def cancel(self) -> None:
+        """Cancel stops the evaluation, the model files being read, and a Run waiting for them."""
+        if self._run_waiting:
+            self._run_waiting = False
+            self.progress_label.setText("Cancelled.")
+        self.form.cancel_reading()
+        super().cancel()
+
     def run(self) -> None:
+        self._run_waiting = False
         if self.is_busy():
             return
         if self.form.reading_files():
             # A model file is still being read: Run now would evaluate the model shown before it.
             self.progress_label.setText("Reading the model file; the evaluation starts when it has arrived…")
-            QTimer.singleShot(50, self.run)
+            self._run_waiting = True
+            QTimer.singleShot(50, lambda: self.run() if self._run_waiting else None)
             return
         from evalgui.gui.workspaces.casebase.results import evaluation_job
 

@@ -58,6 +58,7 @@ class CaseBaseForm(QWidget):
     edited = Signal()
     preview_wanted = Signal()          # the model, the query or the case changed: the workspace recomputes
     error = Signal(str, str)           # title, message: a model file that cannot be read
+    reading = Signal(object, str)      # a Worker reading a model file, the file's name: the window shows it
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -408,25 +409,46 @@ class CaseBaseForm(QWidget):
 
     def load_model(self, path: str) -> None:
         """Read a model file on the worker, then show it in the editor."""
+        def read(model):
+            self._model_reader = None
+            self.editor.set_model(model)
+
+        self._read_model(path, "_model_reader", read, "The model could not be read")
+
+    def _read_model(self, path: str, slot: str, then, failure_title: str) -> None:
+        """Read the model file ``path`` on the worker into ``then(model)``; the worker is kept in ``self.<slot>``
+        until it ends. Its progress and Cancel are the window's, as for data files (``reading``); a newer
+        file for the same slot cancels it."""
         from evalgui.core.cbr.model import load_model
         from evalgui.gui.worker import Worker
 
         train = self.train()
-        reader = self._model_reader = Worker(lambda state: load_model(path, train))
+        old = getattr(self, slot)
+        if old is not None:
+            old.cancel()
+        reader = Worker(lambda state: load_model(path, train, state))
+        setattr(self, slot, reader)
 
-        def read(model):
-            if self._model_reader is reader:
-                self._model_reader = None
-                self.editor.set_model(model)
+        def current() -> bool:
+            return getattr(self, slot) is reader
 
         def failed(message, _details):
-            if self._model_reader is reader:
-                self._model_reader = None
-                self.error.emit("The model could not be read", message)
+            if current():
+                setattr(self, slot, None)
+                self.error.emit(failure_title, message)
 
-        reader.succeeded.connect(read)
+        reader.succeeded.connect(lambda model: then(model) if current() else None)
         reader.failed.connect(failed)
+        # Cancelled (or replaced): nothing is being read for this slot any more, so Run need not wait.
+        reader.done.connect(lambda: setattr(self, slot, None) if current() else None)
+        self.reading.emit(reader, os.path.basename(path))
         reader.start()
+
+    def cancel_reading(self) -> None:
+        """Stop reading model files (Cancel)."""
+        for reader in (self._model_reader, self._mac_reader):
+            if reader is not None:
+                reader.cancel()
 
     def reading_files(self) -> bool:
         """A model file is being read on the worker."""
@@ -444,23 +466,14 @@ class CaseBaseForm(QWidget):
     def set_mac_file(self, path: str | None) -> None:
         """MAC's own model file (None: the ticked attributes of the model), read on the worker: a file named
         by a project could be a FIFO or a gzip bomb, which must not hold up the window."""
-        from evalgui.core.cbr.model import load_model
-        from evalgui.gui.worker import Worker
-
         if path is None:
+            if self._mac_reader is not None:
+                self._mac_reader.cancel()
             self._mac_reader = None
             self._mac_read(None, None)
             return
-        train = self.train()
-        reader = self._mac_reader = Worker(lambda state: load_model(path, train))
-        reader.succeeded.connect(lambda model: self._mac_read(path, model) if self._mac_reader is reader else None)
-        def failed(message, _details):
-            if self._mac_reader is reader:
-                self._mac_reader = None
-                self.error.emit("MAC's model could not be read", message)
-
-        reader.failed.connect(failed)
-        reader.start()
+        self._read_model(path, "_mac_reader", lambda model: self._mac_read(path, model),
+                         "MAC's model could not be read")
 
     def _mac_read(self, path: str | None, model) -> None:
         self._mac_reader = None
