@@ -106,18 +106,80 @@ def data_size(source: str) -> int:
     return size
 
 
+# What a Parquet column costs once read, per value: Arrow's offsets for text, and as a pandas object column
+# (the table readers convert to pandas) a pointer plus a Python str (49 bytes of header for ASCII text).
+_ARROW_OFFSET = 4
+_PY_POINTER = 8
+_PY_STR = 49
+_FIXED_WIDTH = {"BOOLEAN": 1, "INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8}
+
+
+class ParquetNeed(NamedTuple):
+    rows: int
+    table: int           # bytes of the table in Arrow's memory
+    need: int            # bytes reading it takes at its peak
+
+
+def parquet_need(source: str) -> ParquetNeed | None:
+    """What reading a Parquet file takes, from its footer (row count, column types, sizes), before reading
+    it: its size on disk says little, as text that repeats packs into a dictionary of a few bytes.
+
+    Per column, the values as Arrow holds them: fixed-width types at their width; text at its length
+    (the larger of the plain-encoded size less the lengths, and the longest of the min/max statistics)
+    plus an offset. The readers then hold the Arrow table and a pandas frame of it at once, and build
+    the columns again from the frame: twice the table, plus one Python object per distinct text value
+    (a dictionary-encoded column of under a byte a row repeats a few values: those are counted once).
+    None when ``source`` is not a readable Parquet file (the reader says why)."""
+    try:
+        with open(source, "rb") as fh:
+            if fh.read(4) != b"PAR1":
+                return None
+        import pyarrow.parquet as pq
+
+        meta = pq.read_metadata(source)
+    except Exception:               # not Parquet, or a footer Arrow cannot read: the reader's error
+        return None
+    rows, table, objects = meta.num_rows, 0, 0
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        n = group.num_rows
+        for c in range(group.num_columns):
+            column = group.column(c)
+            kind = column.physical_type
+            packed = column.total_uncompressed_size
+            if kind in _FIXED_WIDTH:
+                table += n * _FIXED_WIDTH[kind] + n // 8
+                objects += n * _PY_POINTER
+                continue
+            longest = 0
+            stats = column.statistics
+            if stats is not None and stats.has_min_max:
+                longest = max(len(str(stats.min)), len(str(stats.max)))
+            if kind == "FIXED_LEN_BYTE_ARRAY":
+                longest = max(longest, packed // max(n, 1))
+            values = max(packed - _ARROW_OFFSET * n, n * longest)
+            table += values + _ARROW_OFFSET * (n + 1) + n // 8
+            distinct = n if packed >= n else max(1, packed // (_ARROW_OFFSET + max(longest, 1)))
+            objects += n * _PY_POINTER + distinct * (_PY_STR + max(longest, 1))
+    return ParquetNeed(rows, table, READ_BASE + 2 * table + objects)
+
+
 def check_room(source: str) -> None:
     """Refuse to read ``source`` when its reading would not fit under the process's memory limit."""
     limit = room()
     if limit is None:
         return
-    try:
-        size = data_size(source)
-    except OSError:
-        return                                  # the reader says what is wrong with the file
-    need = READ_BASE + READ_FACTOR * size
+    parquet = parquet_need(source)
+    if parquet is not None:
+        what, need = f"its {parquet.rows:,} rows ({_mib(parquet.table)} as a table)", parquet.need
+    else:
+        try:
+            size = data_size(source)
+        except OSError:
+            return                                  # the reader says what is wrong with the file
+        what, need = _mib(size), READ_BASE + READ_FACTOR * size
     if need > limit.free:
-        raise EvalInputError(source, f"not enough memory to read it: reading {_mib(size)} needs about {_mib(need)}, "
+        raise EvalInputError(source, f"not enough memory to read it: reading {what} needs about {_mib(need)}, "
                                      f"and {_mib(limit.free)} remain under {limit.what} of {_mib(limit.limit)}")
 
 

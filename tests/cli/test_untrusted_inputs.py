@@ -434,6 +434,70 @@ def test_under_an_address_space_limit_a_big_run_gives_one_line_never_an_abort(tm
     assert out.returncode == 0, out.stderr
 
 
+def _parquet_run(path, rows: int):
+    """A run of ``rows`` rows as Parquet: its text repeats, so it packs into a file of about a MiB."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    i = np.arange(rows)
+    pq.write_table(pa.table({"query": pa.array([f"q{q}" for q in (i // 1000).tolist()]),
+                             "q0": pa.array(["Q0"] * rows), "docno": pa.array([f"d{d}" for d in (i % 1000).tolist()]),
+                             "rank": i % 1000 + 1, "score": 1000.0 - i % 1000, "run": pa.array(["run"] * rows)}),
+                   path, compression="zstd")
+    return path
+
+
+def test_the_parquet_estimate_reads_the_footer(tmp_path):
+    """The size a Parquet table takes once read comes from its footer (row count, column types, sizes, text
+    statistics), not from its size on disk: within 10 % of Arrow's own count, for repeated and distinct text."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from evalgui.core import memory
+
+    run = _parquet_run(tmp_path / "run.parquet", 200_000)
+    distinct = tmp_path / "distinct.parquet"
+    pq.write_table(pa.table({"doc": pa.array([f"document-{i:09}" for i in range(100_000)]),
+                             "grade": pa.array(np.arange(100_000, dtype=np.int32) % 3)}), distinct,
+                   use_dictionary=False)
+    for path in (run, distinct):
+        need = memory.parquet_need(str(path))
+        table = pq.read_table(path)
+        assert need.rows == table.num_rows
+        assert 0.9 * table.nbytes <= need.table <= 1.1 * table.nbytes, (path, need, table.nbytes)
+        assert need.need > memory.READ_BASE + 2 * need.table
+    assert os.path.getsize(run) * 8 < memory.parquet_need(str(run)).table      # packed far below its size read
+    assert memory.parquet_need(str(write(tmp_path, "r.txt", "q1 Q0 d1 1 1.0 r\n"))) is None
+    assert memory.parquet_need(str(write(tmp_path, "bad.parquet", "PAR1 not really"))) is None
+
+
+@posix_only
+@pytest.mark.skipif(not os.path.exists("/usr/bin/prlimit"), reason="needs prlimit")
+def test_under_an_address_space_limit_a_big_parquet_run_is_refused_before_reading(tmp_path):
+    """A Parquet run of 2,000,000 rows packs into a MiB: judged by that size it was read, and ran out of memory
+    part way ("ran out of memory reading the file (1 MiB)"). Its footer says what it needs: refused at once,
+    in one line naming the file and what ran out; read when the limit leaves room."""
+    run = _parquet_run(tmp_path / "big.parquet", 2_000_000)
+    qrels = write(tmp_path, "q.txt", "".join(f"q{q} 0 d{d} 1\n" for q in range(0, 2000, 7) for d in range(0, 600, 30)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def evaluate(mib: int):
+        return subprocess.run(["/usr/bin/prlimit", f"--as={mib << 20}", sys.executable, "-m", "evalgui.cli",
+                               "evaluate", qrels, run, "-m", "AP"], capture_output=True, text=True, env=env,
+                              timeout=120, cwd=tmp_path)
+
+    out = evaluate(500)
+    assert out.returncode == 2, (out.returncode, out.stderr[-300:])
+    message = one_error(out.stderr)
+    assert message.startswith(f"{run}: not enough memory to read it: reading its 2,000,000 rows (") and \
+        "remain under the process's address-space limit (ulimit -v) of 500 MiB" in message, message
+    out = evaluate(1500)
+    assert out.returncode == 0, out.stderr[-300:]
+    assert out.stdout.startswith("run,query,measure,value\nbig,all,AP,"), out.stdout[:200]
+
+
 @posix_only
 def test_a_signal_stops_stability_s_worker_processes_too(tmp_path):
     import random
