@@ -289,7 +289,10 @@ class MainWindow(QMainWindow):
         """
         failures: list[LoadFailure] = []
         read: list[str] = []
-        worker = Worker(load_files_job(requests, [item.kind for item in self.session.items]))
+        job = load_files_job(requests, [item.kind for item in self.session.items])
+        if at_once:
+            job = _naming_ahead(job, self.session.items)
+        worker = Worker(job)
         self._loaders.append(worker)
         generation = self._generation
         # Files reach the session in batches: each batch refreshes the Data dock and the forms once,
@@ -886,6 +889,28 @@ class MainWindow(QMainWindow):
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.open()
         self.about_dialog = dialog
+
+
+def _naming_ahead(job, items: list[LoadedInput]):
+    """``job`` (reading files that join ``items`` at once), which then also works out, on the worker, the
+    names the session will show (:func:`evalgui.gui.session.name_files_ahead`)."""
+    from evalgui.core.jobs import JobState
+    from evalgui.gui.session import name_files_ahead
+
+    entries = {item.path: (item.path, item.kind, item.record.acts_as) for item in items}
+
+    def naming(state):
+        def arrived(value):
+            if isinstance(value, LoadedInput):       # a file read again keeps its place, as in the session
+                entries[value.path] = (value.path, value.kind, value.record.acts_as)
+            state.partial(value)
+
+        result = job(JobState(state.progress, arrived, state.cancelled, min_interval=0.0))
+        if not state.cancelled():
+            name_files_ahead(list(entries.values()))
+        return result
+
+    return naming
 
 
 def data_dock_limit(window_width: int) -> int | None:
