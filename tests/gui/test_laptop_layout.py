@@ -57,3 +57,20 @@ def test_the_runs_list_shows_eight_rows(qtbot, key, window):
     row = run_list.sizeHintForRow(0)
     assert row > 0
     assert run_list.viewport().height() >= 8 * row - 1, (run_list.viewport().height(), row)
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1024, 640)])
+def test_no_form_scrolls_sideways(qtbot, window, size):
+    """Issue 25: with the demo's data in every workspace, no form needs a horizontal scroll bar (long rows put
+    their field under their label, notes wrap)."""
+    open_demo_and_wait(qtbot, window, only=None)
+    resize_and_wait(qtbot, window, *size)
+    for key in WORKSPACES:
+        workspace = window.workspaces[key]
+        window.tabs.setCurrentWidget(workspace)
+        scroll = workspace.form_column.findChild(QScrollArea)
+        qtbot.waitUntil(lambda: scroll.viewport().width() > 0)
+        qtbot.wait(20)
+        assert not scroll.horizontalScrollBar().isVisible(), (key, size, scroll.widget().minimumSizeHint().width(),
+                                                              scroll.viewport().width())
+        assert scroll.widget().minimumSizeHint().width() <= scroll.viewport().width(), (key, size)
