@@ -191,15 +191,15 @@ class MeasurePicker(QWidget):
 
     def _fit_columns(self) -> None:
         """The names and papers' names at their natural widths when the tree is wide enough; in a laptop's
-        narrow form both narrower (their texts elided) rather than scrolled sideways."""
+        narrow form narrower, the papers' names first (their texts elided), rather than scrolled sideways."""
         header = self.tree.header()
         width = self.tree.viewport().width() - (0 if header.isSectionHidden(1) else PARAMETERS_MIN_WIDTH)
         papers = 0 if header.isSectionHidden(2) else self.tree.sizeHintForColumn(2) + 8
-        if NAME_WIDTH + papers > width > 0:
-            share = width / (NAME_WIDTH + papers)
-            name, papers = max(COLUMN_MIN_WIDTH, int(NAME_WIDTH * share)), max(COLUMN_MIN_WIDTH, int(papers * share))
-        else:
-            name = NAME_WIDTH
+        name = NAME_WIDTH
+        if papers and name + papers > width > 0:          # the papers' names give way first
+            papers = max(COLUMN_MIN_WIDTH, width - name)
+        if name + papers > width > 0:
+            name = max(COLUMN_MIN_WIDTH, width - papers)
         self.tree.setColumnWidth(0, name)
         if papers:
             self.tree.setColumnWidth(2, papers)
