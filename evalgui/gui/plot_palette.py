@@ -75,3 +75,14 @@ class _Follower(QObject):
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.Show):
             paint_from_palette(watched)
         return False
+
+
+def dark_plot(view: pg.GraphicsView) -> bool:
+    return plot_colours(view.palette())[0].lightness() < 128
+
+
+def readable_on_dark(colour) -> QColor:
+    """A label's colour lightened until it reads on a dark plot (the palette's black and dark blue do not)."""
+    colour = QColor(colour)
+    hue, saturation, lightness, alpha = colour.getHsl()
+    return QColor.fromHsl(max(hue, 0), saturation, max(lightness, 170), alpha)

@@ -90,3 +90,12 @@ def test_a_palette_changed_later_recolours_the_plots_and_exports_stay_white(qtbo
     finally:
         app.setPalette(before)
     qtbot.waitUntil(lambda: light(view.backgroundBrush().color()))
+
+
+def test_point_labels_read_on_a_dark_plot():
+    from evalgui.gui.plot_palette import readable_on_dark
+    from evalgui.gui.plots import PALETTE
+
+    for colour in PALETTE:
+        assert readable_on_dark(colour).lightness() >= 170
+    assert readable_on_dark("#E69F00").hue() == QColor("#E69F00").hue()       # the same hue, lighter

@@ -12,6 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.plot_palette import dark_plot, readable_on_dark
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
 from evalgui.gui.workspaces.stability.results import (EXPERIMENT, combination_items, combination_of,
@@ -134,8 +135,9 @@ class TradeoffView(PlotView):
         x_range = (0.0, max(float(np.nanmax(x + x_sd, initial=0.0)), 1.0) * 1.3)
         y_range = (0.0, max(float(np.nanmax(y + y_sd, initial=0.0)), 1.0) * 1.2)
         item.setRange(xRange=x_range, yRange=y_range, padding=0.02)
+        dark = dark_plot(self.plot)
         for m, px, py, (colour, _, _) in zip(measures, x, y, styles):
-            label = pg.TextItem(m, color=label_colour(colour))
+            label = pg.TextItem(m, color=readable_on_dark(colour) if dark else label_colour(colour))
             label.full_text = m
             label.setToolTip(m)
             label.setPos(px, py)
