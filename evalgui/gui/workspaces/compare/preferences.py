@@ -80,6 +80,18 @@ class PreferencesTab(PairMatrix):
 
     def __init__(self):
         super().__init__(prefix="preference")
+        # (measure, row run, column run) -> the pair's per-query preferences (query, preference) or why there
+        # are none; the workspace's, reading the preference workflow's outcome.
+        self.pair_source = None
+
+    def show_pair(self, measure: str, row_run: str, column_run: str) -> None:
+        found = self.pair_source(measure, row_run, column_run) if self.pair_source is not None else \
+            "No preferences have been computed yet."
+        if isinstance(found, str):
+            self.say_why_no_pair(found)
+            return
+        self.pair_window().show_preferences(measure, row_run, column_run, found)
+        self.raise_pair_window()
 
     def lower_widget(self):
         self.ranking_model = DataFrameModel(best=None)
