@@ -101,6 +101,7 @@ class PairView(QDialog):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setStretchLastSection(True)      # no blank strip beside the columns
         self.table.itemSelectionChanged.connect(self._table_selection_changed)
         plots = QSplitter(Qt.Orientation.Horizontal)
         plots.addWidget(self.bars)
@@ -193,10 +194,11 @@ class PairView(QDialog):
         self.table.setColumnCount(len(headers))
         self.table.setRowCount(len(frame))
         self.table.setHorizontalHeaderLabels(headers)
+        numbers = range(1, 2) if self.preferences else range(1, 4)        # right-aligned; names stay left
         for r, texts in enumerate(rows):
             for c, text in enumerate(texts):
                 item = QTableWidgetItem(text)
-                if c:
+                if c in numbers:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
