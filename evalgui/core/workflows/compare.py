@@ -374,11 +374,11 @@ def comparison_from_outcome(outcome: Outcome):
 
 PREFERENCE_TABLES = ("pairs", "ranking", "matrix", "pair_queries")
 # The per-query preferences of every pair (``pair_queries``, what a matrix cell opens) are kept in the outcome,
-# and so in projects, up to this many rows (measures × pairs × queries: 30 runs, 3 measures and 150 queries
-# fit; about 8 MB in memory, 10 MB in a project). Past it, the outcome keeps none: while the session lasts a
-# pair is read on demand from the engine's result the outcome holds anyway (:func:`pair_preferences`); a
-# project reopened must be run again.
-PAIR_QUERY_ROWS = 200_000
+# and so in projects, up to this many rows (measures × pairs × queries: 30 runs, 2 measures and 100 queries
+# fit; a project grows by about 8 MB and takes under half a second more to save). Past it the outcome keeps
+# none: while the session lasts, a pair is read on demand from the engine's result that the outcome holds
+# anyway (:func:`pair_preferences`); results reopened from a project must be run again.
+PAIR_QUERY_ROWS = 100_000
 
 
 def run_preference(request: PreferenceRequest, state: JobState | None = None, inputs: Inputs | None = None,
