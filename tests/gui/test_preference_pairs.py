@@ -134,3 +134,25 @@ def test_results_saved_without_per_query_preferences_say_why_a_cell_opens_nothin
     assert not view.pair_note.isVisible()
     _double_click_cell(qtbot, view.table, runs.index("bm25"), runs.index("random"))
     assert view.pair_view.isVisible() and not view.pair_note.isVisible()
+
+
+def test_a_version_1_project_opens_and_its_preference_cells_say_why_they_open_nothing(qtbot, make_window, tmp_path):
+    import shutil
+
+    from tests.conftest import ROOT
+    from tests.gui.test_projects import _wait_restored
+
+    shutil.copytree(ROOT / "tests" / "data" / "projects" / "v1", tmp_path / "v1")
+    window = make_window()
+    with qtbot.waitSignal(window.files_loaded, timeout=20_000):
+        window.open_project(str(tmp_path / "v1" / "meic-v1.evalgui"))
+    _wait_restored(qtbot, window)
+    compare = window.workspaces["compare"]
+    window.tabs.setCurrentWidget(compare)
+    assert compare.preferences is not None
+    view = compare.preference_view
+    compare.results_tabs.setCurrentWidget(view.page)
+    assert view.model.rowCount() >= 2
+    _double_click_cell(qtbot, view.table, 0, 1)
+    assert view.pair_view is None or not view.pair_view.isVisible()
+    assert view.pair_note.isVisible() and "older version" in view.pair_note.text()
