@@ -27,3 +27,4 @@ def test_point_labels_never_cover_the_legend(qtbot, window, size):
         for label in chart.labels:
             assert not label.sceneBoundingRect().intersects(legend), (label.toPlainText(), chart.metric.currentText())
         assert chart.plot.sceneRect().contains(legend)               # the legend is in the picture, whole
+        assert chart.plot.getPlotItem().sceneBoundingRect().contains(legend)

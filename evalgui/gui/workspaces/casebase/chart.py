@@ -50,7 +50,7 @@ class ChartTab(LazyView):
         # The legend in a row of its own under the x axis, outside the points' box (which clips the point labels):
         # no label can run into it.
         self.legend_row = pg.GraphicsWidget()
-        item.layout.addItem(self.legend_row, 4, 1)
+        item.layout.addItem(self.legend_row, 4, 0, 1, 3)     # under the axes, the whole width
         self.legend = pg.LegendItem(colCount=2)
         self.legend.setParentItem(self.legend_row)
         self.macfac = pg.ScatterPlotItem(size=10, brush=pg.mkBrush(run_colour(0)), pen=pg.mkPen("#ffffff", width=0.5),
