@@ -40,7 +40,7 @@ def test_it_renders_in_a_real_browser_with_no_error_and_every_svg_drawn(qtbot, o
     from evalgui.gui.outcome_plots import svg_plots
     from evalgui.core.workflows.report import Plot
 
-    sections = [Section(k, o, [Plot(t, svg) for t, svg in svg_plots(k, o)]) for k, o in outcomes.items()]
+    sections = [Section(k, o, [Plot(*p) for p in svg_plots(k, o)]) for k, o in outcomes.items()]
     page = build_report(sections)
     assert page.count("<svg") >= 3
     sizes, console = rendered(page, tmp_path)

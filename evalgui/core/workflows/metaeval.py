@@ -211,6 +211,37 @@ def metaeval_outcome(result, runs: list[str], measures: list[str], query_report=
                            measures=list(measures), query_report=list(query_report))
 
 
+def outcome_from_saved(state, request: MetaevalRequest | None = None) -> MetaevalOutcome | None:
+    """The outcome the window keeps in a project (its own layout: the settings, the table and what the plots
+    read, see ``gui/workspaces/metaeval/results.py``), with ``request`` when there is one; None when ``state``
+    is not one (another version's)."""
+    import numpy as np
+    import pandas as pd
+
+    from evalgui.core.metaeval import experiments as ex
+    from evalgui.core.workflows.params import RequestError
+
+    try:
+        settings = ex.settings_from_dict(state["settings"])
+        runs = [str(r) for r in state["runs"]]
+        measures = [str(m) for m in state["measures"]]
+        table = pd.DataFrame(state["table"])
+        if isinstance(settings, ex.StabilitySettings):
+            counts = {str(m): np.asarray(c, dtype=np.int64).reshape(len(runs), len(runs), 3)
+                      for m, c in state["counts"].items()}
+            result = ex.StabilityResult(table, settings, runs, int(state["matrix_set_size"]), counts)
+        elif isinstance(settings, ex.PowerSettings):
+            result = ex.PowerResult(table, settings, pd.DataFrame(state["pairs"]))
+        elif isinstance(settings, ex.RobustnessSettings):
+            result = ex.RobustnessResult(table, settings, pd.DataFrame(state["repetitions"]))
+        else:
+            result = ex.AgreementResult(table, settings, measures)
+        report = [str(line) for line in state.get("query_report", [])]
+        return metaeval_outcome(result, runs, measures, report, request=request)
+    except (KeyError, TypeError, ValueError, AttributeError, RequestError):
+        return None
+
+
 def run_metaeval(request: MetaevalRequest, state: JobState | None = None,
                  inputs: Inputs | None = None) -> MetaevalOutcome:
     """Score the measures (ranking the runs once, or from the scores table), then run the experiment."""
