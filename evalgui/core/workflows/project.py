@@ -68,6 +68,11 @@ def open_project(path: str) -> Project:
                 project.outcomes[key] = Outcome.from_json(saved, flow.request)
             except (RequestError, ValueError, TypeError, KeyError):
                 project.problems.setdefault(key, "its saved results cannot be read")
+                continue
+            if key == "metaeval":           # the engine's result again, which the plots read
+                from evalgui.core.workflows.metaeval import outcome_with_result
+
+                project.outcomes[key] = outcome_with_result(project.outcomes[key]) or project.outcomes[key]
         if workspace in _OWN_LAYOUTS and workspace not in project.outcomes and workspace in project.requests:
             try:
                 outcome = _OWN_LAYOUTS[workspace](state, project.requests[workspace])

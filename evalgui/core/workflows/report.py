@@ -216,8 +216,11 @@ def section_html(section: Section) -> str:
                      f"<details><summary>{html.escape(heading)} ({len(frame):,} rows)</summary>{body}</details>")
     if section.key == "ranked" and "curves" not in tables:
         parts.append(f'<p class="missing">{html.escape(NO_CURVES)}</p>')
+    said = ""
     for plot in section.plots:
-        guide = f'<span class="plot-guide">{html.escape(plot.guide)}</span>' if plot.guide else ""
+        # A guide shared by a row of plots (one per measure) is said under the first of them only.
+        guide = f'<span class="plot-guide">{html.escape(plot.guide)}</span>' if plot.guide != said else ""
+        said = plot.guide
         parts.append(f'<figure>{plot.svg}<figcaption><strong>{html.escape(plot.title)}.</strong> {guide}'
                      '</figcaption></figure>')
     parts.append(_provenance(section))
