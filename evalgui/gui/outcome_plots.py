@@ -211,7 +211,7 @@ CHART_GUIDE = ("One point per MAC/FAC configuration, labelled â€œfilter size/kâ€
 
 def _casebase_plots(outcome):
     """Each metric's quality against retrieval time (the MAC/FAC sweep), as the Quality vs time tab draws it."""
-    from evalgui.core.cbr.evaluate import FILTER_SIZE
+    from evalgui.core.cbr.evaluate import FILTER_SIZE, QUERY
     from evalgui.gui.naming import label
     from evalgui.gui.workspaces.casebase.chart import ChartTab
     from evalgui.gui.workspaces.casebase.results import Results, split_queries
@@ -219,7 +219,7 @@ def _casebase_plots(outcome):
     table = outcome.tables.get("results")
     if table is None or FILTER_SIZE not in table.columns:        # similarity files only: no retrieval times
         return
-    summary, per_query = split_queries(table)
+    summary, per_query = split_queries(table) if QUERY in table.columns else (table, None)
     results = Results(summary, None, {}, outcome.notes_for_window(), per_query, outcome.request, outcome)
     view = _drawn(ChartTab(), results)
     for metric in _each_choice(view, view.metric):
