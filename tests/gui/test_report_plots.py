@@ -111,3 +111,32 @@ def test_a_saved_projects_report_draws_the_precision_recall_curves(qtbot, window
     assert main(["report", str(older), "-o", str(tmp_path / "o.html")]) == 0
     page = (tmp_path / "o.html").read_text(encoding="utf-8")
     assert NO_CURVES in page and "Interpolated precision at 11 recall levels, mean over queries." not in page
+
+
+def test_a_project_whose_files_are_gone_keeps_its_curves_for_the_report(qtbot, make_window, tmp_path):
+    """Opened without its files, a project's results keep the curves it saved: the window's report draws them
+    and saving again keeps them (the Curves tab waits for Run, as before)."""
+    from evalgui.core.workflows.project import open_project
+    from evalgui.gui.outcome_plots import svg_plots
+    from tests.gui.conftest import copy_synthetic
+
+    data = copy_synthetic(tmp_path / "data", runs=("bm25", "dense"))
+    first = make_window()
+    load(qtbot, first, [data / "qrels.txt", data / "bm25.run", data / "dense.run"])
+    run_and_wait(qtbot, first.workspaces["ranked"])
+    assert first.write_project(str(tmp_path / "p.evalgui"), include_results=True)
+    saved = open_project(str(tmp_path / "p.evalgui")).outcomes["ranked"].tables["curves"]
+    (data / "qrels.txt").unlink()
+
+    second = make_window()
+    ranked = second.workspaces["ranked"]
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(tmp_path / "p.evalgui"))
+    qtbot.waitUntil(lambda: not second._loaders and not ranked.is_busy(), timeout=30_000)
+    assert ranked.curves.plot.runs() == []
+    outcome = second.workflow_outcomes()["ranked"]
+    assert outcome.tables["curves"].equals(saved)
+    assert [t for t, _, _ in svg_plots("ranked", outcome)] == ["Interpolated precision at 11 recall levels, mean "
+                                                               "over queries"]
+    assert second.write_project(str(tmp_path / "again.evalgui"), include_results=True)
+    assert open_project(str(tmp_path / "again.evalgui")).outcomes["ranked"].tables["curves"].equals(saved)

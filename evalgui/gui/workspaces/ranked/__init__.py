@@ -346,7 +346,7 @@ class RankedWorkspace(Workspace):
         return {"ranked": Outcome("ranked", EvaluateRequest.from_json(requests["ranked"]), tables).stamp()}
 
     def restore_results_state(self, state: dict) -> None:
-        """Show a project's saved results (and its interpolated curves, when it keeps them), then re-derive their
+        """Show a project's saved results (with its interpolated curves, when it keeps them), then re-derive their
         rankings and curves from the files on the worker: the curves and the drill-down fill in without Run."""
         restored = saved_results(state)
         if restored is None:
@@ -354,7 +354,9 @@ class RankedWorkspace(Workspace):
         from evalgui.core.ranked.jobs import curves_by_run
         from evalgui.core.workflows.ranked import saved_curves
 
-        curves = saved_curves(state)        # drawn at once; the files' own replace them when re-derived
+        # The saved curves stay with the results (saved again, reported) without their files; the Curves tab
+        # draws the files' own, re-derived with the rankings the drill-down needs.
+        curves = saved_curves(state)
         curves = curves_by_run(curves) if curves is not None else {}
         for result in restored:
             result.curves = curves.get(result.name) or result.curves
@@ -366,8 +368,6 @@ class RankedWorkspace(Workspace):
         for result in restored:
             result.path = paths.get(result.name, "")
             self.results_set.add(result)
-            if result.curves:
-                self.curves.add_run(result.name, result.curves)
         self._evaluated = inputs
         self._refresh_views()
         self._update_stale_banner()
