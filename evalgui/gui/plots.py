@@ -61,11 +61,8 @@ def svg_bytes(widget: pg.GraphicsView) -> bytes:
       does not write the clip that QPainter.restore() brings back, so after QGraphicsView's
       per-item save/restore later items were clipped to an earlier item's box (or not at all);
     - cosmetic (constant-width) lines are written in page coordinates (``flatten_svg``).
+    Black on white whatever the window's palette (``on_white``).
     """
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect
-    from PySide6.QtGui import QPainter, QPicture
-    from PySide6.QtSvg import QSvgGenerator
-
     from evalgui.gui.plot_palette import on_white
 
     with on_white(widget):          # black on white in a dark window too: for documents
@@ -299,8 +296,8 @@ def export_plot(plot, path: str) -> None:
 
     widget = _plot_view(plot)
     ext = os.path.splitext(path)[1].lower() or ".png"
-    # (exports stay black on white in a dark window: they go into documents)
-    with atomic_path(path, suffix=ext) as tmp, on_white(widget):     # the image writer picks the format by the suffix
+    # (black on white in a dark window too: exports go into documents; the writer picks the format by the suffix)
+    with atomic_path(path, suffix=ext) as tmp, on_white(widget):
         if ext == ".svg":
             with open(tmp, "wb") as fh:
                 fh.write(svg_bytes(widget))
