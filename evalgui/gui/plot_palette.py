@@ -67,12 +67,18 @@ def on_white(view: pg.GraphicsView):
 
 
 class _Follower(QObject):
+    """Colours the view when it is first shown (its legends and labels exist by then; later ones keep the colours
+    set) and whenever its palette changes."""
+
     def __init__(self, view: pg.GraphicsView):
         super().__init__(view)
+        self.shown = False
         view.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.Show):
+        kind = event.type()
+        if kind == QEvent.Type.PaletteChange or (kind == QEvent.Type.Show and not self.shown):
+            self.shown = self.shown or kind == QEvent.Type.Show
             paint_from_palette(watched)
         return False
 
