@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QSize, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QListView,
-                               QPushButton, QVBoxLayout, QWidget)
+                               QPushButton, QStyledItemDelegate, QToolTip, QVBoxLayout, QWidget)
 
 from evalgui.gui.naming import label
 
@@ -149,6 +149,12 @@ class Checklist(QListView):
         self.setBatchSize(1000)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list_model.user_ticked.connect(self._user_ticked)
+        # A long name is shortened in the middle (its tooltip has it whole), never scrolled to sideways: the
+        # list is as wide as the form column, narrow on a laptop.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setItemDelegate(_ViewportWide(self))
 
     def set_entries(self, entries: Iterable[tuple[str, str]], *, default: bool = True,
                     defaults: dict[str, bool] | None = None,
@@ -207,6 +213,23 @@ class Checklist(QListView):
     def _user_ticked(self, row: int) -> None:
         self.itemChanged.emit(ChecklistRow(self.list_model, row))
         self.changed.emit()
+
+
+class _ViewportWide(QStyledItemDelegate):
+    """Rows as wide as the list's viewport, so that a long name is elided rather than scrolled; a shortened
+    name without a tooltip of its own shows itself whole as one."""
+
+    def sizeHint(self, option, index) -> QSize:
+        hint = super().sizeHint(option, index)
+        return QSize(max(self.parent().viewport().width() - 2, 20), hint.height())
+
+    def helpEvent(self, event, view, option, index) -> bool:
+        text = index.data()
+        if event.type() == QEvent.Type.ToolTip and not index.data(Qt.ItemDataRole.ToolTipRole) and text:
+            if view.visualRect(index).width() - 30 < option.fontMetrics.horizontalAdvance(text):
+                QToolTip.showText(event.globalPos(), text, view)
+                return True
+        return super().helpEvent(event, view, option, index)
 
 
 class QrelsRunsPicker(QGroupBox):
