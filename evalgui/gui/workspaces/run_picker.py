@@ -205,7 +205,8 @@ class Checklist(QListView):
         self.changed.emit()
 
     def restore(self, ticks) -> None:
-        """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them); shown at the next refill."""
+        """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them): listed keys show them at once,
+        others when a refill lists them."""
         if isinstance(ticks, dict):
             self.ticks.update({str(k): bool(v) for k, v in ticks.items()})
             self.list_model.ticks_changed()
