@@ -362,11 +362,6 @@ class ModelEditor(QWidget):
         self.changed.emit()
 
     # ------------------------------------------------------------ files
-    def load(self, path: str, case_base=None) -> None:
-        from evalgui.core.cbr.model import load_model
-
-        self.set_model(load_model(path, case_base))
-
     def load_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Load a similarity model", "", MODEL_FILES)
         if path:
