@@ -907,7 +907,10 @@ def _naming_ahead(job, items: list[LoadedInput]):
 
         result = job(JobState(state.progress, arrived, state.cancelled, min_interval=0.0))
         if not state.cancelled():
-            name_files_ahead(list(entries.values()))
+            try:
+                name_files_ahead(list(entries.values()))
+            except ValueError:        # only a head start: the session names its files itself, and says what is wrong
+                pass
         return result
 
     return naming
