@@ -65,7 +65,7 @@ def open_project(path: str) -> Project:
             if flow is None or not isinstance(saved, dict) or "tables" not in saved:
                 continue
             try:
-                project.outcomes[key] = Outcome.from_json(saved, flow.request)
+                project.outcomes[key] = _completed(Outcome.from_json(saved, flow.request))
             except (RequestError, ValueError, TypeError, KeyError):
                 project.problems.setdefault(key, "its saved results cannot be read")
         if workspace in _OWN_LAYOUTS and workspace not in project.outcomes and workspace in project.requests:
@@ -86,17 +86,20 @@ def open_project(path: str) -> Project:
 
 
 def _ranked_saved(state: dict, request) -> Outcome | None:
-    """The Ranked retrieval tab's own layout (its tidy rows) as the ranked workflow's tables."""
+    """The Ranked retrieval tab's own layout (its tidy rows) as the ranked workflow's tables, with the run × run
+    table (that layout does not keep it) derived from them."""
     import pandas as pd
 
     from evalgui.core import tidy
+    from evalgui.core.workflows.ranked import with_run_matrix
 
     rows = pd.DataFrame(state["rows"])
     if not len(rows):
         return None
     summary = rows[rows[tidy.QUERY] == tidy.ALL_QUERIES].reset_index(drop=True)
     per_query = rows[rows[tidy.QUERY] != tidy.ALL_QUERIES].reset_index(drop=True)
-    return Outcome("ranked", request, {"summary": summary, "per_query": per_query})
+    outcome = Outcome("ranked", request, {"summary": summary, "per_query": per_query})
+    return with_run_matrix(outcome, [str(m) for m in state.get("measure_order", [])])
 
 
 def _metaeval_saved(state: dict, request) -> Outcome | None:
@@ -107,6 +110,15 @@ def _metaeval_saved(state: dict, request) -> Outcome | None:
     if isinstance(state.get("pairs"), dict):
         tables["pairs"] = pd.DataFrame(state["pairs"])
     return Outcome("metaeval", request, tables)
+
+
+def _completed(outcome: Outcome) -> Outcome:
+    """A saved outcome with the tables an older evalgui did not save derived from those it did."""
+    if outcome.workspace == "ranked":
+        from evalgui.core.workflows.ranked import with_run_matrix
+
+        return with_run_matrix(outcome)
+    return outcome
 
 
 # Workspaces whose project results keep their own layout: how to read them as outcomes (reports need them).
