@@ -186,17 +186,24 @@ class RunPairs:
                 self.queries = self.queries.append(fresh)
         where = self.queries.get_indexer(ids)
         n_queries, k = len(self.queries), len(self.names)
-        parts = []
-        for measure in dict.fromkeys([*self.values, *per_query]):
+        measures = list(dict.fromkeys([*self.values, *per_query]))
+        numbers = []
+        for measure in measures:
             grid = self._grid(measure, n_queries, k + 1)
             new = grid[:, k]
             if measure in per_query:
                 new[where] = np.asarray(per_query[measure], dtype=np.float64)
-            parts.append(_pair_rows(measure, name, new, self.names, grid[:, :k]))
+            numbers.append(_pair_numbers(new, grid[:, :k]))
+        earlier = np.array(self.names, dtype=object)
         self.names.append(name)
-        if not parts:
-            return pd.DataFrame({c: [] for c in RUN_MATRIX_COLUMNS})
-        return pd.concat(parts, ignore_index=True)[list(RUN_MATRIX_COLUMNS)]
+        size = 2 * k + 1
+        mine = np.full(k, name, dtype=object)
+        rows = np.tile(np.concatenate([mine, earlier, [name]]), len(measures))
+        columns = np.tile(np.concatenate([earlier, mine, [name]]), len(measures))
+        stacked = [np.concatenate([part[i] for part in numbers]) if numbers else np.empty(0) for i in range(4)]
+        return pd.DataFrame({"measure": np.repeat(np.array(measures, dtype=object), size), "row": rows,
+                             "column": columns, "mean_row": stacked[0], "mean_column": stacked[1],
+                             "diff": stacked[2], "n_queries": stacked[3].astype(np.int64)})[list(RUN_MATRIX_COLUMNS)]
 
     def _grid(self, measure: str, n_queries: int, n_runs: int):
         """The measure's array with room for ``n_runs`` columns and every query (new cells NaN)."""
@@ -212,32 +219,29 @@ class RunPairs:
         return grid
 
 
-def _pair_rows(measure: str, name: str, new, names: list[str], earlier):
-    """A new run's rows with each earlier run (``earlier``: queries × runs), both orders, then with itself."""
+def _pair_numbers(new, earlier):
+    """A new run against each earlier run (``earlier``: queries × runs) over their shared queries: the
+    means of both, of new minus earlier, and the counts; then against itself (NaN: no shared query)."""
     import numpy as np
-    import pandas as pd
 
-    mine = np.flatnonzero(~np.isnan(new))               # only the new run's queries can be shared
-    theirs = earlier[mine]
+    present = ~np.isnan(new)
+    if present.all():
+        theirs, mine = earlier, new                    # the usual case: no copy
+    else:
+        rows = np.flatnonzero(present)                 # only the new run's queries can be shared
+        theirs, mine = earlier[rows], new[rows]
     shared = ~np.isnan(theirs)
     counts = shared.sum(axis=0)
-    new_sums = np.where(shared, new[mine][:, None], 0.0).sum(axis=0)
+    new_sums = np.where(shared, mine[:, None], 0.0).sum(axis=0)
     old_sums = np.where(shared, theirs, 0.0).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         n = np.where(counts > 0, counts, np.nan)
         mean_new, mean_old, diff = new_sums / n, old_sums / n, (new_sums - old_sums) / n
     n_self = len(mine)
-    mean_self = float(new[mine].sum() / n_self) if n_self else np.nan
-    k = len(names)
-    return pd.DataFrame({
-        "measure": measure,
-        "row": [name] * k + list(names) + [name],
-        "column": list(names) + [name] * k + [name],
-        "mean_row": np.concatenate([mean_new, mean_old, [mean_self]]),
-        "mean_column": np.concatenate([mean_old, mean_new, [mean_self]]),
-        "diff": np.concatenate([diff, -diff, [0.0 if n_self else np.nan]]) + 0.0,       # + 0.0: no -0.0
-        "n_queries": np.concatenate([counts, counts, [n_self]]).astype(np.int64),
-    })
+    mean_self = mine.sum() / n_self if n_self else np.nan
+    return (np.concatenate([mean_new, mean_old, [mean_self]]), np.concatenate([mean_old, mean_new, [mean_self]]),
+            np.concatenate([diff, -diff, [0.0 if n_self else np.nan]]) + 0.0,       # + 0.0: no -0.0
+            np.concatenate([counts, counts, [n_self]]).astype(np.int64))
 
 
 def run_matrix_table(results) -> "pd.DataFrame":
