@@ -141,3 +141,17 @@ def test_the_demo_projects_saved_rows_give_the_table_a_new_evaluation_gives():
     fresh = run_evaluate(project.requests["ranked"])["run_matrix"]
     assert len(derived) and set(derived["measure"]) == set(fresh["measure"])
     pd.testing.assert_frame_equal(derived, fresh, check_dtype=False)
+
+
+def test_the_window_restores_a_saved_outcome_with_its_table(tmp_path):
+    """``eg.save_project`` keeps the ranked outcome itself (not the tab's rows): the window's reader takes it,
+    with the run × run rows derived as an evaluation makes them."""
+    from evalgui.core.workflows.ranked import restored_results
+
+    request = EvaluateRequest(qrels=QRELS, runs=RUNS[:3], measures=("AP", "P@10"), per_query=True)
+    fresh = run_evaluate(request)
+    restored = restored_results({"ranked": fresh.to_json()})
+    assert [r.name for r in restored] == ["bm25", "dense", "rerank"]
+    assert restored[1].summary["AP"] == fresh["summary"].set_index(["run", "measure"])["value"][("dense", "AP")]
+    pd.testing.assert_frame_equal(run_matrix_rows(restored), fresh["run_matrix"], check_dtype=False)
+    assert restored_results({"ranked": {"tables": "not tables"}}) is None and restored_results({}) is None

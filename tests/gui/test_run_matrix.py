@@ -97,7 +97,7 @@ def test_the_view_recomputes_nothing(qtbot, window, monkeypatch):
         raise AssertionError("the window computed run × run differences")
 
     for module, name in ((paired, "mean_difference_matrix"), (paired, "shared_query_counts"),
-                         (ranked_workflow.RunPairs, "add"), (ranked_workflow, "_pair_rows")):
+                         (ranked_workflow.RunPairs, "add"), (ranked_workflow, "_pair_numbers")):
         monkeypatch.setattr(module, name, refuse)
     monkeypatch.setattr(ranked.results_set, "run_matrix", lambda: sentinel)
     view = _shown_measure(qtbot, ranked)
@@ -108,7 +108,7 @@ def test_the_view_recomputes_nothing(qtbot, window, monkeypatch):
     assert view.model.display_text(0, 1) == f"{part.iloc[1]['diff']:.3f}"
 
 
-@pytest.mark.parametrize("which", ["v1", "demo"])
+@pytest.mark.parametrize("which", ["v1", "demo", "api"])
 def test_a_project_saved_without_the_table_shows_run_by_run(qtbot, make_window, tmp_path, which):
     """Projects keep the per-query rows, not the table (the version-1 fixture and the demo project): the table
     is derived when they open, and the view shows it, equal to the mean per-query differences."""
@@ -119,9 +119,23 @@ def test_a_project_saved_without_the_table_shows_run_by_run(qtbot, make_window, 
     if which == "v1":
         shutil.copytree(ROOT / "tests" / "data" / "projects" / "v1", tmp_path / "p")
         path = tmp_path / "p" / "meic-v1.evalgui"
-    else:
+    elif which == "demo":
         shutil.copytree(SAMPLE_DATA, tmp_path / "p")
         path = tmp_path / "p" / "demo.evalgui"
+    else:                        # written by eg.save_project: the outcome itself, per-query rows, no table
+        import json
+
+        import evalgui as eg
+
+        shutil.copytree(SAMPLE_DATA / "synthetic", tmp_path / "p")
+        outcome = eg.evaluate(str(tmp_path / "p" / "qrels.txt"),
+                              [str(tmp_path / "p" / f"{r}.run") for r in ("bm25", "dense", "random")],
+                              ["AP", "P@10"], per_query=True)
+        path = tmp_path / "p" / "api.evalgui"
+        eg.save_project(str(path), outcome)
+        data = json.loads(path.read_text())
+        del data["results"]["ranked"]["ranked"]["tables"]["run_matrix"]
+        path.write_text(json.dumps(data))
     window = make_window()
     with qtbot.waitSignal(window.files_loaded, timeout=30_000):
         window.open_project(str(path))

@@ -262,12 +262,30 @@ def with_pairs(results: list) -> list:
 
 
 def restored_results(state) -> list | None:
-    """A project's saved Ranked retrieval results (the tab's own layout) as RunResults with their run × run
-    rows; None if the state is not that layout."""
+    """A project's saved Ranked retrieval results as RunResults with their run × run rows (derived: projects
+    do not keep them); None if the state holds none. The state is the tab's own layout (``rows``), or a
+    saved outcome (``{"ranked": outcome JSON}``, as ``eg.save_project`` writes)."""
     from evalgui.core.ranked.jobs import saved_results
 
     results = saved_results(state)
+    if results is None and isinstance(state, dict) and isinstance(state.get("ranked"), dict):
+        results = saved_results({"rows": _outcome_rows(state["ranked"])})
     return None if results is None else with_pairs(results)
+
+
+def _outcome_rows(saved: dict) -> dict | None:
+    """A saved ranked outcome's summary and per-query rows, as the tab's own layout keeps them (None: unreadable)."""
+    import pandas as pd
+
+    from evalgui.core import tidy
+    from evalgui.core.workflows.params import RequestError
+
+    try:
+        tables = Outcome.from_json(saved, EvaluateRequest).tables
+        frames = [tables[name][list(tidy.COLUMNS)] for name in ("summary", "per_query") if name in tables]
+    except (RequestError, ValueError, TypeError, KeyError):
+        return None
+    return pd.concat(frames, ignore_index=True).to_dict(orient="list") if frames else None
 
 
 def with_run_matrix(outcome: Outcome, measure_order: list[str] = ()) -> Outcome:
