@@ -9,6 +9,9 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from evalgui.core import tidy
 from evalgui.core.jobs import JobState
@@ -51,6 +54,27 @@ def test_pairs_by_hand_over_the_shared_queries_only():
     assert cell(table, "a", "a") == {"measure": "m", "row": "a", "column": "a", "mean_row": 0.5, "mean_column": 0.5,
                                      "diff": 0.0, "n_queries": 3}
     assert cell(table, "c", "c")["n_queries"] == 1 and cell(table, "c", "c")["mean_row"] == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 12), st.integers(2, 6)),
+              elements=st.one_of(st.floats(0, 1), st.just(np.nan))))
+def test_matches_a_plain_loop_over_every_pair(values):
+    """(Replaces the tests of stats/paired.py's mean_difference_matrix, which only the view used.)"""
+    scores = pd.DataFrame(values, index=[f"q{i}" for i in range(values.shape[0])],
+                          columns=[f"s{i}" for i in range(values.shape[1])])
+    pairs = RunPairs()
+    table = pd.concat([pairs.add(run, list(scores.index), {"m": scores[run].to_numpy()}) for run in scores.columns],
+                      ignore_index=True)
+    for i in scores.columns:
+        for j in scores.columns:
+            both = pd.DataFrame({"x": scores[i], "y": scores[j]}).dropna()
+            got = cell(table, i, j)
+            assert got["n_queries"] == len(both)
+            expected = (both["x"] - both["y"]).mean() if len(both) else np.nan
+            assert np.isclose(got["diff"], expected, equal_nan=True, atol=1e-12)
+            assert np.isclose(got["mean_column"], both["y"].mean() if len(both) else np.nan, equal_nan=True,
+                              atol=1e-12)
 
 
 def test_a_measure_one_run_lacks_has_no_shared_query():

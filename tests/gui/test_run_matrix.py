@@ -86,7 +86,6 @@ def test_the_view_shows_the_workflows_table(qtbot, window):
 
 def test_the_view_recomputes_nothing(qtbot, window, monkeypatch):
     """Sentinel values put in the table are what the view shows; computing pairs in the window would fail."""
-    import evalgui.core.stats.paired as paired
     import evalgui.core.workflows.ranked as ranked_workflow
 
     ranked = open_demo_and_wait(qtbot, window)
@@ -96,8 +95,8 @@ def test_the_view_recomputes_nothing(qtbot, window, monkeypatch):
     def refuse(*_args, **_kwargs):
         raise AssertionError("the window computed run × run differences")
 
-    for module, name in ((paired, "mean_difference_matrix"), (paired, "shared_query_counts"),
-                         (ranked_workflow.RunPairs, "add"), (ranked_workflow, "_pair_numbers")):
+    for module, name in ((ranked_workflow.RunPairs, "add"), (ranked_workflow, "_pair_numbers"),
+                         (ranked_workflow, "with_pairs")):
         monkeypatch.setattr(module, name, refuse)
     monkeypatch.setattr(ranked.results_set, "run_matrix", lambda: sentinel)
     view = _shown_measure(qtbot, ranked)
