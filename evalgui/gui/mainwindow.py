@@ -803,7 +803,7 @@ class MainWindow(QMainWindow):
         from evalgui.core.workflows.report import Plot, Section, build_report
         from evalgui.gui.outcome_plots import svg_plots
 
-        sections = [Section(key, outcome, [Plot(t, svg) for t, svg in svg_plots(key, outcome)])
+        sections = [Section(key, outcome, [Plot(*plot) for plot in svg_plots(key, outcome)])
                     for key, outcome in self.workflow_outcomes().items()]
         title = os.path.splitext(os.path.basename(self.project_path))[0] if self.project_path else "Evaluation report"
         try:

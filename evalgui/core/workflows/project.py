@@ -68,6 +68,11 @@ def open_project(path: str) -> Project:
                 project.outcomes[key] = _completed(Outcome.from_json(saved, flow.request))
             except (RequestError, ValueError, TypeError, KeyError):
                 project.problems.setdefault(key, "its saved results cannot be read")
+                continue
+            if key == "metaeval":           # the engine's result again, which the plots read
+                from evalgui.core.workflows.metaeval import outcome_with_result
+
+                project.outcomes[key] = outcome_with_result(project.outcomes[key]) or project.outcomes[key]
         if workspace in _OWN_LAYOUTS and workspace not in project.outcomes and workspace in project.requests:
             try:
                 outcome = _OWN_LAYOUTS[workspace](state, project.requests[workspace])
@@ -91,25 +96,25 @@ def _ranked_saved(state: dict, request) -> Outcome | None:
     import pandas as pd
 
     from evalgui.core import tidy
-    from evalgui.core.workflows.ranked import with_run_matrix
+    from evalgui.core.workflows.ranked import saved_curves, with_run_matrix
 
     rows = pd.DataFrame(state["rows"])
     if not len(rows):
         return None
     summary = rows[rows[tidy.QUERY] == tidy.ALL_QUERIES].reset_index(drop=True)
     per_query = rows[rows[tidy.QUERY] != tidy.ALL_QUERIES].reset_index(drop=True)
-    outcome = Outcome("ranked", request, {"summary": summary, "per_query": per_query})
-    return with_run_matrix(outcome, [str(m) for m in state.get("measure_order", [])])
+    tables = {"summary": summary, "per_query": per_query}
+    curves = saved_curves(state)            # projects saved before they kept the curves have none
+    if curves is not None:
+        tables["curves"] = curves
+    return with_run_matrix(Outcome("ranked", request, tables), [str(m) for m in state.get("measure_order", [])])
 
 
 def _metaeval_saved(state: dict, request) -> Outcome | None:
-    """The Meta-evaluation tab's own layout (its result table, and its pairs) as the workflow's tables."""
-    import pandas as pd
+    """The Meta-evaluation tab's own layout (its result, with what the plots read) as the workflow's outcome."""
+    from evalgui.core.workflows.metaeval import outcome_from_saved
 
-    tables = {"table": pd.DataFrame(state["table"])}
-    if isinstance(state.get("pairs"), dict):
-        tables["pairs"] = pd.DataFrame(state["pairs"])
-    return Outcome("metaeval", request, tables)
+    return outcome_from_saved(state, request)
 
 
 def _completed(outcome: Outcome) -> Outcome:
