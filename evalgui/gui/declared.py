@@ -235,12 +235,15 @@ class HeldBinding:
     """A value the form holds rather than shows in one control: an attribute of ``holder`` (or a key of a
     dict), or what ``get`` returns and ``put`` takes. A value of the wrong type is ignored; a setter may
     refuse one by raising ValueError or returning False. ``late``: restored after the form has refreshed
-    its inputs (a model needs its case base)."""
+    its inputs (a model needs its case base). ``shows``: the controls that show the value (the combo box of
+    the loaded files), which it is read from only through the holder."""
 
     changed = None
 
-    def __init__(self, param, holder=None, attribute: str | None = None, *, get=None, put=None, late=False):
+    def __init__(self, param, holder=None, attribute: str | None = None, *, get=None, put=None, late=False,
+                 shows=()):
         self.param, self.widget, self.label, self.late = param, None, None, late
+        self.shows = tuple(shows)
         if get is None:
             if isinstance(holder, dict):
                 get, put = (lambda: holder[attribute]), (lambda v: holder.__setitem__(attribute, v))
@@ -296,9 +299,10 @@ class Bindings:
         return widget
 
     def hold(self, param, holder=None, attribute: str | None = None, *, name: str | None = None, get=None,
-             put=None, late: bool = False) -> None:
+             put=None, late: bool = False, shows=()) -> None:
         """Bind a value the form holds (see :class:`HeldBinding`) under ``name`` (the parameter's by default)."""
-        self._bindings[name or param.name] = HeldBinding(param, holder, attribute, get=get, put=put, late=late)
+        self._bindings[name or param.name] = HeldBinding(param, holder, attribute, get=get, put=put, late=late,
+                                                         shows=shows)
 
     def __getitem__(self, name: str):
         return self._bindings[name]
@@ -310,8 +314,13 @@ class Bindings:
         return list(self._bindings)
 
     def widgets(self) -> list:
-        """The bound controls (a held value has none)."""
-        return [b.widget for b in self._bindings.values() if b.widget is not None]
+        """The bound controls (a radio button with the others of its group), and those that show a held value."""
+        found = []
+        for b in self._bindings.values():
+            for w in (b.widget,) if b.widget is not None else getattr(b, "shows", ()):
+                group = w.group() if isinstance(w, QRadioButton) else None
+                found += [w] if group is None else [o for o in group.buttons() if o is w or o not in found]
+        return found
 
     def changed_signals(self) -> list:
         return [b.changed for b in self._bindings.values() if b.changed is not None]

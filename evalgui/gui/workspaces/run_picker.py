@@ -190,7 +190,7 @@ class QrelsRunsPicker(QGroupBox):
         ``bindings``, under the requests' names ``qrels`` and ``runs``."""
         from evalgui.core.workflows.common import QRELS, RUNS
 
-        bindings.hold(QRELS, self, "qrels_path")
+        bindings.hold(QRELS, self, "qrels_path", shows=(self.qrels_combo,))
         bindings.bind(RUNS, self.run_list)
 
 

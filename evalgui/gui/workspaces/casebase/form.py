@@ -90,10 +90,6 @@ class CaseBaseForm(QWidget):
         self.bindings = Bindings(refresh=self.refresh_inputs)
         self.bindings.bind(view("source", "choice", CASE_BASES, tuple((k, label) for k, label, _ in SOURCES)),
                            self.source_combo, dress=False)
-        for key in ("train", "test", "ground_truth"):           # paths, kept until their files are loaded
-            self.bindings.hold(view(key, "text"), self.wanted, key)
-        self.bindings.hold(view("id_columns", "json", {}), get=lambda: dict(self.id_columns),
-                           put=lambda saved: self.id_columns.update({str(p): str(c) for p, c in saved.items()}))
         self.train_combo = self._file_combo("cbrTrain", "The case base to retrieve from (train)")
         self.test_combo = self._file_combo("cbrTest", "The queries (test case base); the same file as train: "
                                                       "a query never retrieves itself unless ticked below")
@@ -104,6 +100,11 @@ class CaseBaseForm(QWidget):
         self.bindings.bind(param("include_self"), self.include_self)
         self.truth_combo = self._file_combo("cbrGroundTruth", "The ground truth: a loaded similarity-results file "
                                                               "(query_id, case_id, similarity)")
+        for key, combo in (("train", self.train_combo), ("test", self.test_combo), ("ground_truth", self.truth_combo)):
+            self.bindings.hold(view(key, "text"), self.wanted, key, shows=(combo,))    # paths, kept until loaded
+        self.bindings.hold(view("id_columns", "json", {}), get=lambda: dict(self.id_columns),
+                           put=lambda saved: self.id_columns.update({str(p): str(c) for p, c in saved.items()}),
+                           shows=(self.train_id, self.test_id))
         self.pages = QStackedWidget()
         bases_page = QWidget()
         bases = QFormLayout(bases_page)
@@ -221,7 +222,8 @@ class CaseBaseForm(QWidget):
         ranked_layout.addRow(thresholds_label, self.thresholds)
         ranked_layout.addRow(self.thresholds_note)
         ranked_layout.addRow(self.ranked_picker)
-        self.bindings.hold(view("model", "json"), get=self._model_state, put=self._set_model, late=True)
+        self.bindings.hold(view("model", "json"), get=self._model_state, put=self._set_model, late=True,
+                           shows=(self.editor,))
         self.bindings.hold(view("mac_model", "text"), get=lambda: self.mac_path, put=self.set_mac_file, late=True)
         ranked_column = QVBoxLayout(ranked_box)
         ranked_column.addWidget(self.ranked_check)

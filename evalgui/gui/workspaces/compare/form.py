@@ -100,7 +100,7 @@ class CompareForm(QWidget):
         self.scores_combo.setToolTip("A loaded per-query scores table (File ▸ Open data…)")
         self.scores_combo.currentIndexChanged.connect(self._scores_file_changed)
         self.scores_runs, self.scores_measures = Checklist("compareScoresRuns"), Checklist("compareScoresMeasures")
-        self.bindings.hold(params["scores"], self, "scores_path")
+        self.bindings.hold(params["scores"], self, "scores_path", shows=(self.scores_combo,))
         self.bindings.bind(params["score_runs"], self.scores_runs)
         self.bindings.bind(params["measures"], self.scores_measures, name="scores_measures")
         scores_page = self._table_page([("File", self.scores_combo)], self.scores_runs, self.scores_measures)
@@ -236,8 +236,8 @@ class CompareForm(QWidget):
         self.binary_check.toggled.connect(self.binary_spin.setEnabled)
         # The request's one binary_threshold (None: graded) is the check box and the grade it enables.
         self.bindings.bind(view("binary_preferences", "bool", False), self.binary_check, dress=False)
-        self.bindings.bind(dataclasses.replace(declared["binary_threshold"], optional=False, maximum=MAX_GRADE), self.binary_spin,
-                           dress=False)
+        grade = dataclasses.replace(declared["binary_threshold"], optional=False, maximum=MAX_GRADE)
+        self.bindings.bind(grade, self.binary_spin, dress=False)
         layout = QFormLayout(box)
         layout.addRow(self.preference_list)
         layout.addRow(self.binary_check, self.binary_spin)

@@ -86,8 +86,8 @@ class StabilityForm(QWidget):
         self.bindings = bindings = Bindings(refresh=self.refresh_inputs)
         bindings.bind(view("source", "choice", RANK_FILE, tuple((k, label) for k, label, _ in SOURCES)),
                       self.source_combo, dress=False)
-        bindings.hold(view("rank_file", "text"), self, "rank_file_path")
         self.rank_file_combo = QComboBox()
+        bindings.hold(view("rank_file", "text"), self, "rank_file_path", shows=(self.rank_file_combo,))
         self.rank_file_combo.setObjectName("stabilityRankFile")
         self.rank_file_combo.setToolTip("A loaded rank file (File ▸ Open data…)")
         self.rank_file_combo.currentIndexChanged.connect(self._rank_file_changed)
