@@ -101,7 +101,7 @@ class CompareForm(QWidget):
         self.scores_combo.currentIndexChanged.connect(self._scores_file_changed)
         self.scores_runs, self.scores_measures = Checklist("compareScoresRuns"), Checklist("compareScoresMeasures")
         self.bindings.hold(params["scores"], self, "scores_path", shows=(self.scores_combo,))
-        self.bindings.bind(params["score_runs"], self.scores_runs)
+        self.bindings.bind(params["score_runs"], self.scores_runs, name="scores_runs")
         self.bindings.bind(params["measures"], self.scores_measures, name="scores_measures")
         scores_page = self._table_page([("File", self.scores_combo)], self.scores_runs, self.scores_measures)
 
