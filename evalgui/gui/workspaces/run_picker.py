@@ -205,11 +205,13 @@ class Checklist(QListView):
         self.changed.emit()
 
     def restore(self, ticks) -> None:
-        """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them): listed keys show them at once,
-        others when a refill lists them."""
-        if isinstance(ticks, dict):
-            self.ticks.update({str(k): bool(v) for k, v in ticks.items()})
-            self.list_model.ticks_changed()
+        """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them): shown on the entries listed now,
+        and on the others when a refill lists them; ``changed`` fires, ``itemChanged`` does not."""
+        if not isinstance(ticks, dict):
+            return
+        self.ticks.update({str(k): bool(v) for k, v in ticks.items()})
+        self.list_model.ticks_changed()
+        self.changed.emit()
 
     def _user_ticked(self, row: int) -> None:
         self.itemChanged.emit(ChecklistRow(self.list_model, row))
@@ -301,15 +303,13 @@ class QrelsRunsPicker(QGroupBox):
         self.refresh_inputs()
 
     # ------------------------------------------------------------ settings
-    def state(self) -> dict:
-        return {"qrels": self.qrels_path, "runs": dict(self.run_list.ticks)}
+    def bind_to(self, bindings) -> None:
+        """Bind the qrels chosen (held by path until it is loaded) and the runs ticked to the form's
+        ``bindings``, under the requests' names ``qrels`` and ``runs``."""
+        from evalgui.core.workflows.common import QRELS, RUNS
 
-    def restore(self, state: dict) -> None:
-        """Take the ticks and the qrels from ``state`` (a form's settings), then refresh from the session."""
-        self.run_list.restore(state.get("runs"))
-        if isinstance(state.get("qrels"), str):
-            self.qrels_path = state["qrels"]
-        self.refresh_inputs()
+        bindings.hold(QRELS, self, "qrels_path", shows=(self.qrels_combo,))
+        bindings.bind(RUNS, self.run_list)
 
 
 def _run_rows(session, qrels_path: str | None):
