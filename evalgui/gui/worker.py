@@ -50,6 +50,21 @@ def _collector_back_on() -> None:
         gc.collect(1)
         gc.enable()
 
+_GC_TIMER: QTimer | None = None
+
+
+def _collector_timer() -> QTimer:
+    """One single-shot timer (on the GUI thread) that brings the collector back: not at once, as a 0 ms timer
+    runs before the paints and timers waiting since the turn that showed the job's results."""
+    global _GC_TIMER
+    if _GC_TIMER is None:
+        _GC_TIMER = QTimer()
+        _GC_TIMER.setSingleShot(True)
+        _GC_TIMER.setInterval(_GC_DELAY_MS)
+        _GC_TIMER.timeout.connect(_collector_back_on)
+    return _GC_TIMER
+
+
 Job = Callable[[JobState], Any]
 
 
@@ -136,8 +151,7 @@ class Worker(QObject):
     def _finished(self) -> None:
         _RUNNING.discard(self)
         if not _RUNNING and _GC_OWED:
-            # Not at once: a 0 ms timer runs before the timers and paints waiting since the last turn.
-            QTimer.singleShot(_GC_DELAY_MS, _collector_back_on)
+            _collector_timer().start()      # restarted: 50 ms after the last job, not after each
         self.done.emit()
 
     def cancel(self) -> None:
