@@ -1,5 +1,8 @@
 """The measure picker: a searchable, checkable list under its groups, with editable cutoffs and help.
 
+Each measure is listed in the naming View ▸ Measure names chooses (AP, nDCG@k as in papers, or map,
+ndcg_cut as in trec_eval), with the other spelling greyed beside it; the search finds either.
+
 Items come from a family's registry (the ranked measures by default; any mapping of
 names to records, e.g. ranked and preference measures together), so every
 measure the engine knows is offered with its own description and formula. A checked item
@@ -13,12 +16,15 @@ import html
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QSplitter, QStyledItemDelegate,
                                QTextBrowser, QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator, QVBoxLayout,
                                QWidget)
 
+from evalgui.core import display
 from evalgui.core.ranked.measures import REGISTRY, Measure, ParamKind, params_text
 from evalgui.core.registry import Record
+from evalgui.gui import naming
 
 # What a new user starts with: the usual suspects at the usual cutoffs.
 DEFAULT_CHECKED = {"map": "", "P": "10", "ndcg_cut": "10", "recall": "100", "recip_rank": ""}
@@ -33,6 +39,29 @@ TREE_ROWS = 10          # and the list this many measures
 def _kind(record: Record) -> ParamKind:
     """A ranked measure's parameter syntax; a record of another family takes none here."""
     return getattr(record, "kind", ParamKind.NONE)
+
+
+def paper_label(record: Record) -> str:
+    """``record`` as papers write it: its ir_measures name (AP, nDCG@k), else the paper notation
+    of its trec_eval name (gm_map: GMAP), else its plain header (st_rpp), else its name."""
+    ir_name = getattr(record, "ir_name", None)
+    if ir_name:
+        return ir_name
+    plain = display.paper_name(record.name)
+    if plain != record.name:
+        return plain
+    return display.COLUMN_LABELS.get(record.name, record.name)
+
+
+def _names(record: Record, chosen: str) -> tuple[str, str]:
+    """(shown first, shown greyed beside it) in the ``chosen`` naming; the second is empty when both
+    spellings are the same."""
+    paper, trec = paper_label(record), record.name
+    first, second = (trec, paper) if chosen == display.TREC_EVAL else (paper, trec)
+    return first, "" if second == first else second
+
+
+OTHER_NAME_HEADER = {display.PAPER: "trec_eval", display.TREC_EVAL: "As in papers"}
 
 
 def _default_params_text(measure: Measure) -> str:
@@ -115,7 +144,7 @@ class MeasurePicker(QWidget):
         self.search.textChanged.connect(self._filter)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("measureTree")
-        self.tree.setHeaderLabels(["Measure", "Parameters", "As in papers"])
+        self.tree.setHeaderLabels(["Measure", "Parameters", OTHER_NAME_HEADER[naming.current()]])
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
@@ -140,7 +169,8 @@ class MeasurePicker(QWidget):
         # Columns no record of this family fills (parameters, ir_measures names) are left out.
         records = list(self.registry.values())
         self.tree.setColumnHidden(1, not any(getattr(r, "kind", None) in _EDITABLE_KINDS for r in records))
-        self.tree.setColumnHidden(2, not any(getattr(r, "ir_name", None) for r in records))
+        self.tree.setColumnHidden(2, not any(paper_label(r) != r.name for r in records))
+        naming.NAMING.changed.connect(self._rename)
 
         custom_row = QHBoxLayout()
         custom_row.addWidget(self.custom)
@@ -184,8 +214,10 @@ class MeasurePicker(QWidget):
         for measure in self.registry.values():
             if measure.value_type == "text":     # runid, relstring: text, not numbers to compare
                 continue
-            item = QTreeWidgetItem(self._group(measure.group), [measure.name, "", getattr(measure, "ir_name", None) or ""])
+            item = QTreeWidgetItem(self._group(measure.group), ["", "", ""])
             item.setData(0, _NAME_ROLE, measure.name)
+            item.setForeground(2, QBrush(self.palette().color(QPalette.ColorRole.PlaceholderText)))
+            self._name_item(item, measure, naming.current())
             flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
             if _kind(measure) in _EDITABLE_KINDS:
                 flags |= Qt.ItemFlag.ItemIsEditable
@@ -197,6 +229,26 @@ class MeasurePicker(QWidget):
                 item.setToolTip(1, "Double-click to edit, e.g. 5,10,20 (empty: trec_eval's defaults)")
         self.tree.blockSignals(False)
         self.set_checked({name: cutoffs for name, cutoffs in DEFAULT_CHECKED.items() if name in self.registry})
+
+    def _name_item(self, item: QTreeWidgetItem, record: Record, chosen: str) -> None:
+        first, second = _names(record, chosen)
+        item.setText(0, first)
+        item.setText(2, second)
+
+    def _rename(self, chosen: str) -> None:
+        """View ▸ Measure names changed: every measure listed in the new naming first."""
+        self.tree.blockSignals(True)
+        self.tree.headerItem().setText(2, OTHER_NAME_HEADER.get(chosen, ""))
+        for item in self._items():
+            name = item.data(0, _NAME_ROLE)
+            if name is not None:
+                self._name_item(item, self.registry[name], chosen)
+        self.tree.blockSignals(False)
+        self._filter(self.search.text())
+
+    def item_for(self, name: str) -> QTreeWidgetItem | None:
+        """The list's item of registry measure ``name`` (its machine name, whatever is shown)."""
+        return next((i for i in self._items() if i.data(0, _NAME_ROLE) == name), None)
 
     def _items(self):
         it = QTreeWidgetItemIterator(self.tree)
@@ -328,7 +380,8 @@ class MeasurePicker(QWidget):
                 name = item.data(0, _NAME_ROLE)
                 haystack = item.text(0) + " " + item.text(2)
                 if name is not None:
-                    haystack += " " + self.registry[name].description
+                    record = self.registry[name]
+                    haystack += " ".join(("", record.name, paper_label(record), record.description))
                 show = not needle or needle in haystack.lower()
                 item.setHidden(not show)
                 visible += show

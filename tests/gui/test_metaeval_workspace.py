@@ -588,12 +588,12 @@ def test_the_picker_offers_the_preference_measures_and_every_experiment_takes_th
     picker = metaeval.form.picker
     headings = {picker.tree.topLevelItem(i).text(0): picker.tree.topLevelItem(i)
                 for i in range(picker.tree.topLevelItemCount())}
-    offered = {headings[h].child(i).text(0): h for h in headings for i in range(headings[h].childCount())}
+    offered = {headings[h].child(i).data(0, Qt.ItemDataRole.UserRole): h for h in headings for i in range(headings[h].childCount())}
     assert set(REGISTRY) <= set(offered) and "map" in offered
     assert offered["rpp"] == "Preference · Recall-paired preference" and offered["lexirecall"] == "Preference · Lexicographic"
     assert headings[offered["rpp"]].isFirstColumnSpanned()               # read whole, not cut at the first column
     item = next(headings[offered["rpp"]].child(i) for i in range(headings[offered["rpp"]].childCount())
-                if headings[offered["rpp"]].child(i).text(0) == "rpp")
+                if headings[offered["rpp"]].child(i).data(0, Qt.ItemDataRole.UserRole) == "rpp")
     picker.tree.setCurrentItem(item)
     assert "Recall-Paired Preference" in picker.help.toPlainText()          # the record's own help
     picker.search.setText("lexicographic")                          # searched by the records' descriptions
