@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core import tidy
 from evalgui.core.stats.compare import PREFERENCE_PROVENANCE
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.workspaces.compare.matrices import DIFF, P_ADJUSTED, PairMatrix, fit_below, p_text
 
@@ -54,7 +55,7 @@ def _signed(value) -> str:
 
 def preference_tooltip(row: str, column: str, measure: str, cell: dict, preferences) -> str:
     """Everything about one pair, seen from the row run."""
-    head = f"{row} over {column} · {measure} ({preferences.n_queries} queries)"
+    head = f"{row} over {column} · {shown_name(measure)} ({preferences.n_queries} queries)"
     if cell["p_adjusted"] is None:
         return (f"{head}\nmean preference {_signed(cell['mean'])}\n"
                 "not tested: only the pairs with a baseline are")
@@ -133,14 +134,15 @@ class PreferencesTab(PairMatrix):
         p = self.comparison
         binary = "" if p.binary_threshold is None else f", relevant from grade {p.binary_threshold}, grades alike"
         if value == DIFF:
-            return (f"Mean {measure} preference of the row run over the column run, over the {p.n_queries} queries "
-                    f"with a relevant document{binary}: from −1 (the column run always preferred) to 1. Red: the row "
-                    "run is preferred; blue: the column run.")
+            return (f"Mean {shown_name(measure)} preference of the row run over the column run, over the "
+                    f"{p.n_queries} queries with a relevant document{binary}: from −1 (the column run always "
+                    "preferred) to 1. Red: the row run is preferred; blue: the column run.")
         if value == P_ADJUSTED:
-            return (f"Adjusted p-values ({p.options.correction}) of {measure}: is the mean preference 0? The darker, "
-                    "the smaller.")
-        return (f"Queries where the row run is preferred / neither / the column run is preferred on {measure}; "
-                "colour, Copy and Export: wins minus losses. Red: the row run is preferred more often.")
+            return (f"Adjusted p-values ({p.options.correction}) of {shown_name(measure)}: is the mean preference "
+                    "0? The darker, the smaller.")
+        return (f"Queries where the row run is preferred / neither / the column run is preferred on "
+                f"{shown_name(measure)}; colour, Copy and Export: wins minus losses. Red: the row run is preferred "
+                "more often.")
 
     def draw(self) -> None:
         # the ranking first: the heatmap's share of the page follows its rows

@@ -89,7 +89,9 @@ class TableView:
     def paper_text(self, fmt: str) -> str:
         from evalgui.core.stats.compare import paper_table
 
-        return paper_table(self.comparison, fmt)
+        from evalgui.gui import naming
+
+        return paper_table(self.comparison, fmt, naming=naming.current())
 
     def export_paper_dialog(self, fmt: str | None) -> None:
         """Ask where to write the paper table; ``fmt`` None offers LaTeX and Markdown (by extension)."""

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.core.ranked.jobs import ResultSet
 from evalgui.gui.matrix import EveryLabelArea, HeatmapPlot, MatrixModel, MatrixView, nice_limit, on_cell_activated
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 
@@ -73,7 +74,7 @@ class RunMatrixView(LazyView):
         self.shown()
         measure = self.measure.currentData() or ""
         export_heatmap(self.model, path, [
-            f"{measure}: mean per-query difference, row run vs column run ({self.model.rowCount()} runs)",
+            f"{shown_name(measure)}: mean per-query difference, row run vs column run ({self.model.rowCount()} runs)",
             "No test of significance (the Compare workspace tests the pairs)",
             "Read as row minus column: red, the row run scores higher; blue, lower"])
 
@@ -105,14 +106,15 @@ class RunMatrixView(LazyView):
         scores = self.results.query_matrix(measure)
         frame, shared = mean_difference_matrix(scores), shared_query_counts(scores)
         tips = pd.DataFrame(
-            [[f"{a} − {b}: {frame.loc[a, b]:+.4f} ({measure}, mean over {shared.loc[a, b]} shared queries)"
+            [[f"{a} − {b}: {frame.loc[a, b]:+.4f} ({shown_name(measure)}, mean over {shared.loc[a, b]} shared "
+              "queries)"
               for b in frame.columns] for a in frame.index], index=frame.index, columns=frame.columns)
         largest = float(frame.abs().max().max()) if frame.notna().any().any() else 0.0
         self.model.set_levels((-nice_limit(largest), nice_limit(largest)))
         self.model.set_frame(frame, tooltips=tips)
         self._fit_table()
         QTimer.singleShot(0, self._fit_table)       # again once the page is laid out (first showing)
-        self.caption.setText(f"Mean per-query difference in {measure}, row run minus column run, over the "
+        self.caption.setText(f"Mean per-query difference in {shown_name(measure)}, row run minus column run, over the "
                              f"queries both runs have. Red: the row run scores higher; blue: lower.")
 
     def open_pair(self, row: int, column: int) -> None:
