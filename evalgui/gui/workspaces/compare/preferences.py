@@ -35,16 +35,17 @@ RANKING_TIPS = {
     "significant_losses": "Tested pairs the other run is preferred in significantly",
 }
 PAIR_TIPS = {
-    "preference": "Mean preference of run_a over run_b (positive: run_a preferred), between -1 and 1",
+    "preference": "Mean preference of run A over run B (positive: run A preferred), between -1 and 1",
     "ci_low": "Bootstrap confidence interval of the mean preference (95%)",
     "ci_high": "Bootstrap confidence interval of the mean preference (95%)",
-    "effect_size": "Cohen's d_z: mean preference / standard deviation of the per-query preferences",
+    "effect_size": "Cohen's d for paired samples (dz): mean preference / standard deviation of the per-query "
+                   "preferences",
     "p_value": "The one-sample test's p-value (is the mean preference 0?), before the correction",
     "p_adjusted": "The p-value after the multiple-comparison correction over the pairs",
-    "significant": "p_adjusted < alpha",
-    "wins": "Queries where run_a is preferred",
+    "significant": "p (adjusted) < α",
+    "wins": "Queries where run A is preferred",
     "ties": "Queries where neither is",
-    "losses": "Queries where run_b is preferred",
+    "losses": "Queries where run B is preferred",
     "n_queries": "The qrels queries with a relevant document",
 }
 
