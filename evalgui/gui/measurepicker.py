@@ -113,14 +113,22 @@ class _ParametersDelegate(QStyledItemDelegate):
         super().setModelData(editor, model, index)
 
 
-def help_html(record: Record) -> str:
-    """A record of any family as help: name, other spellings, description, formula, parameters, notes."""
-    aliases = ", ".join(f"{where}: {name}" for where, name in record.aliases)
+def help_html(record: Record, chosen: str | None = None) -> str:
+    """A record of any family as help: name, other spellings, description, formula, parameters, notes.
+    ``chosen`` (a naming): the name in that naming first, the other spellings after it."""
+    title, aliases = record.name, list(record.aliases)
+    if chosen is not None:
+        first, other = _names(record, chosen)
+        if other:
+            title = first
+            aliases = [(where, name) for where, name in aliases if name != first]
+            aliases.insert(0, ("trec_eval", other) if chosen == display.PAPER else ("in papers", other))
+    aliases = ", ".join(f"{where}: {name}" for where, name in aliases)
     alias = f" &nbsp;<span style='color:gray'>({html.escape(aliases)})</span>" if aliases else ""
     params = "".join(f"<p><b>Parameters</b> ({html.escape(p.name)}): {html.escape(p.description)}; "
                      f"default: {html.escape(p.default or 'none')}</p>" for p in record.parameters)
     notes = "".join(f"<p><i>{html.escape(note)}</i></p>" for note in record.notes)
-    return (f"<h3>{html.escape(record.name)}{alias}</h3><p>{html.escape(record.description)}</p>"
+    return (f"<h3>{html.escape(title)}{alias}</h3><p>{html.escape(record.description)}</p>"
             f"<p><b>Formula</b><br><code>{html.escape(record.formula)}</code></p>{params}{notes}")
 
 
@@ -245,6 +253,7 @@ class MeasurePicker(QWidget):
                 self._name_item(item, self.registry[name], chosen)
         self.tree.blockSignals(False)
         self._filter(self.search.text())
+        self._show_help(self.tree.currentItem())
 
     def item_for(self, name: str) -> QTreeWidgetItem | None:
         """The list's item of registry measure ``name`` (its machine name, whatever is shown)."""
@@ -400,7 +409,7 @@ class MeasurePicker(QWidget):
             return
         name = item.data(0, _NAME_ROLE)
         if name is not None:
-            self.help.setHtml(help_html(self.registry[name]))
+            self.help.setHtml(help_html(self.registry[name], naming.current()))
         elif item.parent() is not None:
             self.help.setHtml(self.custom_help(item.text(0)))
 

@@ -398,10 +398,13 @@ def test_picker_shows_paper_names_first_follows_the_view_choice_and_finds_either
         picker.search.setText("RR")
         assert not _picker_item(picker, "recip_rank").isHidden()
         picker.search.clear()
+        tree.setCurrentItem(_picker_item(picker, "map"))
+        assert " ".join(picker.help.toPlainText().split()).startswith("AP (trec_eval: map")     # the help's title
         # View ▸ Measure names: trec_eval first, the papers' name beside it; ticks and specs untouched
         specs = picker.specs()
         naming.set_current(display.TREC_EVAL)
         assert (_picker_item(picker, "map").text(0), _picker_item(picker, "map").text(2)) == ("map", "AP")
+        assert " ".join(picker.help.toPlainText().split()).startswith("map (in papers: AP")
         assert tree.headerItem().text(2) == "As in papers"
         assert picker.specs() == specs
         picker.search.setText("AP")
