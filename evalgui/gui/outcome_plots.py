@@ -88,8 +88,9 @@ def _ranked_plots(outcome):
     plot.hide()
 
 
-def _plots(key: str, outcome):
-    """(file name stem, what it shows, plot widget) of each of the outcome's plots, drawn one at a time."""
+def _plots(key: str, outcome, label=str):
+    """(file name stem, what it shows, plot widget) of each of the outcome's plots, drawn one at a time;
+    ``label``: a measure's name as the caption writes it (the window's naming for its report)."""
     if key == "ranked":
         yield from _ranked_plots(outcome)
         return
@@ -99,7 +100,7 @@ def _plots(key: str, outcome):
     if view is None:
         return
     for measure in _matrix_views(view):
-        yield _file_name("heatmap", measure), f"{what}: {measure}", view.heatmap
+        yield _file_name("heatmap", measure), f"{what}: {label(measure)}", view.heatmap
 
 
 def write_plots(key: str, outcome, folder: str) -> list[tuple[str, str]]:
@@ -116,9 +117,9 @@ def write_plots(key: str, outcome, folder: str) -> list[tuple[str, str]]:
     return written
 
 
-def svg_plots(key: str, outcome) -> list[tuple[str, str]]:
-    """The outcome's plots as (what it shows, SVG text), for the report."""
+def svg_plots(key: str, outcome, label=str) -> list[tuple[str, str]]:
+    """The outcome's plots as (what it shows, SVG text), for the report (``label``: as in :func:`_plots`)."""
     from evalgui.gui.plots import svg_bytes
 
     _application()
-    return [(what, svg_bytes(widget).decode("utf-8")) for _stem, what, widget in _plots(key, outcome)]
+    return [(what, svg_bytes(widget).decode("utf-8")) for _stem, what, widget in _plots(key, outcome, label)]
