@@ -42,7 +42,7 @@ def run(args) -> int:
             from evalgui.core.workflows.report import Plot
             from evalgui.gui.outcome_plots import svg_plots
 
-            section.plots = [Plot(title, svg) for title, svg in svg_plots(key, outcome)]
+            section.plots = [Plot(*plot) for plot in svg_plots(key, outcome)]
         sections.append(section)
     title = args.title or os.path.splitext(os.path.basename(project.path))[0]
     command = shlex.join(["evalgui-cli", "report", args.project, "-o", args.output])

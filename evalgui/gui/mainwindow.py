@@ -801,10 +801,9 @@ class MainWindow(QMainWindow):
         """The report of every workspace's results, written atomically; False (and a dialog) if it cannot be."""
         from evalgui.core.export import write_atomic
         from evalgui.core.workflows.report import Plot, Section, build_report
-        from evalgui.gui import naming
         from evalgui.gui.outcome_plots import svg_plots
 
-        sections = [Section(key, outcome, [Plot(t, svg) for t, svg in svg_plots(key, outcome, naming.label)])
+        sections = [Section(key, outcome, [Plot(*plot) for plot in svg_plots(key, outcome)])
                     for key, outcome in self.workflow_outcomes().items()]
         title = os.path.splitext(os.path.basename(self.project_path))[0] if self.project_path else "Evaluation report"
         try:

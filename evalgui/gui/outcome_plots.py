@@ -67,6 +67,11 @@ def _preference_view(outcome):
 VIEWS = {"compare": _compare_view, "preference": _preference_view}
 
 
+PR_GUIDE = ("One curve per run: the precision at each of the 11 recall levels 0, 0.1, …, 1, interpolated (the "
+            "highest precision at that recall or beyond), mean over the queries. A curve above another is better "
+            "at that recall.")
+
+
 def _ranked_plots(outcome):
     """The precision-recall curves (interpolated, mean over queries) of the runs, as the Curves tab draws them."""
     from PySide6.QtWidgets import QApplication
@@ -84,23 +89,165 @@ def _ranked_plots(outcome):
     plot.show_curves("interpolated", "all")
     plot.show()
     QApplication.processEvents()
-    yield "precision-recall", "Interpolated precision at 11 recall levels, mean over queries", plot
+    yield "precision-recall", "Interpolated precision at 11 recall levels, mean over queries", plot, PR_GUIDE
     plot.hide()
 
 
-def _plots(key: str, outcome, label=str):
-    """(file name stem, what it shows, plot widget) of each of the outcome's plots, drawn one at a time;
-    ``label``: a measure's name as the caption writes it (the window's naming for its report)."""
-    if key == "ranked":
-        yield from _ranked_plots(outcome)
+def _drawn(view, outcome, size=(900, 650)):
+    """A result view (its page laid out as in the window, offscreen) filled with the outcome and drawn."""
+    from PySide6.QtWidgets import QApplication
+
+    view.page.resize(*size)
+    view.page.show()
+    view.refresh(outcome)
+    view.shown()
+    QApplication.processEvents()
+    return view
+
+
+def _each_choice(view, combo):
+    """Each item of one of the view's choices in turn, drawn (the data of the item)."""
+    from PySide6.QtWidgets import QApplication
+
+    for index in range(combo.count()):
+        combo.setCurrentIndex(index)
+        view.draw()
+        QApplication.processEvents()
+        yield combo.itemData(index)
+
+
+def _done(view) -> None:
+    view.page.hide()
+
+
+def _metaeval_plots(outcome):
+    """The plots of the experiment's tabs: rates against set size, error against ties and each measure's
+    better/worse/equal heatmap (stability); Sakai's power curves; τ against judgments removed; the agreement
+    heatmaps."""
+    from evalgui.gui.naming import label
+
+    if getattr(outcome, "result", None) is None:           # tables only: nothing the views can draw
+        return
+    experiment = outcome.experiment
+    if experiment == "stability":
+        from evalgui.gui.workspaces.metaeval.decisions import DecisionsView
+        from evalgui.gui.workspaces.metaeval.set_size import SetSizeView
+        from evalgui.gui.workspaces.metaeval.tradeoff import TradeoffView
+
+        view = _drawn(SetSizeView(), outcome)
+        yield "error-rate-by-set-size", "Error rate against the query-set size", view.plot, view.caption.text()
+        _done(view)
+        view = _drawn(TradeoffView(), outcome)
+        yield ("error-vs-ties", f"Error rate against tie rate, {view.set_size.currentData()} queries per set",
+               view.plot, view.caption.text())
+        _done(view)
+        view = _drawn(DecisionsView(), outcome)
+        for measure in _each_choice(view, view.measure):
+            yield (_file_name("better-worse-equal", measure), f"Better / worse / equal: {label(measure)}",
+                   view.heatmap, view.caption.text())
+        _done(view)
+    elif experiment == "power":
+        from evalgui.gui.workspaces.metaeval.power import PowerView
+
+        view = _drawn(PowerView(), outcome)
+        yield "power-curves", "Discriminative power: each run pair's p-value, sorted", view.plot, view.caption.text()
+        _done(view)
+    elif experiment == "robustness":
+        from evalgui.gui.workspaces.metaeval.robustness import RobustnessView
+
+        view = _drawn(RobustnessView(), outcome)
+        yield ("robustness", "Kendall's τ against the share of judgments removed", view.plot,
+               view.caption.text())
+        _done(view)
+    elif experiment == "agreement":
+        from evalgui.gui.workspaces.metaeval.agreement import AgreementView
+
+        view = _drawn(AgreementView(), outcome)
+        for value in _each_choice(view, view.value):
+            yield (_file_name("agreement", value), f"Agreement between measures: {view.value.currentText()}",
+                   view.heatmap, view.caption.text())
+        _done(view)
+
+
+def _stability_plots(outcome):
+    """Error rate against tie rate, the rates against the number of queries, and each measure's significance
+    heatmap, as the Measure stability tabs draw them."""
+    from evalgui.gui.naming import label
+    from evalgui.gui.workspaces.stability.results import Results
+    from evalgui.gui.workspaces.stability.significance import SignificanceView
+    from evalgui.gui.workspaces.stability.splits import SplitsView
+    from evalgui.gui.workspaces.stability.tradeoff import TradeoffView
+
+    try:
+        results = Results.from_outcome(outcome)
+    except (KeyError, IndexError, TypeError, ValueError):        # not the workflow's tables: nothing to draw
+        return
+    if results.evaluation is None:                 # the values on all entities only: no experiment, no plot
+        return
+    if results.has_error_rates:
+        view = _drawn(TradeoffView(), results)
+        yield ("error-vs-ties", f"Error rate against tie rate, fuzziness {view.level.currentData():g}", view.plot,
+               view.caption.text())
+        _done(view)
+    view = SplitsView()
+    if not results.has_error_rates:                # the ASL rate needs no -e
+        view.rate.setCurrentIndex(view.rate.findData("asl"))
+    _drawn(view, results)
+    yield ("rate-by-queries", f"{view.rate.currentText()} against the number of queries", view.plot,
+           view.caption.text())
+    _done(view)
+    view = _drawn(SignificanceView(), results, (900, 800))
+    for measure in _each_choice(view, view.measure):
+        yield (_file_name("significance", measure), f"Significant differences: {label(measure)}", view.heatmap,
+               view.caption.text())
+    _done(view)
+
+
+CHART_GUIDE = ("One point per MAC/FAC configuration, labelled “filter size/k”: the retrieval seconds of all "
+               "queries against the metric's mean over the queries. The stars are the linear retriever, the "
+               "reference (a dashed line when it is the same at every k). The better configurations reach the "
+               "linear retriever's quality in less time.")
+
+
+def _casebase_plots(outcome):
+    """Each metric's quality against retrieval time (the MAC/FAC sweep), as the Quality vs time tab draws it."""
+    from evalgui.core.cbr.evaluate import FILTER_SIZE, QUERY
+    from evalgui.gui.naming import label
+    from evalgui.gui.workspaces.casebase.chart import ChartTab
+    from evalgui.gui.workspaces.casebase.results import Results, split_queries
+
+    table = outcome.tables.get("results")
+    if table is None or FILTER_SIZE not in table.columns:        # similarity files only: no retrieval times
+        return
+    summary, per_query = split_queries(table) if QUERY in table.columns else (table, None)
+    results = Results(summary, None, {}, outcome.notes_for_window(), per_query, outcome.request, outcome)
+    view = _drawn(ChartTab(), results)
+    for metric in _each_choice(view, view.metric):
+        yield (_file_name("quality-vs-time", metric), f"{label(metric)} against retrieval time", view.plot,
+               CHART_GUIDE)
+    _done(view)
+
+
+# workflow key -> f(outcome) yielding (file name stem, what it shows, plot widget, how to read it)
+PLOTS = {"ranked": _ranked_plots, "metaeval": _metaeval_plots, "stability": _stability_plots,
+         "casebase": _casebase_plots}
+
+
+def _plots(key: str, outcome):
+    """(file name stem, what it shows, plot widget, how to read it) of each of the outcome's plots, drawn one at
+    a time."""
+    if key in PLOTS:
+        yield from PLOTS[key](outcome)
         return
     if key not in VIEWS:
         return
+    from evalgui.gui.naming import label
+
     view, what = VIEWS[key](outcome)
     if view is None:
         return
     for measure in _matrix_views(view):
-        yield _file_name("heatmap", measure), f"{what}: {label(measure)}", view.heatmap
+        yield _file_name("heatmap", measure), f"{what}: {label(measure)}", view.heatmap, ""
 
 
 def write_plots(key: str, outcome, folder: str) -> list[tuple[str, str]]:
@@ -109,7 +256,7 @@ def write_plots(key: str, outcome, folder: str) -> list[tuple[str, str]]:
 
     _application()
     written = []
-    for stem, what, widget in _plots(key, outcome):
+    for stem, what, widget, _guide in _plots(key, outcome):
         for ext in ("png", "svg"):
             name = f"{_file_name(key)}-{stem}.{ext}"
             export_plot(widget, os.path.join(folder, name))
@@ -117,9 +264,9 @@ def write_plots(key: str, outcome, folder: str) -> list[tuple[str, str]]:
     return written
 
 
-def svg_plots(key: str, outcome, label=str) -> list[tuple[str, str]]:
-    """The outcome's plots as (what it shows, SVG text), for the report (``label``: as in :func:`_plots`)."""
+def svg_plots(key: str, outcome) -> list[tuple[str, str, str]]:
+    """The outcome's plots as (what it shows, SVG text, how to read it), for the report."""
     from evalgui.gui.plots import svg_bytes
 
     _application()
-    return [(what, svg_bytes(widget).decode("utf-8")) for _stem, what, widget in _plots(key, outcome, label)]
+    return [(what, svg_bytes(widget).decode("utf-8"), guide) for _stem, what, widget, guide in _plots(key, outcome)]

@@ -2,6 +2,7 @@
 
     view = PairView(parent)                          # a window of its own, reused for every cell
     view.show_pair(measure, "bm25", "dense", values) # values: queries × runs (the outcome's, never recomputed)
+    view.show_preferences(measure, "bm25", "dense", preferences)   # query, preference (the workflow's)
     view.queries_selected.connect(...)               # the queries selected there (list of str)
 
 The differences (row run minus column run) as horizontal bars sorted by size, the queries
@@ -9,6 +10,9 @@ where the two runs disagree most at the top; a scatter of the row run's score ag
 column run's (the diagonal: equal scores); a table of the same queries. Selecting in the
 table, or clicking a bar or a point, selects those queries everywhere in the pane and tells
 ``queries_selected``, so that the workspace selects them in its own views (Orange's linked views).
+
+A preference (a cell of Compare's preference matrix) has one value per query, the preference of the
+row run over the column run, and no score of either run: the same bars and table, without the scatter.
 """
 
 from __future__ import annotations
@@ -35,10 +39,25 @@ def pair_differences(values: pd.DataFrame, row_run: str, column_run: str) -> pd.
     both = both[np.isfinite(both.to_numpy()).all(axis=1)]
     frame = pd.DataFrame({"query": [str(q) for q in both.index], row_run: both[row_run].to_numpy(),
                           column_run: both[column_run].to_numpy()})
-    difference = both[row_run].to_numpy() - both[column_run].to_numpy()
-    frame["difference"] = difference
+    frame["difference"] = both[row_run].to_numpy() - both[column_run].to_numpy()
+    return largest_first(frame)
+
+
+def largest_first(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its largest ``difference`` values (either sign) first, ties in the order given."""
+    difference = frame["difference"].to_numpy(dtype=np.float64)
     order = np.lexsort((np.arange(len(frame)), -np.abs(difference)))
     return frame.iloc[order].reset_index(drop=True)
+
+
+def preference_rows(preferences: pd.DataFrame) -> pd.DataFrame:
+    """A pair's per-query preferences (query, preference of the row run over the column run, from the
+    workflow) as the view's rows: query and ``difference`` (the preference), the strongest first."""
+    values = preferences["preference"].to_numpy(dtype=np.float64)
+    keep = np.isfinite(values)
+    frame = pd.DataFrame({"query": [str(q) for q in preferences["query"].to_numpy()[keep]],
+                          "difference": values[keep]})
+    return largest_first(frame)
 
 
 class PairView(QDialog):
@@ -53,6 +72,7 @@ class PairView(QDialog):
         self.resize(900, 600)
         self.frame = pd.DataFrame()
         self.row_run = self.column_run = self.measure = ""
+        self.preferences = False       # showing a preference (one value per query, no scores to scatter)
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         self.bars = pg.PlotWidget()
@@ -82,6 +102,7 @@ class PairView(QDialog):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setStretchLastSection(True)      # no blank strip beside the columns
         self.table.itemSelectionChanged.connect(self._table_selection_changed)
         plots = QSplitter(Qt.Orientation.Horizontal)
         plots.addWidget(self.bars)
@@ -99,6 +120,7 @@ class PairView(QDialog):
     def show_pair(self, measure: str, row_run: str, column_run: str, values: pd.DataFrame) -> None:
         """``values``: queries × runs of ``measure`` (NaN where a run lacks a query)."""
         self.measure, self.row_run, self.column_run = measure, row_run, column_run
+        self.preferences = False
         self.frame = frame = pair_differences(values, row_run, column_run)
         self.setWindowTitle(f"{row_run} − {column_run} · {shown_name(measure)}")
         wins, losses = int((frame["difference"] > 0).sum()), int((frame["difference"] < 0).sum())
@@ -107,6 +129,27 @@ class PairView(QDialog):
             f"the largest differences at the top. {row_run} scores higher on {wins}, lower on {losses}, "
             f"the same on {len(frame) - wins - losses}. Select queries in the table, or click a bar or a "
             f"point, to select them in the workspace's other views too.")
+        self._draw(f"{row_run} − {column_run}")
+
+    def show_preferences(self, measure: str, row_run: str, column_run: str, preferences: pd.DataFrame) -> None:
+        """``preferences``: query and preference (of ``row_run`` over ``column_run``, from −1 to 1), as the
+        preference workflow keeps them. One value per query and no score of either run: no scatter."""
+        self.measure, self.row_run, self.column_run = measure, row_run, column_run
+        self.preferences = True
+        self.frame = frame = preference_rows(preferences)
+        self.setWindowTitle(f"{row_run} over {column_run} · {measure}")
+        wins, losses = int((frame["difference"] > 0).sum()), int((frame["difference"] < 0).sum())
+        mean = float(frame["difference"].mean()) if len(frame) else 0.0
+        self.caption.setText(
+            f"{measure} preference of {row_run} over {column_run}, query by query, over the {len(frame)} "
+            f"queries with a relevant document, the strongest at the top: 1, {row_run} preferred outright; "
+            f"−1, {column_run}. {row_run} is preferred on {wins}, {column_run} on {losses}, neither on "
+            f"{len(frame) - wins - losses}; the mean, {mean:+.4f}, is the matrix's cell. Select queries in the "
+            f"table, or click a bar, to pick them out.")
+        self._draw(f"Preference of {row_run} over {column_run}")
+
+    def _draw(self, bar_label: str) -> None:
+        frame, row_run, column_run = self.frame, self.row_run, self.column_run
         difference = frame["difference"].to_numpy()
         positions = np.arange(len(frame), dtype=np.float64)
         self.bar_item.setOpts(x0=np.minimum(difference, 0), width=np.abs(difference), y=positions, height=0.8,
@@ -114,8 +157,16 @@ class PairView(QDialog):
         step = max(1, -(-len(frame) // BAR_LABELS))
         axis = self.bars.getPlotItem().getAxis("left")
         axis.setTicks([[(float(i), frame["query"].iat[i]) for i in range(0, len(frame), step)]])
-        self.bars.getPlotItem().setLabel("bottom", f"{row_run} − {column_run}")
+        self.bars.getPlotItem().setLabel("bottom", bar_label)
         self.bars.getPlotItem().setYRange(-0.5, max(len(frame), 1) - 0.5, padding=0.02)
+        self.scatter.setVisible(not self.preferences)
+        if self.preferences:
+            self.bars.getPlotItem().setXRange(-1.0, 1.0, padding=0.05)      # preferences lie in [−1, 1]
+            self.points.setData(x=[], y=[])
+            self.diagonal.setData([], [])
+            self._fill_table()
+            return
+        self.bars.getPlotItem().enableAutoRange(x=True)
         x, y = frame[column_run].to_numpy(), frame[row_run].to_numpy()
         self.points.setData(x=x, y=y, data=list(range(len(frame))), brush=pg.mkBrush("#4393c3"))
         if len(frame):
@@ -131,15 +182,24 @@ class PairView(QDialog):
         frame = self.frame
         self.table.blockSignals(True)
         self.table.clear()
-        headers = ["Query", self.row_run, self.column_run, "Difference"]
-        self.table.setColumnCount(4)
+        if self.preferences:
+            headers = ["Query", "Preference", "Preferred"]
+            preferred = np.where(frame["difference"] > 0, self.row_run,
+                                 np.where(frame["difference"] < 0, self.column_run, "neither"))
+            rows = [(query, f"{d:+.4f}", who) for query, d, who in zip(frame["query"], frame["difference"],
+                                                                        preferred)]
+        else:
+            headers = ["Query", self.row_run, self.column_run, "Difference"]
+            rows = [(query, f"{a:.4f}", f"{b:.4f}", f"{d:+.4f}") for query, a, b, d in
+                    zip(frame["query"], frame[self.row_run], frame[self.column_run], frame["difference"])]
+        self.table.setColumnCount(len(headers))
         self.table.setRowCount(len(frame))
         self.table.setHorizontalHeaderLabels(headers)
-        for r, (query, a, b, d) in enumerate(zip(frame["query"], frame[self.row_run], frame[self.column_run],
-                                                 frame["difference"])):
-            for c, text in enumerate((query, f"{a:.4f}", f"{b:.4f}", f"{d:+.4f}")):
+        numbers = range(1, 2) if self.preferences else range(1, 4)        # right-aligned; names stay left
+        for r, texts in enumerate(rows):
+            for c, text in enumerate(texts):
                 item = QTableWidgetItem(text)
-                if c:
+                if c in numbers:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
@@ -167,8 +227,9 @@ class PairView(QDialog):
             difference = self.frame["difference"].to_numpy()
             self.bar_item.setOpts(brushes=[pg.mkBrush(PICKED if i in rows else HIGHER if d > 0 else LOWER)
                                            for i, d in enumerate(difference)])
-            self.points.setBrush([pg.mkBrush(PICKED if i in rows else "#4393c3") for i in range(n)])
-            self.points.setSize([12 if i in rows else 8 for i in range(n)])
+            if not self.preferences:
+                self.points.setBrush([pg.mkBrush(PICKED if i in rows else "#4393c3") for i in range(n)])
+                self.points.setSize([12 if i in rows else 8 for i in range(n)])
         self.queries_selected.emit(self.selected_queries())
 
     def _clicked_bars(self, event) -> None:

@@ -179,3 +179,42 @@ def test_check_names_at_most_twenty_rows_of_a_column_and_counts_the_rest(capsys,
     status, out, _ = run_cli(capsys, "run", project, "-o", tmp_path / "out", "--check", "--no-plots")
     lines = [line for line in out.splitlines() if ", mean_a" in line or "mean_a:" in line]
     assert status == 3 and len(lines) == 3 and lines[-1] == "compare: comparison, mean_a: 1 more rows differ"
+
+
+def test_metaeval_stability_and_casebase_plots_are_written_and_listed(capsys, tmp_path):
+    """Each key plot of the Meta-evaluation, Measure stability and Case-based retrieval tabs, as PNG and SVG,
+    named in manifest.json with its workspace and request."""
+    from evalgui.core.workflows.casebase import CasebaseRequest, run_casebase
+    from evalgui.core.workflows.metaeval import MetaevalRequest, run_metaeval
+    from evalgui.core.workflows.stability import StabilityRequest, run_stability
+
+    for name in ("qrels.txt", "bm25.run", "dense.run", "rerank.run"):
+        shutil.copy(SAMPLE_DATA / "synthetic" / name, tmp_path / name)
+    for name in ("cars.csv", "queries.csv", "model.json"):
+        shutil.copy(SAMPLE_DATA / "cbr" / name, tmp_path / name)
+    shutil.copy(SAMPLE_DATA / "rankfile" / "citations.tsv", tmp_path / "citations.tsv")
+    runs = tuple(str(tmp_path / f"{r}.run") for r in ("bm25", "dense", "rerank"))
+    metaeval = run_metaeval(MetaevalRequest(qrels=str(tmp_path / "qrels.txt"), runs=runs, measures=("AP", "P@10"),
+                                            experiment="power", samples=200))
+    stability = run_stability(StabilityRequest(rank_file=str(tmp_path / "citations.tsv"), total_ranks=5000,
+                                               iterations=5, bootstrap=100, seed=3, error_rates=True))
+    casebase = run_casebase(CasebaseRequest(train=str(tmp_path / "cars.csv"), test=str(tmp_path / "queries.csv"),
+                                            model_file=str(tmp_path / "model.json"), mac_attributes=("price",),
+                                            filter_sizes=(10,), ks=(5,)))
+    project = save_project(str(tmp_path / "p.evalgui"),
+                           outcomes={"metaeval": metaeval, "stability": stability, "casebase": casebase})
+    out_dir = tmp_path / "out"
+    status, out, err = run_cli(capsys, "run", project, "-o", out_dir, "--check")
+    assert status == 0 and out == "", (out, err)
+    plots = {e["file"]: e for e in json.loads((out_dir / "manifest.json").read_text())["files"] if "plot" in e}
+    for name, workspace, what in [("metaeval-power-curves", "metaeval", "Discriminative power"),
+                                  ("stability-error-vs-ties", "stability", "Error rate against tie rate"),
+                                  ("stability-rate-by-queries", "stability", "Error rate against the number"),
+                                  ("stability-significance-AP", "stability", "Significant differences: AP"),
+                                  ("casebase-quality-vs-time-hits", "casebase", "Hits against retrieval time")]:
+        for ext in ("png", "svg"):
+            entry = plots[f"{name}.{ext}"]
+            assert (out_dir / entry["file"]).stat().st_size > 0
+            assert entry["workspace"] == workspace and entry["plot"].startswith(what), entry
+    assert plots["metaeval-power-curves.svg"]["request"]["experiment"] == "power"
+    assert plots["stability-error-vs-ties.png"]["request"]["iterations"] == 5

@@ -78,3 +78,30 @@ def test_numbers_read_as_the_window_shows_them():
     assert number_text(0.123456) == "0.1235" and number_text(3) == "3" and number_text(12345) == "12,345"
     assert number_text(0.00001, "p_value") == "< 0.0001" and number_text(float("nan")) == "–"
     assert number_text(17.0, "wins") == "17" and number_text(0.0, "p_value", 10_000) == "< 1/10,000"
+
+
+def test_each_plot_has_its_reading_guide_said_once_for_a_row_of_plots(outcomes):
+    from evalgui.core.workflows.report import Plot
+
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>'
+    plots = [Plot("Heatmap: AP", svg, "Red: the row run is better."), Plot("Heatmap: P@10", svg, "Red: the row run is better."),
+             Plot("Curves", svg, "One curve per measure.")]
+    page = build_report([Section("compare", outcomes["compare"], plots)])
+    assert page.count("Red: the row run is better.") == 1 and page.count("One curve per measure.") == 1
+    assert "<strong>Heatmap: P@10.</strong>" in page
+
+
+def _ranked_outcome(with_curves: bool):
+    from evalgui.core.workflows.ranked import EvaluateRequest, run_evaluate
+
+    outcome = run_evaluate(EvaluateRequest(qrels=str(SYN / "qrels.txt"), runs=RUNS[:2], measures=["AP"]))
+    if not with_curves:
+        del outcome.tables["curves"]           # as a project saved before projects kept them reads
+    return outcome
+
+
+def test_a_ranked_result_without_its_curves_says_how_to_get_them():
+    from evalgui.core.workflows.report import NO_CURVES
+
+    assert NO_CURVES in build_report([Section("ranked", _ranked_outcome(False))])
+    assert NO_CURVES not in build_report([Section("ranked", _ranked_outcome(True))])

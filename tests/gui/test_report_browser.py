@@ -40,7 +40,7 @@ def test_it_renders_in_a_real_browser_with_no_error_and_every_svg_drawn(qtbot, o
     from evalgui.gui.outcome_plots import svg_plots
     from evalgui.core.workflows.report import Plot
 
-    sections = [Section(k, o, [Plot(t, svg) for t, svg in svg_plots(k, o)]) for k, o in outcomes.items()]
+    sections = [Section(k, o, [Plot(*p) for p in svg_plots(k, o)]) for k, o in outcomes.items()]
     page = build_report(sections)
     assert page.count("<svg") >= 3
     sizes, console = rendered(page, tmp_path)
@@ -77,6 +77,14 @@ def test_the_demo_projects_report_renders_every_workspace(qtbot, tmp_path, capsy
     for title in ("Ranked retrieval", "Compare systems: significance tests", "Meta-evaluation", "Measure stability",
                   "Case-based retrieval"):
         assert f"<h2>{title}</h2>" in page
+    # Each section's key plots, with their guides: the demo project keeps the ranked curves.
+    sections = dict(re.findall(r'<section id="(\w+)">(.*?)</section>', page, re.S))
+    for key, title in [("ranked", "Interpolated precision at 11 recall levels, mean over queries."),
+                       ("metaeval", "Discriminative power: each run pair&#x27;s p-value, sorted."),
+                       ("stability", "Error rate against tie rate, fuzziness 0.05."),
+                       ("casebase", "Hits against retrieval time.")]:
+        assert f"<figcaption><strong>{title}</strong> <span class=\"plot-guide\">" in sections[key], key
+    assert "not saved in this project" not in page
     sizes, console = rendered(page, tmp_path)
     assert sizes and all(w > 0 and h > 0 for w, h in sizes), sizes
     assert console == [], console

@@ -56,6 +56,33 @@ def curve_index(curves: pd.DataFrame) -> dict[tuple[str, str], tuple]:
     return {(kind[a], query[a]): (recall[a:b], precision[a:b]) for a, b in zip(starts.tolist(), ends.tolist())}
 
 
+CURVE_COLUMNS = ["run", "kind", "query", "recall", "precision"]
+SAVED_CURVES = ("interpolated",)    # what a project keeps: 11 points a query (the uninterpolated are as long as the runs)
+
+
+def curve_table(results, kinds: tuple[str, ...] = SAVED_CURVES) -> pd.DataFrame:
+    """The ``kinds`` of curves of RunResults (those with curves) as one tidy table: run, kind, query, recall,
+    precision (the ranked outcome's ``curves`` table); each curve's points together, as curve_index reads them."""
+    runs, kind_of, queries, recall, precision = [], [], [], [], []
+    for result in results:
+        for (kind, query), (r, p) in (result.curves or {}).items():
+            if kind in kinds:
+                runs.append(np.full(len(r), result.name, dtype=object))
+                kind_of.append(np.full(len(r), kind, dtype=object))
+                queries.append(np.full(len(r), query, dtype=object))
+                recall.append(np.asarray(r, dtype=np.float64))
+                precision.append(np.asarray(p, dtype=np.float64))
+    if not runs:
+        return pd.DataFrame({c: pd.Series(dtype=np.float64 if c in ("recall", "precision") else object)
+                             for c in CURVE_COLUMNS})
+    return pd.DataFrame(dict(zip(CURVE_COLUMNS, map(np.concatenate, (runs, kind_of, queries, recall, precision)))))
+
+
+def curves_by_run(table: pd.DataFrame) -> dict[str, dict]:
+    """A ``curves`` table (:func:`curve_table`) back as run -> curve_index."""
+    return {str(run): curve_index(part) for run, part in table.groupby("run", sort=False)}
+
+
 def run_result(name: str, path: str, evaluation) -> RunResult:
     """Shape one RunEvaluation for the views (text measures left out, a repeated name kept once)."""
     evaluation = replace(evaluation.unique_columns(), run_name=name)

@@ -483,6 +483,34 @@ class PreferenceResult:
             return {c: np.empty(0, dtype=np.float64 if c == tidy.VALUE else object) for c in PAIR_COLUMNS}
         return {c: np.concatenate([p[c] for p in parts]) for c in PAIR_COLUMNS}
 
+    def pair_query_columns(self) -> dict[str, np.ndarray]:
+        """Columns measure, run_a, run_b, query, preference: each pair's per-query preference of run_a over
+        run_b, the values whose mean is the matrix's cell (measures, pairs and queries in order; no 'all' rows)."""
+        n_pairs, n_q = len(self.pair_a), len(self.query_ids)
+        names = np.array(self.run_names, dtype=object)
+        queries = self.query_ids.astype(object)
+        per_measure = n_pairs * n_q
+        n_m = len(self.measures)
+        return {
+            tidy.MEASURE: np.repeat(np.array(self.measures, dtype=object), per_measure),
+            RUN_A: np.tile(np.repeat(names[self.pair_a], n_q), n_m),
+            RUN_B: np.tile(np.repeat(names[self.pair_b], n_q), n_m),
+            tidy.QUERY: np.tile(queries, n_pairs * n_m),
+            "preference": (np.concatenate([self.per_query[m].ravel() for m in self.measures]) if n_m else
+                           np.empty(0)).astype(np.float64) + 0.0,
+        }
+
+    def pair_preferences(self, measure: str, row: str, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """(queries, per-query preference of run ``row`` over run ``column``) on ``measure``."""
+        where = {name: i for i, name in enumerate(self.run_names)}
+        r, c = where[row], where[column]
+        forward = np.flatnonzero((self.pair_a == r) & (self.pair_b == c))
+        if len(forward):
+            values = self.per_query[measure][forward[0]]
+        else:
+            values = -self.per_query[measure][np.flatnonzero((self.pair_a == c) & (self.pair_b == r))[0]]
+        return self.query_ids.astype(object), values.astype(np.float64) + 0.0
+
     def to_frame(self, per_query: bool = False):
         """:meth:`tidy_columns` as a DataFrame."""
         import pandas as pd

@@ -12,7 +12,9 @@ or scores already in memory such as the Ranked retrieval tab's). The outcome's t
 - ``query_sets``: per measure, the queries compared, and ``missing``: the queries a run lacks.
 
 A preference outcome: ``pairs`` (mean preferences, tested when a test is chosen), ``ranking``,
-``matrix`` (mean preference of the row run over the column run) and, when asked, ``per_query``.
+``matrix`` (mean preference of the row run over the column run), ``pair_queries`` (every pair's
+per-query preferences, what a matrix cell opens: see :data:`PAIR_QUERY_ROWS` for its bound) and, when
+asked, the per-query rows in ``pairs``.
 """
 
 from __future__ import annotations
@@ -370,7 +372,13 @@ def comparison_from_outcome(outcome: Outcome):
 
 # --------------------------------------------------------------------------- preferences
 
-PREFERENCE_TABLES = ("pairs", "ranking", "matrix")
+PREFERENCE_TABLES = ("pairs", "ranking", "matrix", "pair_queries")
+# The per-query preferences of every pair (``pair_queries``, what a matrix cell opens) are kept in the outcome,
+# and so in projects, up to this many rows (measures × pairs × queries: 30 runs, 2 measures and 100 queries
+# fit; a project grows by about 8 MB and takes under half a second more to save). Past it the outcome keeps
+# none: while the session lasts, a pair is read on demand from the engine's result that the outcome holds
+# anyway (:func:`pair_preferences`); results reopened from a project must be run again.
+PAIR_QUERY_ROWS = 100_000
 
 
 def run_preference(request: PreferenceRequest, state: JobState | None = None, inputs: Inputs | None = None,
@@ -449,10 +457,61 @@ def preference_outcome(request, result, options, notes, state: JobState, per_que
         tables["tests"] = tested.table
     tables["info"] = pd.DataFrame({"n_queries": [len(result.query_ids)],
                                    "runs": [len(result.run_names)]})
+    if "pair_queries" in wanted and pair_query_rows(result) <= PAIR_QUERY_ROWS:
+        tables["pair_queries"] = pd.DataFrame(result.pair_query_columns())
     outcome = Outcome("compare", request, tables, list(notes))
     outcome.preferences = tested
     outcome.result = result
     return outcome
+
+
+def pair_query_rows(result) -> int:
+    """How many rows ``pair_queries`` has for an engine result: measures × pairs × queries."""
+    return len(result.measures) * len(result.pair_a) * len(result.query_ids)
+
+
+def pair_preferences(outcome: Outcome, measure: str, row_run: str, column_run: str):
+    """One pair's per-query preferences, for the cell (``row_run``, ``column_run``) of the matrix: a DataFrame
+    (query, preference of the row run over the column run, in the outcome's query order), or a plain sentence
+    saying why there are none. Read from the outcome's ``pair_queries`` table, else from the engine's result it
+    still holds (a big comparison, in the session that ran it); never recomputed from the runs."""
+    import numpy as np
+    import pandas as pd
+
+    from evalgui.core.ranked.preference import RUN_A, RUN_B
+
+    if row_run == column_run:
+        return "A run compared with itself has no preferences."
+    table = outcome.tables.get("pair_queries")
+    if table is not None:
+        part = table[table[tidy.MEASURE].to_numpy() == measure]
+        a, b = part[RUN_A].to_numpy(), part[RUN_B].to_numpy()
+        forward = (a == row_run) & (b == column_run)
+        if forward.any():
+            return pd.DataFrame({tidy.QUERY: part[tidy.QUERY].to_numpy()[forward].astype(object),
+                                 "preference": part["preference"].to_numpy(dtype=np.float64)[forward] + 0.0})
+        backward = (a == column_run) & (b == row_run)
+        if backward.any():
+            return pd.DataFrame({tidy.QUERY: part[tidy.QUERY].to_numpy()[backward].astype(object),
+                                 "preference": 0.0 - part["preference"].to_numpy(dtype=np.float64)[backward]})
+        return f"The results hold no {measure} preferences between {row_run} and {column_run}."
+    result = getattr(outcome, "result", None)
+    if result is not None and measure in result.per_query and {row_run, column_run} <= set(result.run_names):
+        queries, values = result.pair_preferences(measure, row_run, column_run)
+        return pd.DataFrame({tidy.QUERY: queries, "preference": values})
+    info = outcome.tables.get("info")
+    matrix = outcome.tables.get("matrix")
+    if info is not None and len(info) and matrix is not None:
+        runs = int(info["runs"].iloc[0])
+        measures = len(dict.fromkeys(matrix[tidy.MEASURE].tolist()))
+        rows = measures * runs * (runs - 1) // 2 * int(info["n_queries"].iloc[0])
+        if rows > PAIR_QUERY_ROWS:
+            return (f"With {runs} runs the per-query preferences ({rows:,} values) are too many to keep in a "
+                    "project, so these results, read from one, have none. Press Run to compute them "
+                    "again, then double-click the cell.")
+    return ("These results were saved by an older version of evalgui, which kept only each pair's mean "
+            "preference, not its preference on each query. Press Run to compute them again, then "
+            "double-click the cell.")
 
 
 def preferences_from_outcome(outcome: Outcome):

@@ -68,6 +68,18 @@ def _flatten(nested: dict, source: str, what: str):
     return queries, docs, values
 
 
+def _triples(value, source: str, value_columns, what: str, subject: str):
+    """(queries, documents, values) from a DataFrame or a {query: {doc: value}} dict."""
+    if _is_frame(value):
+        return (value[_column(value, QUERY_COLUMNS, "query", source)].astype(str).tolist(),
+                value[_column(value, DOC_COLUMNS, "document", source)].astype(str).tolist(),
+                value[_column(value, value_columns, what, source)].tolist())
+    if isinstance(value, dict):
+        return _flatten(value, source, what)
+    raise EvalInputError(source, f"{subject} a path, a DataFrame or {{query: {{doc: {what}}}}}, not "
+                                 f"{type(value).__name__}")
+
+
 def qrels_from(value, source: str = "<qrels>"):
     """Judgments as a Qrels: from a Qrels, a DataFrame or a {query: {doc: grade}} dict."""
     import numpy as np
@@ -77,15 +89,7 @@ def qrels_from(value, source: str = "<qrels>"):
 
     if isinstance(value, Qrels):
         return value
-    if _is_frame(value):
-        queries = value[_column(value, QUERY_COLUMNS, "query", source)].astype(str).tolist()
-        docs = value[_column(value, DOC_COLUMNS, "document", source)].astype(str).tolist()
-        grades = value[_column(value, GRADE_COLUMNS, "grade", source)].tolist()
-    elif isinstance(value, dict):
-        queries, docs, grades = _flatten(value, source, "grade")
-    else:
-        raise EvalInputError(source, f"judgments are a path, a DataFrame or {{query: {{doc: grade}}}}, not "
-                                     f"{type(value).__name__}")
+    queries, docs, grades = _triples(value, source, GRADE_COLUMNS, "grade", "judgments are")
     rel = _numbers(grades, source, "grade", whole=True).astype(np.int64)
     return Qrels(pa.array(queries, pa.string()), pa.array(docs, pa.string()), rel, source)
 
@@ -99,15 +103,7 @@ def run_from(value, name: str, source: str | None = None):
     source = source or f"<{name}>"
     if isinstance(value, Run):
         return value
-    if _is_frame(value):
-        queries = value[_column(value, QUERY_COLUMNS, "query", source)].astype(str).tolist()
-        docs = value[_column(value, DOC_COLUMNS, "document", source)].astype(str).tolist()
-        scores = value[_column(value, SCORE_COLUMNS, "score", source)].tolist()
-    elif isinstance(value, dict):
-        queries, docs, scores = _flatten(value, source, "score")
-    else:
-        raise EvalInputError(source, f"a run is a path, a DataFrame or {{query: {{doc: score}}}}, not "
-                                     f"{type(value).__name__}")
+    queries, docs, scores = _triples(value, source, SCORE_COLUMNS, "score", "a run is")
     if len(set(zip(queries, docs))) != len(queries):
         raise EvalInputError(source, "the same document is given twice for one query (a run ranks each "
                                      "document once per query)")

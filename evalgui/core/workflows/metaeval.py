@@ -212,6 +212,80 @@ def metaeval_outcome(result, runs: list[str], measures: list[str], query_report=
                            measures=list(measures), query_report=list(query_report))
 
 
+def outcome_from_saved(state, request: MetaevalRequest | None = None) -> MetaevalOutcome | None:
+    """The outcome the window keeps in a project (its own layout: the settings, the table and what the plots
+    read, see ``gui/workspaces/metaeval/results.py``), with ``request`` when there is one; None when ``state``
+    is not one (another version's)."""
+    import numpy as np
+    import pandas as pd
+
+    from evalgui.core.metaeval import experiments as ex
+    from evalgui.core.workflows.params import RequestError
+
+    try:
+        settings = ex.settings_from_dict(state["settings"])
+        runs = [str(r) for r in state["runs"]]
+        measures = [str(m) for m in state["measures"]]
+        table = pd.DataFrame(state["table"])
+        if isinstance(settings, ex.StabilitySettings):
+            counts = {str(m): np.asarray(c, dtype=np.int64).reshape(len(runs), len(runs), 3)
+                      for m, c in state["counts"].items()}
+            result = ex.StabilityResult(table, settings, runs, int(state["matrix_set_size"]), counts)
+        elif isinstance(settings, ex.PowerSettings):
+            result = ex.PowerResult(table, settings, pd.DataFrame(state["pairs"]))
+        elif isinstance(settings, ex.RobustnessSettings):
+            result = ex.RobustnessResult(table, settings, pd.DataFrame(state["repetitions"]))
+        else:
+            result = ex.AgreementResult(table, settings, measures)
+        report = [str(line) for line in state.get("query_report", [])]
+        return metaeval_outcome(result, runs, measures, report, request=request)
+    except (KeyError, TypeError, ValueError, AttributeError, RequestError):
+        return None
+
+
+def outcome_with_result(outcome: Outcome) -> MetaevalOutcome | None:
+    """A saved outcome's tables (``Outcome.from_json``: the tables alone) as the engine's result again, for the
+    window's plots; None when the tables are not a whole experiment's."""
+    import numpy as np
+
+    from evalgui.core.metaeval import experiments as ex
+    from evalgui.core.stats.stability import BETTER, EQUAL, WORSE
+
+    tables, request = outcome.tables, outcome.request
+    try:
+        settings = settings_of(request)
+        table = tables["table"]
+        if isinstance(settings, ex.StabilitySettings):
+            matrix = tables["matrix"]
+            systems = list(dict.fromkeys(matrix["system_a"].astype(str)))
+            where = {name: i for i, name in enumerate(systems)}
+            counts = {}
+            for measure, rows in matrix.groupby("measure", sort=False):
+                cells = np.zeros((len(systems), len(systems), 3), dtype=np.int64)
+                a = rows["system_a"].astype(str).map(where).to_numpy()
+                b = rows["system_b"].astype(str).map(where).to_numpy()
+                for column, at in (("better", BETTER), ("worse", WORSE), ("equal", EQUAL)):
+                    cells[a, b, at] = rows[column].to_numpy(dtype=np.int64)
+                counts[str(measure)] = cells
+            size = int(matrix["set_size"].iloc[0]) if len(matrix) else 0
+            result, runs = ex.StabilityResult(table, settings, systems, size, counts), systems
+        elif isinstance(settings, ex.PowerSettings):
+            pairs = tables["curves"]
+            result = ex.PowerResult(table, settings, pairs)
+            runs = list(dict.fromkeys([*pairs["system_a"].astype(str), *pairs["system_b"].astype(str)]))
+        elif isinstance(settings, ex.RobustnessSettings):
+            result, runs = ex.RobustnessResult(table, settings, tables["per_repetition"]), []
+        else:
+            measures = [str(m) for m in dict.fromkeys(table["measure_a"])]
+            result, runs = ex.AgreementResult(table, settings, measures), []
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    column = "measure_a" if isinstance(result, ex.AgreementResult) else "measure"
+    measures = [str(m) for m in dict.fromkeys(table[column])]
+    return MetaevalOutcome(outcome.workspace, request, dict(tables), list(outcome.notes), dict(outcome.provenance),
+                           result=result, runs=runs, measures=measures)
+
+
 def run_metaeval(request: MetaevalRequest, state: JobState | None = None,
                  inputs: Inputs | None = None) -> MetaevalOutcome:
     """Score the measures (ranking the runs once, or from the scores table), then run the experiment."""

@@ -35,15 +35,20 @@ def frame_to_json(frame) -> dict:
         elif kind in "iu":
             tag, values = "int", [int(v) for v in series.tolist()]
         elif isinstance(series.dtype, pd.StringDtype):
-            tag, values = "str", [_plain(v) for v in series.tolist()]
+            tag, values = "str", _plain_all(series.tolist())
         elif kind == "f":
             tag, values = "float", [None if math.isnan(v) else float(v) for v in series.tolist()]
         else:
-            tag, values = "object", [_plain(v) for v in series.tolist()]
+            tag, values = "object", _plain_all(series.tolist())
         columns.append(str(name))
         dtypes.append(tag)
         data.append(values)
     return {"encoding": ENCODING, "columns": columns, "dtypes": dtypes, "data": data}
+
+
+def _plain_all(values: list) -> list:
+    # names (runs, queries) are mostly all plain str: then nothing needs converting, one by one
+    return values if all(type(v) is str for v in values) else [_plain(v) for v in values]
 
 
 def _plain(value):

@@ -68,6 +68,11 @@ def open_project(path: str) -> Project:
                 project.outcomes[key] = Outcome.from_json(saved, flow.request)
             except (RequestError, ValueError, TypeError, KeyError):
                 project.problems.setdefault(key, "its saved results cannot be read")
+                continue
+            if key == "metaeval":           # the engine's result again, which the plots read
+                from evalgui.core.workflows.metaeval import outcome_with_result
+
+                project.outcomes[key] = outcome_with_result(project.outcomes[key]) or project.outcomes[key]
         if workspace in _OWN_LAYOUTS and workspace not in project.outcomes and workspace in project.requests:
             try:
                 outcome = _OWN_LAYOUTS[workspace](state, project.requests[workspace])
@@ -96,17 +101,20 @@ def _ranked_saved(state: dict, request) -> Outcome | None:
         return None
     summary = rows[rows[tidy.QUERY] == tidy.ALL_QUERIES].reset_index(drop=True)
     per_query = rows[rows[tidy.QUERY] != tidy.ALL_QUERIES].reset_index(drop=True)
-    return Outcome("ranked", request, {"summary": summary, "per_query": per_query})
+    tables = {"summary": summary, "per_query": per_query}
+    from evalgui.core.workflows.ranked import saved_curves
+
+    curves = saved_curves(state)            # projects saved before they kept the curves have none
+    if curves is not None:
+        tables["curves"] = curves
+    return Outcome("ranked", request, tables)
 
 
 def _metaeval_saved(state: dict, request) -> Outcome | None:
-    """The Meta-evaluation tab's own layout (its result table, and its pairs) as the workflow's tables."""
-    import pandas as pd
+    """The Meta-evaluation tab's own layout (its result, with what the plots read) as the workflow's outcome."""
+    from evalgui.core.workflows.metaeval import outcome_from_saved
 
-    tables = {"table": pd.DataFrame(state["table"])}
-    if isinstance(state.get("pairs"), dict):
-        tables["pairs"] = pd.DataFrame(state["pairs"])
-    return Outcome("metaeval", request, tables)
+    return outcome_from_saved(state, request)
 
 
 # Workspaces whose project results keep their own layout: how to read them as outcomes (reports need them).

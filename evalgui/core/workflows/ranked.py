@@ -146,6 +146,30 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     return outcome.stamp() if full else outcome.stamp([{"path": path} for path in request.files()])
 
 
+def curves_state(results) -> dict:
+    """The interpolated precision-recall curves of RunResults as a project keeps them beside the rows: the
+    ``curves`` table in the outcomes' encoding (what the report's precision-recall plot needs)."""
+    from evalgui.core.ranked.jobs import curve_table
+    from evalgui.core.workflows.outcome import frame_to_json
+
+    return frame_to_json(curve_table(results))
+
+
+def saved_curves(state) -> "pd.DataFrame | None":
+    """The ``curves`` table a project keeps beside the ranked rows (:func:`curves_state`); None in projects saved
+    before they kept it, or when it does not read."""
+    from evalgui.core.ranked.jobs import CURVE_COLUMNS
+    from evalgui.core.workflows.outcome import frame_from_json
+
+    if not isinstance(state, dict) or "curves" not in state:
+        return None
+    try:
+        table = frame_from_json(state["curves"])
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return table[CURVE_COLUMNS] if set(CURVE_COLUMNS) <= set(table.columns) else None
+
+
 def options_of(request: EvaluateRequest):
     """The engine's EvalOptions of a request: trec_eval's options, and ndeval's order for diversity."""
     options = eval_options(request)

@@ -26,7 +26,8 @@ SECTIONS = {
     "preference": ("Compare systems: preferences", [("ranking", "Runs ranked by mean preference", True),
                                                    ("pairs", "Every pair", False)]),
     "metaeval": ("Meta-evaluation", [("table", "How good each measure is", True),
-                                      ("pairs", "Every pair of runs", False)]),
+                                      ("pairs", "Every pair of runs", False),
+                                      ("curves", "Every pair of runs, by p-value", False)]),
     "stability": ("Measure stability", [("actual", "Each system's score on each measure", True),
                                         ("evaluation", "How stable each measure is", False),
                                         ("significance", "Significant differences between systems", False)]),
@@ -42,6 +43,7 @@ WORKSPACE_ORDER = ("ranked", "compare", "preference", "metaeval", "stability", "
 class Plot:
     title: str
     svg: str                     # an <svg> element's text
+    guide: str = ""              # how to read it (the caption the window shows under the plot)
 
 
 @dataclass
@@ -175,6 +177,11 @@ def _runs_by_measures(rows):
     return wide, best
 
 
+NO_CURVES = ("The precision-recall curves are not saved in this project (older projects did not keep them): to "
+             "include the plot, open the project, press Run in Ranked retrieval and save it again "
+             "(evalgui-cli run PROJECT -o DIR also draws the plot into DIR).")
+
+
 def section_html(section: Section) -> str:
     title, wanted = SECTIONS.get(section.key, (section.key, []))
     tables = section.outcome.tables
@@ -207,8 +214,15 @@ def section_html(section: Section) -> str:
         body = table_html(frame, best=best)
         parts.append(f"<h3>{html.escape(heading)}</h3>{body}" if open_ else
                      f"<details><summary>{html.escape(heading)} ({len(frame):,} rows)</summary>{body}</details>")
+    if section.key == "ranked" and "curves" not in tables:
+        parts.append(f'<p class="missing">{html.escape(NO_CURVES)}</p>')
+    said = ""
     for plot in section.plots:
-        parts.append(f'<figure>{plot.svg}<figcaption>{html.escape(plot.title)}</figcaption></figure>')
+        # A guide shared by a row of plots (one per measure) is said under the first of them only.
+        guide = f'<span class="plot-guide">{html.escape(plot.guide)}</span>' if plot.guide != said else ""
+        said = plot.guide
+        parts.append(f'<figure>{plot.svg}<figcaption><strong>{html.escape(plot.title)}.</strong> {guide}'
+                     '</figcaption></figure>')
     parts.append(_provenance(section))
     parts.append("</section>")
     return "".join(parts)
@@ -223,7 +237,7 @@ text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums;white-
 table.sortable th{cursor:pointer;background:#f3f3f3}table.paper th{background:#f3f3f3}
 .footnote{font-size:.85em;color:#444}table.sortable th:hover{background:#e6e6e6}
 .table-wrap{overflow-x:auto}figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}
-figcaption{font-size:.9em;color:#444}.guide{color:#333}.notes{color:#6b4b00}details{margin:.5em 0}
+figcaption{font-size:.9em;color:#444}.missing{color:#6b4b00;font-style:italic}.guide{color:#333}.notes{color:#6b4b00}details{margin:.5em 0}
 code{font-size:.85em}footer{margin-top:3em;font-size:.85em;color:#555}
 @media print{body{max-width:none;margin:0}details{display:block}details>summary{display:none}
 details:not([open])>*{display:block}.table-wrap{overflow:visible}table{page-break-inside:auto}

@@ -64,20 +64,19 @@ def _shape(request, inputs) -> tuple[int, int] | None:
     return None if ranks is None else ranks.ranks.shape
 
 
-def _entity_limit(request, inputs):
-    shape = _shape(request, inputs) if request.experiments else None
-    if shape is None:
-        return None
-    n = shape[0]
-    return 1, n, f"the ranks hold {n:,} entities: choose from 1 to {n:,}"
+def _axis_limit(axis: int, least: int, noun: str):
+    """Bounds from the ranks' size along ``axis`` (0: entities, 1: systems)."""
+    def limit(request, inputs):
+        shape = _shape(request, inputs) if request.experiments else None
+        if shape is None:
+            return None
+        n = shape[axis]
+        return least, n, f"the ranks hold {n:,} {noun}: choose from {least} to {n:,}"
+    return limit
 
 
-def _system_limit(request, inputs):
-    shape = _shape(request, inputs) if request.experiments else None
-    if shape is None:
-        return None
-    n = shape[1]
-    return 2, n, f"the ranks hold {n} systems: choose from 2 to {n}"
+_entity_limit = _axis_limit(0, 1, "entities")
+_system_limit = _axis_limit(1, 2, "systems")
 
 
 def _bootstrap_limit(request, inputs):

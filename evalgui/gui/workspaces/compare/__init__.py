@@ -61,6 +61,7 @@ class CompareWorkspace(ViewsWorkspace):
         self.matrix = MatrixTab()
         self.scatter = ScatterTab()
         self.preference_view = PreferencesTab()
+        self.preference_view.pair_source = self._preference_pair
         self.views = [self.table, self.matrix, self.scatter, self.preference_view]
         self.results_tabs = QTabWidget()
         self.results_tabs.setObjectName("compareResultsTabs")
@@ -88,6 +89,14 @@ class CompareWorkspace(ViewsWorkspace):
         # The Ranked retrieval tab may have new results since this tab was last in sight.
         self.form.refresh_inputs()
         super().showEvent(event)
+
+    def _preference_pair(self, measure: str, row_run: str, column_run: str):
+        """A preference matrix cell's pair, query by query, from the workflow (or why it has none)."""
+        from evalgui.core.workflows.compare import pair_preferences
+
+        if self.preference_outcome is None:
+            return "No preferences have been computed yet: press Run."
+        return pair_preferences(self.preference_outcome, measure, row_run, column_run)
 
     # ------------------------------------------------------------ running
     def run(self) -> None:

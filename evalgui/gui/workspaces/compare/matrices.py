@@ -127,6 +127,12 @@ class PairMatrix(LazyView):
         self.sides = heatmap_over_table(EveryLabelArea(self.heatmap), self.lower_widget())
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
         self.page.layout().insertWidget(1, self.hint)
+        # Why the cell just double-clicked opens nothing (e.g. results saved without per-query values).
+        self.pair_note = QLabel()
+        self.pair_note.setObjectName(f"{prefix}PairNote")
+        self.pair_note.setWordWrap(True)
+        self.pair_note.hide()
+        self.page.layout().addWidget(self.pair_note)
         self.page.layout().addWidget(self.caption)
         self.pair_view = None            # made when a cell is first opened
         on_cell_activated(self.open_pair, self.table, self.heatmap)
@@ -139,20 +145,37 @@ class PairMatrix(LazyView):
 
     def open_pair(self, row: int, column: int) -> None:
         """Show the pair in cell (row, column) query by query (nothing for the diagonal)."""
+        measure = self.measure.currentData()
+        runs = self.runs() if self.comparison is not None else []
+        if not measure or row == column or not (row < len(runs) and column < len(runs)):
+            return
+        self.show_pair(measure, runs[row], runs[column])
+
+    def show_pair(self, measure: str, row_run: str, column_run: str) -> None:
+        """The pair view of ``row_run`` against ``column_run``: their per-query values, as the outcome holds them."""
+        values = self.pair_values(measure)
+        if values is None or row_run not in values.columns or column_run not in values.columns:
+            return
+        self.pair_window().show_pair(measure, row_run, column_run, values)
+        self.raise_pair_window()
+
+    def pair_window(self):
+        """The pair view (one window, reused for every cell)."""
         from evalgui.gui.pair_view import PairView
 
-        measure = self.measure.currentData()
-        values = self.pair_values(measure) if self.comparison is not None and measure else None
-        runs = self.runs() if self.comparison is not None else []
-        if values is None or row == column or not (row < len(runs) and column < len(runs)):
-            return
-        if runs[row] not in values.columns or runs[column] not in values.columns:
-            return
         if self.pair_view is None:
             self.pair_view = PairView(self.page)
-        self.pair_view.show_pair(measure, runs[row], runs[column], values)
+        return self.pair_view
+
+    def raise_pair_window(self) -> None:
+        self.pair_note.hide()
         self.pair_view.show()
         self.pair_view.raise_()
+
+    def say_why_no_pair(self, reason: str) -> None:
+        """A cell that cannot open its pair says why, under the matrix."""
+        self.pair_note.setText(reason)
+        self.pair_note.show()
 
     # ------------------------------------------------------------ what subclasses say
     def lower_widget(self):
@@ -194,6 +217,7 @@ class PairMatrix(LazyView):
 
     def draw(self) -> None:
         super().draw()
+        self.pair_note.hide()
         measure, value = self.measure.currentData(), self.value.currentData()
         if self.comparison is None or measure not in self.measures():
             self.model.set_frame(pd.DataFrame())
@@ -253,7 +277,8 @@ class PairMatrix(LazyView):
         provenance = self.comparison.provenance()
         test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")
         self.caption.setText(f"{self.describe(measure, value)} {MARK}: significant at α = {provenance['alpha']} "
-                             f"({test}, correction {provenance['correction']}). Hover a cell for the details.")
+                             f"({test}, correction {provenance['correction']}). Hover a cell for the details; "
+                             "double-click it to see the pair query by query.")
 
     def _fit_table(self) -> None:
         fit_below(self.sides, self.table, self.model.rowCount())

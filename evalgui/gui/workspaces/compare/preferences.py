@@ -5,7 +5,8 @@ The heatmap shows one preference measure at a time (a combo box): the mean prefe
 over the column run (antisymmetric: red, the row run is preferred; blue, the column run), the adjusted
 p-value of the one-sample test, or the queries each run is preferred on; "*" marks the pairs significant
 after the correction. Hovering a cell gives the mean preference with its confidence interval, p,
-adjusted p and wins / ties / losses. Under it: the runs ranked (mean preference over the others, then
+adjusted p and wins / ties / losses; double-clicking it opens the pair's preference on each query
+(gui/pair_view.py, from the workflow's ``pair_queries``). Under it: the runs ranked (mean preference over the others, then
 win rate), the tested pairs, and the matrix as a coloured table. Tables export as CSV, TSV, LaTeX,
 Markdown or JSON (every measure, with the provenance columns), the heatmap as PNG or SVG.
 """
@@ -82,6 +83,18 @@ class PreferencesTab(PairMatrix):
 
     def __init__(self):
         super().__init__(prefix="preference")
+        # (measure, row run, column run) -> the pair's per-query preferences (query, preference) or why there
+        # are none; the workspace's, reading the preference workflow's outcome.
+        self.pair_source = None
+
+    def show_pair(self, measure: str, row_run: str, column_run: str) -> None:
+        found = self.pair_source(measure, row_run, column_run) if self.pair_source is not None else \
+            "No preferences have been computed yet."
+        if isinstance(found, str):
+            self.say_why_no_pair(found)
+            return
+        self.pair_window().show_preferences(measure, row_run, column_run, found)
+        self.raise_pair_window()
 
     def lower_widget(self):
         self.ranking_model = DataFrameModel(best=None)

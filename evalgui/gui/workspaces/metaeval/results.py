@@ -7,11 +7,10 @@ brings it back for the views.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from evalgui.core.metaeval import experiments as ex
-from evalgui.core.workflows.metaeval import MetaevalOutcome, metaeval_outcome
+from evalgui.core.workflows.metaeval import MetaevalOutcome, outcome_from_saved
 
 
 def _frame_state(frame: pd.DataFrame) -> dict:
@@ -36,24 +35,4 @@ def outcome_state(outcome: MetaevalOutcome) -> dict:
 
 def outcome_from_state(state) -> MetaevalOutcome | None:
     """The outcome :func:`outcome_state` saved; None when ``state`` is not one (another version's)."""
-    from evalgui.core.workflows.params import RequestError
-
-    try:
-        settings = ex.settings_from_dict(state["settings"])
-        runs = [str(r) for r in state["runs"]]
-        measures = [str(m) for m in state["measures"]]
-        table = pd.DataFrame(state["table"])
-        if isinstance(settings, ex.StabilitySettings):
-            counts = {str(m): np.asarray(c, dtype=np.int64).reshape(len(runs), len(runs), 3)
-                      for m, c in state["counts"].items()}
-            result = ex.StabilityResult(table, settings, runs, int(state["matrix_set_size"]), counts)
-        elif isinstance(settings, ex.PowerSettings):
-            result = ex.PowerResult(table, settings, pd.DataFrame(state["pairs"]))
-        elif isinstance(settings, ex.RobustnessSettings):
-            result = ex.RobustnessResult(table, settings, pd.DataFrame(state["repetitions"]))
-        else:
-            result = ex.AgreementResult(table, settings, measures)
-        report = [str(line) for line in state.get("query_report", [])]
-        return metaeval_outcome(result, runs, measures, report)
-    except (KeyError, TypeError, ValueError, AttributeError, RequestError):
-        return None
+    return outcome_from_saved(state)

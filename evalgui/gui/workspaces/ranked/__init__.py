@@ -307,6 +307,10 @@ class RankedWorkspace(Workspace):
         if not len(self.results_set):
             return None
         state = {"measure_order": list(self.results_set.measure_info()), "rows": self.results.to_dict(orient="list")}
+        if any(r.curves for r in self.results_set.values()):      # what the report's precision-recall plot draws
+            from evalgui.core.workflows.ranked import curves_state
+
+            state["curves"] = curves_state(self.results_set.values())
         if self._evaluated is not None:
             state["inputs"] = self._evaluated.to_json()
         return state
@@ -335,14 +339,27 @@ class RankedWorkspace(Workspace):
         is_summary = (rows[tidy.QUERY] == tidy.ALL_QUERIES).to_numpy()
         tables = {"summary": rows[is_summary].reset_index(drop=True),
                   "per_query": rows[~is_summary].reset_index(drop=True)}
+        if any(r.curves for r in self.results_set.values()):
+            from evalgui.core.ranked.jobs import curve_table
+
+            tables["curves"] = curve_table(self.results_set.values())
         return {"ranked": Outcome("ranked", EvaluateRequest.from_json(requests["ranked"]), tables).stamp()}
 
     def restore_results_state(self, state: dict) -> None:
-        """Show a project's saved results, then re-derive their rankings and curves (projects do not
-        keep them) from the files on the worker: the curves and the drill-down fill in without Run."""
+        """Show a project's saved results (with its interpolated curves, when it keeps them), then re-derive their
+        rankings and curves from the files on the worker: the curves and the drill-down fill in without Run."""
         restored = saved_results(state)
         if restored is None:
             return
+        from evalgui.core.ranked.jobs import curves_by_run
+        from evalgui.core.workflows.ranked import saved_curves
+
+        # The saved curves stay with the results (saved again, reported) without their files; the Curves tab
+        # draws the files' own, re-derived with the rankings the drill-down needs.
+        curves = saved_curves(state)
+        curves = curves_by_run(curves) if curves is not None else {}
+        for result in restored:
+            result.curves = curves.get(result.name) or result.curves
         inputs = EvaluationInputs.from_json(state.get("inputs"), self.session) if "inputs" in state \
             else self._inputs_of_older_project([r.name for r in restored])
         self._clear_results()

@@ -1,0 +1,142 @@
+"""The meta-evaluation, rank-file stability and case-based plots that evalgui-cli run writes and the report
+embeds (the window's own views, offscreen), and the ranked curves a project keeps for the report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evalgui.core.workflows.outcome import Outcome
+from tests.conftest import SAMPLE_DATA
+from tests.gui.conftest import load, run_and_wait
+
+SYN = SAMPLE_DATA / "synthetic"
+RUNS = tuple(str(SYN / f"{r}.run") for r in ("bm25", "dense", "rerank", "random"))
+
+EXPECTED = {
+    "stability": ["Error rate against the query-set size", "Error rate against tie rate, 10 queries per set",
+                  "Better / worse / equal: AP", "Better / worse / equal: P@10"],
+    "power": ["Discriminative power: each run pair's p-value, sorted"],
+    "robustness": ["Kendall's τ against the share of judgments removed"],
+    "agreement": ["Agreement between measures: Pearson (per-query differences)",
+                  "Agreement between measures: Sign agreement (%)",
+                  "Agreement between measures: Kendall's τ (run rankings)"],
+}
+
+
+@pytest.mark.parametrize("experiment", list(EXPECTED))
+def test_each_meta_evaluation_experiment_has_its_tabs_plots_with_their_guides(qtbot, experiment):
+    from evalgui.core.workflows.metaeval import MetaevalRequest, outcome_with_result, run_metaeval
+    from evalgui.gui.outcome_plots import svg_plots
+
+    request = MetaevalRequest(qrels=str(SYN / "qrels.txt"), runs=RUNS, measures=("AP", "P@10"),
+                              experiment=experiment, set_sizes=(10,), sets=50, repetitions=2, samples=200,
+                              fractions=(0.5,))
+    outcome = run_metaeval(request)
+    plots = svg_plots("metaeval", outcome)
+    assert [title for title, _, _ in plots] == EXPECTED[experiment]
+    assert all(svg.lstrip().startswith(("<?xml", "<svg")) and guide for _, svg, guide in plots)
+    # Saved as tables (eg.save_project, evalgui-cli run's projects) and read back: the same plots.
+    saved = Outcome.from_json(json.loads(json.dumps(outcome.to_json())), MetaevalRequest)
+    assert svg_plots("metaeval", saved) == []                  # the tables alone: nothing to draw
+    again = outcome_with_result(saved)
+    assert [t for t, _, _ in svg_plots("metaeval", again)] == EXPECTED[experiment]
+    if experiment == "stability":
+        for measure, counts in outcome.result.counts.items():
+            assert (again.result.counts[measure] == counts).all()
+
+
+def test_stability_and_casebase_plots_are_the_views(qtbot):
+    from evalgui.core.workflows.casebase import CasebaseRequest, SimilarityRequest, run_casebase, run_similarity
+    from evalgui.core.workflows.stability import StabilityRequest, run_stability
+    from evalgui.gui.outcome_plots import svg_plots
+
+    cbr = SAMPLE_DATA / "cbr"
+    for error_rates, first in ((True, ["Error rate against tie rate, fuzziness 0.05",
+                                       "Error rate against the number of queries"]),
+                               (False, ["ASL rate against the number of queries"])):   # no -e: no error rates
+        stability = run_stability(StabilityRequest(rank_file=str(SAMPLE_DATA / "rankfile" / "citations.tsv"),
+                                                   total_ranks=5000, iterations=5, bootstrap=100, seed=3,
+                                                   error_rates=error_rates))
+        titles = [t for t, _, _ in svg_plots("stability", stability)]
+        measures = list(stability.tables["methods"]["method"])
+        assert titles[:len(first)] == first and len(titles) == len(first) + len(measures)
+        assert titles[-1].startswith("Significant differences: ")
+    casebase = run_casebase(CasebaseRequest(train=str(cbr / "cars.csv"), test=str(cbr / "queries.csv"),
+                                            model_file=str(cbr / "model.json"), mac_attributes=("price",),
+                                            filter_sizes=(10,), ks=(5,)))
+    plots = svg_plots("casebase", casebase)
+    assert plots and all(t.endswith("against retrieval time") and guide for t, _, guide in plots)
+    assert "Hits against retrieval time" in [t for t, _, _ in plots]
+    # Similarity files have no retrieval times: no chart, as in the window.
+    similarity = run_similarity(SimilarityRequest(ground_truth=str(cbr / "procake_ground_truth.csv"),
+                                                  predicted=(str(cbr / "procake_evaluated.csv"),)))
+    assert svg_plots("similarity", similarity) == []
+
+
+def test_a_saved_projects_report_draws_the_precision_recall_curves(qtbot, window, tmp_path, capsys):
+    """The window saves the ranked curves (interpolated, per query and mean) with the results: the project's
+    report draws them; a project saved without them says so in one sentence."""
+    import numpy as np
+
+    from evalgui.cli import main
+    from evalgui.core.workflows.project import open_project
+    from evalgui.core.workflows.report import NO_CURVES
+
+    load(qtbot, window, [SYN / "qrels.txt", *RUNS[:3]])
+    ranked = window.workspaces["ranked"]
+    run_and_wait(qtbot, ranked)
+    project = tmp_path / "p.evalgui"
+    assert window.write_project(str(project), include_results=True)
+    curves = open_project(str(project)).outcomes["ranked"].tables["curves"]
+    assert set(curves["kind"]) == {"interpolated"} and set(curves["run"]) == {"bm25", "dense", "rerank"}
+    mean = curves[(curves["run"] == "dense") & (curves["query"] == "all")]
+    recall, precision = ranked.results_set["dense"].curves[("interpolated", "all")]
+    assert np.array_equal(mean["recall"], recall) and np.array_equal(mean["precision"], precision)
+    # The window's report has the plot too; evalgui-cli run --check compares the curves the project keeps.
+    assert "curves" in window.workflow_outcomes()["ranked"].tables
+    assert main(["run", str(project), "-o", str(tmp_path / "out"), "--check", "--no-plots"]) == 0
+    capsys.readouterr()
+
+    assert main(["report", str(project), "-o", str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "Interpolated precision at 11 recall levels, mean over queries." in page and NO_CURVES not in page
+
+    state = json.loads(project.read_text())
+    del state["results"]["ranked"]["curves"]                  # as projects saved before they kept them
+    older = tmp_path / "older.evalgui"
+    older.write_text(json.dumps(state))
+    assert set(open_project(str(older)).outcomes["ranked"].tables) == {"summary", "per_query"}
+    assert main(["report", str(older), "-o", str(tmp_path / "o.html")]) == 0
+    page = (tmp_path / "o.html").read_text(encoding="utf-8")
+    assert NO_CURVES in page and "Interpolated precision at 11 recall levels, mean over queries." not in page
+
+
+def test_a_project_whose_files_are_gone_keeps_its_curves_for_the_report(qtbot, make_window, tmp_path):
+    """Opened without its files, a project's results keep the curves it saved: the window's report draws them
+    and saving again keeps them (the Curves tab waits for Run, as before)."""
+    from evalgui.core.workflows.project import open_project
+    from evalgui.gui.outcome_plots import svg_plots
+    from tests.gui.conftest import copy_synthetic
+
+    data = copy_synthetic(tmp_path / "data", runs=("bm25", "dense"))
+    first = make_window()
+    load(qtbot, first, [data / "qrels.txt", data / "bm25.run", data / "dense.run"])
+    run_and_wait(qtbot, first.workspaces["ranked"])
+    assert first.write_project(str(tmp_path / "p.evalgui"), include_results=True)
+    saved = open_project(str(tmp_path / "p.evalgui")).outcomes["ranked"].tables["curves"]
+    (data / "qrels.txt").unlink()
+
+    second = make_window()
+    ranked = second.workspaces["ranked"]
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(tmp_path / "p.evalgui"))
+    qtbot.waitUntil(lambda: not second._loaders and not ranked.is_busy(), timeout=30_000)
+    assert ranked.curves.plot.runs() == []
+    outcome = second.workflow_outcomes()["ranked"]
+    assert outcome.tables["curves"].equals(saved)
+    assert [t for t, _, _ in svg_plots("ranked", outcome)] == ["Interpolated precision at 11 recall levels, mean "
+                                                               "over queries"]
+    assert second.write_project(str(tmp_path / "again.evalgui"), include_results=True)
+    assert open_project(str(tmp_path / "again.evalgui")).outcomes["ranked"].tables["curves"].equals(saved)
