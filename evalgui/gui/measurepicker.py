@@ -13,6 +13,7 @@ the text as typed (``P(rel=2)@5``).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt, Signal
@@ -382,6 +383,8 @@ class MeasurePicker(QWidget):
     # ------------------------------------------------------------ view
     def _filter(self, text: str) -> None:
         needle = text.strip().lower()
+        # A measure at a cutoff finds its family: P@10 -> P@k, ndcg_cut_10 -> ndcg_cut.
+        needles = {needle, re.sub(r"@[\d.]+$", "@k", needle), re.sub(r"(?<=[a-z])_[\d.]+$", "", needle)} - {""}
         for group in self._families.values():
             visible = 0
             for i in range(group.childCount()):
@@ -391,7 +394,7 @@ class MeasurePicker(QWidget):
                 if name is not None:
                     record = self.registry[name]
                     haystack += " ".join(("", record.name, paper_label(record), record.description))
-                show = not needle or needle in haystack.lower()
+                show = not needle or any(n in haystack.lower() for n in needles)
                 item.setHidden(not show)
                 visible += show
             group.setHidden(visible == 0)

@@ -397,6 +397,9 @@ def test_picker_shows_paper_names_first_follows_the_view_choice_and_finds_either
         assert not _picker_item(picker, "recip_rank").isHidden()
         picker.search.setText("RR")
         assert not _picker_item(picker, "recip_rank").isHidden()
+        for needle, name in (("P@10", "P"), ("nDCG@20", "ndcg_cut"), ("ndcg_cut_10", "ndcg_cut"), ("P_5", "P")):
+            picker.search.setText(needle)                  # a measure at a cutoff finds its family
+            assert not _picker_item(picker, name).isHidden(), needle
         picker.search.clear()
         tree.setCurrentItem(_picker_item(picker, "map"))
         assert " ".join(picker.help.toPlainText().split()).startswith("AP (trec_eval: map")     # the help's title
