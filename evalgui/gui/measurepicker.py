@@ -16,7 +16,7 @@ import html
 import re
 from collections.abc import Mapping
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QSplitter, QStyledItemDelegate,
                                QTextBrowser, QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator, QVBoxLayout,
@@ -35,6 +35,9 @@ _EDITABLE_KINDS = (ParamKind.LONG_CUTOFFS, ParamKind.DOUBLE_CUTOFFS, ParamKind.D
 
 HELP_LINES = 8          # the help pane shows this many lines at least
 TREE_ROWS = 10          # and the list this many measures
+NAME_WIDTH = 185        # the measure column when there is room
+PARAMETERS_MIN_WIDTH = 60
+COLUMN_MIN_WIDTH = 60
 
 
 def _kind(record: Record) -> ParamKind:
@@ -156,7 +159,9 @@ class MeasurePicker(QWidget):
         self.tree.setHeaderLabels(["Measure", "Parameters", OTHER_NAME_HEADER[naming.current()]])
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)     # columns fit (below)
+        self.tree.viewport().installEventFilter(self)
         self.tree.header().setStretchLastSection(False)
         self.tree.currentItemChanged.connect(self._show_help)
         self.tree.itemChanged.connect(lambda *_: self.changed.emit())
@@ -174,7 +179,7 @@ class MeasurePicker(QWidget):
         add.clicked.connect(self._add_custom_from_box)
         self._families: dict[str, QTreeWidgetItem] = {}     # group heading -> its tree item
         self._build()
-        self.tree.setColumnWidth(0, 185)
+        self.tree.setColumnWidth(0, NAME_WIDTH)
         # Columns no record of this family fills (parameters, ir_measures names) are left out.
         records = list(self.registry.values())
         self.tree.setColumnHidden(1, not any(getattr(r, "kind", None) in _EDITABLE_KINDS for r in records))
@@ -218,6 +223,27 @@ class MeasurePicker(QWidget):
             self._families[title] = group
         return self._families[title]
 
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return False
+
+    def _fit_columns(self) -> None:
+        """The names and their other spellings (greyed) at their natural widths when the tree is wide enough;
+        in a laptop's narrow form narrower, the other spellings first (their texts elided), rather than
+        scrolled sideways."""
+        header = self.tree.header()
+        width = self.tree.viewport().width() - (0 if header.isSectionHidden(1) else PARAMETERS_MIN_WIDTH)
+        papers = 0 if header.isSectionHidden(2) else self.tree.sizeHintForColumn(2) + 8
+        name = NAME_WIDTH
+        if papers and name + papers > width > 0:          # the other spellings give way first
+            papers = max(COLUMN_MIN_WIDTH, width - name)
+        if name + papers > width > 0:
+            name = max(COLUMN_MIN_WIDTH, width - papers)
+        self.tree.setColumnWidth(0, name)
+        if papers:
+            self.tree.setColumnWidth(2, papers)
+
     def _build(self) -> None:
         self.tree.blockSignals(True)
         for measure in self.registry.values():
@@ -253,6 +279,7 @@ class MeasurePicker(QWidget):
             if name is not None:
                 self._name_item(item, self.registry[name], chosen)
         self.tree.blockSignals(False)
+        self._fit_columns()
         self._filter(self.search.text())
         self._show_help(self.tree.currentItem())
 

@@ -32,9 +32,14 @@ def run_colour(i: int) -> str:
 
 def plain_axes(item: pg.PlotItem) -> None:
     """No automatic SI prefix on any axis: scores have no unit, and pyqtgraph would write a
-    meaningless "(x0.001)" beside a label whenever the range stays below 1."""
+    meaningless "(x0.001)" beside a label whenever the range stays below 1. The plot follows the
+    window's palette (dark in a dark window)."""
+    from evalgui.gui.plot_palette import follow_palette
+
     for side in ("left", "bottom", "right", "top"):
         item.getAxis(side).enableAutoSIPrefix(False)
+    for view in item.scene().views() if item.scene() is not None else ():
+        follow_palette(view)
 
 
 def _plot_view(plot) -> pg.GraphicsView:
@@ -56,7 +61,15 @@ def svg_bytes(widget: pg.GraphicsView) -> bytes:
       does not write the clip that QPainter.restore() brings back, so after QGraphicsView's
       per-item save/restore later items were clipped to an earlier item's box (or not at all);
     - cosmetic (constant-width) lines are written in page coordinates (``flatten_svg``).
+    Black on white whatever the window's palette (``on_white``).
     """
+    from evalgui.gui.plot_palette import on_white
+
+    with on_white(widget):          # black on white in a dark window too: for documents
+        return _svg_bytes(widget)
+
+
+def _svg_bytes(widget: pg.GraphicsView) -> bytes:
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect
     from PySide6.QtGui import QPainter, QPicture
     from PySide6.QtSvg import QSvgGenerator
@@ -279,9 +292,12 @@ def export_plot(plot, path: str) -> None:
 
     from evalgui.core.export import atomic_path
 
+    from evalgui.gui.plot_palette import on_white
+
     widget = _plot_view(plot)
     ext = os.path.splitext(path)[1].lower() or ".png"
-    with atomic_path(path, suffix=ext) as tmp:     # the image writer picks the format by the suffix
+    # (black on white in a dark window too: exports go into documents; the writer picks the format by the suffix)
+    with atomic_path(path, suffix=ext) as tmp, on_white(widget):
         if ext == ".svg":
             with open(tmp, "wb") as fh:
                 fh.write(svg_bytes(widget))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, QRect
-from PySide6.QtWidgets import QScrollArea
+from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea, QTableView
 
 from tests.gui.conftest import open_demo_and_wait
 
@@ -57,3 +57,24 @@ def test_the_runs_list_shows_eight_rows(qtbot, key, window):
     row = run_list.sizeHintForRow(0)
     assert row > 0
     assert run_list.viewport().height() >= 8 * row - 1, (run_list.viewport().height(), row)
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1024, 640)])
+def test_no_form_scrolls_sideways(qtbot, window, size):
+    """Issue 25: with the demo's data in every workspace, no form needs a horizontal scroll bar (long rows put
+    their field under their label, notes wrap)."""
+    open_demo_and_wait(qtbot, window, only=None)
+    resize_and_wait(qtbot, window, *size)
+    for key in WORKSPACES:
+        workspace = window.workspaces[key]
+        window.tabs.setCurrentWidget(workspace)
+        scroll = workspace.form_column.findChild(QScrollArea)
+        qtbot.waitUntil(lambda: scroll.viewport().width() > 0)
+        qtbot.wait(20)
+        assert not scroll.horizontalScrollBar().isVisible(), (key, size, scroll.widget().minimumSizeHint().width(),
+                                                              scroll.viewport().width())
+        assert scroll.widget().minimumSizeHint().width() <= scroll.viewport().width(), (key, size)
+        # nor does a list or the measure tree in it (long names are elided); tables of data may scroll as tables do
+        for area in scroll.widget().findChildren(QAbstractScrollArea):
+            if area.isVisible() and not isinstance(area, QTableView):
+                assert not area.horizontalScrollBar().isVisible(), (key, size, area.objectName())

@@ -163,6 +163,9 @@ class Workspace(QWidget):
                 sizes: tuple[int, int] = (420, 900)) -> None:
         """The form (scrollable) with Run, Cancel and the progress in sight below it, on the left;
         the results on the right. Sets ``self.form_column``."""
+        from evalgui.gui.narrow import fit_narrow
+
+        fit_narrow(form)                 # no sideways scrolling in a laptop's narrow column
         scroll = QScrollArea()
         scroll.setWidget(form)
         scroll.setWidgetResizable(True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QListWidget, QListWidgetItem,
-                               QPushButton, QVBoxLayout, QWidget)
+                               QPushButton, QStyledItemDelegate, QToolTip, QVBoxLayout, QWidget)
 
 from evalgui.gui.naming import label
 
@@ -30,6 +30,13 @@ class Checklist(QListWidget):
             self.setObjectName(object_name)
         self.ticks: dict[str, bool] = {}       # key -> ticked, remembered across refills
         self.itemChanged.connect(self._item_changed)
+        # A long name is shortened in the middle (its tooltip has it whole), never scrolled to sideways: the
+        # list is as wide as the form column, narrow on a laptop.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setUniformItemSizes(True)         # (one size hint for all rows: 20,000 runs lay out at once)
+        self.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.setItemDelegate(_ViewportWide(self))
 
     def set_entries(self, entries: Iterable[tuple[str, str]], *, default: bool = True,
                     defaults: dict[str, bool] | None = None, tooltips: dict[str, str] | None = None,
@@ -93,6 +100,23 @@ class Checklist(QListWidget):
     def _item_changed(self, row: QListWidgetItem) -> None:
         self.ticks[row.data(_KEY)] = row.checkState() == Qt.CheckState.Checked
         self.changed.emit()
+
+
+class _ViewportWide(QStyledItemDelegate):
+    """Rows as wide as the list's viewport, so that a long name is elided rather than scrolled; a shortened
+    name without a tooltip of its own shows itself whole as one."""
+
+    def sizeHint(self, option, index) -> QSize:
+        hint = super().sizeHint(option, index)
+        return QSize(max(self.parent().viewport().width() - 2, 20), hint.height())
+
+    def helpEvent(self, event, view, option, index) -> bool:
+        text = index.data()
+        if event.type() == QEvent.Type.ToolTip and not index.data(Qt.ItemDataRole.ToolTipRole) and text:
+            if view.visualRect(index).width() - 30 < option.fontMetrics.horizontalAdvance(text):
+                QToolTip.showText(event.globalPos(), text, view)
+                return True
+        return super().helpEvent(event, view, option, index)
 
 
 class QrelsRunsPicker(QGroupBox):

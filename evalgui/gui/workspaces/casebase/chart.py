@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel
 
 from evalgui.core.cbr.evaluate import FILTER_SIZE, K, LINEAR, MACFAC, METRIC, RETRIEVER, VALUE
 from evalgui.gui.naming import label as shown_name
+from evalgui.gui.plot_palette import plot_colours
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
@@ -46,7 +47,12 @@ class ChartTab(LazyView):
         item.setMenuEnabled(False)
         plain_axes(item)
         item.setLabel("bottom", "retrieval seconds (all queries)")
-        self.legend = item.addLegend(offset=(-10, -10))      # bottom right: the best points are high
+        # The legend in a row of its own under the x axis, outside the points' box (which clips the point labels):
+        # no label can run into it.
+        self.legend_row = pg.GraphicsWidget()
+        item.layout.addItem(self.legend_row, 4, 0, 1, 3)     # under the axes, the whole width
+        self.legend = pg.LegendItem(colCount=2)
+        self.legend.setParentItem(self.legend_row)
         self.macfac = pg.ScatterPlotItem(size=10, brush=pg.mkBrush(run_colour(0)), pen=pg.mkPen("#ffffff", width=0.5),
                                          hoverable=True, tip=self._tip)
         self.linear = pg.ScatterPlotItem(size=13, symbol="star", brush=pg.mkBrush(run_colour(3)),
@@ -57,9 +63,24 @@ class ChartTab(LazyView):
         item.addItem(self.reference)
         self.legend.addItem(self.macfac, "MAC/FAC (filter size/k)")
         self.legend.addItem(self.linear, "linear (reference)")
+        self.legend.anchor(itemPos=(0.5, 0), parentPos=(0.5, 0))
+        self._fit_legend()
+        item.vb.sigResized.connect(lambda _: self._fit_legend())
         self.labels: list[pg.TextItem] = []
         export = export_button("Export…", self.export_dialog)
         self.page = with_toolbar(self.plot, [QLabel("Metric"), self.metric, export])
+
+    def _fit_legend(self) -> None:
+        """Both entries side by side when the chart is wide enough, else one above the other; the row as high."""
+        width = self.plot.getPlotItem().width()
+        for columns in (2, 1):
+            if self.legend.columnCount != columns:
+                self.legend.setColumnCount(columns)
+            self.legend.updateSize()
+            if self.legend.width() <= width - 4:
+                break
+        if self.legend_row.maximumHeight() != self.legend.height() + 2:
+            self.legend_row.setFixedHeight(self.legend.height() + 2)
 
     @property
     def outcome(self):
@@ -101,7 +122,8 @@ class ChartTab(LazyView):
             self.reference.setValue(float(finite[0]))
         # Labels alternate above and below their points, in order of time: close points stay readable.
         # The linear retriever's say which k each star is ("k=5"), in its colour.
-        points = [(sx, sy, name, "#333333") for sx, sy, name in zip(x, y, names)]
+        text = plot_colours(self.plot.palette())[1].name()         # the window's text colour (dark or light)
+        points = [(sx, sy, name, text) for sx, sy, name in zip(x, y, names)]
         points += [(sx, sy, name.removeprefix("linear "), run_colour(3)) for sx, sy, name in zip(lx, ly, lnames)]
         points.sort(key=lambda p: p[0])
         for i, (sx, sy, name, colour) in enumerate(points):

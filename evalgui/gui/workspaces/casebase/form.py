@@ -189,7 +189,9 @@ class CaseBaseForm(QWidget):
 
         # ---------------------------------------------------------------- ranked measures (graded ground truth)
         ranked_box = QGroupBox("Ranked measures")
-        self.ranked_check = QCheckBox("Also nDCG@k, P@k, AP...: the ground truth as graded qrels")
+        self.ranked_check = QCheckBox("Also nDCG@k, P@k, AP…")      # short: a check box's text cannot wrap
+        ranked_note = QLabel("The ground truth becomes graded qrels and each retriever's list a run.")
+        ranked_note.setWordWrap(True)
         self.ranked_check.setObjectName("cbrRanked")
         self.ranked_check.setToolTip("By the ranked engine: the ground truth becomes graded qrels (by the thresholds "
                                      "below) and each retriever's list, cut at k, a run")
@@ -210,6 +212,7 @@ class CaseBaseForm(QWidget):
         ranked_layout.addRow(self.ranked_picker)
         ranked_column = QVBoxLayout(ranked_box)
         ranked_column.addWidget(self.ranked_check)
+        ranked_column.addWidget(ranked_note)
         ranked_column.addWidget(self.ranked_settings)
         self._show_ranked(False)
 

@@ -203,7 +203,10 @@ class ExponentialForm(MeasureForm):
         try:
             import pyqtgraph as pg
 
-            self.plot = pg.PlotWidget(background="w")
+            from evalgui.gui.plot_palette import follow_palette
+
+            self.plot = pg.PlotWidget()
+            follow_palette(self.plot)
             self.plot.setObjectName("alphaCurve")
             self.plot.setFixedHeight(120)
             self.plot.setMinimumWidth(220)

@@ -23,6 +23,7 @@ from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, MEASURES_BY_TYPE
 from evalgui.core.display import plain_words
 from evalgui.core.cbr.model import TYPES, AttributeModel, SimilarityModel
 from evalgui.core.errors import EvalInputError
+from evalgui.gui.narrow import fit_narrow
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.workspaces.casebase.measure_forms import (INVALID_BRUSH, MAX_GRID_VALUES, AttributeContext,
                                                            MeasureForm, form_for)
@@ -173,6 +174,7 @@ class ModelEditor(QWidget):
         form = form_for(measure, given, self.context(name))
         form.setObjectName(f"settings:{name}")
         form.changed.connect(self._edited)
+        fit_narrow(form)                     # (the form column: narrow on a laptop)
         self.stack.addWidget(form)
         return form
 
@@ -398,7 +400,7 @@ class CaseIdBox(QComboBox):
         self.setEditable(True)
         self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.setMinimumContentsLength(8)
+        self.setMinimumContentsLength(5)             # both boxes side by side in a laptop's form column
         self.view().setUniformItemSizes(True)
         completer = QCompleter(self.ids, self)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)

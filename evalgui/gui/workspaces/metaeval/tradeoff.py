@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.naming import label as shown_name
+from evalgui.gui.plot_palette import dark_plot, readable_on_dark
 from evalgui.gui.plots import run_colour
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
@@ -81,11 +82,13 @@ class TradeoffView(PlotView):
         top_y = max(float(np.nanmax(y + rows["error_rate_sd"].to_numpy(float))), 1.0)
         item.setRange(xRange=(0, top_x * 1.25), yRange=(0, top_y * 1.2), padding=0.02)
         placed: list[tuple[float, float]] = []
+        dark = dark_plot(self.plot)
         for m, px, py, colour in zip(measures, x, y, colours):
             # Points close together (measures that agree) stack their labels a line apart.
             lines = sum(abs(px - qx) < LABEL_NEAR[0] * top_x and abs(py - qy) < LABEL_NEAR[1] * top_y
                         for qx, qy in placed)
-            label = pg.TextItem(shown_name(m), color=colour, anchor=(-0.1, 1.0 + lines))
+            label = pg.TextItem(shown_name(m), color=readable_on_dark(colour) if dark else colour,
+                                anchor=(-0.1, 1.0 + lines))
             label.setPos(px, py)
             item.addItem(label, ignoreBounds=True)
             self.labels.append(label)

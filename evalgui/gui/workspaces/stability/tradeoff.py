@@ -12,6 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.plot_palette import dark_plot, readable_on_dark
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
 from evalgui.gui.workspaces.stability.results import (EXPERIMENT, combination_items, combination_of,
@@ -48,6 +49,7 @@ class TradeoffView(PlotView):
         self.points = pg.ScatterPlotItem(size=11, pen=pg.mkPen("#ffffff", width=1), hoverable=True, tip=self._tip)
         item.addItem(self.points)
         self.labels: list[pg.TextItem] = []
+        self._caption = ""
         self._placing = None           # what _place needs, to place the labels again when the plot is resized
         item.vb.sigResized.connect(lambda _: self._place(*self._placing) if self._placing and self.labels else None)
 
@@ -82,25 +84,34 @@ class TradeoffView(PlotView):
 
     def _place(self, labels, x, y, x_range, y_range) -> None:
         """Anchor each label at the first place around its point that overlaps no label placed before it nor any
-        point, within the plot (in the plot's pixels, as it is now); at the first within it when every place is
-        taken."""
+        point, within the plot (in the plot's pixels, as it is now). A label with no free place is shortened
+        (“Average@…”) until one frees up, and hidden when none does (a small plot: the point's tooltip still
+        names it); the caption then says so."""
         box = self.plot.getPlotItem().vb.boundingRect()
         width, height = (box.width(), box.height()) if box.width() > 50 else (600.0, 400.0)
         sx, sy = width / (x_range[1] - x_range[0]), height / (y_range[1] - y_range[0])
         centres = [(px * sx, py * sy) for px, py in zip(np.nan_to_num(x), np.nan_to_num(y))]
         points = [(px - POINT_RADIUS, py - POINT_RADIUS, px + POINT_RADIUS, py + POINT_RADIUS) for px, py in centres]
         taken: list[tuple[float, float, float, float]] = []
+        shortened = 0
         for i, (label, centre) in enumerate(zip(labels, centres)):
-            size = label.boundingRect().size()        # in pixels: a label keeps its size whatever the zoom
-            boxes = [(anchor, _box(centre, anchor, (size.width(), size.height()))) for anchor in PLACES]
             # A point on top of this one cannot be avoided: only the others are.
             others = taken + [box for j, box in enumerate(points)
                               if j != i and np.hypot(*np.subtract(centres[j], centre)) > 2 * POINT_RADIUS]
-            inside = [(a, b) for a, b in boxes if b[0] >= 0 and b[1] >= 0 and b[2] <= width and b[3] <= height]
-            anchor, chosen = next(((a, b) for a, b in inside if not any(_overlap(b, other) for other in others)),
-                                  (inside or boxes)[0])
-            taken.append(chosen)
-            label.setAnchor(anchor)
+            for text in _shorter(label.full_text):
+                label.setText(text)
+                size = label.boundingRect().size()        # in pixels: a label keeps its size whatever the zoom
+                boxes = [(anchor, _box(centre, anchor, (size.width(), size.height()))) for anchor in PLACES]
+                inside = [(a, b) for a, b in boxes if b[0] >= 0 and b[1] >= 0 and b[2] <= width and b[3] <= height]
+                free = next(((a, b) for a, b in inside if not any(_overlap(b, other) for other in others)), None)
+                if free is not None:
+                    label.setAnchor(free[0])
+                    taken.append(free[1])
+                    break
+            label.setVisible(free is not None)
+            shortened += label.toPlainText() != label.full_text or free is None
+        self.caption.setText(self._caption + (" Labels that do not fit are shortened or left out: hover over "
+                                              "a point to see its measure." if shortened else ""))
 
     def draw(self) -> None:
         self.clear()
@@ -124,20 +135,30 @@ class TradeoffView(PlotView):
         x_range = (0.0, max(float(np.nanmax(x + x_sd, initial=0.0)), 1.0) * 1.3)
         y_range = (0.0, max(float(np.nanmax(y + y_sd, initial=0.0)), 1.0) * 1.2)
         item.setRange(xRange=x_range, yRange=y_range, padding=0.02)
+        dark = dark_plot(self.plot)
         for m, px, py, (colour, _, _) in zip(measures, x, y, styles):
-            label = pg.TextItem(m, color=label_colour(colour))
+            label = pg.TextItem(m, color=readable_on_dark(colour) if dark else label_colour(colour))
+            label.full_text = m
+            label.setToolTip(m)
             label.setPos(px, py)
             item.addItem(label, ignoreBounds=True)
             self.labels.append(label)
-        self._placing = (self.labels, x, y, x_range, y_range)
-        self._place(*self._placing)
         combination = combination_of(self.combination.currentData())
         level = self.level.currentData()
         item.setTitle(f"Error rate against tie rate, fuzziness {level:g}", size="10pt")
-        self.caption.setText(f"One point per measure: {combination_text(combination)}, "
-                             f"{self.outcome.settings.iterations} iterations; a tie is a difference within {level:g} "
-                             "× the query's mean score. Bars: ± one standard deviation over the iterations. Lower "
-                             "left is better: fewer contradictions and fewer ties.")
+        self._caption = (f"One point per measure: {combination_text(combination)}, "
+                         f"{self.outcome.settings.iterations} iterations; a tie is a difference within {level:g} "
+                         "× the query's mean score. Bars: ± one standard deviation over the iterations. Lower "
+                         "left is better: fewer contradictions and fewer ties.")
+        self._placing = (self.labels, x, y, x_range, y_range)
+        self._place(*self._placing)
+
+
+def _shorter(text: str):
+    """The text, then ever shorter beginnings of it ending in “…”, down to three characters."""
+    yield text
+    for length in range(len(text) - 2, 2, -1):
+        yield text[:length] + "…"
 
 
 def _overlap(a, b) -> bool:
