@@ -85,7 +85,7 @@ COLUMN_LABELS = {
     "measure": "Measure", "test": "Test", "correction": "Correction", "baseline": "Baseline", "run": "Run",
     "query": "Query", "value": "Value", "statistic": "Statistic", "wins": "Wins", "losses": "Losses",
     "ties": "Ties", "significant_wins": "Significant wins", "significant_losses": "Significant losses",
-    "mean_preference": "Mean preference", "preference": "Preference",
+    "mean_preference": "Mean preference", "win_rate": "Win rate", "preference": "Preference",
     # preference measures (shown so; exports and evalgui-cli keep their registered names)
     "st_rpp": "ST-RPP (subtopics alike)", "st_rpp_rel": "ST-RPP (subtopics by relevant documents)",
     # meta-evaluation

@@ -1,10 +1,23 @@
 """Form controls from a workflow's parameter declarations: label, tooltip, bounds and default in one place.
 
-:func:`bind` dresses a control (spin box, check box, combo box, line edit) from its
+:func:`bind` dresses a control (spin box, check box, radio button, combo box, line edit) from its
 :class:`~evalgui.core.workflows.params.Param`: the control's label or text, its tooltip (the
 declaration's help), its range and its default. A :class:`Bindings` of a form reads and restores the
 values of all its bound controls by parameter name, so a form writes no per-widget
 ``state()``/``restore()`` code, and its saved state has the request's names and types.
+
+Besides the scalar controls, a form binds (one mechanism for every kind, as Orange declares a widget's
+settings):
+
+- a list parameter shown as a :class:`~evalgui.gui.workspaces.run_picker.Checklist` (runs, baselines,
+  metrics): the state is the ticks by key, which survive the list being refilled;
+- a measure picker (anything with ``state()``/``restore()``): its own state;
+- a value the form holds rather than shows in one control (the file chosen among the loaded ones,
+  B as last set for each test, a similarity model as edited): :meth:`Bindings.hold`, by attribute or by a
+  getter and a setter.
+
+View-only settings (which source page is shown) are declared with :func:`view` and bound the same way.
+A binding's name may be dotted (``ranked.on``): the state nests it (``{"ranked": {"on": ...}}``).
 """
 
 from __future__ import annotations
@@ -12,7 +25,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QLineEdit, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QLineEdit, QRadioButton, QSpinBox
+
+from evalgui.core.workflows.params import Param
 
 INT_LIMIT = 2_147_483_647          # a QSpinBox holds a C int
 LIST_TYPES = ("ints", "floats", "texts")
@@ -35,12 +50,24 @@ def _tooltip(param) -> str:
     return param.help + (f" (in {param.unit})" if param.unit else "")
 
 
-class Binding:
-    """One control bound to one parameter."""
+def view(name: str, type: str, default: Any = None, choices: tuple = (), label: str = "",
+         optional: bool = False) -> Param:
+    """A view-only setting of a form (which source page is shown, B as last set for each test): saved and
+    restored with the form's state, but no parameter of the job. Not ``optional``: a saved None is ignored."""
+    return Param(name=name, type=type, default=default, choices=choices, label=label or name,
+                 help="How the form is set out (not a parameter of the job).", optional=optional)
 
-    def __init__(self, param, widget, label: QLabel | None = None):
+
+class Binding:
+    """One control bound to one parameter. ``dress=False``: the control keeps the label and tooltip the form
+    gave it (a view-only setting, or a box whose tooltip follows its choice); its state is bound all the same."""
+
+    late = False
+
+    def __init__(self, param, widget, label: QLabel | None = None, dress: bool = True):
         self.param, self.widget, self.label = param, widget, label
-        self._dress()
+        if dress:
+            self._dress()
 
     def _dress(self) -> None:
         p, w = self.param, self.widget
@@ -50,7 +77,7 @@ class Binding:
             self.label.setText(p.label)
             self.label.setBuddy(w)
             self.label.setToolTip(_tooltip(p))
-        if isinstance(w, QCheckBox):
+        if isinstance(w, (QCheckBox, QRadioButton)):
             w.setText(p.label)
         elif isinstance(w, (QSpinBox, QDoubleSpinBox)):
             low = p.minimum if p.minimum is not None else -INT_LIMIT
@@ -76,6 +103,8 @@ class Binding:
 
     def value(self) -> Any:
         w, p = self.widget, self.param
+        if isinstance(w, QRadioButton):
+            return w.isChecked()
         if isinstance(w, QCheckBox):
             if p.type == "choice":          # one choice, on or off
                 return p.choice_values[0] if w.isChecked() else None
@@ -115,7 +144,9 @@ class Binding:
         if value is None or self.param.check(value):
             return False
         w = self.widget
-        if isinstance(w, QCheckBox):
+        if isinstance(w, QRadioButton):
+            _check_radio(w, bool(value))
+        elif isinstance(w, QCheckBox):
             w.setChecked(bool(value))
         elif isinstance(w, (QSpinBox, QDoubleSpinBox)):
             if not w.minimum() <= value <= w.maximum():
@@ -134,7 +165,7 @@ class Binding:
     def changed(self):
         """The signal of the user's edits (a line edit's textEdited: the form setting it is none)."""
         w = self.widget
-        if isinstance(w, QCheckBox):
+        if isinstance(w, (QCheckBox, QRadioButton)):
             return w.toggled
         if isinstance(w, (QSpinBox, QDoubleSpinBox)):
             return w.valueChanged
@@ -143,37 +174,201 @@ class Binding:
         return w.textEdited
 
 
+def _check_radio(button: QRadioButton, on: bool) -> None:
+    """A radio button on, or off: off checks another button of its group (an exclusive group keeps one on)."""
+    if on or button.group() is None:
+        button.setChecked(on)
+        return
+    if button.isChecked():
+        other = next((b for b in button.group().buttons() if b is not button), None)
+        if other is not None:
+            other.setChecked(True)
+
+
+class ChecklistBinding:
+    """A list parameter shown as a checklist: the state is the ticks by key (``{key: bool}``), which the list
+    keeps across refills, so a run ticked in a project is ticked again once its file is loaded."""
+
+    late = False
+
+    def __init__(self, param, widget):
+        self.param, self.widget, self.label = param, widget, None
+
+    def value(self) -> dict:
+        return dict(self.widget.ticks)
+
+    def set_value(self, value) -> bool:
+        if not isinstance(value, dict):
+            return False
+        self.widget.restore(value)
+        return True
+
+    @property
+    def changed(self):
+        return self.widget.changed
+
+
+class StateBinding:
+    """A compound control that keeps its own state (a measure picker: the ticks, their parameters, the
+    measures added): the state is the control's ``state()``, a dict."""
+
+    late = False
+
+    def __init__(self, param, widget):
+        self.param, self.widget, self.label = param, widget, None
+
+    def value(self) -> dict:
+        return self.widget.state()
+
+    def set_value(self, value) -> bool:
+        if not isinstance(value, dict):
+            return False
+        self.widget.restore(value)
+        return True
+
+    @property
+    def changed(self):
+        return self.widget.changed
+
+
+class HeldBinding:
+    """A value the form holds rather than shows in one control: an attribute of ``holder`` (or a key of a
+    dict), or what ``get`` returns and ``put`` takes. A value of the wrong type is ignored; a setter may
+    refuse one by raising ValueError or returning False. ``late``: restored after the form has refreshed
+    its inputs (a model needs its case base). ``shows``: the controls that show the value (the combo box of
+    the loaded files), which it is read from only through the holder."""
+
+    changed = None
+
+    def __init__(self, param, holder=None, attribute: str | None = None, *, get=None, put=None, late=False,
+                 shows=()):
+        self.param, self.widget, self.label, self.late = param, None, None, late
+        self.shows = tuple(shows)
+        if get is None:
+            if isinstance(holder, dict):
+                get, put = (lambda: holder[attribute]), (lambda v: holder.__setitem__(attribute, v))
+            else:
+                get, put = (lambda: getattr(holder, attribute)), (lambda v: setattr(holder, attribute, v))
+        self._get, self._put = get, put
+
+    def value(self) -> Any:
+        return self._get()
+
+    def set_value(self, value) -> bool:
+        p = self.param
+        if value is None and not p.optional:
+            return False
+        if p.type == "json":
+            if p.default is not None and value is not None and not isinstance(value, type(p.default)):
+                return False            # a dict saved where a dict is held, say
+        else:
+            try:
+                value = p.coerce(value)
+            except ValueError:
+                return False
+            if isinstance(value, tuple):
+                value = list(value)
+        try:
+            return self._put(value) is not False
+        except (ValueError, TypeError):
+            return False
+
+
 class Bindings:
-    """A form's bound controls by parameter name: their values as the form's state, and back."""
+    """A form's bound controls by parameter name: their values as the form's state, and back.
 
-    def __init__(self):
-        self._bindings: dict[str, Binding] = {}
+    ``refresh``: what the form does once the values are restored and before the ``late`` ones are (refill its
+    pickers from the session). Values are restored in the order they were bound."""
 
-    def bind(self, param, widget, label: QLabel | None = None):
-        """Dress ``widget`` from ``param`` and remember it; returns the widget."""
-        self._bindings[param.name] = Binding(param, widget, label)
+    def __init__(self, refresh=None):
+        self._bindings: dict[str, Any] = {}
+        self.refresh = refresh
+
+    def bind(self, param, widget, label: QLabel | None = None, *, name: str | None = None, dress: bool = True):
+        """Dress ``widget`` from ``param`` and remember it under ``name`` (the parameter's by default); a
+        checklist gives its ticks, a control with ``state()``/``restore()`` its state. Returns the widget."""
+        from evalgui.gui.workspaces.run_picker import Checklist
+
+        if isinstance(widget, Checklist):
+            binding = ChecklistBinding(param, widget)
+        elif hasattr(widget, "state") and hasattr(widget, "restore"):
+            binding = StateBinding(param, widget)
+        else:
+            binding = Binding(param, widget, label, dress)
+        self._bindings[name or param.name] = binding
         return widget
 
-    def __getitem__(self, name: str) -> Binding:
+    def hold(self, param, holder=None, attribute: str | None = None, *, name: str | None = None, get=None,
+             put=None, late: bool = False, shows=()) -> None:
+        """Bind a value the form holds (see :class:`HeldBinding`) under ``name`` (the parameter's by default)."""
+        self._bindings[name or param.name] = HeldBinding(param, holder, attribute, get=get, put=put, late=late,
+                                                         shows=shows)
+
+    def __getitem__(self, name: str):
         return self._bindings[name]
 
+    def __contains__(self, name: str) -> bool:
+        return name in self._bindings
+
+    def names(self) -> list[str]:
+        return list(self._bindings)
+
+    def widgets(self) -> list:
+        """The bound controls (a radio button with the others of its group), and those that show a held value."""
+        found = []
+        for b in self._bindings.values():
+            for w in (b.widget,) if b.widget is not None else getattr(b, "shows", ()):
+                group = w.group() if isinstance(w, QRadioButton) else None
+                found += [w] if group is None else [o for o in group.buttons() if o is w or o not in found]
+        return found
+
     def changed_signals(self) -> list:
-        return [b.changed for b in self._bindings.values()]
+        return [b.changed for b in self._bindings.values() if b.changed is not None]
 
     def state(self) -> dict:
-        return {name: b.value() for name, b in self._bindings.items()}
+        out: dict = {}
+        for name, binding in self._bindings.items():
+            _put(out, name, binding.value())
+        return out
 
     def restore(self, state: dict, aliases: dict[str, str] | None = None) -> None:
-        """Show the saved values (under their names, or an older name in ``aliases``); a value the
-        parameter does not accept leaves its control as it is."""
+        """Show the saved values (under their names, or an older name in ``aliases``; dotted names look into
+        nested dicts); a value the parameter does not accept leaves its control as it is. Then the form's
+        ``refresh``, then the late values."""
         if not isinstance(state, dict):
             return
-        for old, new in (aliases or {}).items():
-            if old in state and new not in state:
-                state = {**state, new: state[old]}
-        for name, binding in self._bindings.items():
-            if name in state:
-                binding.set_value(state[name])
+        found = {}
+        for name in self._bindings:
+            value = _lookup(state, name)
+            if value is _MISSING:
+                value = next((v for old, new in (aliases or {}).items() if new == name
+                              and (v := _lookup(state, old)) is not _MISSING), _MISSING)
+            if value is not _MISSING:
+                found[name] = value
+        for late in (False, True):
+            if late and self.refresh is not None:
+                self.refresh()
+            for name, binding in self._bindings.items():
+                if binding.late == late and name in found:
+                    binding.set_value(found[name])
+
+
+_MISSING = object()
+
+
+def _lookup(state: dict, name: str):
+    for part in name.split("."):
+        if not isinstance(state, dict) or part not in state:
+            return _MISSING
+        state = state[part]
+    return state
+
+
+def _put(out: dict, name: str, value) -> None:
+    *parents, last = name.split(".")
+    for part in parents:
+        out = out.setdefault(part, {})
+    out[last] = value
 
 
 def bind(param, widget, label: QLabel | None = None) -> Binding:

@@ -30,6 +30,16 @@ def registry_combo(name: str, registry, labels: dict[str, str]) -> QComboBox:
     return combo
 
 
+def samples_per_test(saved) -> dict[str, int]:
+    """B as last set for each resampling test, from a saved form: the tests and numbers that are valid."""
+    from evalgui.core.stats.catalogue import RESAMPLING
+
+    if not isinstance(saved, dict):
+        raise ValueError("expected B per test")
+    return {k: int(v) for k, v in saved.items()
+            if k in RESAMPLING and isinstance(v, int) and not isinstance(v, bool) and v >= 1}
+
+
 def parse_numbers(text: str, kind: type, what: str, example: str) -> tuple:
     """Numbers typed with commas, semicolons or blanks between them; () when the box is empty (the engine's
     default). EvalUsageError names the box (``what``) and the part that is not a number."""

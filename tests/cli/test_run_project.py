@@ -157,9 +157,16 @@ def test_a_ranked_request_writes_its_tables_and_the_precision_recall_plot(capsys
     project = eg.save_project(str(tmp_path / "p.evalgui"), outcome)
     status, out, err = run_cli(capsys, "run", project, "-o", tmp_path / "out")
     assert status == 0, err
-    for name in ("ranked-summary.csv", "ranked-per_query.csv", "ranked-precision-recall.png",
+    manifest = {entry["file"]: entry for entry in json.loads((tmp_path / "out" / "manifest.json").read_text())["files"]}
+    for name in ("ranked-summary.csv", "ranked-per_query.csv", "ranked-run_matrix.csv", "ranked-precision-recall.png",
                  "ranked-precision-recall.svg"):
-        assert (tmp_path / "out" / name).stat().st_size > 0, name
+        assert (tmp_path / "out" / name).stat().st_size > 0 and name in manifest, name
+    assert manifest["ranked-run_matrix.csv"]["table"] == "run_matrix"
+    import pandas as pd
+
+    written = pd.read_csv(tmp_path / "out" / "ranked-run_matrix.csv")
+    assert list(written.columns) == ["measure", "row", "column", "mean_row", "mean_column", "diff", "n_queries"]
+    assert len(written) == 2 * 2 * 2 and (written["n_queries"] == 50).all()
 
 
 def test_check_names_at_most_twenty_rows_of_a_column_and_counts_the_rest(capsys, tmp_path, monkeypatch):

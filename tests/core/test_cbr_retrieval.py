@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalgui.core.cbr import retrieval
-from evalgui.core.cbr.evaluate import (CaseBaseRun, casebase_job, qrels_from_ground_truth, run_casebase,
-                                       run_of_lists)
+from evalgui.core.cbr.evaluate import CaseBaseRun, qrels_from_ground_truth, run_casebase, run_of_lists
 from evalgui.core.cbr.lists import ground_truth_lists, order_rows
 from evalgui.core.cbr.model import Scorer, load_model
 from evalgui.core.errors import EvalUsageError
@@ -328,14 +327,23 @@ def test_imported_results_are_evaluated_beside_the_retrievers(cars, tmp_path):
 # ---------------------------------------------------------------- the job
 
 def test_the_job_reports_progress_and_stops_when_cancelled(tmp_path, monkeypatch):
-    train, test, model = synthetic(tmp_path)
+    """The case-based workflow (what the window's worker and evalgui-cli run call) reports progress, and Cancel
+    stops it mid-run."""
+    from evalgui.core.workflows.casebase import CasebaseRequest
+    from evalgui.core.workflows.casebase import run_casebase as run_workflow
+
+    synthetic(tmp_path)
     monkeypatch.setattr(retrieval, "BLOCK_CELLS", 700)
+    files = {"train": str(tmp_path / "train.csv"), "test": str(tmp_path / "test.csv"),
+             "model_file": str(tmp_path / "model.json")}
     reports = []
-    result = casebase_job(CaseBaseRun(train, test, model, model.subset(["price"]), (50,), (5,), metrics=["hits"]))(
-        JobState(lambda f, m: reports.append((f, m)), min_interval=0.0))
+    outcome = run_workflow(CasebaseRequest(**files, mac_attributes=("price",), filter_sizes=(50,), ks=(5,),
+                                           metrics=("hits",)),
+                           JobState(lambda f, m: reports.append((f, m)), min_interval=0.0))
     assert reports[-1][0] == 1.0 and any("MAC/FAC 50/5" in m for _, m in reports)
     fractions = [f for f, _ in reports]
-    assert fractions == sorted(fractions) and len(result.retrievals) == 2
+    assert fractions == sorted(fractions) and len(outcome.result.retrievals) == 2
+    assert set(outcome["results"]["retriever"]) >= {"linear", "macfac"}
     asked = []
 
     def cancel_after_three_checks():
@@ -343,7 +351,8 @@ def test_the_job_reports_progress_and_stops_when_cancelled(tmp_path, monkeypatch
         return len(asked) > 3
 
     with pytest.raises(Cancelled):
-        casebase_job(CaseBaseRun(train, test, model, metrics=["hits"]))(JobState(is_cancelled=cancel_after_three_checks))
+        run_workflow(CasebaseRequest(**files, metrics=("hits",)), JobState(is_cancelled=cancel_after_three_checks))
+    assert len(asked) >= 4                  # it ran past three checks, then stopped
 
 
 def test_a_block_stops_between_attributes_when_cancelled(tmp_path):

@@ -107,7 +107,7 @@ def test_a_saved_projects_report_draws_the_precision_recall_curves(qtbot, window
     del state["results"]["ranked"]["curves"]                  # as projects saved before they kept them
     older = tmp_path / "older.evalgui"
     older.write_text(json.dumps(state))
-    assert set(open_project(str(older)).outcomes["ranked"].tables) == {"summary", "per_query"}
+    assert set(open_project(str(older)).outcomes["ranked"].tables) == {"summary", "per_query", "run_matrix"}
     assert main(["report", str(older), "-o", str(tmp_path / "o.html")]) == 0
     page = (tmp_path / "o.html").read_text(encoding="utf-8")
     assert NO_CURVES in page and "Interpolated precision at 11 recall levels, mean over queries." not in page

@@ -85,3 +85,101 @@ def test_exported_plots_and_wide_tables_follow_the_measure_names(qtbot, window, 
             assert columns[0] == "run" and shown in columns and hidden not in columns
     finally:
         naming.set_current(display.PAPER)
+
+
+def _shown_measure(qtbot, ranked, measure="P_10"):
+    view = ranked.run_matrix
+    ranked.results_tabs.setCurrentWidget(view.page)
+    view.measure.setCurrentIndex(view.measure.findData(measure))
+    return view
+
+
+def test_the_view_shows_the_workflows_table(qtbot, window):
+    """Every cell and tooltip is the ranked workflow's run_matrix row (the table arrived with the runs)."""
+    ranked = open_demo_and_wait(qtbot, window)
+    view = _shown_measure(qtbot, ranked)
+    table = ranked.results_set.run_matrix()
+    part = table[table["measure"] == "P_10"]
+    assert len(part) == len(SYNTHETIC_RUNS) ** 2
+    for row in part.itertuples():
+        assert view.model.frame.loc[row.row, row.column] == row.diff
+    r, c = list(SYNTHETIC_RUNS).index("dense"), list(SYNTHETIC_RUNS).index("bm25")
+    shown = part[(part["row"] == "dense") & (part["column"] == "bm25")].iloc[0]
+    assert f"{shown['diff']:+.4f}" in view.model.tooltip(r, c) and f"{shown['n_queries']} shared" in \
+        view.model.tooltip(r, c) and f"{shown['mean_row']:.4f}" in view.model.tooltip(r, c)
+    # the outcome kept for reports and projects carries the same table
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(ranked.workflow_outcomes()["ranked"].tables["run_matrix"], table)
+
+
+def test_the_view_recomputes_nothing(qtbot, window, monkeypatch):
+    """Sentinel values put in the table are what the view shows; computing pairs in the window would fail."""
+    import evalgui.core.workflows.ranked as ranked_workflow
+
+    ranked = open_demo_and_wait(qtbot, window)
+    table = ranked.results_set.run_matrix().copy()
+    sentinel = table.assign(diff=[0.5 + i / 1000 for i in range(len(table))], n_queries=7)
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("the window computed run × run differences")
+
+    for module, name in ((ranked_workflow.RunPairs, "add"), (ranked_workflow, "_pair_numbers"),
+                         (ranked_workflow, "with_pairs")):
+        monkeypatch.setattr(module, name, refuse)
+    monkeypatch.setattr(ranked.results_set, "run_matrix", lambda: sentinel)
+    view = _shown_measure(qtbot, ranked)
+    part = sentinel[sentinel["measure"] == "P_10"]
+    for row in part.itertuples():
+        assert view.model.frame.loc[row.row, row.column] == row.diff
+    assert "mean over 7 shared queries" in view.model.tooltip(0, 1)
+    assert view.model.display_text(0, 1) == f"{part.iloc[1]['diff']:.3f}"
+
+
+@pytest.mark.parametrize("which", ["v1", "demo", "api"])
+def test_a_project_saved_without_the_table_shows_run_by_run(qtbot, make_window, tmp_path, which):
+    """Projects keep the per-query rows, not the table (the version-1 fixture and the demo project): the table
+    is derived when they open, and the view shows it, equal to the mean per-query differences."""
+    import shutil
+
+    from tests.conftest import ROOT, SAMPLE_DATA
+
+    if which == "v1":
+        shutil.copytree(ROOT / "tests" / "data" / "projects" / "v1", tmp_path / "p")
+        path = tmp_path / "p" / "meic-v1.evalgui"
+    elif which == "demo":
+        shutil.copytree(SAMPLE_DATA, tmp_path / "p")
+        path = tmp_path / "p" / "demo.evalgui"
+    else:                        # written by eg.save_project: the outcome itself, per-query rows, no table
+        import json
+
+        import evalgui as eg
+
+        shutil.copytree(SAMPLE_DATA / "synthetic", tmp_path / "p")
+        outcome = eg.evaluate(str(tmp_path / "p" / "qrels.txt"),
+                              [str(tmp_path / "p" / f"{r}.run") for r in ("bm25", "dense", "random")],
+                              ["AP", "P@10"], per_query=True)
+        path = tmp_path / "p" / "api.evalgui"
+        eg.save_project(str(path), outcome)
+        data = json.loads(path.read_text())
+        del data["results"]["ranked"]["ranked"]["tables"]["run_matrix"]
+        path.write_text(json.dumps(data))
+    window = make_window()
+    with qtbot.waitSignal(window.files_loaded, timeout=30_000):
+        window.open_project(str(path))
+    qtbot.waitUntil(lambda: not window._loaders, timeout=30_000)
+    ranked = window.workspaces["ranked"]
+    assert ranked.has_results()
+    view = ranked.run_matrix
+    ranked.results_tabs.setCurrentWidget(view.page)
+    measure = view.measure.itemData(0)
+    frame = view.model.frame
+    runs = ranked.results_set.names()
+    assert len(runs) >= 2 and list(frame.index) == runs
+    tidy = ranked.results
+    per_query = tidy[(tidy["measure"] == measure) & (tidy["query"] != "all")].pivot(
+        index="query", columns="run", values="value")
+    a, b = runs[0], runs[1]
+    both = per_query[[a, b]].dropna()
+    assert frame.loc[a, b] == pytest.approx((both[a] - both[b]).mean(), abs=1e-12)
+    assert frame.loc[b, a] == pytest.approx((both[b] - both[a]).mean(), abs=1e-12)

@@ -322,10 +322,3 @@ def run_casebase(request: CaseBaseRun, state: JobState | None = None) -> CaseBas
     state.progress(1.0, "Done")
     table = tidy_table(evaluated, truth.query_ids, request.per_query, with_filter_size=True)
     return CaseBaseResult(table, truth, runs, float(truth_seconds.sum()), exclude_self, warnings)
-
-
-def casebase_job(request: CaseBaseRun):
-    """The engine job of a retrieval run (the GUI's worker runs it; Cancel stops it between blocks)."""
-    def job(state: JobState) -> CaseBaseResult:
-        return run_casebase(request, state)
-    return job

@@ -41,6 +41,7 @@ class RunResult:
     ranking: object = None      # evalgui.core.ranked.ranking.Ranking (None when restored from a project)
     run: object = None          # evalgui.core.data.Run
     absent_topics: list = None
+    pairs: pd.DataFrame = None  # its run × run rows with the runs evaluated before it (the workflow's RunPairs)
 
 
 def curve_index(curves: pd.DataFrame) -> dict[tuple[str, str], tuple]:
@@ -169,12 +170,33 @@ def drill_down_job(a: RunResult, b: RunResult, query: str):
     return job
 
 
+RUN_MATRIX_COLUMNS = ("measure", "row", "column", "mean_row", "mean_column", "diff", "n_queries")
+
+
+def run_matrix_rows(results: list[RunResult]) -> pd.DataFrame:
+    """The run × run table: the ``pairs`` rows of the results, per measure (first-seen order), by row run
+    and column run in the results' order. Rows naming a run not among ``results`` (removed since) are
+    left out; nothing is computed but that order."""
+    parts = [r.pairs for r in results if r.pairs is not None]
+    if not parts:
+        return pd.DataFrame({c: [] for c in RUN_MATRIX_COLUMNS})
+    table = pd.concat(parts, ignore_index=True)
+    order = {r.name: i for i, r in enumerate(results)}
+    rows, columns = table["row"].map(order), table["column"].map(order)
+    kept = (rows.notna() & columns.notna()).to_numpy()
+    measures = {m: i for i, m in enumerate(dict.fromkeys(table["measure"].tolist()))}
+    keys = np.lexsort((columns.to_numpy()[kept], rows.to_numpy()[kept],
+                       table["measure"].map(measures).to_numpy()[kept]))
+    return table[kept].iloc[keys].reset_index(drop=True)[list(RUN_MATRIX_COLUMNS)]
+
+
 class ResultSet:
     """The runs evaluated so far in one workspace, in evaluation order, and every query any of them has."""
 
     def __init__(self):
         self.runs: dict[str, RunResult] = {}
         self.queries: list[str] = []          # byte order
+        self._run_matrix: pd.DataFrame | None = None
 
     def __len__(self) -> int:
         return len(self.runs)
@@ -193,12 +215,20 @@ class ResultSet:
 
     def add(self, result: RunResult) -> None:
         self.runs[result.name] = result
+        self._run_matrix = None
         if not set(result.query_ids) <= set(self.queries):
             self.queries = byte_sorted(set(self.queries) | set(result.query_ids))
 
     def clear(self) -> None:
         self.runs.clear()
         self.queries = []
+        self._run_matrix = None
+
+    def run_matrix(self) -> pd.DataFrame:
+        """The run × run table of these runs (:func:`run_matrix_rows`), as the workflow computed it."""
+        if self._run_matrix is None:
+            self._run_matrix = run_matrix_rows(self.values())
+        return self._run_matrix
 
     def measure_info(self) -> dict[str, MeasureInfo]:
         info: dict[str, MeasureInfo] = {}

@@ -65,7 +65,7 @@ def open_project(path: str) -> Project:
             if flow is None or not isinstance(saved, dict) or "tables" not in saved:
                 continue
             try:
-                project.outcomes[key] = Outcome.from_json(saved, flow.request)
+                project.outcomes[key] = _completed(Outcome.from_json(saved, flow.request))
             except (RequestError, ValueError, TypeError, KeyError):
                 project.problems.setdefault(key, "its saved results cannot be read")
                 continue
@@ -91,10 +91,12 @@ def open_project(path: str) -> Project:
 
 
 def _ranked_saved(state: dict, request) -> Outcome | None:
-    """The Ranked retrieval tab's own layout (its tidy rows) as the ranked workflow's tables."""
+    """The Ranked retrieval tab's own layout (its tidy rows) as the ranked workflow's tables, with the run × run
+    table (that layout does not keep it) derived from them."""
     import pandas as pd
 
     from evalgui.core import tidy
+    from evalgui.core.workflows.ranked import saved_curves, with_run_matrix
 
     rows = pd.DataFrame(state["rows"])
     if not len(rows):
@@ -102,12 +104,10 @@ def _ranked_saved(state: dict, request) -> Outcome | None:
     summary = rows[rows[tidy.QUERY] == tidy.ALL_QUERIES].reset_index(drop=True)
     per_query = rows[rows[tidy.QUERY] != tidy.ALL_QUERIES].reset_index(drop=True)
     tables = {"summary": summary, "per_query": per_query}
-    from evalgui.core.workflows.ranked import saved_curves
-
     curves = saved_curves(state)            # projects saved before they kept the curves have none
     if curves is not None:
         tables["curves"] = curves
-    return Outcome("ranked", request, tables)
+    return with_run_matrix(Outcome("ranked", request, tables), [str(m) for m in state.get("measure_order", [])])
 
 
 def _metaeval_saved(state: dict, request) -> Outcome | None:
@@ -115,6 +115,15 @@ def _metaeval_saved(state: dict, request) -> Outcome | None:
     from evalgui.core.workflows.metaeval import outcome_from_saved
 
     return outcome_from_saved(state, request)
+
+
+def _completed(outcome: Outcome) -> Outcome:
+    """A saved outcome with the tables an older evalgui did not save derived from those it did."""
+    if outcome.workspace == "ranked":
+        from evalgui.core.workflows.ranked import with_run_matrix
+
+        return with_run_matrix(outcome)
+    return outcome
 
 
 # Workspaces whose project results keep their own layout: how to read them as outcomes (reports need them).

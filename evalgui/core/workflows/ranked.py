@@ -8,6 +8,10 @@ others. The outcome's tables:
 - ``summary``: tidy rows over all queries (run, query='all', measure, value);
 - ``per_query``: tidy rows of each query (when the request asks for them);
 - ``curves``: the precision-recall curves the window draws (run, kind, query, recall, precision);
+- ``run_matrix``: every ordered pair of runs per measure (the Run × run tab's cells): the mean over the
+  queries both runs have of the row run's value, of the column run's, and of row minus column, and how
+  many queries that is (:class:`RunPairs`). Each run's rows reach the window with its RunResult
+  (``RunResult.pairs``), so the Run × run tab fills in as the runs finish and never computes them;
 - ``results`` (asked for by name, see :func:`run_evaluate`): what ``evalgui-cli evaluate`` writes,
   run by run (its per-query rows, then its summary), as numpy columns: no pandas is imported.
 """
@@ -52,7 +56,7 @@ class EvaluateRequest(Request):
         return problems
 
 
-FULL_TABLES = ("summary", "per_query", "curves")
+FULL_TABLES = ("summary", "per_query", "curves", "run_matrix")
 
 
 def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs: Inputs | None = None,
@@ -70,7 +74,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     state = state_or_default(state)
     inputs = inputs or Inputs()
     request.check()
-    full = "curves" in tables or "summary" in tables or "per_query" in tables
+    full = any(name in tables for name in FULL_TABLES)
     specs = parse_measures(list(request.measures))          # an unknown measure stops here, before any file is read
     qrels = inputs.get(request.qrels, "qrels", topic=request.topic) if request.topic else \
         inputs.get(request.qrels, "qrels")
@@ -95,6 +99,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
             notes.append(f"{run.source} has no query in {request.qrels}; its values are 0")
 
     results, parts, curves = [], [], []
+    pairs = RunPairs()
     n = len(runs)
     for i, (run, name, path) in enumerate(zip(runs, names, request.runs)):
         state.check()
@@ -117,6 +122,8 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
                 result.curves = curve_index(frame)
                 curves.append(frame[["kind", "query", "recall", "precision"]].assign(run=name))
             result.ranking, result.run = evaluation.ranking, run
+            if "run_matrix" in tables:
+                result.pairs = pairs.add(name, result.query_ids, result.per_query)
             results.append(result)
             state.check()
             state.partial(result)
@@ -139,11 +146,166 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
                 rows.iloc[:0].reset_index(drop=True)
         if "curves" in tables:
             out["curves"] = pd.concat(curves, ignore_index=True)[["run", "kind", "query", "recall", "precision"]]
+        if "run_matrix" in tables:
+            out["run_matrix"] = run_matrix_table(results)
     outcome = Outcome("ranked", request, out, notes)
     outcome.results = results
     # The lean path names its inputs without hashing them: hashing a large run would cost the command
     # line a good share of its time.
     return outcome.stamp() if full else outcome.stamp([{"path": path} for path in request.files()])
+
+
+class RunPairs:
+    """The run × run table, built as the runs arrive: :meth:`add` gives a new run's rows with every run
+    added before it (both orders, and itself), so the window shows each run's cells without recomputing
+    the earlier ones, and a cancelled evaluation keeps the pairs of the runs that finished.
+
+    A pair's numbers are over the queries both runs have a value for (NaN: no value): mean of the row
+    run, of the column run, and of row minus column (exactly minus the reverse pair's); NaN when they
+    share no query. Per measure the runs so far are one queries × runs array (columns grown by
+    doubling), so a new run's pairs are a few column reductions over it."""
+
+    def __init__(self):
+        self.names: list[str] = []
+        self.queries = None                         # pandas Index: row of each query in the arrays
+        self.values: dict = {}                      # measure -> queries × capacity (NaN: no value)
+
+    def add(self, name: str, query_ids, per_query: dict):
+        """The tidy rows (RUN_MATRIX_COLUMNS) of run ``name`` with the runs added before it, and with itself."""
+        import numpy as np
+        import pandas as pd
+
+        from evalgui.core.ranked.jobs import RUN_MATRIX_COLUMNS
+
+        ids = pd.Index(list(query_ids), dtype=object)
+        if self.queries is None:
+            self.queries = ids.unique()
+        else:
+            fresh = ids[~ids.isin(self.queries)].unique()
+            if len(fresh):
+                self.queries = self.queries.append(fresh)
+        where = self.queries.get_indexer(ids)
+        n_queries, k = len(self.queries), len(self.names)
+        measures = list(dict.fromkeys([*self.values, *per_query]))
+        numbers = []
+        for measure in measures:
+            grid = self._grid(measure, n_queries, k + 1)
+            new = grid[:, k]
+            if measure in per_query:
+                new[where] = np.asarray(per_query[measure], dtype=np.float64)
+            numbers.append(_pair_numbers(new, grid[:, :k]))
+        earlier = np.array(self.names, dtype=object)
+        self.names.append(name)
+        size = 2 * k + 1
+        mine = np.full(k, name, dtype=object)
+        rows = np.tile(np.concatenate([mine, earlier, [name]]), len(measures))
+        columns = np.tile(np.concatenate([earlier, mine, [name]]), len(measures))
+        stacked = [np.concatenate([part[i] for part in numbers]) if numbers else np.empty(0) for i in range(4)]
+        return pd.DataFrame({"measure": np.repeat(np.array(measures, dtype=object), size), "row": rows,
+                             "column": columns, "mean_row": stacked[0], "mean_column": stacked[1],
+                             "diff": stacked[2], "n_queries": stacked[3].astype(np.int64)})[list(RUN_MATRIX_COLUMNS)]
+
+    def _grid(self, measure: str, n_queries: int, n_runs: int):
+        """The measure's array with room for ``n_runs`` columns and every query (new cells NaN)."""
+        import numpy as np
+
+        grid = self.values.get(measure)
+        if grid is None or grid.shape[0] < n_queries or grid.shape[1] < n_runs:
+            rows, capacity = (0, 0) if grid is None else grid.shape
+            bigger = np.full((n_queries, max(n_runs, 2 * capacity, 4)), np.nan)
+            if grid is not None:
+                bigger[:rows, :capacity] = grid
+            self.values[measure] = grid = bigger
+        return grid
+
+
+def _pair_numbers(new, earlier):
+    """A new run against each earlier run (``earlier``: queries × runs) over their shared queries: the
+    means of both, of new minus earlier, and the counts; then against itself (NaN: no shared query)."""
+    import numpy as np
+
+    present = ~np.isnan(new)
+    if present.all():
+        theirs, mine = earlier, new                    # the usual case: no copy
+    else:
+        rows = np.flatnonzero(present)                 # only the new run's queries can be shared
+        theirs, mine = earlier[rows], new[rows]
+    shared = ~np.isnan(theirs)
+    counts = shared.sum(axis=0)
+    new_sums = np.where(shared, mine[:, None], 0.0).sum(axis=0)
+    old_sums = np.where(shared, theirs, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = np.where(counts > 0, counts, np.nan)
+        mean_new, mean_old, diff = new_sums / n, old_sums / n, (new_sums - old_sums) / n
+    n_self = len(mine)
+    mean_self = mine.sum() / n_self if n_self else np.nan
+    return (np.concatenate([mean_new, mean_old, [mean_self]]), np.concatenate([mean_old, mean_new, [mean_self]]),
+            np.concatenate([diff, -diff, [0.0 if n_self else np.nan]]) + 0.0,       # + 0.0: no -0.0
+            np.concatenate([counts, counts, [n_self]]).astype(np.int64))
+
+
+def run_matrix_table(results) -> "pd.DataFrame":
+    """The ``run_matrix`` table of RunResults whose ``pairs`` are set (see
+    :func:`evalgui.core.ranked.jobs.run_matrix_rows`)."""
+    from evalgui.core.ranked.jobs import run_matrix_rows
+
+    return run_matrix_rows(results)
+
+
+def with_pairs(results: list) -> list:
+    """RunResults restored from a project (which keeps only their rows) given their run × run rows,
+    computed as an evaluation computes them (same order, so the same numbers)."""
+    pairs = RunPairs()
+    for result in results:
+        result.pairs = pairs.add(result.name, result.query_ids, result.per_query)
+    return results
+
+
+def restored_results(state) -> list | None:
+    """A project's saved Ranked retrieval results as RunResults with their run × run rows (derived: projects
+    do not keep them); None if the state holds none. The state is the tab's own layout (``rows``), or a
+    saved outcome (``{"ranked": outcome JSON}``, as ``eg.save_project`` writes)."""
+    from evalgui.core.ranked.jobs import saved_results
+
+    results = saved_results(state)
+    if results is None and isinstance(state, dict) and isinstance(state.get("ranked"), dict):
+        results = saved_results({"rows": _outcome_rows(state["ranked"])})
+    return None if results is None else with_pairs(results)
+
+
+def _outcome_rows(saved: dict) -> dict | None:
+    """A saved ranked outcome's summary and per-query rows, as the tab's own layout keeps them (None: unreadable)."""
+    import pandas as pd
+
+    from evalgui.core import tidy
+    from evalgui.core.workflows.params import RequestError
+
+    try:
+        tables = Outcome.from_json(saved, EvaluateRequest).tables
+        frames = [tables[name][list(tidy.COLUMNS)] for name in ("summary", "per_query") if name in tables]
+    except (RequestError, ValueError, TypeError, KeyError):
+        return None
+    return pd.concat(frames, ignore_index=True).to_dict(orient="list") if frames else None
+
+
+def with_run_matrix(outcome: Outcome, measure_order: list[str] = ()) -> Outcome:
+    """A saved ranked outcome (an older project's, or the tab's own layout) with its ``run_matrix`` table
+    derived from its per-query rows when it has none (unchanged without per-query rows)."""
+    import pandas as pd
+
+    from evalgui.core import tidy
+    from evalgui.core.ranked.jobs import results_from_tidy
+
+    tables = outcome.tables
+    per_query = tables.get("per_query")
+    if "run_matrix" in tables or per_query is None or not len(per_query):
+        return outcome
+    rows = pd.concat([frame[list(tidy.COLUMNS)] for frame in (tables.get("summary"), per_query)
+                      if frame is not None], ignore_index=True)
+    rows = rows.astype({tidy.RUN: str, tidy.QUERY: str, tidy.MEASURE: str})
+    rows[tidy.VALUE] = pd.to_numeric(rows[tidy.VALUE], errors="coerce")
+    tables["run_matrix"] = run_matrix_table(with_pairs(results_from_tidy(rows, list(measure_order))))
+    return outcome
 
 
 def curves_state(results) -> dict:

@@ -93,9 +93,18 @@ class Checklist(QListWidget):
         self.changed.emit()
 
     def restore(self, ticks) -> None:
-        """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them); applied at the next refill."""
-        if isinstance(ticks, dict):
-            self.ticks.update({str(k): bool(v) for k, v in ticks.items()})
+        """Take remembered ticks (``{key: bool}``, as :attr:`ticks` holds them): shown on the entries listed now,
+        and on the others when a refill lists them."""
+        if not isinstance(ticks, dict):
+            return
+        self.ticks.update({str(k): bool(v) for k, v in ticks.items()})
+        self.blockSignals(True)
+        for i in range(self.count()):
+            key = self.item(i).data(_KEY)
+            if key in self.ticks:
+                self.item(i).setCheckState(Qt.CheckState.Checked if self.ticks[key] else Qt.CheckState.Unchecked)
+        self.blockSignals(False)
+        self.changed.emit()
 
     def _item_changed(self, row: QListWidgetItem) -> None:
         self.ticks[row.data(_KEY)] = row.checkState() == Qt.CheckState.Checked
@@ -200,15 +209,13 @@ class QrelsRunsPicker(QGroupBox):
         self.refresh_inputs()
 
     # ------------------------------------------------------------ settings
-    def state(self) -> dict:
-        return {"qrels": self.qrels_path, "runs": dict(self.run_list.ticks)}
+    def bind_to(self, bindings) -> None:
+        """Bind the qrels chosen (held by path until it is loaded) and the runs ticked to the form's
+        ``bindings``, under the requests' names ``qrels`` and ``runs``."""
+        from evalgui.core.workflows.common import QRELS, RUNS
 
-    def restore(self, state: dict) -> None:
-        """Take the ticks and the qrels from ``state`` (a form's settings), then refresh from the session."""
-        self.run_list.restore(state.get("runs"))
-        if isinstance(state.get("qrels"), str):
-            self.qrels_path = state["qrels"]
-        self.refresh_inputs()
+        bindings.hold(QRELS, self, "qrels_path", shows=(self.qrels_combo,))
+        bindings.bind(RUNS, self.run_list)
 
 
 def select_buttons(checklist: Checklist, what: str) -> tuple[QPushButton, QPushButton]:

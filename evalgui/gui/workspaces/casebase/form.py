@@ -22,7 +22,7 @@ from evalgui.core.cbr.catalogue import METRICS, QUALITY_METRICS
 from evalgui.core.cbr.model import DEFAULT_SOURCE
 from evalgui.core.errors import EvalInputError, EvalUsageError
 from evalgui.core.ranked.measures import REGISTRY
-from evalgui.gui.declared import Bindings
+from evalgui.gui.declared import Bindings, view
 from evalgui.gui.forms import parse_numbers
 from evalgui.gui.measurepicker import MeasurePicker, mark_invalid
 from evalgui.gui.workspaces.casebase.model_editor import ModelEditor, PreviewBox
@@ -85,17 +85,26 @@ class CaseBaseForm(QWidget):
             self.source_combo.addItem(label, key)
             self.source_combo.setItemData(self.source_combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self.source_combo.setToolTip(SOURCES[0][2])
+        # Every setting bound to its declaration (the request's, or a view-only one): the form's state is
+        # theirs, restored in this order; the model and MAC's file once the case bases are refilled (late).
+        self.bindings = Bindings(refresh=self.refresh_inputs)
+        self.bindings.bind(view("source", "choice", CASE_BASES, tuple((k, label) for k, label, _ in SOURCES)),
+                           self.source_combo, dress=False)
         self.train_combo = self._file_combo("cbrTrain", "The case base to retrieve from (train)")
         self.test_combo = self._file_combo("cbrTest", "The queries (test case base); the same file as train: "
                                                       "a query never retrieves itself unless ticked below")
         self.train_id = self._id_combo("cbrTrainId", "The train case base's id column")
         self.test_id = self._id_combo("cbrTestId", "The test case base's id column")
-        self.bindings = Bindings()
         self.include_self = QCheckBox()
         self.include_self.setObjectName("cbrIncludeSelf")
         self.bindings.bind(param("include_self"), self.include_self)
         self.truth_combo = self._file_combo("cbrGroundTruth", "The ground truth: a loaded similarity-results file "
                                                               "(columns query, case, similarity)")
+        for key, combo in (("train", self.train_combo), ("test", self.test_combo), ("ground_truth", self.truth_combo)):
+            self.bindings.hold(view(key, "text"), self.wanted, key, shows=(combo,))    # paths, kept until loaded
+        self.bindings.hold(view("id_columns", "json", {}), get=lambda: dict(self.id_columns),
+                           put=lambda saved: self.id_columns.update({str(p): str(c) for p, c in saved.items()}),
+                           shows=(self.train_id, self.test_id))
         self.pages = QStackedWidget()
         bases_page = QWidget()
         bases = QFormLayout(bases_page)
@@ -132,6 +141,7 @@ class CaseBaseForm(QWidget):
         self.linear_note.setWordWrap(True)
         self.mac_list = Checklist("cbrMacAttributes")
         self.mac_list.setMaximumHeight(110)
+        self.bindings.bind(param("mac_attributes"), self.mac_list)
         self.mac_list.setToolTip("MAC's cheaper model: these attributes of the model, with their measures "
                                  "and weights")
         self.mac_file_label = QLabel(MAC_FILE_NONE)
@@ -154,6 +164,7 @@ class CaseBaseForm(QWidget):
         self.pairs_note.hide()
         self.predicted = Checklist("cbrPredicted")
         self.predicted.setMaximumHeight(90)
+        self.bindings.bind(param("predicted"), self.predicted)
         self.predicted.setToolTip("Loaded similarity results (columns query, case, similarity) of retrievers run "
                                   "elsewhere, each evaluated as a retriever named after its file")
         mac_files = QHBoxLayout()
@@ -179,6 +190,7 @@ class CaseBaseForm(QWidget):
         self.metrics.setMinimumHeight(150)
         self.metrics.set_entries([(m, m) for m in QUALITY_METRICS], default=True,
                                  tooltips={m: METRICS[m].help_text for m in QUALITY_METRICS})
+        self.bindings.bind(param("metrics"), self.metrics)
         self.ties_combo = QComboBox()
         self.ties_combo.setObjectName("cbrTies")
         ties_label = QLabel()
@@ -202,6 +214,8 @@ class CaseBaseForm(QWidget):
         self.thresholds_note.setWordWrap(True)
         self.ranked_picker = MeasurePicker(registry=REGISTRY)
         self.ranked_picker.setObjectName("cbrRankedPicker")
+        self.bindings.bind(param("metrics"), self.ranked_picker, name="ranked.measures")
+        self.bindings.bind(view("ranked", "bool", False), self.ranked_check, name="ranked.on", dress=False)
         self.ranked_settings = QWidget()             # shown while the box is ticked
         ranked_layout = QFormLayout(self.ranked_settings)
         ranked_layout.setContentsMargins(0, 0, 0, 0)
@@ -210,6 +224,9 @@ class CaseBaseForm(QWidget):
         ranked_layout.addRow(thresholds_label, self.thresholds)
         ranked_layout.addRow(self.thresholds_note)
         ranked_layout.addRow(self.ranked_picker)
+        self.bindings.hold(view("model", "json"), get=self._model_state, put=self._set_model, late=True,
+                           shows=(self.editor,))
+        self.bindings.hold(view("mac_model", "text"), get=lambda: self.mac_path, put=self.set_mac_file, late=True)
         ranked_column = QVBoxLayout(ranked_box)
         ranked_column.addWidget(self.ranked_check)
         ranked_column.addWidget(ranked_note)
@@ -695,58 +712,25 @@ class CaseBaseForm(QWidget):
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
-        """The settings by the request's names (the bindings), plus what is not a scalar parameter: the source,
-        the files chosen and their id columns, the model as edited, MAC's file, what is ticked in the lists and
-        the ranked measure picker's state."""
-        return {
-            "source": self.source(),
-            "train": self.wanted["train"],
-            "test": self.wanted["test"],
-            "id_columns": dict(self.id_columns),
-            "ground_truth": self.wanted["ground_truth"],
-            "model": self.editor.to_dict() if self.editor.table.rowCount() else None,
-            "mac_model": self.mac_path,
-            "mac_attributes": dict(self.mac_list.ticks),
-            "predicted": dict(self.predicted.ticks),
-            "metrics": dict(self.metrics.ticks),
-            "ranked": {"on": self.ranked_check.isChecked(), "measures": self.ranked_picker.state()},
-            **self.bindings.state(),
-        }
+        """The settings by the request's names, plus the source shown, the files chosen and their id columns,
+        the model as edited, MAC's file, and the ranked measures' box and picker (under ``ranked``)."""
+        return self.bindings.state()
 
     def restore(self, state: dict) -> None:
+        # Before the declarations, the thresholds were saved with the ranked measures, as typed.
+        self.bindings.restore(state, aliases={"ranked.thresholds": "relevance_thresholds"})
+        self.check_pairs()
+
+    def _model_state(self) -> dict | None:
+        return self.editor.to_dict() if self.editor.table.rowCount() else None
+
+    def _set_model(self, saved) -> bool:
         from evalgui.core.cbr.model import SimilarityModel
 
-        if not isinstance(state, dict):
-            return
-        index = self.source_combo.findData(state.get("source"))
-        if index >= 0:
-            self.source_combo.setCurrentIndex(index)
-        for key in ("train", "test", "ground_truth"):
-            if isinstance(state.get(key), str):
-                self.wanted[key] = state[key]
-        if isinstance(state.get("id_columns"), dict):
-            self.id_columns.update({str(p): str(c) for p, c in state["id_columns"].items()})
-        ranked = state.get("ranked") if isinstance(state.get("ranked"), dict) else {}
-        settings = {k: v for k, v in state.items() if k in ("include_self", "filter_sizes", "ks", "ties",
-                                                            "relevance_thresholds")}
-        if "thresholds" in ranked:          # before the declarations, the thresholds were saved with the measures
-            settings.setdefault("relevance_thresholds", ranked["thresholds"])
-        self.bindings.restore(settings)
-        for checklist, key in ((self.mac_list, "mac_attributes"), (self.predicted, "predicted"),
-                               (self.metrics, "metrics")):
-            checklist.restore(state.get(key))
-        self.metrics.set_entries([(m, m) for m in QUALITY_METRICS], default=True,
-                                 tooltips={m: METRICS[m].help_text for m in QUALITY_METRICS})
-        if isinstance(ranked.get("measures"), dict):
-            self.ranked_picker.restore(ranked["measures"])
-        if ranked:
-            self.ranked_check.setChecked(bool(ranked.get("on")))
-        self.refresh_inputs()
-        if isinstance(state.get("model"), dict):
-            try:
-                self.editor.set_model(SimilarityModel.from_dict(state["model"], "<project>"))
-            except EvalInputError:
-                pass
-        if isinstance(state.get("mac_model"), str):
-            self.set_mac_file(state["mac_model"])
-        self.check_pairs()
+        if not isinstance(saved, dict):
+            return False
+        try:
+            self.editor.set_model(SimilarityModel.from_dict(saved, "<project>"))
+        except EvalInputError:
+            return False
+        return True

@@ -8,6 +8,7 @@ Every control's tooltip comes from the registry that describes it.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
@@ -20,9 +21,9 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING, TESTS
-from evalgui.core.workflows.compare import CompareRequest
-from evalgui.gui.declared import Bindings, bind
-from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, registry_combo
+from evalgui.core.workflows.compare import CompareRequest, PreferenceRequest
+from evalgui.gui.declared import Bindings, view
+from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, registry_combo, samples_per_test
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker
 
@@ -55,6 +56,12 @@ class CompareForm(QWidget):
         self.ranked_results = ranked_results
         self.scores_path: str | None = None
         self.samples = dict(DEFAULT_SAMPLES)           # B per resampling test, as last set
+        # Every setting bound to its declaration: the request's (label, help, bounds, default) or a view-only
+        # one; the form's state is theirs, in this order (B per test before the test, whose box then shows it).
+        self.bindings = Bindings(refresh=self._restored)
+        params = CompareRequest.params()
+        self.bindings.hold(view("samples_per_test", "json", {}), get=lambda: dict(self.samples),
+                           put=lambda saved: self.samples.update(samples_per_test(saved)))
 
         # ---------------------------------------------------------------- the source
         source_box = QGroupBox("Source")
@@ -66,13 +73,14 @@ class CompareForm(QWidget):
         self.source_combo.currentIndexChanged.connect(lambda index: self.source_combo.setToolTip(
             self.source_combo.itemData(index, Qt.ItemDataRole.ToolTipRole)))
         self.source_combo.setToolTip(SOURCES[0][2])
+        self.bindings.bind(view("source", "choice", RUNS, tuple((k, label) for k, label, _ in SOURCES)),
+                           self.source_combo, dress=False)
         self.pages = QStackedWidget()
 
         self.data = QrelsRunsPicker(session, object_prefix="compare")
+        self.data.bind_to(self.bindings)
         self.picker = MeasurePicker(registry=REGISTRY)
-        # Controls dressed from the compare request's declarations (label, help, bounds, default).
-        self.bindings = Bindings()
-        params = CompareRequest.params()
+        self.bindings.bind(params["measures"], self.picker)
         self.level_spin = QSpinBox()
         self.level_spin.setObjectName("compareRelevanceLevel")
         level_label = QLabel()
@@ -93,11 +101,16 @@ class CompareForm(QWidget):
         self.scores_combo.setToolTip("A loaded per-query scores table (File ▸ Open data…)")
         self.scores_combo.currentIndexChanged.connect(self._scores_file_changed)
         self.scores_runs, self.scores_measures = Checklist("compareScoresRuns"), Checklist("compareScoresMeasures")
+        self.bindings.hold(params["scores"], self, "scores_path", shows=(self.scores_combo,))
+        self.bindings.bind(params["score_runs"], self.scores_runs, name="scores_runs")
+        self.bindings.bind(params["measures"], self.scores_measures, name="scores_measures")
         scores_page = self._table_page([("File", self.scores_combo)], self.scores_runs, self.scores_measures)
 
         self.ranked_note = QLabel()
         self.ranked_note.setWordWrap(True)
         self.ranked_runs, self.ranked_measures = Checklist("compareRankedRuns"), Checklist("compareRankedMeasures")
+        self.bindings.bind(params["score_runs"], self.ranked_runs, name="ranked_runs")
+        self.bindings.bind(params["measures"], self.ranked_measures, name="ranked_measures")
         ranked_page = self._table_page([(None, self.ranked_note)], self.ranked_runs, self.ranked_measures)
 
         for page in (runs_page, scores_page, ranked_page):
@@ -122,13 +135,13 @@ class CompareForm(QWidget):
         self.seed_spin = QSpinBox()
         self.seed_spin.setObjectName("compareSeed")
         labels = {name: QLabel() for name in ("test", "correction", "alpha", "samples", "seed")}
-        for name, widget in (("alpha", self.alpha_spin), ("seed", self.seed_spin)):
-            self.bindings.bind(params[name], widget, labels[name])
-        bind(params["samples"], self.samples_spin, labels["samples"])      # kept per test (below), not bound
         for name, widget in (("test", self.test_combo), ("correction", self.correction_combo)):
+            self.bindings.bind(params[name], widget, dress=False)     # their tooltips follow the choice
             labels[name].setText(params[name].label)
             labels[name].setBuddy(widget)
             widget.setAccessibleName(params[name].label)
+        for name, widget in (("alpha", self.alpha_spin), ("seed", self.seed_spin), ("samples", self.samples_spin)):
+            self.bindings.bind(params[name], widget, labels[name])
         self.samples_spin.valueChanged.connect(self._samples_changed)
         test_layout = QFormLayout(test_box)
         for name, widget in (("test", self.test_combo), ("correction", self.correction_combo),
@@ -158,11 +171,13 @@ class CompareForm(QWidget):
         self.baselines_radio.setObjectName("compareAgainstBaselines")
         self.baselines_radio.setToolTip("Test every run against each ticked baseline (one or several); the "
                                         "correction then covers only those pairs")
+        self.bindings.bind(view("baselines_mode", "bool", False), self.baselines_radio, dress=False)
         self._mode = QButtonGroup(self)
         self._mode.addButton(self.all_pairs_radio)
         self._mode.addButton(self.baselines_radio)
         self.all_pairs_radio.setChecked(True)
         self.baseline_list = Checklist("compareBaselines")
+        self.bindings.bind(params["baselines"], self.baseline_list)
         self.baseline_list.setMaximumHeight(100)
         self.baseline_list.setToolTip("The baselines: every other run is tested against each of them")
         self.baselines_radio.toggled.connect(self.baseline_list.setEnabled)
@@ -207,6 +222,8 @@ class CompareForm(QWidget):
                                          tooltips={r.name: r.help_text for r in preference.REGISTRY.values()})
         rows = self.preference_list.sizeHintForRow(0) * self.preference_list.count()
         self.preference_list.setFixedHeight(rows + 2 * self.preference_list.frameWidth() + 2)
+        declared = PreferenceRequest.params()
+        self.bindings.bind(declared["measures"], self.preference_list, name="preferences")
         threshold = next(p.description for p in preference.REGISTRY["rpp"].parameters if p.name == "binary threshold")
         self.binary_check = QCheckBox("Binary, relevant from grade")
         self.binary_check.setObjectName("compareBinaryPreferences")
@@ -218,6 +235,10 @@ class CompareForm(QWidget):
         self.binary_spin.setEnabled(False)
         self.binary_spin.setToolTip(self.binary_check.toolTip())
         self.binary_check.toggled.connect(self.binary_spin.setEnabled)
+        # The request's one binary_threshold (None: graded) is the check box and the grade it enables.
+        self.bindings.bind(view("binary_preferences", "bool", False), self.binary_check, dress=False)
+        grade = dataclasses.replace(declared["binary_threshold"], optional=False, maximum=MAX_GRADE)
+        self.bindings.bind(grade, self.binary_spin, dress=False)
         layout = QFormLayout(box)
         layout.addRow(self.preference_list)
         layout.addRow(self.binary_check, self.binary_spin)
@@ -435,65 +456,18 @@ class CompareForm(QWidget):
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
-        return {
-            "source": self.source(),
-            **self.data.state(),
-            "measures": self.picker.state(),
-            **self.bindings.state(),
-            "scores": self.scores_path,
-            "scores_runs": dict(self.scores_runs.ticks),
-            "scores_measures": dict(self.scores_measures.ticks),
-            "ranked_runs": dict(self.ranked_runs.ticks),
-            "ranked_measures": dict(self.ranked_measures.ticks),
-            "test": self.test_combo.currentData(),
-            "correction": self.correction_combo.currentData(),
-            "samples": dict(self.samples),
-            "baselines_mode": self.baselines_radio.isChecked(),
-            "baselines": dict(self.baseline_list.ticks),
-            "preferences": dict(self.preference_list.ticks),
-            "binary_preferences": self.binary_check.isChecked(),
-            "binary_threshold": self.binary_spin.value(),
-        }
+        """The settings by the request's names, plus the source shown, the per-query scores file and its ticks,
+        the preferences' binary switch, and B as last set for each test."""
+        return self.bindings.state()
 
     def restore(self, state: dict) -> None:
-        if not isinstance(state, dict):
-            return
-        if isinstance(state.get("measures"), dict):
-            self.picker.restore(state["measures"])
-        if isinstance(state.get("samples"), dict):
-            self.samples.update({k: int(v) for k, v in state["samples"].items()
-                                 if k in RESAMPLING and isinstance(v, int) and v >= 1})
-        for combo, key in ((self.test_combo, "test"), (self.correction_combo, "correction")):
-            index = combo.findData(state.get(key))
-            if index >= 0:
-                combo.setCurrentIndex(index)
-        self._test_changed()
-        # Version-1 projects named two settings otherwise.
-        self.bindings.restore(state, aliases={"relevance_level": "level", "fill_missing": "complete"})
-        if isinstance(state.get("binary_threshold"), int) and not isinstance(state.get("binary_threshold"), bool):
-            self.binary_spin.setValue(state["binary_threshold"])
-        if isinstance(state.get("binary_preferences"), bool):
-            self.binary_check.setChecked(state["binary_preferences"])
-        if isinstance(state.get("preferences"), dict):
-            for name, ticked in state["preferences"].items():
-                if name in preference.REGISTRY:
-                    self.preference_list.set_checked(name, bool(ticked))
-        if isinstance(state.get("baselines_mode"), bool):
-            (self.baselines_radio if state["baselines_mode"] else self.all_pairs_radio).setChecked(True)
-        for checklist, key in ((self.scores_runs, "scores_runs"), (self.scores_measures, "scores_measures"),
-                               (self.ranked_runs, "ranked_runs"), (self.ranked_measures, "ranked_measures"),
-                               (self.baseline_list, "baselines")):
-            checklist.restore(state.get(key))
-        if isinstance(state.get("scores"), str):
-            self.scores_path = state["scores"]
-        index = self.source_combo.findData(state.get("source"))
-        self.source_combo.blockSignals(True)
-        if index >= 0:
-            self.source_combo.setCurrentIndex(index)
-        self.pages.setCurrentIndex(self.source_combo.currentIndex())
-        self.source_combo.blockSignals(False)
-        self.data.restore(state)        # refreshes the qrels and runs, and with them the baselines
-        self.refresh_inputs()
+        # Version-1 projects named two settings otherwise, and saved B per test under "samples".
+        self.bindings.restore(state, aliases={"relevance_level": "level", "fill_missing": "complete",
+                                              "samples": "samples_per_test"})
+
+    def _restored(self) -> None:
+        self._test_changed()            # the boxes that follow the test
+        self.refresh_inputs()           # the lists, from the session and the Ranked retrieval tab
 
 
 def _need_two(count: int, message: str) -> None:

@@ -24,8 +24,8 @@ from evalgui.core.ranked import preference
 from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
 from evalgui.core.workflows.metaeval import MetaevalRequest
-from evalgui.gui.declared import Bindings
-from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, parse_numbers, registry_combo
+from evalgui.gui.declared import Bindings, view
+from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, parse_numbers, registry_combo, samples_per_test
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 
@@ -40,8 +40,8 @@ def measures_offered() -> dict:
                            for name, record in preference.REGISTRY.items()}}
 
 
-# A version-1 project's names of the settings that the request names otherwise.
-ALIASES = {"relevance_level": "level", "fill_missing": "complete"}
+# A version-1 project's names of the settings that the request names otherwise (its "samples" was B per test).
+ALIASES = {"relevance_level": "level", "fill_missing": "complete", "samples": "samples_per_test"}
 
 
 def param(name: str):
@@ -107,11 +107,15 @@ class MetaevalForm(QWidget):
         self.setObjectName("metaevalForm")
         self.session = session
         self.samples = dict(DEFAULT_SAMPLES)           # B per resampling test, as last set
-        self.bindings = Bindings()
-
+        self.bindings = Bindings(refresh=self._restored)
         self.data = QrelsRunsPicker(session, object_prefix="metaeval")
+        self.data.bind_to(self.bindings)
+        # before the test, whose box then shows its B
+        self.bindings.hold(view("samples_per_test", "json", {}), get=lambda: dict(self.samples),
+                           put=lambda saved: self.samples.update(samples_per_test(saved)))
         measures_box = QGroupBox("Measures")
         self.picker = MeasurePicker(registry=measures_offered())
+        self.bindings.bind(param("measures"), self.picker)
         self.level_spin = _spin("metaevalRelevanceLevel")
         measures_layout = QFormLayout(measures_box)
         measures_layout.addRow(self.picker)
@@ -321,28 +325,13 @@ class MetaevalForm(QWidget):
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
-        """The settings by the request's names (the bindings; repetitions one box per experiment), plus what is no
-        parameter: the qrels and runs ticked, the measure picker's state, and B as last set for each test."""
-        return {
-            **self.data.state(),
-            "measures": self.picker.state(),
-            "samples_per_test": dict(self.samples),
-            **self.bindings.state(),
-        }
+        """The settings by the request's names (repetitions one box per experiment), the qrels and runs ticked,
+        the measure picker's state, and B as last set for each test (``samples_per_test``)."""
+        return self.bindings.state()
 
     def restore(self, state: dict) -> None:
-        if not isinstance(state, dict):
-            return
-        if isinstance(state.get("measures"), dict):
-            self.picker.restore(state["measures"])
-        # B per test: today's key, or a version-1 project's "samples" (a dict; today's "samples" is a number)
-        per_test = state.get("samples_per_test", state.get("samples"))
-        if isinstance(per_test, dict):
-            self.samples.update({k: int(v) for k, v in per_test.items()
-                                 if k in RESAMPLING and isinstance(v, int) and not isinstance(v, bool) and v >= 1})
-        settings = {k: v for k, v in state.items() if k not in ("measures", "samples")}
-        self.bindings.restore(settings, aliases=ALIASES)          # the experiment, test and correction first:
-        self._experiment_changed()                                # the samples box shows the test's B
-        if isinstance(state.get("samples"), int):
-            self.bindings.restore({"samples": state["samples"]})
-        self.data.restore(state)        # the ticks and the qrels, then a refresh from the session
+        self.bindings.restore(state, aliases=ALIASES)
+
+    def _restored(self) -> None:
+        self._experiment_changed()        # the pages and the boxes that follow the experiment and the test
+        self.refresh_inputs()

@@ -16,10 +16,10 @@ import pandas as pd
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from evalgui.core.ranked.jobs import ResultSet, RunResult, saved_results
+from evalgui.core.ranked.jobs import ResultSet, RunResult
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.params import RequestError
-from evalgui.core.workflows.ranked import EvaluateRequest, run_evaluate
+from evalgui.core.workflows.ranked import EvaluateRequest, restored_results, run_evaluate
 from evalgui.gui.workspaces.base import EvaluationInputs, StaleBanner, Workspace, changed_files
 from evalgui.gui.workspaces.ranked.curves import CurvesView
 from evalgui.gui.workspaces.ranked.differences import DifferencesView
@@ -327,8 +327,8 @@ class RankedWorkspace(Workspace):
         return {"ranked": request.to_json()}
 
     def workflow_outcomes(self) -> dict:
-        """The ranked workflow's outcome of the shown results (reports are made of it): the summary and the
-        per-query rows."""
+        """The ranked workflow's outcome of the shown results (reports are made of it): the summary, the
+        per-query rows and the run × run table."""
         requests = self.workflow_requests()
         if not requests:
             return {}
@@ -338,7 +338,8 @@ class RankedWorkspace(Workspace):
         rows = self.results
         is_summary = (rows[tidy.QUERY] == tidy.ALL_QUERIES).to_numpy()
         tables = {"summary": rows[is_summary].reset_index(drop=True),
-                  "per_query": rows[~is_summary].reset_index(drop=True)}
+                  "per_query": rows[~is_summary].reset_index(drop=True),
+                  "run_matrix": self.results_set.run_matrix()}
         if any(r.curves for r in self.results_set.values()):
             from evalgui.core.ranked.jobs import curve_table
 
@@ -346,9 +347,10 @@ class RankedWorkspace(Workspace):
         return {"ranked": Outcome("ranked", EvaluateRequest.from_json(requests["ranked"]), tables).stamp()}
 
     def restore_results_state(self, state: dict) -> None:
-        """Show a project's saved results (with its interpolated curves, when it keeps them), then re-derive their
-        rankings and curves from the files on the worker: the curves and the drill-down fill in without Run."""
-        restored = saved_results(state)
+        """Show a project's saved results (with its interpolated curves, when it keeps them, and their run × run
+        rows, derived: projects do not keep them), then re-derive their rankings and curves from the files on
+        the worker: the curves and the drill-down fill in without Run."""
+        restored = restored_results(state)
         if restored is None:
             return
         from evalgui.core.ranked.jobs import curves_by_run

@@ -19,18 +19,20 @@ class RankedForm(QWidget):
         self.setObjectName("rankedForm")
         self.session = session
 
+        # Controls dressed from the ranked workflow's declarations (label, help, bounds, default); their
+        # values are the form's state under the request's names.
+        self.bindings = Bindings(refresh=self.refresh_inputs)
+        params = EvaluateRequest.params()
         self.data = QrelsRunsPicker(session)
+        self.data.bind_to(self.bindings)
         self.qrels_combo, self.run_list = self.data.qrels_combo, self.data.run_list
 
         measure_box = QGroupBox("Measures")
         self.picker = MeasurePicker(registry=REGISTRY)
+        self.bindings.bind(params["measures"], self.picker)
         QVBoxLayout(measure_box).addWidget(self.picker)
 
         options_box = QGroupBox("Options")
-        # Controls dressed from the ranked workflow's declarations (label, help, bounds, default); their
-        # values are the form's state under the request's names.
-        self.bindings = Bindings()
-        params = EvaluateRequest.params()
         self.level_spin = QSpinBox()
         self.level_spin.setObjectName("relevanceLevel")
         self.complete_check = QCheckBox()
@@ -81,12 +83,7 @@ class RankedForm(QWidget):
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
-        return {**self.data.state(), "measures": self.picker.state(), **self.bindings.state()}
+        return self.bindings.state()
 
     def restore(self, state: dict) -> None:
-        if not isinstance(state, dict):
-            return
-        if isinstance(state.get("measures"), dict):
-            self.picker.restore(state["measures"])
         self.bindings.restore(state, aliases={"relevance_level": "level"})     # a version-1 project's name
-        self.data.restore(state)

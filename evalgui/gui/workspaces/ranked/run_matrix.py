@@ -1,8 +1,9 @@
 """Run × run tab: for one measure, the mean per-query difference between every two runs.
 
 Row minus column, over the queries both runs have, as a coloured table and a heatmap
-that share one colour scale. No tests of significance here: that is the comparison
-workspace's job.
+that share one colour scale. The numbers are the ranked workflow's ``run_matrix`` table
+(:class:`evalgui.core.workflows.ranked.RunPairs`), read from the results, never computed here.
+No tests of significance here: that is the comparison workspace's job.
 """
 
 from __future__ import annotations
@@ -16,6 +17,26 @@ from evalgui.gui.matrix import EveryLabelArea, HeatmapPlot, MatrixModel, MatrixV
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+
+def matrix_of(table: pd.DataFrame, measure: str, runs: list[str]):
+    """One measure's cells of the workflow's run × run table (tidy rows) laid out runs × runs: the
+    differences, the shared query counts and the cells' tooltips. Only reshaped, never computed."""
+    part = table[table["measure"] == measure]
+    grid = {column: part.pivot(index="row", columns="column", values=column).reindex(index=runs, columns=runs)
+            for column in ("diff", "n_queries", "mean_row", "mean_column")}
+    frame, shared = grid["diff"].astype(float), grid["n_queries"]
+    tips = pd.DataFrame(
+        [[_tip(a, b, measure, frame.at[a, b], shared.at[a, b], grid["mean_row"].at[a, b],
+               grid["mean_column"].at[a, b]) for b in runs] for a in runs], index=runs, columns=runs)
+    return frame, shared, tips
+
+
+def _tip(a: str, b: str, measure: str, diff, shared, mean_a, mean_b) -> str:
+    if pd.isna(shared) or not shared:
+        return f"{a} and {b} share no query with a value of {shown_name(measure)}"
+    return (f"{a} − {b}: {diff:+.4f} ({shown_name(measure)}, mean over {int(shared)} shared queries: "
+            f"{mean_a:.4f} against {mean_b:.4f})")
+
 
 class RunMatrixView(LazyView):
     title = "Run × run"
@@ -96,19 +117,12 @@ class RunMatrixView(LazyView):
         self._show()
 
     def _show(self) -> None:
-        from evalgui.core.stats.paired import mean_difference_matrix, shared_query_counts
-
         measure = self.measure.currentData()
         if not measure or len(self.results) < 1:
             self.model.set_frame(pd.DataFrame())
             self.caption.setText("")
             return
-        scores = self.results.query_matrix(measure)
-        frame, shared = mean_difference_matrix(scores), shared_query_counts(scores)
-        tips = pd.DataFrame(
-            [[f"{a} − {b}: {frame.loc[a, b]:+.4f} ({shown_name(measure)}, mean over {shared.loc[a, b]} shared "
-              "queries)"
-              for b in frame.columns] for a in frame.index], index=frame.index, columns=frame.columns)
+        frame, shared, tips = matrix_of(self.results.run_matrix(), measure, self.results.names())
         largest = float(frame.abs().max().max()) if frame.notna().any().any() else 0.0
         self.model.set_levels((-nice_limit(largest), nice_limit(largest)))
         self.model.set_frame(frame, tooltips=tips)

@@ -20,7 +20,7 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile.measures import parse_measure
 from evalgui.core.workflows.stability import StabilityRequest
-from evalgui.gui.declared import Bindings
+from evalgui.gui.declared import Bindings, view
 from evalgui.gui.forms import parse_numbers
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 from evalgui.gui.workspaces.stability.picker import RankMeasurePicker
@@ -83,7 +83,11 @@ class StabilityForm(QWidget):
         self.source_combo.currentIndexChanged.connect(
             lambda index: self.source_combo.setToolTip(SOURCES[index][2]))
         self.source_combo.setToolTip(SOURCES[0][2])
+        self.bindings = bindings = Bindings(refresh=self.refresh_inputs)
+        bindings.bind(view("source", "choice", RANK_FILE, tuple((k, label) for k, label, _ in SOURCES)),
+                      self.source_combo, dress=False)
         self.rank_file_combo = QComboBox()
+        bindings.hold(view("rank_file", "text"), self, "rank_file_path", shows=(self.rank_file_combo,))
         self.rank_file_combo.setObjectName("stabilityRankFile")
         self.rank_file_combo.setToolTip("A loaded rank file (File ▸ Open data…)")
         self.rank_file_combo.currentIndexChanged.connect(self._rank_file_changed)
@@ -98,7 +102,7 @@ class StabilityForm(QWidget):
         self.data = QrelsRunsPicker(session, object_prefix="stability")
         self.data.setTitle("")
         self.data.setFlat(True)
-        self.bindings = bindings = Bindings()
+        self.data.bind_to(bindings)
         self.level_spin = _spin("stabilityRelevanceLevel")
         self.missing_spin = _spin("stabilityMissingRank")
         self.missing_spin.setSpecialValueText("retrieved + 1")
@@ -122,6 +126,7 @@ class StabilityForm(QWidget):
         # ---------------------------------------------------------------- the measures
         measures_box = QGroupBox("Measures")
         self.picker = RankMeasurePicker()
+        bindings.bind(param("measures"), self.picker)
         self.total_spin = _spin("stabilityTotalRanks")
         self.total_spin.setSpecialValueText("not given")
         self.total_note = QLabel()
@@ -402,29 +407,11 @@ class StabilityForm(QWidget):
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:
-        """The settings by the request's names (the bindings), plus what is not a parameter: the source, the rank
-        file, the qrels and runs ticked and the measure picker's state."""
-        return {
-            "source": self.source(),
-            "rank_file": self.rank_file_path,
-            **self.data.state(),
-            "measures": self.picker.state(),
-            **self.bindings.state(),
-        }
+        """The settings by the request's names, plus the source shown and the rank file chosen."""
+        return self.bindings.state()
 
     def restore(self, state: dict) -> None:
-        if not isinstance(state, dict):
-            return
-        if isinstance(state.get("measures"), dict):
-            self.picker.restore(state["measures"])
-        self.bindings.restore({k: v for k, v in state.items() if k != "measures"}, aliases=ALIASES)
-        if isinstance(state.get("rank_file"), str):
-            self.rank_file_path = state["rank_file"]
-        index = self.source_combo.findData(state.get("source"))
-        if index >= 0:
-            self.source_combo.setCurrentIndex(index)
-        self.data.restore(state)        # the ticks and the qrels, then a refresh from the session
-        self.refresh_inputs()
+        self.bindings.restore(state, aliases=ALIASES)
 
 
 def compat_tip() -> str:
