@@ -275,7 +275,11 @@ class PairMatrix(LazyView):
                              diverging=diverging, reverse=value == P_ADJUSTED, levels=scale)
         self._fit_table()
         provenance = self.comparison.provenance()
-        test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")
+        from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS
+
+        test = TEST_LABELS.get(provenance["test"], provenance["test"]) + (
+            f", B = {provenance['samples']:,}" if provenance["samples"] else "")
+        correction = CORRECTION_LABELS.get(provenance["correction"], provenance["correction"])
         self.caption.setText(f"{self.describe(measure, value)} {MARK}: significant at α = {provenance['alpha']} "
                              f"({test}, correction {provenance['correction']}). Hover a cell for the details; "
                              "double-click it to see the pair query by query.")
@@ -301,10 +305,14 @@ class PairMatrix(LazyView):
         if self.comparison is None or not measure:
             return []
         provenance = self.comparison.provenance()
-        test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")
+        from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS
+
+        test = TEST_LABELS.get(provenance["test"], provenance["test"]) + (
+            f", B = {provenance['samples']:,}" if provenance["samples"] else "")
+        correction = CORRECTION_LABELS.get(provenance["correction"], provenance["correction"])
         shown = dict((key, label) for label, key in [(self.mean_label, DIFF)] + list(VALUES[1:]))[value]
         return [f"{shown_name(measure)}: {shown.lower()}, row run vs column run ({len(self.runs())} runs)",
-                f"Test: {test}, correction {provenance['correction']}; {MARK}: significant at α = {provenance['alpha']}",
+                f"Test: {test}, correction: {correction}; {MARK}: significant at α = {provenance['alpha']}",
                 "Read as row minus column: red, the row run scores higher; blue, lower"
                 if value != P_ADJUSTED else "Darker: smaller adjusted p-value"]
 
