@@ -21,9 +21,10 @@ NAMINGS = (PAPER, TREC_EVAL)
 MISSING = "–"                # an en dash: what the window shows for an undefined value
 SMALLEST_P = 1e-4            # p-values below it read "< 0.0001"
 
-# trec_eval measure without a cutoff -> ir_measures' (papers') name
+# trec_eval measure without a cutoff -> ir_measures' (papers') name. rbp's p is written: its default
+# (0.9) is not ir_measures' (0.8), and a bare "RBP" would read back as another measure.
 _PLAIN = {"map": "AP", "ndcg": "nDCG", "recip_rank": "RR", "bpref": "Bpref", "set_P": "SetP",
-          "set_recall": "SetR", "set_F": "SetF", "rbp": "RBP", "num_ret": "NumRet", "num_rel": "NumRel",
+          "set_recall": "SetR", "set_F": "SetF", "rbp": "RBP(p=0.9)", "num_ret": "NumRet", "num_rel": "NumRel",
           "num_rel_ret": "NumRelRet", "num_q": "NumQ", "Rprec": "Rprec", "infAP": "infAP", "gm_map": "GMAP"}
 # trec_eval measure with a cutoff (name_<cutoff>) -> papers' name before "@"
 _CUT = {"ndcg_cut": "nDCG", "map_cut": "AP", "P": "P", "recall": "R", "recip_rank_cut": "RR",

@@ -48,8 +48,11 @@ def make_project(project_path: str, files: list[tuple[str, str]], forms: dict, r
 
     folder = os.path.dirname(os.path.abspath(project_path))
     paths = {os.path.abspath(p) for p, _ in files}
+    paths.update(p for p in form_files(forms) if os.path.isabs(p))
     for request in (requests or {}).values():
         paths.update(_request_paths(request))
+    for saved in (results or {}).values():
+        paths.update(_outcome_paths(saved))
 
     def entry(path: str, kind: str) -> dict:
         item = {"path": _relative(os.path.abspath(path), folder).replace(os.sep, "/"), "kind": kind}
@@ -70,11 +73,34 @@ def make_project(project_path: str, files: list[tuple[str, str]], forms: dict, r
     }
 
 
+def _is_outcome(value) -> bool:
+    return isinstance(value, dict) and "workspace" in value and "tables" in value
+
+
 def _with_inputs(results, change):
-    """``results`` with ``change`` applied to its ``inputs`` (the files the results were computed with)."""
-    if isinstance(results, dict) and isinstance(results.get("inputs"), dict):
-        return {**results, "inputs": change(results["inputs"])}
-    return results
+    """``results`` with ``change`` applied to what names files: a workspace layout's ``inputs``, an
+    Outcome's request and provenance (never its tables: they are large and name no file)."""
+    if not isinstance(results, dict):
+        return results
+    if isinstance(results.get("inputs"), dict):
+        results = {**results, "inputs": change(results["inputs"])}
+    return {key: {k: (v if k == "tables" else change(v)) for k, v in value.items()} if _is_outcome(value) else value
+            for key, value in results.items()}
+
+
+def _outcome_paths(results) -> set[str]:
+    """The absolute paths the Outcomes in a workspace's ``results`` name: in their requests and provenance."""
+    out = set()
+    for value in results.values() if isinstance(results, dict) else ():
+        if not _is_outcome(value):
+            continue
+        provenance = value.get("provenance") if isinstance(value.get("provenance"), dict) else {}
+        for request in (value.get("request"), provenance.get("request")):
+            out |= _request_paths(request)
+        for item in provenance.get("inputs") or ():
+            if isinstance(item, dict) and isinstance(item.get("path"), str) and os.path.isabs(item["path"]):
+                out.add(item["path"])
+    return out
 
 
 def _request_paths(request) -> set[str]:

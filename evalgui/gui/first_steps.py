@@ -53,9 +53,10 @@ def _prepare_ranked(ws) -> None:
     ws.set_qrels(synthetic_files()[0][0])
 
 
-def _prepare_trec(ws) -> None:
-    """Compare and meta-evaluation: the synthetic qrels (its four runs are ticked with it)."""
-    ws.restore_form_state({"source": "runs", "qrels": synthetic_files()[0][0]})
+def _prepare_compare(ws) -> None:
+    """The synthetic qrels and its four runs, with Recall-Paired Preference: the demo fills the Preferences tab
+    (and the demo project's report its preference matrix) too."""
+    ws.restore_form_state({"source": "runs", "qrels": synthetic_files()[0][0], "preferences": {"rpp": True}})
 
 
 def _prepare_metaeval(ws) -> None:
@@ -92,7 +93,7 @@ SAMPLES: dict[str, Sample] = {
     "compare": Sample(
         "Compare needs at least two runs and the qrels they were judged against (or a per-query scores table). "
         "Tick the runs and measures, choose a test, then press Run.",
-        "Open the sample runs", synthetic_files, _prepare_trec),
+        "Open the sample runs", synthetic_files, _prepare_compare),
     "metaeval": Sample(
         "Meta-evaluation asks how far you can trust a measure: load qrels and at least two runs, choose an "
         "experiment, then press Run.",

@@ -1,5 +1,8 @@
 """The measure picker: a searchable, checkable list under its groups, with editable cutoffs and help.
 
+Each measure is listed in the naming View ▸ Measure names chooses (AP, nDCG@k as in papers, or map,
+ndcg_cut as in trec_eval), with the other spelling greyed beside it; the search finds either.
+
 Items come from a family's registry (the ranked measures by default; any mapping of
 names to records, e.g. ranked and preference measures together), so every
 measure the engine knows is offered with its own description and formula. A checked item
@@ -10,15 +13,19 @@ the text as typed (``P(rel=2)@5``).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 
 from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QSplitter, QStyledItemDelegate,
                                QTextBrowser, QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator, QVBoxLayout,
                                QWidget)
 
+from evalgui.core import display
 from evalgui.core.ranked.measures import REGISTRY, Measure, ParamKind, params_text
 from evalgui.core.registry import Record
+from evalgui.gui import naming
 
 # What a new user starts with: the usual suspects at the usual cutoffs.
 DEFAULT_CHECKED = {"map": "", "P": "10", "ndcg_cut": "10", "recall": "100", "recip_rank": ""}
@@ -36,6 +43,29 @@ COLUMN_MIN_WIDTH = 60
 def _kind(record: Record) -> ParamKind:
     """A ranked measure's parameter syntax; a record of another family takes none here."""
     return getattr(record, "kind", ParamKind.NONE)
+
+
+def paper_label(record: Record) -> str:
+    """``record`` as papers write it: its ir_measures name (AP, nDCG@k), else the paper notation
+    of its trec_eval name (gm_map: GMAP), else its plain header (st_rpp), else its name."""
+    ir_name = getattr(record, "ir_name", None)
+    if ir_name:
+        return ir_name
+    plain = display.paper_name(record.name)
+    if plain != record.name:
+        return plain
+    return display.COLUMN_LABELS.get(record.name, record.name)
+
+
+def _names(record: Record, chosen: str) -> tuple[str, str]:
+    """(shown first, shown greyed beside it) in the ``chosen`` naming; the second is empty when both
+    spellings are the same."""
+    paper, trec = paper_label(record), record.name
+    first, second = (trec, paper) if chosen == display.TREC_EVAL else (paper, trec)
+    return first, "" if second == first else second
+
+
+OTHER_NAME_HEADER = {display.PAPER: "trec_eval", display.TREC_EVAL: "As in papers"}
 
 
 def _default_params_text(measure: Measure) -> str:
@@ -87,14 +117,22 @@ class _ParametersDelegate(QStyledItemDelegate):
         super().setModelData(editor, model, index)
 
 
-def help_html(record: Record) -> str:
-    """A record of any family as help: name, other spellings, description, formula, parameters, notes."""
-    aliases = ", ".join(f"{where}: {name}" for where, name in record.aliases)
+def help_html(record: Record, chosen: str | None = None) -> str:
+    """A record of any family as help: name, other spellings, description, formula, parameters, notes.
+    ``chosen`` (a naming): the name in that naming first, the other spellings after it."""
+    title, aliases = record.name, list(record.aliases)
+    if chosen is not None:
+        first, other = _names(record, chosen)
+        if other:
+            title = first
+            aliases = [(where, name) for where, name in aliases if name != first]
+            aliases.insert(0, ("trec_eval", other) if chosen == display.PAPER else ("in papers", other))
+    aliases = ", ".join(f"{where}: {name}" for where, name in aliases)
     alias = f" &nbsp;<span style='color:gray'>({html.escape(aliases)})</span>" if aliases else ""
     params = "".join(f"<p><b>Parameters</b> ({html.escape(p.name)}): {html.escape(p.description)}; "
                      f"default: {html.escape(p.default or 'none')}</p>" for p in record.parameters)
     notes = "".join(f"<p><i>{html.escape(note)}</i></p>" for note in record.notes)
-    return (f"<h3>{html.escape(record.name)}{alias}</h3><p>{html.escape(record.description)}</p>"
+    return (f"<h3>{html.escape(title)}{alias}</h3><p>{html.escape(record.description)}</p>"
             f"<p><b>Formula</b><br><code>{html.escape(record.formula)}</code></p>{params}{notes}")
 
 
@@ -118,7 +156,7 @@ class MeasurePicker(QWidget):
         self.search.textChanged.connect(self._filter)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("measureTree")
-        self.tree.setHeaderLabels(["Measure", "Parameters", "As in papers"])
+        self.tree.setHeaderLabels(["Measure", "Parameters", OTHER_NAME_HEADER[naming.current()]])
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
@@ -145,7 +183,8 @@ class MeasurePicker(QWidget):
         # Columns no record of this family fills (parameters, ir_measures names) are left out.
         records = list(self.registry.values())
         self.tree.setColumnHidden(1, not any(getattr(r, "kind", None) in _EDITABLE_KINDS for r in records))
-        self.tree.setColumnHidden(2, not any(getattr(r, "ir_name", None) for r in records))
+        self.tree.setColumnHidden(2, not any(paper_label(r) != r.name for r in records))
+        naming.NAMING.changed.connect(self._rename)
 
         custom_row = QHBoxLayout()
         custom_row.addWidget(self.custom)
@@ -190,13 +229,14 @@ class MeasurePicker(QWidget):
         return False
 
     def _fit_columns(self) -> None:
-        """The names and papers' names at their natural widths when the tree is wide enough; in a laptop's
-        narrow form narrower, the papers' names first (their texts elided), rather than scrolled sideways."""
+        """The names and their other spellings (greyed) at their natural widths when the tree is wide enough;
+        in a laptop's narrow form narrower, the other spellings first (their texts elided), rather than
+        scrolled sideways."""
         header = self.tree.header()
         width = self.tree.viewport().width() - (0 if header.isSectionHidden(1) else PARAMETERS_MIN_WIDTH)
         papers = 0 if header.isSectionHidden(2) else self.tree.sizeHintForColumn(2) + 8
         name = NAME_WIDTH
-        if papers and name + papers > width > 0:          # the papers' names give way first
+        if papers and name + papers > width > 0:          # the other spellings give way first
             papers = max(COLUMN_MIN_WIDTH, width - name)
         if name + papers > width > 0:
             name = max(COLUMN_MIN_WIDTH, width - papers)
@@ -209,8 +249,10 @@ class MeasurePicker(QWidget):
         for measure in self.registry.values():
             if measure.value_type == "text":     # runid, relstring: text, not numbers to compare
                 continue
-            item = QTreeWidgetItem(self._group(measure.group), [measure.name, "", getattr(measure, "ir_name", None) or ""])
+            item = QTreeWidgetItem(self._group(measure.group), ["", "", ""])
             item.setData(0, _NAME_ROLE, measure.name)
+            item.setForeground(2, QBrush(self.palette().color(QPalette.ColorRole.PlaceholderText)))
+            self._name_item(item, measure, naming.current())
             flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
             if _kind(measure) in _EDITABLE_KINDS:
                 flags |= Qt.ItemFlag.ItemIsEditable
@@ -222,6 +264,28 @@ class MeasurePicker(QWidget):
                 item.setToolTip(1, "Double-click to edit, e.g. 5,10,20 (empty: trec_eval's defaults)")
         self.tree.blockSignals(False)
         self.set_checked({name: cutoffs for name, cutoffs in DEFAULT_CHECKED.items() if name in self.registry})
+
+    def _name_item(self, item: QTreeWidgetItem, record: Record, chosen: str) -> None:
+        first, second = _names(record, chosen)
+        item.setText(0, first)
+        item.setText(2, second)
+
+    def _rename(self, chosen: str) -> None:
+        """View ▸ Measure names changed: every measure listed in the new naming first."""
+        self.tree.blockSignals(True)
+        self.tree.headerItem().setText(2, OTHER_NAME_HEADER.get(chosen, ""))
+        for item in self._items():
+            name = item.data(0, _NAME_ROLE)
+            if name is not None:
+                self._name_item(item, self.registry[name], chosen)
+        self.tree.blockSignals(False)
+        self._fit_columns()
+        self._filter(self.search.text())
+        self._show_help(self.tree.currentItem())
+
+    def item_for(self, name: str) -> QTreeWidgetItem | None:
+        """The list's item of registry measure ``name`` (its machine name, whatever is shown)."""
+        return next((i for i in self._items() if i.data(0, _NAME_ROLE) == name), None)
 
     def _items(self):
         it = QTreeWidgetItemIterator(self.tree)
@@ -346,6 +410,8 @@ class MeasurePicker(QWidget):
     # ------------------------------------------------------------ view
     def _filter(self, text: str) -> None:
         needle = text.strip().lower()
+        # A measure at a cutoff finds its family: P@10 -> P@k, ndcg_cut_10 -> ndcg_cut.
+        needles = {needle, re.sub(r"@[\d.]+$", "@k", needle), re.sub(r"(?<=[a-z])_[\d.]+$", "", needle)} - {""}
         for group in self._families.values():
             visible = 0
             for i in range(group.childCount()):
@@ -353,8 +419,9 @@ class MeasurePicker(QWidget):
                 name = item.data(0, _NAME_ROLE)
                 haystack = item.text(0) + " " + item.text(2)
                 if name is not None:
-                    haystack += " " + self.registry[name].description
-                show = not needle or needle in haystack.lower()
+                    record = self.registry[name]
+                    haystack += " ".join(("", record.name, paper_label(record), record.description))
+                show = not needle or any(n in haystack.lower() for n in needles)
                 item.setHidden(not show)
                 visible += show
             group.setHidden(visible == 0)
@@ -372,7 +439,7 @@ class MeasurePicker(QWidget):
             return
         name = item.data(0, _NAME_ROLE)
         if name is not None:
-            self.help.setHtml(help_html(self.registry[name]))
+            self.help.setHtml(help_html(self.registry[name], naming.current()))
         elif item.parent() is not None:
             self.help.setHtml(self.custom_help(item.text(0)))
 

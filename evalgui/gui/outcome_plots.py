@@ -21,6 +21,12 @@ def _application():
         # The offscreen platform's notes ("does not support propagateSizeHints()") are not the user's business.
         qInstallMessageHandler(lambda *_: None)
         app = QApplication([])
+        # Headless (the command line): papers' measure names, whatever the window was last set to, so the
+        # same command writes the same plots on every machine.
+        from evalgui.core import display
+        from evalgui.gui.naming import NAMING
+
+        NAMING.value = display.PAPER
     return app
 
 
@@ -241,11 +247,14 @@ def _plots(key: str, outcome):
         return
     if key not in VIEWS:
         return
+    from evalgui.gui.naming import label
+
     view, what = VIEWS[key](outcome)
     if view is None:
         return
     for measure in _matrix_views(view):
-        yield _file_name("heatmap", measure), f"{what}: {measure}", view.heatmap, ""
+        # the view itself: its export is titled (measure, test, "row minus column") as the window's Export plot
+        yield _file_name("heatmap", measure), f"{what}: {label(measure)}", view, ""
 
 
 def write_plots(key: str, outcome, folder: str) -> list[tuple[str, str]]:
@@ -257,7 +266,10 @@ def write_plots(key: str, outcome, folder: str) -> list[tuple[str, str]]:
     for stem, what, widget, _guide in _plots(key, outcome):
         for ext in ("png", "svg"):
             name = f"{_file_name(key)}-{stem}.{ext}"
-            export_plot(widget, os.path.join(folder, name))
+            if hasattr(widget, "export_plot"):          # a run × run matrix view: its titled heatmap
+                widget.export_plot(os.path.join(folder, name))
+            else:
+                export_plot(widget, os.path.join(folder, name))
             written.append((name, what))
     return written
 
@@ -267,4 +279,6 @@ def svg_plots(key: str, outcome) -> list[tuple[str, str, str]]:
     from evalgui.gui.plots import svg_bytes
 
     _application()
-    return [(what, svg_bytes(widget).decode("utf-8"), guide) for _stem, what, widget, guide in _plots(key, outcome)]
+    # (the report's caption names what a heatmap shows: the on-screen heatmap, untitled)
+    return [(what, svg_bytes(getattr(widget, "heatmap", widget)).decode("utf-8"), guide)
+            for _stem, what, widget, guide in _plots(key, outcome)]

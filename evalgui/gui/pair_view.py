@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QLabel, QSplitter, QT
                                QVBoxLayout)
 
 from evalgui.gui.accessibility import name_controls
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.plots import plain_axes
 
 HIGHER, LOWER, PICKED = "#d6604d", "#4393c3", "#000000"
@@ -121,10 +122,10 @@ class PairView(QDialog):
         self.measure, self.row_run, self.column_run = measure, row_run, column_run
         self.preferences = False
         self.frame = frame = pair_differences(values, row_run, column_run)
-        self.setWindowTitle(f"{row_run} − {column_run} · {measure}")
+        self.setWindowTitle(f"{row_run} − {column_run} · {shown_name(measure)}")
         wins, losses = int((frame["difference"] > 0).sum()), int((frame["difference"] < 0).sum())
         self.caption.setText(
-            f"{measure}, per query: {row_run} minus {column_run} over the {len(frame)} queries both have, "
+            f"{shown_name(measure)}, per query: {row_run} minus {column_run} over the {len(frame)} queries both have, "
             f"the largest differences at the top. {row_run} scores higher on {wins}, lower on {losses}, "
             f"the same on {len(frame) - wins - losses}. Select queries in the table, or click a bar or a "
             f"point, to select them in the workspace's other views too.")

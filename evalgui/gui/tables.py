@@ -517,16 +517,21 @@ def with_extension(path: str, chosen_filter: str) -> str:
 
 
 def with_measure_names(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with its measure and metric columns' values in the window's naming (View ▸ Measure
-    names): both namings are what evalgui-cli reads. Column names stay the machine ones."""
+    """The frame with its measures in the window's naming (View ▸ Measure names): the values of its
+    measure and metric columns, and the columns of a wide table that are measures (AP, P@10). Both
+    namings are what evalgui-cli reads. The other column names (run, query, value, ci_low...) stay
+    the documented machine ones."""
     columns = [c for c in frame.columns if str(c) in NAME_COLUMNS and frame[c].dtype.kind not in "fiub"]
-    if not columns:
-        return frame
     chosen = naming.current()
+    renamed = {c: display.measure_label(c, chosen) for c in frame.columns
+               if isinstance(c, str) and c not in display.COLUMN_LABELS and display.is_measure_name(c)}
+    renamed = {c: shown for c, shown in renamed.items() if shown != c and shown not in frame.columns}
+    if not columns and not renamed:
+        return frame
     frame = frame.copy()
     for column in columns:
         frame[column] = frame[column].map(lambda v: display.measure_label(v, chosen) if isinstance(v, str) else v)
-    return frame
+    return frame.rename(columns=renamed)
 
 
 def export_frame(frame: pd.DataFrame, path: str) -> None:

@@ -225,3 +225,24 @@ def test_metaeval_stability_and_casebase_plots_are_written_and_listed(capsys, tm
             assert entry["workspace"] == workspace and entry["plot"].startswith(what), entry
     assert plots["metaeval-power-curves.svg"]["request"]["experiment"] == "power"
     assert plots["stability-error-vs-ties.png"]["request"]["iterations"] == 5
+
+
+def test_a_written_heatmap_is_titled_and_names_measures_as_papers_whatever_the_window_was_set_to(project, tmp_path):
+    """`run` writes the heatmap as the window's Export plot does (measure, test, "row minus column"), and the
+    same command writes the same words on every machine: View ▸ Measure names is the window's, not the CLI's."""
+    import os
+    import subprocess
+    import sys
+
+    settings = tmp_path / "settings.ini"
+    settings.write_text("[General]\nmeasure_names=trec_eval\n", encoding="utf-8")
+    env = {**os.environ, "EVALGUI_SETTINGS": str(settings), "QT_QPA_PLATFORM": "offscreen"}
+    out_dir = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "evalgui.cli", "run", str(project), "-o", str(out_dir)],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    svg = (out_dir / "compare-heatmap-P@10.svg").read_text(encoding="utf-8")
+    for text in ("P@10: mean difference", "Randomization (permutation), B = 500", "correction: Holm",
+                 "row minus column"):
+        assert text in svg, text
+    assert "P_10" not in svg

@@ -72,3 +72,58 @@ def test_what_results_were_computed_with_is_stored_relative_too(tmp_path):
     project.write_text(json.dumps(state))
     opened = read_project(str(project))
     assert opened["results"]["ranked"] == {"rows": rows, "inputs": inputs}
+
+
+def test_an_outcomes_request_and_provenance_and_the_mac_model_are_stored_relative(tmp_path):
+    """A shared project names no folder of the machine it was saved on: the Outcomes' requests and provenance
+    and the case-based form's MAC model file are stored like the data files (the demo project held
+    /work/... paths)."""
+    data = tmp_path / "study" / "data"
+    data.mkdir(parents=True)
+    rank_file, mac = str(data / "ranks.tsv"), str(data / "mac.json")
+    table = {"encoding": "columns-1", "columns": ["name"], "dtypes": ["str"], "data": [[rank_file]]}
+    outcome = {"workspace": "stability", "request": {"rank_file": rank_file, "splits": [10]},
+               "tables": {"legend": table}, "notes": [],
+               "provenance": {"workspace": "stability", "request": {"rank_file": rank_file},
+                              "inputs": [{"path": rank_file, "size": 3, "hash": "sha256:0"}]}}
+    forms = {"casebase": {"mac_model": mac}}
+    project = tmp_path / "study" / "p.evalgui"
+    state = make_project(str(project), [(rank_file, "rank file")], forms, {"stability": {"stability": outcome}})
+    text = json.dumps(state)
+    saved = json.loads(text)["results"]["stability"]["stability"]
+    assert saved["request"]["rank_file"] == "file:data/ranks.tsv"
+    assert saved["provenance"]["inputs"][0]["path"] == "file:data/ranks.tsv"
+    assert saved["tables"] == {"legend": table}                   # tables are left as they are
+    assert json.loads(text)["forms"]["casebase"]["mac_model"] == "file:data/mac.json"
+    assert str(tmp_path) not in text.replace(json.dumps(rank_file)[1:-1], "", 1)   # only the table's own string
+    project.write_text(text)
+    opened = read_project(str(project))
+    assert opened["results"]["stability"]["stability"] == outcome
+    assert opened["forms"]["casebase"]["mac_model"] == mac
+
+
+def test_the_demo_project_names_only_files_in_its_own_folder():
+    """resources/sample_data/demo.evalgui is shared with every install: no path of the machine that made it."""
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parents[2] / "resources" / "sample_data" / "demo.evalgui"
+    text = demo.read_text(encoding="utf-8")
+    strings = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(k), walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, str):
+            strings.append(value)
+
+    walk(json.loads(text))
+    absolute = [s for s in strings if s.startswith("/") or s.startswith("file:/") or s.startswith("file:..")
+                or (len(s) > 2 and s[1] == ":" and s[2] in "\\/")]
+    assert not absolute, absolute[:5]
+    folder = demo.parent
+    for item in read_project(str(demo), hash_files=False)["files"]:
+        assert Path(item["path"]).resolve().is_relative_to(folder), item["path"]

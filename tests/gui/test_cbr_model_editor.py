@@ -242,3 +242,27 @@ def test_a_model_without_a_case_base_loads_and_shows_its_settings(qtbot):
     assert editor.problem() is None
     assert editor.form("body").cell("estate", "suv").text() == "0.6"
     assert editor.form("power").curve.getData()[0][-1] == pytest.approx(150)      # 3 / alpha
+
+
+def test_the_measure_menus_show_plain_names_and_the_model_file_keeps_the_code_names(qtbot, editor, tmp_path):
+    from evalgui.core.cbr.catalogue import MEASURES_BY_TYPE
+    from tests.gui.test_plain_words import offending_words
+
+    for row in range(editor.table.rowCount()):
+        kind, combo = editor.widget(row, TYPE).currentText(), editor.widget(row, MEASURE)
+        shown = [combo.itemText(i) for i in range(combo.count())]
+        assert [combo.itemData(i) for i in range(combo.count())] == list(MEASURES_BY_TYPE[kind])
+        assert not any(offending_words(text) for text in shown), shown
+    features = editor.widget(editor.row_of("features"), MEASURE)
+    assert features.currentText() == "Jaccard index" and features.currentData() == "jaccard_index"
+    model = editor.widget(editor.row_of("model"), MEASURE)
+    assert [model.itemText(i) for i in range(model.count())] == ["Normalized Levenshtein", "Token Jaccard index",
+                                                                 "Equality"]
+    _choose_measure(editor, "model", "token_jaccard_index")
+    path = tmp_path / "model.json"
+    editor.model().save(str(path))
+    saved = {a["name"]: a["measure"] for a in json.loads(path.read_text())["attributes"]}
+    assert saved["features"] == "jaccard_index" and saved["model"] == "token_jaccard_index"
+    # a measure the menu does not offer for the type (kept from the file) is shown in plain words too
+    ModelEditor._fill_measures(model, "text", "jaccard_index")
+    assert model.currentText() == "Jaccard index" and model.currentData() == "jaccard_index"

@@ -309,11 +309,11 @@ def test_exports_table_csv_with_provenance_paper_tables_and_plots(qtbot, window,
 
     _save_as(monkeypatch, tmp_path / "paper", "LaTeX (*.tex)")       # the extension comes from the format
     targets["Paper table (LaTeX)…"]()
-    assert (tmp_path / "paper.tex").read_text() == paper_table(compare.comparison, "latex")
+    assert (tmp_path / "paper.tex").read_text() == paper_table(compare.comparison, "latex", naming="paper")
     assert "\\begin{tabular}" in (tmp_path / "paper.tex").read_text()
     _save_as(monkeypatch, tmp_path / "paper.md")
     targets["Paper table (Markdown)…"]()
-    assert (tmp_path / "paper.md").read_text() == paper_table(compare.comparison, "markdown")
+    assert (tmp_path / "paper.md").read_text() == paper_table(compare.comparison, "markdown", naming="paper")
 
     for label, name in (("Comparison heatmap…", "heatmap"), ("Per-query scatter…", "scatter")):
         for ext in (".png", ".svg"):

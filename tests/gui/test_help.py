@@ -56,6 +56,8 @@ def test_a_registered_family_appears_in_the_reference_then_goes(qtbot):
 
 
 def test_picker_offers_the_registry_it_is_given(qtbot):
+    from PySide6.QtCore import Qt
+
     from evalgui.gui.measurepicker import MeasurePicker
 
     small: Registry[Measure] = Registry("ranked", "Two ranked measures")
@@ -64,7 +66,8 @@ def test_picker_offers_the_registry_it_is_given(qtbot):
     picker = MeasurePicker(registry=small)
     qtbot.addWidget(picker)
     assert picker.registry is small
-    assert sorted(i.text(0) for i in picker._items()) == ["map", "ndcg_cut", "num_q"]
+    assert sorted(i.data(0, Qt.ItemDataRole.UserRole) for i in picker._items()) == ["map", "ndcg_cut", "num_q"]
+    assert sorted(i.text(0) for i in picker._items()) == ["AP", "NumQ", "nDCG@k"]     # as papers write them
     assert set(picker.specs()) == {"map", "ndcg_cut.10"}        # the defaults it knows
     picker.set_checked({"num_q": "", "P": "5"})                   # P is not in this registry
     assert picker.specs() == ["num_q"]
@@ -79,7 +82,7 @@ def test_picker_offers_gdeval_cwl_and_ir_measures_extras_with_help(qtbot):
 
     picker = MeasurePicker()
     qtbot.addWidget(picker)
-    items = {i.text(0): i for i in picker._items()}
+    items = {i.data(0, Qt.ItemDataRole.UserRole): i for i in picker._items()}
     for name, group in (("err_cut", "Web track (gdeval)"), ("ndcg_exp_cut", "Web track (gdeval)"),
                         ("bpm", "C/W/L user models"), ("inst", "C/W/L user models"), ("nerr11", "C/W/L user models"),
                         ("rbp_cwl", "C/W/L user models"), ("compat", "Gain"), ("accuracy", "Precision")):

@@ -179,7 +179,9 @@ def test_stability_equals_the_engine_with_its_points_curves_and_matrix(qtbot, wi
         _choose(view.set_size, size)
         rows = expected.table[expected.table["set_size"] == size]
         spots = view.points.points()
-        assert [s.data() for s in spots] == OUTPUTS and [label.toPlainText() for label in view.labels] == OUTPUTS
+        # the points keep the machine names, their labels are as papers name the measures
+        assert [s.data() for s in spots] == OUTPUTS
+        assert [label.toPlainText() for label in view.labels] == ["AP", "RR", "P@10"]
         assert [(s.pos().x(), s.pos().y()) for s in spots] == list(zip(rows["tie_rate"], rows["error_rate"]))
         assert [label.pos().x() for label in view.labels] == list(rows["tie_rate"])
 
@@ -270,7 +272,7 @@ def test_power_equals_the_engine_with_sakais_curves_and_alpha(qtbot, window, tmp
     assert view.alpha_line.label.toPlainText() == "α = 0.1"
     legend = [label.text for _, label in view.legend.items]
     power = dict(zip(expected.table["measure"], expected.table["discriminative_power"]))
-    assert legend == [f"{m} ({power[m]:.0f}%)" for m in OUTPUTS]
+    assert legend == [f"{shown} ({power[m]:.0f}%)" for m, shown in zip(OUTPUTS, ("AP", "RR", "P@10"))]
     assert "holm" in view.plot.getPlotItem().titleLabel.text
 
     # every pair's p-value, as --curves writes it; the plot exports
@@ -588,12 +590,12 @@ def test_the_picker_offers_the_preference_measures_and_every_experiment_takes_th
     picker = metaeval.form.picker
     headings = {picker.tree.topLevelItem(i).text(0): picker.tree.topLevelItem(i)
                 for i in range(picker.tree.topLevelItemCount())}
-    offered = {headings[h].child(i).text(0): h for h in headings for i in range(headings[h].childCount())}
+    offered = {headings[h].child(i).data(0, Qt.ItemDataRole.UserRole): h for h in headings for i in range(headings[h].childCount())}
     assert set(REGISTRY) <= set(offered) and "map" in offered
     assert offered["rpp"] == "Preference · Recall-paired preference" and offered["lexirecall"] == "Preference · Lexicographic"
     assert headings[offered["rpp"]].isFirstColumnSpanned()               # read whole, not cut at the first column
     item = next(headings[offered["rpp"]].child(i) for i in range(headings[offered["rpp"]].childCount())
-                if headings[offered["rpp"]].child(i).text(0) == "rpp")
+                if headings[offered["rpp"]].child(i).data(0, Qt.ItemDataRole.UserRole) == "rpp")
     picker.tree.setCurrentItem(item)
     assert "Recall-Paired Preference" in picker.help.toPlainText()          # the record's own help
     picker.search.setText("lexicographic")                          # searched by the records' descriptions

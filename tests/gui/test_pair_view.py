@@ -10,6 +10,7 @@ from PySide6.QtCore import QPointF, Qt
 
 from tests.gui.conftest import open_demo_and_wait
 from tests.gui.test_compare_workspace import _compare_synthetic
+from evalgui.gui.naming import label as shown_name
 
 
 def test_pair_differences_are_sorted_by_size_and_skip_missing_queries():
@@ -102,7 +103,7 @@ def test_an_exported_heatmap_has_a_title_and_square_proportions(qtbot, window, t
     view.export_plot(str(tmp_path / "m.png"))
     svg = (tmp_path / "m.svg").read_text(encoding="utf-8")
     measure = view.measure.currentData()
-    for text in (measure, "Test: t", "holm", "row minus column"):
+    for text in (shown_name(measure), "Test: Paired t-test", "correction: Holm", "row minus column"):
         assert text in svg, text
     image = QImage(str(tmp_path / "m.png"))
     assert not image.isNull() and 0.7 <= image.width() / image.height() <= 1.4, image.size()

@@ -72,3 +72,79 @@ def test_the_view_menu_switches_the_naming(qtbot, window, naming):
     assert set(actions) == {display.PAPER, display.TREC_EVAL} and actions[display.PAPER].isChecked()
     actions[display.TREC_EVAL].trigger()
     assert naming.current() == display.TREC_EVAL and not actions[display.PAPER].isChecked()
+
+
+def _every_output_name():
+    """Every measure name an evaluation (so an export) can hold: each registered measure at its defaults."""
+    from evalgui.core.ranked.measures import REGISTRY
+    from evalgui.core.ranked.specs import parse_measures
+
+    return [name for record in REGISTRY.values() if record.value_type != "text"
+            for request in parse_measures([record.name]) for name in request.names]
+
+
+def _measures_read(names):
+    """What evalgui-cli's measure parser makes of ``names``: (measure, parameters, relevance level) per name."""
+    from evalgui.core.ranked.specs import parse_measures
+
+    def params(r):                  # rbp's default p (0.9), written out or not, is the same measure
+        return (("p", 0.9),) if r.measure.name == "rbp" and not r.params else r.params
+
+    return [(r.measure.name, params(r), r.relevance_level) for name in names for r in parse_measures([name])]
+
+
+def test_both_namings_of_every_measure_read_back_as_the_same_measures():
+    from evalgui.core import display
+
+    names = _every_output_name()
+    assert {"map", "P_10", "ndcg_cut_10", "iprec_at_recall_0.10", "gm_map", "alpha_nDCG_10"} <= set(names)
+    as_named = _measures_read(names)
+    assert _measures_read([display.paper_name(n) for n in names]) == as_named
+    assert _measures_read([display.trec_name(display.paper_name(n)) for n in names]) == as_named
+
+
+def test_exports_write_measures_in_the_chosen_naming_and_read_back(qtbot, naming, tmp_path, monkeypatch):
+    """A wide table (measures as columns) and a tidy one (a measure column), exported as papers name
+    the measures, then as trec_eval does: evalgui-cli's parser reads the same measures back."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from evalgui.core import display
+    from evalgui.gui.tables import DataFrameModel, FrameTableView
+
+    names = _every_output_name()
+    wide = pd.DataFrame([["bm25", *range(len(names))]], columns=["run", *names])
+    tidy = pd.DataFrame({"run": "bm25", "query": "1", "measure": names, "value": 0.5})
+    models = []                     # kept alive: they follow the naming until the test ends
+    for chosen in (display.PAPER, display.TREC_EVAL):
+        naming.set_current(chosen)
+        for frame, file in ((wide, "wide.csv"), (tidy, "tidy.tsv")):
+            models.append(DataFrameModel(frame, best=None))
+            view = FrameTableView(models[-1])
+            qtbot.addWidget(view)
+            path = tmp_path / f"{chosen}-{file}"
+            monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, p=path, **k: (str(p), "")))
+            view.export_dialog()
+            back = pd.read_csv(path, sep="\t" if file.endswith(".tsv") else ",", dtype=str)
+            if file == "wide.csv":
+                written = list(back.columns[1:])
+                assert back.columns[0] == "run"
+            else:
+                written = back["measure"].tolist()
+                assert list(back.columns) == ["run", "query", "measure", "value"]      # headers stay machine names
+            assert written == [display.measure_label(n, chosen) for n in names]
+            if chosen == display.PAPER:
+                assert {"AP", "P@10", "nDCG@10", "RR", "R@100"} <= set(written)
+            assert _measures_read(written) == _measures_read(names)
+
+
+def test_the_paper_table_heads_follow_the_naming():
+    from evalgui.core import display
+    from evalgui.core.stats.compare import compare, paper_table
+
+    scores = pd.DataFrame({"run": ["a"] * 6 + ["b"] * 6, "query": [str(q) for q in (1, 2, 3)] * 4,
+                           "measure": (["map"] * 3 + ["P_10"] * 3) * 2,
+                           "value": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.2, 0.2, 0.4, 0.3, 0.6, 0.6]})
+    comparison = compare(scores, ["a", "b"], ["map", "P_10"])
+    assert "| Run | map | P_10 |" in paper_table(comparison, "markdown")          # the CLI's, unchanged
+    assert "| Run | AP | P@10 |" in paper_table(comparison, "markdown", naming=display.PAPER)
+    assert "Run & map & P\\_10" in paper_table(comparison, "latex", naming=display.TREC_EVAL)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QFileDialog
 
 from tests.gui.conftest import SAMPLE_DATA, load, load_synthetic, open_demo_and_wait, run_and_wait
@@ -24,7 +24,16 @@ BANNED_WORDS = re.compile(r"\b(?:ks|Sep\.)(?!\w)")
 # Legitimate tokens that look like identifiers: file names (the sample data) and the names
 # people write for measures.
 ALLOWED = {"make_ranks", "mac_model", "procake_evaluated", "procake_ground_truth", "information_systems",
-           "pyqtgraph", "trec_eval"}
+           "pyqtgraph", "trec_eval",
+           # the reference tools, named in the measures' help
+           "ir_measures", "cwl_eval", "pytrec_eval",
+           # measures as papers write them (camel-cased by their authors)
+           "nDCG", "nERR", "nNRBP", "infAP", "binG",
+           # the arguments written in a measure's name, e.g. SDCG(max_rel=3)@10
+           "min_rel", "max_rel"}
+# Parts of a tooltip that are meant for machines or mathematicians, not read as prose: a measure's
+# formula (subscripts such as d_k, mean_q) and the column's name in exported files (which exports keep).
+NOT_PROSE = re.compile(r"^(?:Formula\b.*|Column in exported files: .*)$", re.MULTILINE)
 # (widget's object name, word) pairs tolerated while a form is being rebuilt from the workflow layer's
 # declarations (the meta-evaluation form's migration): remove them when it lands.
 TOLERATED: set[tuple[str, str]] = set()      # (object name, word) a migration still under way may show
@@ -34,6 +43,7 @@ SKIP_OBJECTS = {"filePath"}
 
 def offending_words(text: str) -> list[str]:
     """The identifier-like words and flags in ``text`` (file names and ALLOWED words excepted)."""
+    text = NOT_PROSE.sub("", text)
     words = [m.group(0) for m in IDENTIFIER.finditer(text)] + [m.group(0) for m in BANNED_WORDS.finditer(text)]
     return [w for w in words if w not in ALLOWED and not re.search(r"\.\w{2,4}$", w)]
 
@@ -45,11 +55,52 @@ def test_the_pattern_catches_identifiers_and_flags_and_spares_words():
     assert offending_words("ks test; Sep. rate") == ["ks", "Sep."]
     assert offending_words("nDCG@10, P(rel=2)@5, AP, 95 % CI (low), non-parametric – a note") == []
     assert offending_words("read cars.csv and mac_model.json") == []
+    # a formula and the exported column's name are not prose; the rest of the tooltip is
+    assert offending_words("Mean of the first.\n\nFormula: AP = mean_q sum_i d_i\n\nColumn in exported files: "
+                           "ci_low") == []
+    assert offending_words("Use ci_low here\nFormula: x_i") == ["ci_low"]
+
+
+def hover_texts(widget, name: str) -> list[tuple[str, str]]:
+    """What a user reads on hovering or with a screen reader: the widget's tooltip, status tip,
+    accessible description and placeholder; its items' and headers' tooltips."""
+    from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QPlainTextEdit, QTabWidget, QTextEdit,
+                                   QTreeWidget)
+
+    tip = Qt.ItemDataRole.ToolTipRole
+    texts = [(name + " tooltip", widget.toolTip()), (name + " status tip", widget.statusTip()),
+             (name + " accessible description", widget.accessibleDescription())]
+    if isinstance(widget, (QTextEdit, QPlainTextEdit, QComboBox)):
+        texts.append((name + " placeholder", widget.placeholderText()))
+    if isinstance(widget, QComboBox):
+        texts += [(name + " item tooltip", str(widget.itemData(i, tip) or "")) for i in range(widget.count())]
+    if isinstance(widget, QTabWidget):
+        texts += [(name + " tab tooltip", widget.tabToolTip(i)) for i in range(widget.count())]
+    if isinstance(widget, QTreeWidget):
+        header = widget.headerItem()
+        texts += [(name + " header tooltip", header.toolTip(c)) for c in range(widget.columnCount())]
+        items = [widget.topLevelItem(i) for i in range(widget.topLevelItemCount())]
+        items += [top.child(i) for top in items for i in range(top.childCount())]
+        texts += [(name + " item tooltip", item.toolTip(c))
+                  for item in items[:200] for c in range(widget.columnCount())]
+    elif isinstance(widget, QAbstractItemView) and widget.model() is not None:
+        model = widget.model()
+        rows = model.rowCount(QModelIndex())
+        try:
+            columns = model.columnCount(QModelIndex())
+        except TypeError:           # a list model: one column
+            columns = 1
+        texts += [(name + " header tooltip", str(model.headerData(c, Qt.Orientation.Horizontal, tip) or ""))
+                  for c in range(columns)]
+        texts += [(name + " cell tooltip", str(model.index(r, c).data(tip) or ""))
+                  for r in range(min(rows, 50)) for c in range(min(columns, 50))]
+    return texts
 
 
 def visible_texts(root) -> list[tuple[str, str]]:
     """(where, text) for every text a user can see under ``root``: widgets, combo items, tab titles,
-    table headers (both directions), plot axis labels and legends."""
+    table headers (both directions), plot axis labels and legends; tooltips, status tips, placeholders
+    and accessible descriptions (:func:`hover_texts`)."""
     import pyqtgraph as pg
     from PySide6.QtWidgets import (QAbstractButton, QComboBox, QGroupBox, QLabel, QLineEdit,
                                    QListWidget, QTableView, QTabWidget, QTreeWidget)
@@ -59,6 +110,7 @@ def visible_texts(root) -> list[tuple[str, str]]:
         if widget.objectName() in SKIP_OBJECTS:
             continue
         name = f"{type(widget).__name__}({widget.objectName()})"
+        texts += hover_texts(widget, name)
         if isinstance(widget, (QLabel, QAbstractButton)):
             texts.append((name, re.sub(r"<[^>]+>", " ", widget.text())))
         if isinstance(widget, QGroupBox):
@@ -161,4 +213,6 @@ def test_no_workspace_shows_a_programmers_word(qtbot, window, monkeypatch):
     found += [f"window: {o}" for o in offences(window.data_dock)]
     menus = [action for menu in window.menuBar().actions() for action in [menu, *menu.menu().actions()]]
     found += [f"menu: {a.text()!r}" for a in menus if offending_words(a.text().replace("&", ""))]
+    found += [f"menu {a.text()!r} tip: {text!r}" for a in menus for text in (a.toolTip(), a.statusTip())
+              if text != a.text().replace("&", "") and offending_words(text)]
     assert not found, "\n".join(found)

@@ -39,7 +39,7 @@ def test_the_reference_lists_the_preference_family(qtbot, window):
     assert "w_i = (1/log2(i+1)) / sum_j 1/log2(j+1)" in text and "Graded: RPP = sum_g m_g RPP_g" in text
     assert "binary threshold" in text and "pref_eval" in text
     dialog.tree.setCurrentItem(family)
-    assert "positive when the first run (run_a" in dialog.text.toPlainText()
+    assert "positive when the first run (the row of a preference matrix)" in dialog.text.toPlainText()
 
     dialog.search.setText("worst-case")                 # the filter reads the family's descriptions
     visible = [dialog.record_of(i).name for i in dialog.record_items() if not i.isHidden()]

@@ -15,7 +15,9 @@ from tests.gui.conftest import SYNTHETIC, SYNTHETIC_RUNS, load, load_synthetic, 
 
 def _picker_item(picker, text, family=None):
     for item in picker._items():
-        if item.text(0) == text and (family is None or item.parent().text(0) == family):
+        # a registry measure by its machine name (the list shows it as papers write it), a custom one as typed
+        name = item.data(0, Qt.ItemDataRole.UserRole)
+        if (name == text if name is not None else item.text(0) == text) and (family is None or item.parent().text(0) == family):
             return item
     raise KeyError(text)
 
@@ -361,7 +363,54 @@ def test_the_measure_help_has_room_to_be_read(qtbot, window):
     window.tabs.setCurrentWidget(ranked)
     resize_and_wait(qtbot, window, *LARGE)
     picker = ranked.form.picker
-    picker.tree.setCurrentItem(next(i for i in picker._items() if i.text(0) == "map"))
+    picker.tree.setCurrentItem(_picker_item(picker, "map"))
     lines = picker.help.viewport().height() / picker.help.fontMetrics().lineSpacing()
     assert lines >= HELP_LINES - 0.5, lines
     assert picker.tree.viewport().height() >= 8 * picker.tree.fontMetrics().height()     # the list keeps its room
+
+
+def test_picker_shows_paper_names_first_follows_the_view_choice_and_finds_either(qtbot):
+    from evalgui.core import display
+    from evalgui.gui import naming
+    from evalgui.gui.measurepicker import MeasurePicker
+
+    picker = MeasurePicker()
+    qtbot.addWidget(picker)
+    picker.show()
+    tree = picker.tree
+    try:
+        naming.set_current(display.PAPER)
+        expected = {"map": ("AP", "map"), "ndcg_cut": ("nDCG@k", "ndcg_cut"), "recip_rank": ("RR", "recip_rank"),
+                    "P": ("P@k", "P"), "gm_map": ("GMAP", "gm_map"), "Rprec": ("Rprec", "")}
+        for name, (first, second) in expected.items():
+            item = _picker_item(picker, name)
+            assert (item.text(0), item.text(2)) == (first, second), name
+        assert tree.headerItem().text(2) == "trec_eval" and not tree.isColumnHidden(2)
+        # the other spelling is greyed
+        grey = picker.palette().color(picker.palette().ColorRole.PlaceholderText)
+        assert _picker_item(picker, "map").foreground(2).color() == grey
+        # either name finds it
+        for needle in ("ndcg_cut", "nDCG@"):
+            picker.search.setText(needle)
+            assert not _picker_item(picker, "ndcg_cut").isHidden() and _picker_item(picker, "map").isHidden()
+        picker.search.setText("recip_rank")
+        assert not _picker_item(picker, "recip_rank").isHidden()
+        picker.search.setText("RR")
+        assert not _picker_item(picker, "recip_rank").isHidden()
+        for needle, name in (("P@10", "P"), ("nDCG@20", "ndcg_cut"), ("ndcg_cut_10", "ndcg_cut"), ("P_5", "P")):
+            picker.search.setText(needle)                  # a measure at a cutoff finds its family
+            assert not _picker_item(picker, name).isHidden(), needle
+        picker.search.clear()
+        tree.setCurrentItem(_picker_item(picker, "map"))
+        assert " ".join(picker.help.toPlainText().split()).startswith("AP (trec_eval: map")     # the help's title
+        # View ▸ Measure names: trec_eval first, the papers' name beside it; ticks and specs untouched
+        specs = picker.specs()
+        naming.set_current(display.TREC_EVAL)
+        assert (_picker_item(picker, "map").text(0), _picker_item(picker, "map").text(2)) == ("map", "AP")
+        assert " ".join(picker.help.toPlainText().split()).startswith("map (in papers: AP")
+        assert tree.headerItem().text(2) == "As in papers"
+        assert picker.specs() == specs
+        picker.search.setText("AP")
+        assert not _picker_item(picker, "map").isHidden()
+    finally:
+        naming.set_current(display.PAPER)

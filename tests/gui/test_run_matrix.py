@@ -58,6 +58,35 @@ def test_nice_limits():
     assert [nice_limit(v) for v in (0.0, 0.013, 0.05, 0.051, 0.3, 1.0, 7)] == [0.01, 0.02, 0.05, 0.1, 0.5, 1.0, 10.0]
 
 
+def test_exported_plots_and_wide_tables_follow_the_measure_names(qtbot, window, tmp_path, monkeypatch):
+    """View ▸ Measure names reaches the files: a heatmap's title, the summary's measure columns."""
+    import pandas as pd
+    from PySide6.QtWidgets import QFileDialog
+
+    from evalgui.core import display
+    from evalgui.gui import naming
+
+    ranked = open_demo_and_wait(qtbot, window)
+    view = ranked.run_matrix
+    view.shown()
+    view.measure.setCurrentIndex(view.measure.findData("ndcg_cut_10"))
+    try:
+        for chosen, shown, hidden in ((display.PAPER, "nDCG@10", "ndcg_cut_10"),
+                                      (display.TREC_EVAL, "ndcg_cut_10", "nDCG@10")):
+            naming.set_current(chosen)
+            svg = tmp_path / f"{chosen}.svg"
+            view.export_plot(str(svg))
+            text = svg.read_text()
+            assert f"{shown}: mean per-query difference" in text and hidden not in text
+            csv = tmp_path / f"{chosen}.csv"
+            monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, p=csv, **k: (str(p), "")))
+            ranked.summary.view.export_dialog()
+            columns = list(pd.read_csv(csv).columns)
+            assert columns[0] == "run" and shown in columns and hidden not in columns
+    finally:
+        naming.set_current(display.PAPER)
+
+
 def _shown_measure(qtbot, ranked, measure="P_10"):
     view = ranked.run_matrix
     ranked.results_tabs.setCurrentWidget(view.page)

@@ -60,7 +60,12 @@ def test_export_summary_csv_through_the_dialog(qtbot, demo, tmp_path, monkeypatc
     demo.summary.view.export_dialog()
     assert calls, "the save dialog was not asked"
     back = _read_csv(path)
-    pd.testing.assert_frame_equal(back, _as_exported(demo.summary.model.frame), check_exact=True, check_dtype=False)
+    frame = demo.summary.model.frame
+    # the measures' columns as the window names them (View ▸ Measure names: papers' by default)
+    assert list(back.columns) == ["run", "AP", "RR", "P@10", "R@100", "nDCG@10"]
+    assert list(frame.columns) == ["run", "map", "recip_rank", "P_10", "recall_100", "ndcg_cut_10"]
+    pd.testing.assert_frame_equal(back, _as_exported(frame).set_axis(back.columns, axis=1), check_exact=True,
+                                  check_dtype=False)
     assert list(back["run"]) == list(SYNTHETIC_RUNS)
     assert _no_temp_files(tmp_path) == []
 
@@ -124,9 +129,11 @@ def test_export_latex_and_markdown(qtbot, demo, tmp_path, monkeypatch):
     demo.summary.view.export_dialog()
     text = path.read_text()
     assert "\\begin{tabular}" in text and "\\end{tabular}" in text
-    assert "P\\_10" in text                 # escaped measure names
+    assert "P@10" in text and "nDCG@10" in text        # the measures as the window names them
     bm25 = demo.summary.model.frame.iloc[0]
     assert f"{bm25['map']:.4f}" in text
+    export_frame(demo.summary.model.frame, str(tmp_path / "machine.tex"))
+    assert "P\\_10" in (tmp_path / "machine.tex").read_text()               # escaped machine names
 
     export_frame(demo.per_query.model.frame, str(tmp_path / "per_query.tex"))
     assert "\\begin{tabular}{lrrrr}" in (tmp_path / "per_query.tex").read_text()

@@ -78,7 +78,7 @@ def exp_gains(r: Ranking):
            description="nDCG at k with exponential gains, as gdeval computes it for the TREC Web track: each "
                        "document gains 2^grade - 1, discounted by log2(rank+1); the sum over the first k is divided "
                        "by the same sum for an ideal ranking of every positively graded document. It rewards the "
-                       "highest grades much more than trec_eval's ndcg_cut, whose gain is the grade.",
+                       "highest grades much more than trec_eval's nDCG@k, whose gain is the grade.",
            formula="nDCG@k = sum_{i<=k} (2^g_i - 1)/log2(i+1) / sum_{i<=k} (2^g*_i - 1)/log2(i+1)")
 def _ndcg_exp_cut(r, params):
     g = exp_gains(r)

@@ -80,11 +80,11 @@ REGISTRY: Registry[PreferenceMeasure] = Registry(
     "preference", "Preferences between two runs",
     "Which of two runs a user would prefer, query by query, from where each ranks the relevant documents "
     "(Recall-Paired Preference, lexicographic recall and precision). A value compares a pair: positive when "
-    "the first run (run_a, the row of a preference matrix) is preferred, negative when the second is, "
+    "the first run (the row of a preference matrix) is preferred, negative when the second is, "
     "between -1 and 1; the value for a pair of runs is the mean over the queries with a relevant document.")
 
 _THRESHOLD = Parameter(
-    "binary threshold", "grade >= N is relevant and grades are not told apart (--binary-threshold N); "
+    "binary threshold", "grade >= N is relevant and grades are not told apart; "
     "without it every grade >= 1 is relevant and RPP averages over the grade levels", "")
 _VECTOR = ("x_i, y_i: the rank of the i-th relevant document each run retrieves (ascending), "
            "'not retrieved' (ranked below everything) for those it misses; s_i = sgn(y_i - x_i)")
@@ -92,7 +92,7 @@ _GRADED = ("Graded: RPP = sum_g m_g RPP_g / sum_g m_g over the relevant grades g
            "m_g documents of grade >= g.")
 _RPP_NOTE = ("pref_eval (diazf/pref_eval) caches a run's relevance vector across grades, so with graded "
              "qrels it scores every grade level on the vector of all relevant documents (binary RPP); "
-             "evalgui follows the paper's graded definition. With --binary-threshold the two agree.")
+             "evalgui follows the paper's graded definition. With a binary threshold the two agree.")
 
 
 def _register_rpp(name: str, weight, weight_text: str, description: str, alias: str | None = None):
@@ -109,7 +109,7 @@ def _register_lexicographic(name: str, which: str, description: str, formula: st
         name=name, family=REGISTRY.key, group="Lexicographic", description=description,
         formula=f"{formula}; {_VECTOR}", parameters=(_THRESHOLD,),
         notes=("Binary: reads the vector of all relevant documents (grade >= 1, or >= N with "
-               "--binary-threshold N).",),
+               "a binary threshold N).",),
         lexicographic=which))
 
 
@@ -117,7 +117,7 @@ _register_rpp(
     "rpp", lambda i: np.ones(len(i)), "1/m",
     "Recall-Paired Preference (Diaz & Ferraro 2022). For each recall level i (users who want i relevant "
     "documents), the run that reaches the i-th relevant document sooner wins that level; RPP is the share of "
-    "levels run_a wins minus the share it loses, every level weighted alike. An average-case preference, "
+    "levels the first run wins minus the share it loses, every level weighted alike. An average-case preference, "
     "the preference-based analogue of average precision.")
 _register_rpp(
     "dcgrpp", lambda i: 1.0 / np.log2(i + 1.0), "(1/log2(i+1)) / sum_j 1/log2(j+1)",

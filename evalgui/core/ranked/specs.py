@@ -156,6 +156,27 @@ def trec_request(name: str, param_text: str | None, spec: str | None = None, *, 
     return MeasureRequest(measure, params, output_names(measure, params, param_text), text_length=text_length)
 
 
+_OUTPUT_NAME = re.compile(r"^(?P<name>[A-Za-z0-9_]+?)_(?P<value>\d+(?:\.\d+)?)$")
+_OUTPUT_KINDS = (ParamKind.LONG_CUTOFFS, ParamKind.DOUBLE_CUTOFFS, ParamKind.DOUBLE_PARAMS)
+
+
+def output_request(spec: str) -> MeasureRequest | None:
+    """A measure named as trec_eval's output names it (``P_10``, ``ndcg_cut_10``,
+    ``iprec_at_recall_0.10``): one value of a measure with cutoffs, so a table exported with
+    trec_eval's names reads back. None when ``spec`` is not such a name."""
+    match = _OUTPUT_NAME.match(spec)
+    if match is None or spec in REGISTRY:
+        return None
+    measure = REGISTRY.get(match["name"])
+    if measure is None or measure.kind not in _OUTPUT_KINDS or measure.value_type == "text":
+        return None
+    try:
+        request = trec_request(measure.name, match["value"], spec)
+    except EvalUsageError:
+        return None
+    return request if request.names == (spec,) else None
+
+
 def split_trec_spec(spec: str) -> tuple[str, str | None]:
     name, dot, params = spec.partition(".")
     return name, (params if dot else None)
@@ -186,6 +207,7 @@ IR_MEASURES = {
     "NumRelRet": ("num_rel_ret", None, True),
     "NumQ": ("num_q", None, False),
     "Judged": (None, "judged", False),
+    "GMAP": ("gm_map", None, True),         # not ir_measures': what papers write for gm_map
 }
 
 
@@ -314,6 +336,8 @@ def parse_measures(specs: list[str], *, include_text: bool = False) -> list[Meas
                         if include_text or REGISTRY[n].value_type != "text"]
         elif is_ir_syntax(spec):
             expanded = [ir_request(spec)]
+        elif (output := output_request(spec)) is not None:
+            expanded = [output]
         else:
             name, params = split_trec_spec(spec)
             req = trec_request(name, params, spec)

@@ -52,15 +52,16 @@ DESCRIPTIONS = {
     "swap_single_queries": "the swap method compares single-query differences, not mean differences over query sets",
     "swap_partial_bins": "the swap bins cover only the lowest 20/105 of the differences, a non-swap counts in its "
                          "own bin and every higher one, and the limits step by (range)/110.25",
-    "significance_estimators": "the significance matrices take swapDiffMin in bootstrap mode (estDiff with the swap "
-                               "method), and measures with a cut-off never get a mark",
+    "significance_estimators": "the significance matrices take the smallest swap difference in bootstrap mode (the "
+                               "bootstrap's difference required with the swap method), and measures with a cut-off "
+                               "never get a mark",
     "decisions_last_fuzziness": "every row's decisions is the last fuzziness's value",
     "correlation_skips_first": "the correlation leaves out every pair with the first system",
     "asl_zero_spread": "a bootstrap sample without spread gets t = 0 and never counts towards the ASL (so with few "
                        "queries nearly every pair is significant)",
     "missing_query_ties": "a missing score makes every comparison on its query a tie, and its pairs significant "
                           "in the ASL",
-    "relrate_buckets": "relRate of AP_inter_per counts the 1,000 buckets instead of the entities",
+    "relrate_buckets": "the entities used by AP_inter_per are its 1,000 buckets instead of the entities",
 }
 
 

@@ -525,7 +525,7 @@ def score(spec: MeasureSpec, sr: SortedRanks, total: float | None = None, index_
 _CUTOFF = Parameter("cut-off", "after @: a rank k (P@10), Avg (k = floor of the mean rank), testsize (k = n), "
                                "Xrecall (k = the X-th percentile rank; 50recall = the median rank) or k/N "
                                "(each value of --cutoffs)")
-_PER_MILLE = ("Per-mille form: add _per (needs --totalranks T). The ranks fall into 1,000 buckets of width "
+_PER_MILLE = ("Per-mille form: add _per (needs the total ranks T). The ranks fall into 1,000 buckets of width "
               "w = T/1000 (a rank counts in bucket i when rank <= i*w); c_i = entities in buckets 1..i; a cut-off "
               "inside a bucket interpolates linearly.")
 
@@ -605,7 +605,7 @@ _add("Min", "Rank statistics", "The best rank any test entity gets (lower is bet
 _add("Max", "Rank statistics", "The worst rank any test entity gets (lower is better).", "Max = r_n", lower=True,
      kernel=maximum,
      notes=(_COUNT + "1.",))
-_add("PR_AUC", "Areas", "Area under the precision-recall curve through the points (cap(i / r_i), i / n), "
+_add("PR_AUC", "Areas", "Area under the precision-recall curve through the points (cap(i / rᵢ), i / n), "
      "by trapezoids between consecutive entities.",
      "PR_AUC = Σ_{i=2..n} (cap((i-1)/r_{i-1}) + cap(i/r_i)) / 2 · 1/n",
      per_mille="PR_AUC_per: the points (cap(c_i / (i*w)), c_i / n) of the 1,000 buckets.",
@@ -616,7 +616,7 @@ _add("PR_AUC_interpolated", "Areas", "PR_AUC with interpolated precision (the be
      per_mille="PR_AUC_interpolated_per: the same over the buckets' points.",
      kernel=pr_auc_interpolated, per_mille_kernel=pr_auc_interpolated_per,
      notes=(_COUNT + "n.",))
-_add("ROC_AUC", "Areas", "Area under the ROC curve given the total number T of ranked entities (--totalranks): "
+_add("ROC_AUC", "Areas", "Area under the ROC curve given the total number T of ranked entities (Total ranks T): "
      "the chance that a test entity is ranked above one of the others.",
      "ROC_AUC = 1 - (Σ_i r_i - n(n+1)/2) / (n (T - n))",
      per_mille="ROC_AUC_per: trapezoids through the buckets' (false positive rate, c_i / n).",

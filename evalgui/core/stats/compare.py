@@ -421,8 +421,10 @@ def preference_ranking(result, table: pd.DataFrame | None = None) -> pd.DataFram
 PAPER_FORMATS = ("latex", "markdown")
 
 
-def paper_table(comparison: Comparison, fmt: str = "latex", digits: int = 4) -> str:
+def paper_table(comparison: Comparison, fmt: str = "latex", digits: int = 4, naming: str | None = None) -> str:
     """Runs x measures; each cell the mean, with the letters of the runs it beats significantly.
+    ``naming``: the measures' heads in that naming (display.PAPER or TREC_EVAL); None: as named
+    (HTML: as in papers).
 
     Runs are lettered a, b, c... in the order given; the best mean of a measure is bold. A note
     under the table says how significance was decided, so the table can be quoted on its own."""
@@ -456,24 +458,27 @@ def paper_table(comparison: Comparison, fmt: str = "latex", digits: int = 4) -> 
         return text
 
     note = _provenance_note(comparison)
+    from evalgui.core.display import PAPER, measure_label
+
+    def head(measure: str) -> str:
+        return measure if naming is None else measure_label(measure, naming)
+
     if web:
         import html
 
-        from evalgui.core.display import measure_label
-
-        head = "".join(f'<th scope="col">{html.escape(measure_label(m))}</th>' for m in measures)
+        heads = "".join(f'<th scope="col">{html.escape(measure_label(m, naming or PAPER))}</th>' for m in measures)
         rows = "".join(f'<tr><th scope="row">({letters[i]}) {html.escape(run)}</th>'
                        + "".join(cell(run, m) for m in measures) + "</tr>" for i, run in enumerate(runs))
-        return (f'<table class="paper"><thead><tr><th scope="col">Run</th>{head}</tr></thead><tbody>{rows}</tbody>'
+        return (f'<table class="paper"><thead><tr><th scope="col">Run</th>{heads}</tr></thead><tbody>{rows}</tbody>'
                 f'</table><p class="footnote">{html.escape(note)}</p>\n')
     if latex:
         lines = ["\\begin{tabular}{l" + "r" * len(measures) + "}", "\\toprule",
-                 "Run & " + " & ".join(_latex_escape(m) for m in measures) + " \\\\", "\\midrule"]
+                 "Run & " + " & ".join(_latex_escape(head(m)) for m in measures) + " \\\\", "\\midrule"]
         lines += [f"({letters[i]}) {_latex_escape(run)} & " + " & ".join(cell(run, m) for m in measures) + " \\\\"
                   for i, run in enumerate(runs)]
         lines += ["\\bottomrule", "\\end{tabular}", f"% {note}"]
     else:
-        lines = ["| Run | " + " | ".join(measures) + " |", "|:---|" + "---:|" * len(measures)]
+        lines = ["| Run | " + " | ".join(head(m) for m in measures) + " |", "|:---|" + "---:|" * len(measures)]
         lines += [f"| ({letters[i]}) {run} | " + " | ".join(cell(run, m) for m in measures) + " |"
                   for i, run in enumerate(runs)]
         lines += ["", note]

@@ -52,8 +52,8 @@ CORRECTIONS = _choices(catalogue.CORRECTIONS)
 RUNS = Param(name="runs", type="files", default=(), metavar="RUN", label="Runs",
              help="The runs to compare (at least two), evaluated against the judgments first.")
 SCORES = Param(name="scores", type="file", default=None, flag="--scores", metavar="FILE", label="Per-query scores",
-               help="A per-query scores table (run, query, measure, value), e.g. what evaluate --per-query "
-                    "writes, compared as it is instead of judgments and runs.")
+               help="A per-query scores table (run, query, measure, value), e.g. a per-query table exported or "
+                    "written by evalgui-cli evaluate, compared as it is instead of judgments and runs.")
 SCORE_RUNS = Param(name="score_runs", type="texts", default=(), label="Runs of the scores table",
                    help="Which runs of the scores table to compare (empty: all of them).")
 MEASURES = Param(name="measures", type="texts", default=(), flag="--measure", short="-m", metavar="MEASURE",

@@ -74,8 +74,9 @@ class MetaevalRequest(Request):
         Param(name="runs", type="files", default=(), metavar="RUN", label="Runs",
               help="The runs whose rankings the measures are judged by (at least two)."),
         Param(name="scores", type="file", default=None, flag="--scores", metavar="FILE", label="Per-query scores",
-              help="A per-query scores table (run, query, measure, value), e.g. what evaluate --per-query writes, "
-                   "instead of judgments and runs; not for robustness, which evaluates the runs again."),
+              help="A per-query scores table (run, query, measure, value), e.g. a per-query table exported or "
+                   "written by evalgui-cli evaluate, instead of judgments and runs; not for robustness, which "
+                   "evaluates the runs again."),
         Param(name="measures", type="texts", default=(), flag="--measure", short="-m", metavar="MEASURE",
               label="Measures",
               help="The measures to meta-evaluate, ranked (AP, nDCG@10...) or preferences (rpp, dcgrpp, invrpp, "

@@ -47,10 +47,11 @@ HELP = {
     'entities': 'How many entities to draw at random: each number is one experiment. Empty: all of them.',
     'iterations': 'How many times the entities are shuffled and split into queries; the results are averaged over '
                   'them.',
-    'bootstrap': 'Bootstrap samples, for the ASL rate, estDiff and the swap method.',
-    'error_rates': 'Also compute the error and tie rates, tRate and relRate.',
-    'swap': "Decide significance (decisions, matrices) with the swap method's swapDiffMin instead of the bootstrap's "
-            'estDiff.',
+    'bootstrap': 'Bootstrap samples, for the significant pairs (bootstrap), the difference required and the swap '
+                 'method.',
+    'error_rates': 'Also compute the error and tie rates, the significant pairs (t-test) and the entities used.',
+    'swap': "Decide significance (decisions, matrices) with the swap method's smallest swap difference instead of "
+            "the bootstrap's difference required.",
     'seed': 'The random seed: the same seed gives the same results, however many processes run them.',
     'threads': 'How many processes run the experiments; the numbers do not depend on it.',
     'compat': "Reproduce the original tool's numbers, bugs included (docs/rankfile-compat.md).",

@@ -33,7 +33,7 @@ SOURCES = ((CASE_BASES, "Case bases and a model",
             "The linear retriever computes the ground truth from the train and test case bases with the model; "
             "MAC/FAC and loaded similarity results are evaluated against it"),
            (FILES, "Similarity files only",
-            "A loaded ground truth (query_id, case_id, similarity) and the results of retrievers run elsewhere "
+            "A loaded ground truth (columns query, case, similarity) and the results of retrievers run elsewhere "
             "(ProCAKE, CBRkit, a neural model): no case base needed"))
 SAME_AS_TRAIN = ""
 
@@ -100,7 +100,7 @@ class CaseBaseForm(QWidget):
         self.include_self.setObjectName("cbrIncludeSelf")
         self.bindings.bind(param("include_self"), self.include_self)
         self.truth_combo = self._file_combo("cbrGroundTruth", "The ground truth: a loaded similarity-results file "
-                                                              "(query_id, case_id, similarity)")
+                                                              "(columns query, case, similarity)")
         for key, combo in (("train", self.train_combo), ("test", self.test_combo), ("ground_truth", self.truth_combo)):
             self.bindings.hold(view(key, "text"), self.wanted, key, shows=(combo,))    # paths, kept until loaded
         self.bindings.hold(view("id_columns", "json", {}), get=lambda: dict(self.id_columns),
@@ -166,7 +166,7 @@ class CaseBaseForm(QWidget):
         self.predicted = Checklist("cbrPredicted")
         self.predicted.setMaximumHeight(90)
         self.bindings.bind(param("predicted"), self.predicted)
-        self.predicted.setToolTip("Loaded similarity results (query_id, case_id, similarity) of retrievers run "
+        self.predicted.setToolTip("Loaded similarity results (columns query, case, similarity) of retrievers run "
                                   "elsewhere, each evaluated as a retriever named after its file")
         mac_files = QHBoxLayout()
         mac_files.addWidget(self.mac_file_button)

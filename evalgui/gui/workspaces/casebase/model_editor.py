@@ -214,7 +214,7 @@ class ModelEditor(QWidget):
             combo.addItem(plain_words(name), name)
             combo.setItemData(combo.count() - 1, LOCAL_SIMILARITIES[name].help_text, Qt.ItemDataRole.ToolTipRole)
         if chosen is not None and combo.findData(chosen) < 0:     # a file's measure that does not fit: shown
-            combo.addItem(chosen, chosen)
+            combo.addItem(plain_words(chosen), chosen)
         combo.setCurrentIndex(max(combo.findData(chosen), 0) if chosen is not None else 0)
         combo.blockSignals(False)
         ModelEditor._measure_tip(combo)

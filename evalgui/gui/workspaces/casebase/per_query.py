@@ -40,7 +40,7 @@ class PerQueryTab(LazyView):
         self.view.proxy.filter_columns = [0]
         self.filter.textChanged.connect(self.view.proxy.set_filter_text)
         export = export_button("Export…", self.export_dialog,
-                               "The table (CSV, TSV and JSON as tidy rows, as evalgui-cli --per-query writes them)")
+                               "The table (CSV, TSV and JSON as tidy rows, as evalgui-cli writes per-query values)")
         self.note = QLabel()
         self.note.setObjectName("cbrPerQueryNote")
         self.note.setWordWrap(True)

@@ -78,7 +78,7 @@ class TableView:
         self.note.setWordWrap(True)
         export = export_button("Export table…", self.view.export_dialog)
         self.truth_button = QPushButton("Export ground truth…")
-        self.truth_button.setToolTip("The ground truth as a similarity-results file (query_id, case_id, similarity)")
+        self.truth_button.setToolTip("The ground truth as a similarity-results file (columns query, case, similarity)")
         self.truth_button.clicked.connect(self.export_ground_truth)
         self.truth_button.setEnabled(False)         # until results with a ground truth come
         self.page = with_toolbar(self.view, [self.layout_combo, export, self.truth_button])

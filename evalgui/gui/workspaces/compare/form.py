@@ -31,8 +31,9 @@ RUNS, SCORES, RANKED = "runs", "scores", "ranked"
 RANKED_RESULTS = "<ranked results>"        # what the request calls the Ranked retrieval tab's scores
 SOURCES = (
     (RUNS, "Runs and qrels", "Evaluate the ticked runs against the qrels, then compare them"),
-    (SCORES, "Per-query scores file", "A loaded table of run, query, measure, value (what evalgui-cli evaluate "
-                                      "--per-query writes): compared as it is, without evaluating"),
+    (SCORES, "Per-query scores file", "A loaded table of run, query, measure, value (a per-query table exported "
+                                      "here, or evalgui-cli's per-query output): compared as it is, without "
+                                      "evaluating"),
     (RANKED, "Ranked retrieval results", "The per-query values the Ranked retrieval tab computed in this session, "
                                          "compared without evaluating again"),
 )
@@ -412,11 +413,11 @@ class CompareForm(QWidget):
                     item = self.scores_item()
                     if item is None:
                         raise EvalUsageError("Load a per-query scores file first (File ▸ Open data…): a table with "
-                                             "run, query, measure and value columns, e.g. what evalgui-cli evaluate "
-                                             "--per-query writes.")
+                                             "run, query, measure and value columns, e.g. a per-query table exported "
+                                             "from Ranked retrieval.")
                     if not len(item.data.frame):
                         raise EvalUsageError(f"{item.name} has only summary rows (query 'all'): comparing needs "
-                                             "per-query values (evalgui-cli evaluate --per-query writes them).")
+                                             "per-query values (Ranked retrieval's Per query table exports them).")
                     key, runs, measures = item.path, self.scores_runs, self.scores_measures
                     inputs.add(key, item.data.frame, item.name)
                 else:

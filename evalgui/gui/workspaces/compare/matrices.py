@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QLabel, QSplitter
 
 from evalgui.gui.matrix import (CellTextModel, EveryLabelArea, HeatmapPlot, MatrixView, nice_limit,
                                 on_cell_activated)
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
@@ -83,7 +84,7 @@ def cell_tooltip(row: str, column: str, measure: str, cell: dict, options) -> st
     low, high = cell["ci"]
     verdict = "significant" if cell["significant"] else "not significant"
     correction = options.effective_correction
-    return (f"{row} vs {column} · {measure} ({cell['n']} queries)\n"
+    return (f"{row} vs {column} · {shown_name(measure)} ({cell['n']} queries)\n"
             f"mean {row}: {cell['mean_row']:.4f}   mean {column}: {cell['mean_column']:.4f}\n"
             f"difference {_signed(cell['diff'])}, {options.confidence:.0%} CI [{_signed(low)}, {_signed(high)}]\n"
             f"p = {p_text(cell['p'])}, adjusted p = {p_text(cell['p_adjusted'])} ({correction}): {verdict} "
@@ -274,7 +275,11 @@ class PairMatrix(LazyView):
                              diverging=diverging, reverse=value == P_ADJUSTED, levels=scale)
         self._fit_table()
         provenance = self.comparison.provenance()
-        test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")
+        from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS
+
+        test = TEST_LABELS.get(provenance["test"], provenance["test"]) + (
+            f", B = {provenance['samples']:,}" if provenance["samples"] else "")
+        correction = CORRECTION_LABELS.get(provenance["correction"], provenance["correction"])
         self.caption.setText(f"{self.describe(measure, value)} {MARK}: significant at α = {provenance['alpha']} "
                              f"({test}, correction {provenance['correction']}). Hover a cell for the details; "
                              "double-click it to see the pair query by query.")
@@ -300,10 +305,14 @@ class PairMatrix(LazyView):
         if self.comparison is None or not measure:
             return []
         provenance = self.comparison.provenance()
-        test = provenance["test"] + (f", B = {provenance['samples']:,}" if provenance["samples"] else "")
+        from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS
+
+        test = TEST_LABELS.get(provenance["test"], provenance["test"]) + (
+            f", B = {provenance['samples']:,}" if provenance["samples"] else "")
+        correction = CORRECTION_LABELS.get(provenance["correction"], provenance["correction"])
         shown = dict((key, label) for label, key in [(self.mean_label, DIFF)] + list(VALUES[1:]))[value]
-        return [f"{measure}: {shown.lower()}, row run vs column run ({len(self.runs())} runs)",
-                f"Test: {test}, correction {provenance['correction']}; {MARK}: significant at α = {provenance['alpha']}",
+        return [f"{shown_name(measure)}: {shown.lower()}, row run vs column run ({len(self.runs())} runs)",
+                f"Test: {test}, correction: {correction}; {MARK}: significant at α = {provenance['alpha']}",
                 "Read as row minus column: red, the row run scores higher; blue, lower"
                 if value != P_ADJUSTED else "Darker: smaller adjusted p-value"]
 
@@ -332,11 +341,11 @@ class MatrixTab(PairMatrix):
 
     def describe(self, measure: str, value: str) -> str:
         if value == DIFF:
-            what = f"Mean per-query difference in {measure}, row run minus column run."
+            what = f"Mean per-query difference in {shown_name(measure)}, row run minus column run."
         elif value == P_ADJUSTED:
-            return (f"Adjusted p-values ({self.comparison.provenance()['correction']}) of {measure}: the darker, "
-                    "the smaller.")
+            return (f"Adjusted p-values ({self.comparison.provenance()['correction']}) of {shown_name(measure)}: "
+                    "the darker, the smaller.")
         else:
             what = (f"Queries where the row run scores higher / ties / scores lower than the column run on "
-                    f"{measure}; colour, Copy and Export: wins minus losses.")
+                    f"{shown_name(measure)}; colour, Copy and Export: wins minus losses.")
         return what + " Red: the row run scores higher; blue: lower."

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core import tidy
 from evalgui.core.stats.compare import PREFERENCE_PROVENANCE
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.workspaces.compare.matrices import DIFF, P_ADJUSTED, PairMatrix, fit_below, p_text
 
@@ -35,16 +36,17 @@ RANKING_TIPS = {
     "significant_losses": "Tested pairs the other run is preferred in significantly",
 }
 PAIR_TIPS = {
-    "preference": "Mean preference of run_a over run_b (positive: run_a preferred), between -1 and 1",
+    "preference": "Mean preference of run A over run B (positive: run A preferred), between -1 and 1",
     "ci_low": "Bootstrap confidence interval of the mean preference (95%)",
     "ci_high": "Bootstrap confidence interval of the mean preference (95%)",
-    "effect_size": "Cohen's d_z: mean preference / standard deviation of the per-query preferences",
+    "effect_size": "Cohen's d for paired samples (dz): mean preference / standard deviation of the per-query "
+                   "preferences",
     "p_value": "The one-sample test's p-value (is the mean preference 0?), before the correction",
     "p_adjusted": "The p-value after the multiple-comparison correction over the pairs",
-    "significant": "p_adjusted < alpha",
-    "wins": "Queries where run_a is preferred",
+    "significant": "p (adjusted) < α",
+    "wins": "Queries where run A is preferred",
     "ties": "Queries where neither is",
-    "losses": "Queries where run_b is preferred",
+    "losses": "Queries where run B is preferred",
     "n_queries": "The qrels queries with a relevant document",
 }
 
@@ -55,7 +57,7 @@ def _signed(value) -> str:
 
 def preference_tooltip(row: str, column: str, measure: str, cell: dict, preferences) -> str:
     """Everything about one pair, seen from the row run."""
-    head = f"{row} over {column} · {measure} ({preferences.n_queries} queries)"
+    head = f"{row} over {column} · {shown_name(measure)} ({preferences.n_queries} queries)"
     if cell["p_adjusted"] is None:
         return (f"{head}\nmean preference {_signed(cell['mean'])}\n"
                 "not tested: only the pairs with a baseline are")
@@ -146,14 +148,15 @@ class PreferencesTab(PairMatrix):
         p = self.comparison
         binary = "" if p.binary_threshold is None else f", relevant from grade {p.binary_threshold}, grades alike"
         if value == DIFF:
-            return (f"Mean {measure} preference of the row run over the column run, over the {p.n_queries} queries "
-                    f"with a relevant document{binary}: from −1 (the column run always preferred) to 1. Red: the row "
-                    "run is preferred; blue: the column run.")
+            return (f"Mean {shown_name(measure)} preference of the row run over the column run, over the "
+                    f"{p.n_queries} queries with a relevant document{binary}: from −1 (the column run always "
+                    "preferred) to 1. Red: the row run is preferred; blue: the column run.")
         if value == P_ADJUSTED:
-            return (f"Adjusted p-values ({p.options.correction}) of {measure}: is the mean preference 0? The darker, "
-                    "the smaller.")
-        return (f"Queries where the row run is preferred / neither / the column run is preferred on {measure}; "
-                "colour, Copy and Export: wins minus losses. Red: the row run is preferred more often.")
+            return (f"Adjusted p-values ({p.options.correction}) of {shown_name(measure)}: is the mean preference "
+                    "0? The darker, the smaller.")
+        return (f"Queries where the row run is preferred / neither / the column run is preferred on "
+                f"{shown_name(measure)}; colour, Copy and Export: wins minus losses. Red: the row run is preferred "
+                "more often.")
 
     def draw(self) -> None:
         # the ranking first: the heatmap's share of the page follows its rows

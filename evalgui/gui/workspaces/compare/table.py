@@ -18,16 +18,17 @@ from evalgui.gui.toolbar import export_button, with_toolbar
 
 PAPER_FORMATS = {"latex": (("LaTeX", ".tex"),), "markdown": (("Markdown", ".md"),)}
 HEADER_TIPS = {
-    "diff": "mean_a − mean_b over the compared queries",
+    "diff": "Mean A − Mean B over the compared queries",
     "ci_low": "Bootstrap confidence interval of the mean difference (95%)",
     "ci_high": "Bootstrap confidence interval of the mean difference (95%)",
-    "effect_size": "Cohen's d_z: mean difference / standard deviation of the per-query differences",
+    "effect_size": "Cohen's d for paired samples (dz): mean difference / standard deviation of the per-query "
+                   "differences",
     "p_value": "The test's p-value, before the correction",
     "p_adjusted": "The p-value after the multiple-comparison correction",
-    "significant": "p_adjusted < alpha",
-    "wins": "Queries where run_a scores higher than run_b (beyond the tie tolerance)",
+    "significant": "p (adjusted) < α",
+    "wins": "Queries where run A scores higher than run B (beyond the tie tolerance)",
     "ties": "Queries where the two runs are within the tie tolerance",
-    "losses": "Queries where run_a scores lower than run_b",
+    "losses": "Queries where run A scores lower than run B",
     "n_queries": "Queries the test was paired over",
     "queries": "shared: the queries every compared run has; zero-filled: every query, 0 where a run has none",
 }
@@ -89,7 +90,9 @@ class TableView:
     def paper_text(self, fmt: str) -> str:
         from evalgui.core.stats.compare import paper_table
 
-        return paper_table(self.comparison, fmt)
+        from evalgui.gui import naming
+
+        return paper_table(self.comparison, fmt, naming=naming.current())
 
     def export_paper_dialog(self, fmt: str | None) -> None:
         """Ask where to write the paper table; ``fmt`` None offers LaTeX and Markdown (by extension)."""

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QLabel, QSplitter
 from evalgui.core.metaeval.scores import is_preference_measure
 from evalgui.core.stats.stability import BETTER, EQUAL, WORSE
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import ResultView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
@@ -81,7 +82,8 @@ class DecisionsView(ResultView):
         share = error_shares(counts)
         texts = np.array([[f"{counts[i, j, BETTER]} / {counts[i, j, WORSE]} / {counts[i, j, EQUAL]}"
                            for j in range(len(runs))] for i in range(len(runs))], dtype=object)
-        tips = np.array([[f"{a} against {b} · {measure}, {total[i, j]:,} query sets of {result.matrix_set_size}:\n"
+        shown = shown_name(measure)
+        tips = np.array([[f"{a} against {b} · {shown}, {total[i, j]:,} query sets of {result.matrix_set_size}:\n"
                           f"better {counts[i, j, BETTER]:,}, worse {counts[i, j, WORSE]:,}, equal "
                           f"{counts[i, j, EQUAL]:,}\nerror share min(B, W) / total = {share[i, j]:.2f}%"
                           for j, b in enumerate(runs)] for i, a in enumerate(runs)], dtype=object)
@@ -92,7 +94,7 @@ class DecisionsView(ResultView):
         self.model.set_frame(frame(share), texts=frame(texts), tooltips=frame(tips))
         tie = (f"|mean preference| ≤ {result.settings.fuzziness:g}" if is_preference_measure(measure) else
                f"within {result.settings.fuzziness:g}")
-        self.caption.setText(f"{measure}: over {int(total[0, 1]) if len(runs) > 1 else 0:,} query sets of "
+        self.caption.setText(f"{shown_name(measure)}: over {int(total[0, 1]) if len(runs) > 1 else 0:,} query sets of "
                              f"{result.matrix_set_size} (all repetitions), how often the row run is better / worse / "
                              f"equal ({tie}) against the column run. Colour: the error "
                              f"share min(B, W) / (B + W + E), from 0% (always the same verdict) to "

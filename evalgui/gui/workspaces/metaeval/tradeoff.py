@@ -11,6 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.plot_palette import dark_plot, readable_on_dark
 from evalgui.gui.plots import run_colour
 from evalgui.gui.result_views import PlotView, new_plot
@@ -55,7 +56,7 @@ class TradeoffView(PlotView):
 
     @staticmethod
     def _tip(x: float, y: float, data) -> str:
-        return f"{data}\ntie rate {x:.2f}%\nerror rate {y:.2f}%"
+        return f"{shown_name(data)}\ntie rate {x:.2f}%\nerror rate {y:.2f}%"
 
     def draw(self) -> None:
         item = self.plot.getPlotItem()
@@ -86,7 +87,8 @@ class TradeoffView(PlotView):
             # Points close together (measures that agree) stack their labels a line apart.
             lines = sum(abs(px - qx) < LABEL_NEAR[0] * top_x and abs(py - qy) < LABEL_NEAR[1] * top_y
                         for qx, qy in placed)
-            label = pg.TextItem(m, color=readable_on_dark(colour) if dark else colour, anchor=(-0.1, 1.0 + lines))
+            label = pg.TextItem(shown_name(m), color=readable_on_dark(colour) if dark else colour,
+                                anchor=(-0.1, 1.0 + lines))
             label.setPos(px, py)
             item.addItem(label, ignoreBounds=True)
             self.labels.append(label)

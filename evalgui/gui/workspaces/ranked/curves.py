@@ -20,8 +20,8 @@ class CurvesView:
         self.kind.addItem("Interpolated, 11 levels", "interpolated")
         self.kind.addItem("Uninterpolated", "uninterpolated")
         self.kind.setToolTip("Interpolated: the highest precision at or after each of the recall levels 0, 0.1, "
-                             "..., 1 (trec_eval's iprec_at_recall). Uninterpolated: the precision after each "
-                             "relevant document retrieved.")
+                             "..., 1 (trec_eval's interpolated precision, IPrec@r). Uninterpolated: the precision "
+                             "after each relevant document retrieved.")
         self.kind.currentIndexChanged.connect(lambda _: self.plot.show_curves(kind=self.kind.currentData()))
         self.query = ChoiceBox("prQuery")
         self.query.setMinimumContentsLength(6)

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 from evalgui.core import tidy
 from evalgui.core.ranked.jobs import ResultSet, per_query_frame
 from evalgui.gui.exporting import TIDY_FORMATS
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.tables import DataFrameModel, FrameTableView, visible_frame
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 
@@ -50,7 +51,8 @@ class PerQueryView:
         self.model.set_frame(per_query_frame(runs, measure, self.results.queries),
                              directions=info.better if info else "higher",
                              integers={r.name for r in runs} if info and info.integer else set())
-        self.model.set_header_tooltips({tidy.QUERY: f"{measure}: {info.help}" if info else measure})
+        shown = shown_name(measure)
+        self.model.set_header_tooltips({tidy.QUERY: f"{shown}: {info.help}" if info else shown})
 
     def select_queries(self, queries: list[str], measure: str | None = None) -> None:
         """Select the rows of ``queries`` (linked from another view), showing ``measure`` if given."""

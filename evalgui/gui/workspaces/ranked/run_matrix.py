@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter
 
 from evalgui.core.ranked.jobs import ResultSet
 from evalgui.gui.matrix import EveryLabelArea, HeatmapPlot, MatrixModel, MatrixView, nice_limit, on_cell_activated
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
 
@@ -32,8 +33,8 @@ def matrix_of(table: pd.DataFrame, measure: str, runs: list[str]):
 
 def _tip(a: str, b: str, measure: str, diff, shared, mean_a, mean_b) -> str:
     if pd.isna(shared) or not shared:
-        return f"{a} and {b} share no query with a value of {measure}"
-    return (f"{a} − {b}: {diff:+.4f} ({measure}, mean over {int(shared)} shared queries: "
+        return f"{a} and {b} share no query with a value of {shown_name(measure)}"
+    return (f"{a} − {b}: {diff:+.4f} ({shown_name(measure)}, mean over {int(shared)} shared queries: "
             f"{mean_a:.4f} against {mean_b:.4f})")
 
 
@@ -94,7 +95,7 @@ class RunMatrixView(LazyView):
         self.shown()
         measure = self.measure.currentData() or ""
         export_heatmap(self.model, path, [
-            f"{measure}: mean per-query difference, row run vs column run ({self.model.rowCount()} runs)",
+            f"{shown_name(measure)}: mean per-query difference, row run vs column run ({self.model.rowCount()} runs)",
             "No test of significance (the Compare workspace tests the pairs)",
             "Read as row minus column: red, the row run scores higher; blue, lower"])
 
@@ -127,7 +128,7 @@ class RunMatrixView(LazyView):
         self.model.set_frame(frame, tooltips=tips)
         self._fit_table()
         QTimer.singleShot(0, self._fit_table)       # again once the page is laid out (first showing)
-        self.caption.setText(f"Mean per-query difference in {measure}, row run minus column run, over the "
+        self.caption.setText(f"Mean per-query difference in {shown_name(measure)}, row run minus column run, over the "
                              f"queries both runs have. Red: the row run scores higher; blue: lower.")
 
     def open_pair(self, row: int, column: int) -> None:
