@@ -83,3 +83,21 @@ def test_run_lists_have_select_all_and_none(qtbot, window):
     qtbot.mouseClick(picker.select_all_button, Qt.MouseButton.LeftButton)
     assert len(picker.checked_run_paths()) == 3
     _shot(ranked, "ranked_select_all.png")
+
+
+def test_a_project_just_opened_has_nothing_to_save(qtbot, make_window, tmp_path):
+    """Opening a project, then opening it again, asked "Save the changes?": MAC's model file, read on the
+    worker after the forms were restored, counted as an edit."""
+    shutil.copytree(sample_data(), tmp_path / "s")
+    window = make_window()
+    form = window.workspaces["casebase"].form
+    arrived = []
+    read = form._mac_read
+    form._mac_read = lambda *args: (read(*args), arrived.append(args[0]))
+    for opened in (1, 2):
+        window.open_project(str(tmp_path / "s" / "demo.evalgui"))
+        qtbot.waitUntil(lambda: len(arrived) == opened and not window._loaders, timeout=30_000)
+        assert form.mac_model is not None and arrived[-1].endswith("mac_model.json")
+        assert not window.isWindowModified(), window.windowTitle()
+    form.set_mac_file(None)                      # the user's own change still counts
+    assert window.isWindowModified()

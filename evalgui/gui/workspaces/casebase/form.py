@@ -227,7 +227,8 @@ class CaseBaseForm(QWidget):
         ranked_layout.addRow(self.ranked_picker)
         self.bindings.hold(view("model", "json"), get=self._model_state, put=self._set_model, late=True,
                            shows=(self.editor,))
-        self.bindings.hold(view("mac_model", "text"), get=lambda: self.mac_path, put=self.set_mac_file, late=True)
+        self.bindings.hold(view("mac_model", "text"), get=lambda: self.mac_path,
+                           put=lambda path: self.set_mac_file(path, restored=True), late=True)
         ranked_column = QVBoxLayout(ranked_box)
         ranked_column.addWidget(self.ranked_check)
         ranked_column.addWidget(ranked_note)
@@ -483,26 +484,28 @@ class CaseBaseForm(QWidget):
         if path:
             self.set_mac_file(path)
 
-    def set_mac_file(self, path: str | None) -> None:
+    def set_mac_file(self, path: str | None, restored: bool = False) -> None:
         """MAC's own model file (None: the ticked attributes of the model), read on the worker: a file named
-        by a project could be a FIFO or a gzip bomb, which must not hold up the window."""
+        by a project could be a FIFO or a gzip bomb, which must not hold up the window. ``restored``: named by
+        a saved state (a project being opened), so its arrival is no edit."""
         if path is None:
             if self._mac_reader is not None:
                 self._mac_reader.cancel()
             self._mac_reader = None
-            self._mac_read(None, None)
+            self._mac_read(None, None, restored)
             return
-        self._read_model(path, "_mac_reader", lambda model: self._mac_read(path, model),
+        self._read_model(path, "_mac_reader", lambda model: self._mac_read(path, model, restored),
                          "MAC's model could not be read")
 
-    def _mac_read(self, path: str | None, model) -> None:
+    def _mac_read(self, path: str | None, model, restored: bool = False) -> None:
         self._mac_reader = None
         self.mac_model = model
         self.mac_path = path
         self.mac_file_label.setText(os.path.basename(path) if path else MAC_FILE_NONE)
         self.mac_file_label.setToolTip(path or "")
         self.mac_list.setEnabled(path is None and self.source() == CASE_BASES)
-        self.edited.emit()
+        if not restored:
+            self.edited.emit()
 
     def pairs_problem(self) -> str | None:
         """What is wrong with the filter sizes and ks as typed (None: nothing)."""
