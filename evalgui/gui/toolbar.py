@@ -84,12 +84,14 @@ def export_buttons(page: QWidget) -> list[QPushButton]:
 
 class ChoiceBox(QComboBox):
     """A combo box refilled after every run that keeps the user's choice, even across a run that
-    briefly offered nothing (call :meth:`remember` before clearing)."""
+    briefly offered nothing (call :meth:`remember` before clearing). ``names=False``: the items are not
+    measure or metric names (queries), shown as they are: no naming lookup per item for 2,000 queries."""
 
-    def __init__(self, object_name: str, parent=None):
+    def __init__(self, object_name: str, parent=None, names: bool = True):
         super().__init__(parent)
         self.setObjectName(object_name)
         self.preferred = None
+        self.names = names
 
     def remember(self) -> None:
         if self.currentData() is not None:
@@ -99,11 +101,12 @@ class ChoiceBox(QComboBox):
         """Refill with (text, data) pairs; select ``keep``, else the remembered or current choice, else the first."""
         from evalgui.gui.naming import label
 
+        shown = label if self.names else str
         wanted = [keep, self.preferred, self.currentData()]
         self.blockSignals(True)
         self.clear()
         for text, data in items:
-            self.addItem(label(text), data)       # a measure or metric in the window's naming
+            self.addItem(shown(text), data)       # a measure or metric in the window's naming
         index = next((i for i in (self.findData(w) for w in wanted if w is not None) if i >= 0), 0 if items else -1)
         self.setCurrentIndex(index)
         self.blockSignals(False)

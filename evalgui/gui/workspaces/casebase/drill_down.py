@@ -21,7 +21,7 @@ class DrillDownTab(LazyView):
 
     def __init__(self):
         super().__init__()
-        self.query = ChoiceBox("cbrDrillQuery")
+        self.query = ChoiceBox("cbrDrillQuery", names=False)
         self.query.setToolTip("The query (test case)")
         self.retriever = ChoiceBox("cbrDrillRetriever")
         self.retriever.setToolTip("The retriever whose list is shown on the right")

@@ -56,7 +56,8 @@ def evaluation_job(qrels_path: str, qrels, runs: list[tuple[str, str, object]], 
     inputs.add(qrels_path, qrels)
     for _, path, run in runs:
         inputs.add(path, run)
-    return lambda state: run_evaluate(request, state, inputs)
+    # The window keeps the RunResults, not the outcome: hashing the files here would only slow the job down.
+    return lambda state: run_evaluate(request, state, inputs, hash_inputs=False)
 
 
 class RankedWorkspace(Workspace):
@@ -74,6 +75,7 @@ class RankedWorkspace(Workspace):
         super().__init__(session, parent)
         self.results_set = ResultSet()
         self._refresh_pending = False
+        self._views_due: list = []          # views not yet showing the latest results (refreshed a turn each)
         self._evaluated_level: int | None = None
         self._evaluated: EvaluationInputs | None = None    # what the shown results were computed with
         self._restoring = False             # re-deriving a project's rankings and curves (not the user's job)
@@ -194,15 +196,32 @@ class RankedWorkspace(Workspace):
         self._refresh_soon()
 
     def _refresh_soon(self) -> None:
-        # Runs finishing close together are shown in one refresh, so the GUI thread never queues up work.
+        # Runs finishing close together are shown in one refresh, so the GUI thread never queues up work;
+        # each view (the tab in sight first) refreshes in a turn of its own, so the window never stalls for
+        # all of them at once (2,000 queries: some 15 ms each).
+        current = self.results_tabs.currentWidget()
+        self._views_due = sorted(self.views, key=lambda view: view.page is not current)
         if not self._refresh_pending:
             self._refresh_pending = True
-            QTimer.singleShot(0, self._deferred_refresh)
+            QTimer.singleShot(0, self._refresh_next_view)
+
+    def _refresh_next_view(self) -> None:
+        if not self._refresh_pending:
+            return
+        if self._views_due:
+            self._views_due.pop(0).refresh(self.results_set)
+        if self._views_due:
+            QTimer.singleShot(0, self._refresh_next_view)
+        else:
+            self._refresh_pending = False
 
     def _deferred_refresh(self) -> None:
+        """The views still due a refresh, now."""
         if self._refresh_pending:
             self._refresh_pending = False
-            self._refresh_views()
+            due, self._views_due = self._views_due, []
+            for view in due:
+                view.refresh(self.results_set)
 
     def _show_finished(self, _count) -> None:
         self._deferred_refresh()          # the last run's rows are in the tables before "finished"
@@ -291,6 +310,7 @@ class RankedWorkspace(Workspace):
         self._clear_results()
 
     def _refresh_views(self) -> None:
+        self._refresh_pending, self._views_due = False, []
         for view in self.views:
             view.refresh(self.results_set)
 

@@ -23,7 +23,7 @@ class CurvesView:
                              "..., 1 (trec_eval's interpolated precision, IPrec@r). Uninterpolated: the precision "
                              "after each relevant document retrieved.")
         self.kind.currentIndexChanged.connect(lambda _: self.plot.show_curves(kind=self.kind.currentData()))
-        self.query = ChoiceBox("prQuery")
+        self.query = ChoiceBox("prQuery", names=False)
         self.query.setMinimumContentsLength(6)
         self.query.currentIndexChanged.connect(
             lambda _: self.plot.show_curves(query=self.query.currentData() or tidy.ALL_QUERIES))

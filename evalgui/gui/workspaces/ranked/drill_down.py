@@ -23,7 +23,7 @@ class DrillDownView:
         """``start_side_job(key, job, on_success, failure_title)``: the workspace runs the lookup."""
         self._start_side_job = start_side_job
         self.results = ResultSet()
-        self.query = ChoiceBox("drillQuery")
+        self.query = ChoiceBox("drillQuery", names=False)
         self.query.setMinimumContentsLength(6)
         self.run_a = ChoiceBox("drillRunA")
         self.run_b = ChoiceBox("drillRunB")
