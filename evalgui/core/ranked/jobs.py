@@ -42,6 +42,9 @@ class RunResult:
     run: object = None          # evalgui.core.data.Run
     absent_topics: list = None
     pairs: pd.DataFrame = None  # its run × run rows with the runs evaluated before it (the workflow's RunPairs)
+    # (the curves dict, its SAVED_CURVES rows as curve_table gives them): built with the curves on the worker,
+    # so saving a project does not rebuild them curve by curve on the GUI thread; used while curves is that dict
+    saved_curve_rows: tuple = None
 
 
 def curve_index(curves: pd.DataFrame) -> dict[tuple[str, str], tuple]:
@@ -63,7 +66,14 @@ SAVED_CURVES = ("interpolated",)    # what a project keeps: 11 points a query (t
 
 def curve_table(results, kinds: tuple[str, ...] = SAVED_CURVES) -> pd.DataFrame:
     """The ``kinds`` of curves of RunResults (those with curves) as one tidy table: run, kind, query, recall,
-    precision (the ranked outcome's ``curves`` table); each curve's points together, as curve_index reads them."""
+    precision (the ranked outcome's ``curves`` table); each curve's points together, as curve_index reads them.
+    A run's rows built on the worker (``saved_curve_rows``) are taken as they are."""
+    results = list(results)
+    if kinds == SAVED_CURVES and results and all(
+            r.saved_curve_rows is not None and r.saved_curve_rows[0] is r.curves for r in results if r.curves):
+        parts = [r.saved_curve_rows[1] for r in results if r.curves]
+        if parts:
+            return pd.concat(parts, ignore_index=True)
     runs, kind_of, queries, recall, precision = [], [], [], [], []
     for result in results:
         for (kind, query), (r, p) in (result.curves or {}).items():
@@ -77,6 +87,16 @@ def curve_table(results, kinds: tuple[str, ...] = SAVED_CURVES) -> pd.DataFrame:
         return pd.DataFrame({c: pd.Series(dtype=np.float64 if c in ("recall", "precision") else object)
                              for c in CURVE_COLUMNS})
     return pd.DataFrame(dict(zip(CURVE_COLUMNS, map(np.concatenate, (runs, kind_of, queries, recall, precision)))))
+
+
+def saved_curve_rows(name: str, curves: dict, frame: pd.DataFrame) -> tuple:
+    """A RunResult's ``saved_curve_rows`` from pr_curves' ``frame`` of its ``curves`` (on the worker)."""
+    rows = frame[frame["kind"].isin(SAVED_CURVES)]
+    table = pd.DataFrame({"run": np.full(len(rows), name, dtype=object),
+                          "kind": rows["kind"].to_numpy(dtype=object), "query": rows["query"].to_numpy(dtype=object),
+                          "recall": rows["recall"].to_numpy(np.float64),
+                          "precision": rows["precision"].to_numpy(np.float64)})
+    return curves, table
 
 
 def curves_by_run(table: pd.DataFrame) -> dict[str, dict]:

@@ -114,7 +114,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
             parts.append(evaluation.tidy_columns(per_query=request.per_query))
         if full:
             from evalgui.core.ranked.curves import pr_curves
-            from evalgui.core.ranked.jobs import curve_index, run_result
+            from evalgui.core.ranked.jobs import curve_index, run_result, saved_curve_rows
 
             state.check()
             state.progress((i + 0.9) / n, f"{label}precision-recall curves")
@@ -122,6 +122,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
             if "curves" in tables:
                 frame = pr_curves(evaluation.ranking, state=state)
                 result.curves = curve_index(frame)
+                result.saved_curve_rows = saved_curve_rows(name, result.curves, frame)   # what a project keeps
                 curves.append(frame[["kind", "query", "recall", "precision"]].assign(run=name))
             result.ranking, result.run = evaluation.ranking, run
             if "run_matrix" in tables:
