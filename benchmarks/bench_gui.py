@@ -15,6 +15,7 @@ Measured in fresh processes, offscreen (``QT_QPA_PLATFORM=offscreen``):
 
     /tmp/benchvenv/bin/python benchmarks/bench_gui.py            # writes its section of docs/benchmarks.md
     /tmp/benchvenv/bin/python benchmarks/bench_gui.py --quick    # 200 queries, prints only
+    /tmp/benchvenv/bin/python benchmarks/bench_gui.py --baseline /work/old   # an older checkout, interleaved
 
 Targets: start-up < 2 s; load + evaluate < 3 s; longest stall < 100 ms; PR redraw < 50 ms.
 """
@@ -103,9 +104,12 @@ print(json.dumps({
 """
 
 
-def run_child(python: str, qrels: Path, run: Path) -> dict:
+def run_child(python: str, qrels: Path, run: Path, tree: str | None = None) -> dict:
+    """One fresh GUI process; ``tree``: the evalgui checkout it imports (default: as PYTHONPATH says)."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
            "EVALGUI_SETTINGS": os.path.join(tempfile.mkdtemp(prefix="bench-gui-"), "settings.ini")}
+    if tree:
+        env["PYTHONPATH"] = tree
     launched = time.time()
     out = subprocess.run([python, "-c", CHILD, repr(launched), str(qrels), str(run), json.dumps(MEASURES)],
                          capture_output=True, text=True, env=env)
@@ -114,7 +118,26 @@ def run_child(python: str, qrels: Path, run: Path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def render(spec, data, machine, runs: list[dict], pytrec: br.ToolResult | None, repeat: int, took: float) -> str:
+def baseline_sentence(tree: str, runs: list[dict]) -> str:
+    """The medians of an older checkout's children, run interleaved with this one's."""
+    try:
+        commit = subprocess.run(["git", "-C", tree, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "?"
+
+    def med(key):
+        return statistics.median(r[key] for r in runs)
+
+    return (f"The older code at {commit}, measured by the same child processes interleaved with these "
+            f"({len(runs)} each): start-up {med('startup'):.2f} s, read {med('load'):.2f} s, evaluate "
+            f"{med('evaluate'):.2f} s, load + evaluate {med('total'):.2f} s, longest stall "
+            f"{med('max_stall') * 1000:.0f} ms (worst {max(r['max_stall'] for r in runs) * 1000:.0f} ms), "
+            f"PR redraw {med('redraw_median') * 1000:.1f} ms (medians).")
+
+
+def render(spec, data, machine, runs: list[dict], pytrec: br.ToolResult | None, repeat: int, took: float,
+           baseline: str = "") -> str:
     best = {k: min(r[k] for r in runs) for k in ("startup", "load", "evaluate", "total", "max_stall", "redraw_best")}
     med = {k: statistics.median(r[k] for r in runs) for k in ("startup", "load", "evaluate", "total", "max_stall",
                                                               "redraw_median")}
@@ -149,6 +172,8 @@ def render(spec, data, machine, runs: list[dict], pytrec: br.ToolResult | None, 
         "",
         f"Peak RSS of the GUI process: {rss:.0f} MB.",
     ]
+    if baseline:
+        lines += ["", baseline]
     if pytrec is not None and pytrec.ok:
         lines += ["", f"For scale, pytrec_eval's whole process (read both files with its own parsers, compute the same "
                       f"five measures, no GUI) on the same files: best {pytrec.best:.2f} s, median {pytrec.median:.2f} s, "
@@ -177,24 +202,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="200 queries; print only")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--output", default=str(br.REPO / "docs" / "benchmarks.md"))
+    p.add_argument("--baseline", metavar="CHECKOUT",
+                   help="an older evalgui checkout (git worktree) measured interleaved with this one, "
+                        "its medians in the section")
     args = p.parse_args(argv)
     started = time.time()
     spec = br.DataSpec(200 if args.quick else 2000, 1000, 30, 42)
     data = br.ensure_data(spec)
     bin_dir = Path(sys.executable).parent
     machine = br.machine_info(bin_dir)
-    runs = []
+    runs, older = [], []
     for i in range(args.repeat):
-        r = run_child(sys.executable, spec.qrels_path, spec.run_path)
-        print(f"run {i + 1}: start-up {r['startup']:.2f} s, load {r['load']:.2f} s, evaluate {r['evaluate']:.2f} s, "
-              f"longest stall {r['max_stall'] * 1000:.0f} ms, PR redraw {r['redraw_median'] * 1000:.1f} ms", flush=True)
-        runs.append(r)
+        for tree, into, label in ((args.baseline, older, "older"), (None, runs, "run")):
+            if label == "older" and not args.baseline:
+                continue
+            r = run_child(sys.executable, spec.qrels_path, spec.run_path, tree)
+            print(f"{label} {i + 1}: start-up {r['startup']:.2f} s, load {r['load']:.2f} s, evaluate "
+                  f"{r['evaluate']:.2f} s, longest stall {r['max_stall'] * 1000:.0f} ms, PR redraw "
+                  f"{r['redraw_median'] * 1000:.1f} ms", flush=True)
+            into.append(r)
     pytrec = None
     if br.peer_available(bin_dir, "pytrec_eval") == "":
         tool = br.python_tool("pytrec_eval", "pytrec_eval", br.PYTREC_EVAL_SCRIPT, bin_dir,
                               spec.qrels_path, spec.run_path)
         pytrec = br.run_tools([tool], args.repeat)[0]
-    section = render(spec, data, machine, runs, pytrec, args.repeat, time.time() - started)
+    baseline = baseline_sentence(args.baseline, older) if older else ""
+    section = render(spec, data, machine, runs, pytrec, args.repeat, time.time() - started, baseline)
     print(section)
     if not args.quick:
         write_section(Path(args.output), section)
