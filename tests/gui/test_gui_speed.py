@@ -151,3 +151,22 @@ def test_a_runs_results_reach_the_views_one_view_a_turn(qtbot, window):
     ranked._refresh_soon()
     qtbot.waitUntil(lambda: len(refreshed) == len(ranked.views), timeout=5000)
     assert not ranked._refresh_pending
+
+
+def test_start_up_leaves_the_statistics_unimported(tmp_path):
+    """Modules only a job or a result needs are imported when first needed (start-up compiles or loads every
+    module it imports): the pairwise tests, the meta-evaluation's scores, the stability experiment."""
+    import json
+    import os
+    import subprocess
+
+    probe = ("import json, sys\nfrom PySide6.QtWidgets import QApplication\napp = QApplication([])\n"
+             "from evalgui.gui.mainwindow import MainWindow\nwindow = MainWindow()\nwindow.show()\n"
+             "app.processEvents()\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith('evalgui'))))\n")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "EVALGUI_SETTINGS": str(tmp_path / "settings.ini")}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    imported = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert "evalgui.gui.mainwindow" in imported
+    for module in ("evalgui.core.stats.compare", "evalgui.core.metaeval.scores", "evalgui.core.rankfile.experiment"):
+        assert module not in imported, module

@@ -20,7 +20,6 @@ import pandas as pd
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core import tidy
-from evalgui.core.stats.compare import PREFERENCE_PROVENANCE
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.workspaces.compare.matrices import DIFF, P_ADJUSTED, PairMatrix, fit_below, p_text
@@ -173,6 +172,8 @@ class PreferencesTab(PairMatrix):
             return pd.DataFrame()
         table = getattr(self.comparison, table)
         rows = table[table[tidy.MEASURE].to_numpy() == measure]
+        from evalgui.core.stats.compare import PREFERENCE_PROVENANCE     # (imported when needed: start-up)
+
         return rows.drop(columns=[tidy.MEASURE, *PREFERENCE_PROVENANCE], errors="ignore").reset_index(drop=True)
 
     def _fill_pairs(self) -> None:

@@ -16,8 +16,6 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
-from evalgui.core.metaeval.scores import is_preference_measure
-from evalgui.core.stats.stability import BETTER, EQUAL, WORSE
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.plots import export_plot_dialog
@@ -27,6 +25,8 @@ from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
 def error_shares(counts: np.ndarray) -> np.ndarray:
     """runs x runs: min(better, worse) / all decisions, in percent (NaN where there were none)."""
+    from evalgui.core.stats.stability import BETTER, WORSE     # (the statistics: imported when needed)
+
     with np.errstate(invalid="ignore", divide="ignore"):
         return 100.0 * np.minimum(counts[..., BETTER], counts[..., WORSE]) / counts.sum(axis=2)
 
@@ -80,6 +80,8 @@ class DecisionsView(ResultView):
         runs = result.systems
         total = counts.sum(axis=2)
         share = error_shares(counts)
+        from evalgui.core.stats.stability import BETTER, EQUAL, WORSE
+
         texts = np.array([[f"{counts[i, j, BETTER]} / {counts[i, j, WORSE]} / {counts[i, j, EQUAL]}"
                            for j in range(len(runs))] for i in range(len(runs))], dtype=object)
         shown = shown_name(measure)
@@ -125,3 +127,10 @@ class DecisionsView(ResultView):
     def export_table_dialog(self) -> None:
         self.shown()
         self.table.export_dialog()
+
+
+def is_preference_measure(name: str) -> bool:
+    """(metaeval.scores, with the statistics under it, is imported when first needed: start-up)"""
+    from evalgui.core.metaeval.scores import is_preference_measure as of_scores
+
+    return of_scores(name)

@@ -13,7 +13,6 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel
 
-from evalgui.core.metaeval.scores import is_preference_measure
 from evalgui.gui.plots import run_colour
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
@@ -114,3 +113,10 @@ class RobustnessView(PlotView):
 
     def curve_points(self, measure: str):
         return self.curves[measure].getData()
+
+
+def is_preference_measure(name: str) -> bool:
+    """(metaeval.scores, with the statistics under it, is imported when first needed: start-up)"""
+    from evalgui.core.metaeval.scores import is_preference_measure as of_scores
+
+    return of_scores(name)

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState
 from evalgui.core.rankfile.compat import Compat
-from evalgui.core.rankfile.experiment import Settings, star
+
+if TYPE_CHECKING:
+    from evalgui.core.rankfile.experiment import Settings
 
 EXPERIMENT = "rankfile"    # what the shared result views (metaeval.views.ResultView) are told they show
 COMBINATION = ["splitCount", "systemCount", "entityCount"]
@@ -50,6 +53,8 @@ class Results:
 
     @property
     def legend(self) -> list[tuple[str, float]]:
+        from evalgui.core.rankfile.experiment import star      # (the experiment's code: imported when needed)
+
         return [(star(i), level) for i, level in enumerate(self.levels)]
 
     @property
@@ -155,6 +160,8 @@ def settings_state(settings: Settings) -> dict:
 
 
 def settings_from_state(state: dict) -> Settings:
+    from evalgui.core.rankfile.experiment import Settings
+
     values = {f.name: state[f.name] for f in dataclasses.fields(Settings) if f.name in state}
     for name, value in values.items():
         if isinstance(value, list):
