@@ -19,7 +19,7 @@ from PySide6.QtCore import QEvent, QSize, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QTextLayout, QTextOption
 from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSizePolicy,
-                               QStackedWidget, QStyledItemDelegate, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QStackedWidget, QStyle, QStyledItemDelegate, QStyleOptionComboBox, QStylePainter, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
 from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, MEASURES_BY_TYPE
@@ -87,6 +87,7 @@ class ModelEditor(QWidget):
         box_layout = QVBoxLayout(self.settings_box)
         box_layout.addWidget(self.details_stack)
         box_layout.addWidget(self.stack, 1)
+        box_layout.addStretch(0)             # the room a short form leaves goes below it
         self.settings_box.setMinimumHeight(280)          # the tallest form (a grid, the curve) whole, and the type
         self.problem_label = QLabel()
         self.problem_label.setObjectName("cbrModelProblem")
@@ -153,7 +154,7 @@ class ModelEditor(QWidget):
         summary = QTableWidgetItem("")
         summary.setFlags(summary.flags() & ~Qt.ItemFlag.ItemIsEditable)
         self.table.setItem(row, SETTINGS, summary)
-        measure = QComboBox()
+        measure = ElidedComboBox()
         # As narrow as its cell: the longest measure's name elides rather than widen the table.
         measure.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         measure.setMinimumContentsLength(6)
@@ -465,6 +466,21 @@ class AttributeDetails(QWidget):
         self.delimiter.setEnabled(kind == "set")
         self.layout_.setRowVisible(self.delimiter, kind == "set")
         self.updateGeometry()
+
+
+class ElidedComboBox(QComboBox):
+    """A combo box whose choice is elided ("Normalized Levensh…") when its cell is narrower than the name."""
+
+    def paintEvent(self, event) -> None:
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                            QStyle.SubControl.SC_ComboBoxEditField, self)
+        option.currentText = self.fontMetrics().elidedText(option.currentText, Qt.TextElideMode.ElideRight,
+                                                           field.width() - 2)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
 
 class CurrentPageStack(QStackedWidget):
