@@ -262,12 +262,13 @@ class ModelEditor(QWidget):
             return
         metrics = table.fontMetrics()
         padding = 2 * table.style().pixelMetric(table.style().PixelMetric.PM_HeaderMargin) + 8
-        names = [table.item(r, ATTRIBUTE).text() for r in range(min(table.rowCount(), 200))]
+        rows = range(min(table.rowCount(), 200))      # (a row being added may have no cells yet)
+        names = [table.item(r, ATTRIBUTE).text() for r in rows if table.item(r, ATTRIBUTE) is not None]
         attribute = max(metrics.horizontalAdvance(t) for t in ["Attribute", *names]) + padding
         attribute = min(attribute, max(60, 2 * room // 5))
         weight = max(metrics.horizontalAdvance(t) for t in ("Weight", "1000.00")) + padding
-        measure = max((metrics.horizontalAdvance(self.widget(r, MEASURE).currentText()) for r in range(len(names))),
-                      default=0) + 40      # the box's arrow and frame
+        measure = max((metrics.horizontalAdvance(self.widget(r, MEASURE).currentText()) for r in rows
+                       if self.widget(r, MEASURE) is not None), default=0) + 40      # the box's arrow and frame
         summary = room - attribute - weight - measure
         header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         table.setColumnHidden(SETTINGS, summary < SUMMARY_ROOM)
