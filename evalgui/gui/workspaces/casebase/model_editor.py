@@ -78,7 +78,7 @@ class ModelEditor(QWidget):
         self.settings_box = ElidedTitleBox("Settings")
         self.settings_box.setObjectName("cbrMeasureSettings")
         self.details_stack = CurrentPageStack()
-        self.details_stack.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.details_stack.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.details_stack.addWidget(QWidget())
         self.stack = QStackedWidget()
         self.nothing = QLabel("Choose an attribute in the table to see its measure's settings.")
@@ -86,8 +86,8 @@ class ModelEditor(QWidget):
         self.stack.addWidget(self.nothing)
         box_layout = QVBoxLayout(self.settings_box)
         box_layout.addWidget(self.details_stack)
-        box_layout.addWidget(self.stack, 1)
-        box_layout.addStretch(0)             # the room a short form leaves goes below it
+        box_layout.addWidget(self.stack)
+        box_layout.addStretch(1)             # the room a short form leaves goes below it
         self.settings_box.setMinimumHeight(280)          # the tallest form (a grid, the curve) whole, and the type
         self.problem_label = QLabel()
         self.problem_label.setObjectName("cbrModelProblem")
@@ -457,7 +457,9 @@ class AttributeDetails(QWidget):
         self.delimiter.setAccessibleName(f"Split at ({a.name})")
         self.layout_ = QFormLayout(self)
         self.layout_.setContentsMargins(0, 0, 0, 0)
-        self.layout_.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        # Short rows that fit a narrow column side by side; wrapped rows would make the stack of every row's
+        # details ask for the height of the tallest (a layout's height for a width counts hidden pages too).
+        self.layout_.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         self.layout_.addRow("Type", self.kind)
         self.layout_.addRow("Split at", self.delimiter)
         self.kind.currentTextChanged.connect(self._kind_changed)
