@@ -359,7 +359,7 @@ def test_the_family_is_registered_with_descriptions_and_formulas():
     for record in P.REGISTRY.values():
         assert record.family == "preference" and record.direction == "higher"
         assert len(record.description) > 40 and "s_i = sgn(y_i - x_i)" in record.formula
-    assert "positive when the first run (run_a" in P.REGISTRY.description
+    assert "positive when the first run (the row of a preference matrix) is preferred" in P.REGISTRY.description
     from evalgui.cli.preference import MEASURES as CLI_MEASURES
 
     assert list(CLI_MEASURES) == list(P.REGISTRY)

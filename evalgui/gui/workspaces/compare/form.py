@@ -224,10 +224,9 @@ class CompareForm(QWidget):
         self.preference_list.setFixedHeight(rows + 2 * self.preference_list.frameWidth() + 2)
         declared = PreferenceRequest.params()
         self.bindings.bind(declared["measures"], self.preference_list, name="preferences")
-        threshold = next(p.description for p in preference.REGISTRY["rpp"].parameters if p.name == "binary threshold")
-        self.binary_check = QCheckBox("Binary, relevant from grade")
+        self.binary_check = QCheckBox(declared["binary_threshold"].label)      # its declaration's words
         self.binary_check.setObjectName("compareBinaryPreferences")
-        self.binary_check.setToolTip(threshold[0].upper() + threshold[1:])
+        self.binary_check.setToolTip(declared["binary_threshold"].help)
         self.binary_spin = QSpinBox()
         self.binary_spin.setObjectName("compareBinaryThreshold")
         self.binary_spin.setRange(0, MAX_GRADE)
