@@ -185,50 +185,39 @@ def _check_radio(button: QRadioButton, on: bool) -> None:
             other.setChecked(True)
 
 
-class ChecklistBinding:
-    """A list parameter shown as a checklist: the state is the ticks by key (``{key: bool}``), which the list
-    keeps across refills, so a run ticked in a project is ticked again once its file is loaded."""
+class _RestoringBinding:
+    """A control that restores a dict of its own (``widget.restore``) and says when it changed."""
 
     late = False
 
     def __init__(self, param, widget):
         self.param, self.widget, self.label = param, widget, None
+
+    def set_value(self, value) -> bool:
+        if not isinstance(value, dict):
+            return False
+        self.widget.restore(value)
+        return True
+
+    @property
+    def changed(self):
+        return self.widget.changed
+
+
+class ChecklistBinding(_RestoringBinding):
+    """A list parameter shown as a checklist: the state is the ticks by key (``{key: bool}``), which the list
+    keeps across refills, so a run ticked in a project is ticked again once its file is loaded."""
 
     def value(self) -> dict:
         return dict(self.widget.ticks)
 
-    def set_value(self, value) -> bool:
-        if not isinstance(value, dict):
-            return False
-        self.widget.restore(value)
-        return True
 
-    @property
-    def changed(self):
-        return self.widget.changed
-
-
-class StateBinding:
+class StateBinding(_RestoringBinding):
     """A compound control that keeps its own state (a measure picker: the ticks, their parameters, the
     measures added): the state is the control's ``state()``, a dict."""
 
-    late = False
-
-    def __init__(self, param, widget):
-        self.param, self.widget, self.label = param, widget, None
-
     def value(self) -> dict:
         return self.widget.state()
-
-    def set_value(self, value) -> bool:
-        if not isinstance(value, dict):
-            return False
-        self.widget.restore(value)
-        return True
-
-    @property
-    def changed(self):
-        return self.widget.changed
 
 
 class HeldBinding:

@@ -11,6 +11,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog
 
 from evalgui.core.workflows.casebase import wide_table
+from evalgui.gui.workspaces.casebase.model_editor import DELIMITER, MEASURE, SETTINGS, TYPE, WEIGHT
 
 from tests.gui.conftest import SAMPLE_DATA, load, not_busy, run_and_wait
 
@@ -98,7 +99,7 @@ def test_the_tab_the_model_editor_and_the_live_preview(qtbot, window, monkeypatc
     assert window.tabs.tabText(window.tabs.indexOf(casebase)) == "Case-based retrieval"
     form, editor = casebase.form, casebase.form.editor
     assert editor.table.rowCount() == 9 and editor.model().names[0] == "price"
-    measure = editor.widget(editor.row_of("body"), 2)
+    measure = editor.widget(editor.row_of("body"), MEASURE)
     assert measure.currentData() == "table" and measure.toolTip() == LOCAL_SIMILARITIES["table"].help_text
     assert [measure.itemData(i) for i in range(measure.count())] == ["equality", "table"]
     for i in range(form.metrics.count()):
@@ -115,7 +116,7 @@ def test_the_tab_the_model_editor_and_the_live_preview(qtbot, window, monkeypatc
     assert before == pytest.approx(sims[list(truth.case_ids[cases]).index("2")], abs=1e-12)
     assert form.preview.local_similarity("make") == 1.0         # both VW
     # a heavier weight on an attribute that matches moves the global similarity up
-    editor.widget(editor.row_of("make"), 4).setValue(10)
+    editor.widget(editor.row_of("make"), WEIGHT).setValue(10)
     qtbot.waitUntil(lambda: form.preview.global_similarity() != before, timeout=10_000)
     assert form.preview.global_similarity() > before
     assert window.isWindowModified()
@@ -124,7 +125,7 @@ def test_the_tab_the_model_editor_and_the_live_preview(qtbot, window, monkeypatc
     assert alpha.value() == 0.02 and alpha.text() == "0.02"
     alpha.setValue(0)
     assert alpha.property("invalid") and "power" in editor.problem_label.text()
-    assert editor.table.item(editor.row_of("power"), 3).text() == "α must be above 0"
+    assert editor.table.item(editor.row_of("power"), SETTINGS).text() == "α must be above 0"
     assert form.preview.model.frame.empty
     alpha.setValue(0.02)
     assert not alpha.property("invalid")
@@ -140,8 +141,8 @@ def test_a_type_the_values_do_not_fit_is_said_in_the_preview_and_refused_by_run(
     _preview_settled(qtbot, casebase)
     errors = []
     window.error_shown.connect(lambda title, message: errors.append(message))
-    editor.widget(editor.row_of("make"), 1).setCurrentText("numeric")
-    assert editor.widget(editor.row_of("make"), 2).currentData() == "linear"
+    editor.widget(editor.row_of("make"), TYPE).setCurrentText("numeric")
+    assert editor.widget(editor.row_of("make"), MEASURE).currentData() == "linear"
     qtbot.waitUntil(lambda: "is not a number" in form.preview.note.text(), timeout=10_000)
     assert "case '1', column 'make': 'VW' is not a number" in form.preview.note.text()
     assert form.preview.model.frame.empty and errors == []
@@ -149,7 +150,7 @@ def test_a_type_the_values_do_not_fit_is_said_in_the_preview_and_refused_by_run(
         qtbot.mouseClick(casebase.run_button, Qt.MouseButton.LeftButton)
     assert "cars.csv, line 2" in refused.args[1] and "case '1', column 'make'" in refused.args[1]
     window.last_error_dialog.close()
-    editor.widget(editor.row_of("make"), 1).setCurrentText("categorical")
+    editor.widget(editor.row_of("make"), TYPE).setCurrentText("categorical")
     qtbot.waitUntil(lambda: not form.preview.model.frame.empty, timeout=10_000)
     assert "weighted mean" in form.preview.note.text()
 
@@ -174,7 +175,7 @@ def test_the_model_saves_to_a_file_the_engine_reads(qtbot, window, monkeypatch, 
 
     casebase = _set_up(qtbot, window, monkeypatch)
     editor = casebase.form.editor
-    editor.widget(editor.row_of("price"), 4).setValue(5)
+    editor.widget(editor.row_of("price"), WEIGHT).setValue(5)
     _save_as(monkeypatch, tmp_path / "edited.json")
     qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
     saved = load_model(tmp_path / "edited.json")
@@ -450,12 +451,12 @@ def test_the_id_column_a_types_delimiter_and_vectors(qtbot, make_window, monkeyp
 
     # tags hold no ';' (and spaces): read as text; made a set split at '|' in the editor
     row = editor.row_of("tags")
-    delimiter = editor.widget(row, 5)
-    assert editor.widget(row, 1).currentText() == "text" and not delimiter.isEnabled()
-    editor.widget(row, 1).setCurrentText("set")
-    assert delimiter.isEnabled() and editor.widget(row, 2).currentData() == "jaccard_index"
+    delimiter = editor.widget(row, DELIMITER)
+    assert editor.widget(row, TYPE).currentText() == "text" and not delimiter.isEnabled()
+    editor.widget(row, TYPE).setCurrentText("set")
+    assert delimiter.isEnabled() and editor.widget(row, MEASURE).currentData() == "jaccard_index"
     qtbot.keyClicks(delimiter, "|")
-    assert editor.widget(editor.row_of("emb"), 1).currentText() == "vector"
+    assert editor.widget(editor.row_of("emb"), TYPE).currentText() == "vector"
     _choose(form.preview.query, "a7")
     _choose(form.preview.case, "c9")
     _preview_settled(qtbot, casebase)
@@ -653,7 +654,7 @@ def test_bad_input_gives_a_dialog_and_keeps_the_results(qtbot, window, monkeypat
     # a column the engine cannot read as the type chosen: refused by the engine, on the worker
     casebase.form.load_model(str(CBR / "model.json"))
     qtbot.waitUntil(lambda: not casebase.form.reading_files(), timeout=10_000)
-    editor.widget(editor.row_of("make"), 1).setCurrentText("numeric")
+    editor.widget(editor.row_of("make"), TYPE).setCurrentText("numeric")
     refused("is not a number")
     assert "Failed" in casebase.progress_label.text()
     # the status bar too, not the last count of queries the run had reached
@@ -697,7 +698,7 @@ def test_project_round_trip(qtbot, make_window, monkeypatch, tmp_path):
     first = make_window()
     casebase = _set_up(qtbot, first, monkeypatch, folder=folder)
     editor = casebase.form.editor
-    editor.widget(editor.row_of("make"), 4).setValue(4)
+    editor.widget(editor.row_of("make"), WEIGHT).setValue(4)
     _ranked_on(qtbot, casebase.form, thresholds="0.7")
     run_and_wait(qtbot, casebase)
     project = tmp_path / "cars.evalgui"

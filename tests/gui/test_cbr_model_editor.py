@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
@@ -16,7 +17,7 @@ from evalgui.core.cbr.model import SimilarityModel, load_model
 from evalgui.core.errors import EvalInputError
 from evalgui.core.inputs.case_base import read_case_base
 from evalgui.gui.workspaces.casebase.measure_forms import FORMS, NoSettings
-from evalgui.gui.workspaces.casebase.model_editor import MEASURE, SETTINGS, TYPE, WEIGHT, ModelEditor
+from evalgui.gui.workspaces.casebase.model_editor import DELIMITER, MEASURE, SETTINGS, TYPE, WEIGHT, ModelEditor
 from tests.gui.conftest import SAMPLE_DATA
 
 CBR = SAMPLE_DATA / "cbr"
@@ -266,3 +267,123 @@ def test_the_measure_menus_show_plain_names_and_the_model_file_keeps_the_code_na
     # a measure the menu does not offer for the type (kept from the file) is shown in plain words too
     ModelEditor._fill_measures(model, "text", "jaccard_index")
     assert model.currentText() == "Jaccard index" and model.currentData() == "jaccard_index"
+
+
+# ---------------------------------------------------------------------------- a laptop's narrow form column
+def _sideways(view) -> bool:
+    return view.horizontalScrollBar().maximum() > 0 or view.horizontalHeader().length() > view.viewport().width()
+
+
+def test_the_table_fits_a_narrow_column_and_the_details_are_under_it(qtbot, editor):
+    """Issue 25 point 2, issue 24 point 4: in a laptop's form column the table keeps Attribute, Measure and
+    Weight; the type and a set's separator are in the panel under the table, for the chosen row."""
+    editor.show()
+    editor.resize(290, 700)
+    qtbot.waitUntil(lambda: editor.table.isColumnHidden(SETTINGS))
+    assert not _sideways(editor.table)
+    shown = [editor.table.horizontalHeaderItem(c).text() for c in range(editor.table.columnCount())
+             if not editor.table.isColumnHidden(c)]
+    assert shown == ["Attribute", "Measure", "Weight"]
+    for row in range(editor.table.rowCount()):
+        for column in (MEASURE, WEIGHT):          # the cells' boxes within the table's width
+            rect = editor.table.visualRect(editor.table.model().index(row, column))
+            assert rect.right() <= editor.table.viewport().width()
+    # the chosen row's type (and, for a set, where its values split) above its measure's settings
+    editor.table.setCurrentCell(editor.row_of("features"), 0)
+    kind, delimiter = editor.widget(editor.row_of("features"), TYPE), editor.widget(editor.row_of("features"),
+                                                                                     DELIMITER)
+    assert kind.isVisible() and kind.currentText() == "set" and delimiter.isVisible() and delimiter.isEnabled()
+    assert editor.settings_box.isAncestorOf(kind) and not editor.table.isAncestorOf(kind)
+    editor.table.setCurrentCell(editor.row_of("price"), 0)
+    assert editor.widget(editor.row_of("price"), TYPE).isVisible()
+    assert not editor.widget(editor.row_of("price"), DELIMITER).isVisible()     # a number has no separator
+    assert not editor.widget(editor.row_of("features"), TYPE).isVisible()
+    # wide enough: the settings' summary is a column again
+    editor.resize(1000, 700)
+    qtbot.waitUntil(lambda: not editor.table.isColumnHidden(SETTINGS))
+    assert not _sideways(editor.table)
+
+
+def test_every_setting_keeps_its_name_and_tooltip(editor):
+    from evalgui.gui.workspaces.casebase.model_editor import DELIMITER_TIP, TYPE_TIP
+
+    row = editor.row_of("features")
+    assert editor.widget(row, TYPE).accessibleName() == "Type of features"
+    assert editor.widget(row, TYPE).toolTip() == TYPE_TIP
+    assert editor.widget(row, DELIMITER).accessibleName() == "Split at (features)"
+    assert editor.widget(row, DELIMITER).toolTip() == DELIMITER_TIP
+    assert editor.widget(row, MEASURE).accessibleName() == "Measure of features"
+    assert editor.widget(row, MEASURE).toolTip() == LOCAL_SIMILARITIES["jaccard_index"].help_text
+    assert editor.widget(row, WEIGHT).accessibleName() == "Weight of features"
+    assert "weighted mean" in editor.widget(row, WEIGHT).toolTip()
+
+
+def test_the_type_and_the_separator_edited_in_the_panel_reach_the_model_file(qtbot, editor, tmp_path):
+    row = editor.row_of("model")
+    editor.table.setCurrentCell(row, 0)
+    editor.widget(row, TYPE).setCurrentText("set")
+    assert editor.widget(row, DELIMITER).isEnabled()
+    editor.widget(row, DELIMITER).setText("|")
+    assert editor.settings_box.title() == "Settings of model: Jaccard index"
+    path = tmp_path / "model.json"
+    editor.model().save(str(path))
+    saved = {a["name"]: a for a in json.loads(path.read_text())["attributes"]}
+    assert saved["model"]["type"] == "set" and saved["model"]["delimiter"] == "|"
+    assert saved["model"]["measure"] == "jaccard_index"
+
+
+def test_with_the_summary_hidden_an_invalid_setting_marks_the_measure(qtbot, editor):
+    editor.show()
+    editor.resize(290, 700)
+    qtbot.waitUntil(lambda: editor.table.isColumnHidden(SETTINGS))
+    measure = editor.widget(editor.row_of("power"), MEASURE)
+    editor.form("power").alpha.setValue(0)
+    assert "#c62828" in measure.styleSheet() and measure.toolTip().startswith("α must be above 0")
+    editor.form("power").alpha.setValue(0.1)
+    assert measure.styleSheet() == "" and measure.toolTip() == LOCAL_SIMILARITIES["exponential"].help_text
+
+
+def test_a_long_attribute_name_is_elided_with_its_tooltip(qtbot, cars):
+    from evalgui.core.cbr.model import AttributeModel
+
+    long_name = "engine_displacement_in_litres_as_measured_by_the_manufacturer"
+    editor = ModelEditor()
+    qtbot.addWidget(editor)
+    editor.set_model(SimilarityModel([AttributeModel(long_name, "numeric", "linear"),
+                                      AttributeModel("price", "numeric", "linear")], "<test>"))
+    editor.show()
+    editor.resize(290, 500)
+    qtbot.waitUntil(lambda: editor.table.viewport().width() < 290)
+    assert not _sideways(editor.table)
+    assert editor.table.columnWidth(0) <= 2 * editor.table.viewport().width() // 5 + 1
+    assert editor.table.item(0, 0).toolTip() == long_name
+    editor.table.setCurrentCell(0, 0)
+    assert editor.settings_box.title() == f"Settings of {long_name}: Linear"       # whole, as its tooltip
+    assert editor.settings_box.toolTip() == editor.settings_box.title()
+    assert editor.settings_box.minimumSizeHint().width() < 290
+
+
+def test_the_preview_wraps_in_a_narrow_column_and_shows_every_row(qtbot):
+    from evalgui.gui.workspaces.casebase.model_editor import PreviewBox
+
+    box = PreviewBox()
+    qtbot.addWidget(box)
+    box.show()
+    box.resize(280, 600)
+    long_value = ";".join(f"feature number {i}" for i in range(8))
+    frame = pd.DataFrame({"attribute": ["price", "features", "global"], "query": ["20000", long_value, ""],
+                          "case": ["14500", "gps", ""], "weight": [2.0, 1.0, np.nan],
+                          "similarity": [0.8226, 0.125, 0.59]})
+    box.show_frame(frame)
+    view = box.view
+    qtbot.waitUntil(lambda: view.height() >= view.verticalHeader().length() + view.horizontalHeader().height())
+    assert not _sideways(view) and view.verticalScrollBar().maximum() == 0       # every row, whole
+    assert [view.model().headerData(c, Qt.Orientation.Horizontal) for c in range(3)] == [
+        "Attribute", "Query · case", "Similarity"]
+    assert view.rowHeight(1) >= 3 * view.rowHeight(0)            # the long value wraps
+    index = view.model().index(1, 1)
+    assert index.data(Qt.ItemDataRole.ToolTipRole) == f"query: {long_value}\ncase: gps"
+    assert view.model().index(0, 0).data(Qt.ItemDataRole.ToolTipRole) == "price: weight 2"
+    # the whole preview (with the weights) is what Export writes; the similarities are read from it
+    pd.testing.assert_frame_equal(view.exported("csv"), frame)
+    assert box.global_similarity() == 0.59 and box.local_similarity("features") == 0.125

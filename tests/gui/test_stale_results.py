@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 from PySide6.QtCore import Qt
 
+from evalgui.gui.workspaces.casebase.model_editor import TYPE
 from tests.gui.conftest import SAMPLE_DATA, load, load_synthetic, run_and_wait
 from tests.gui.test_casebase_workspace import METRICS, _set_up, _tick_only
 from tests.gui.test_compare_workspace import _compare_synthetic, _use_scores
@@ -73,7 +74,7 @@ def test_casebase_after_a_failed_run_and_a_file_read_again(qtbot, window, monkey
     # a column the engine cannot read as the type chosen: refused by the engine, on the worker (the model
     # editor itself refuses a column the case base lacks before Run)
     editor = casebase.form.editor
-    editor.widget(editor.row_of("make"), 1).setCurrentText("numeric")
+    editor.widget(editor.row_of("make"), TYPE).setCurrentText("numeric")
     _fails_on_the_worker(qtbot, window, casebase, "is not a number")
     pd.testing.assert_frame_equal(casebase.outcome.table, before)
     shown, text = _banner(casebase)

@@ -1,23 +1,26 @@
-"""The similarity model editor: one row per attribute (type, local measure, a summary of its settings, weight
-and, for a set attribute, the separator of its values), loaded from and saved to the JSON model file, checked
-as edited; and the live preview of one query against one case.
+"""The similarity model editor: one row per attribute (its local measure and weight, and a summary of the
+measure's settings when the column has room), loaded from and saved to the JSON model file, checked as edited;
+and the live preview of one query against one case.
 
-The measures offered fit the row's type (``MEASURES_BY_TYPE``), each with its record's description as
-tooltip. The chosen row's measure settings are a small form under the table (:mod:`measure_forms`): spin boxes,
-choices, a curve, a grid; no JSON is typed. A field the engine would refuse is red with its reason, and the
-model cannot be used until it is fixed. A new train case base keeps the settings of the attributes it still
-has, marks those it lacks and adds its new ones.
+The table keeps what people scan, so that it fits a laptop's narrow form column; the chosen row's details are
+in the panel under it: its type, the separator of a set's values, and the measure's settings as a small form
+(:mod:`measure_forms`): spin boxes, choices, a curve, a grid; no JSON is typed. The measures offered fit the
+row's type (``MEASURES_BY_TYPE``), each with its record's description as tooltip. A field the engine would
+refuse is red with its reason (and so is the row's measure), and the model cannot be used until it is fixed. A
+new train case base keeps the settings of the attributes it still has, marks those it lacks and adds its new
+ones.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QStringListModel, Qt, Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QGroupBox, QHBoxLayout,
-                               QHeaderView, QLabel, QLineEdit, QPushButton, QStackedWidget, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtCore import QEvent, QSize, QStringListModel, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QTextLayout, QTextOption
+from PySide6.QtWidgets import (QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSizePolicy,
+                               QStackedWidget, QStyle, QStyledItemDelegate, QStyleOptionComboBox, QStylePainter, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
 
 from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES, MEASURES_BY_TYPE
 from evalgui.core.display import plain_words
@@ -28,9 +31,12 @@ from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.workspaces.casebase.measure_forms import (INVALID_BRUSH, MAX_GRID_VALUES, AttributeContext,
                                                            MeasureForm, form_for)
 
-ATTRIBUTE, TYPE, MEASURE, PARAMETERS, WEIGHT, DELIMITER = range(6)
-SETTINGS = PARAMETERS
+ATTRIBUTE, MEASURE, WEIGHT, SETTINGS = range(4)        # the table's columns (Settings: when there is room)
+TYPE, DELIMITER = "type", "delimiter"                     # in the panel under the table (see ``widget``)
+TYPE_TIP = "The attribute's type: which local measures fit it, and how its cells are read"
 DELIMITER_TIP = "Split at: what separates the values of a cell of a set attribute (empty: the case base's, ';')"
+SETTINGS_TIP = "The measure's settings: choose the row to edit them below the table"
+SUMMARY_ROOM = 120        # the settings' summary is shown when the table has this much room left for it
 MODEL_FILES = "Similarity model (*.json);;All files (*)"
 MISSING_BRUSH = QColor("#f5f5f5")
 NEW_BRUSH = QColor("#e8f5e9")
@@ -52,34 +58,37 @@ class ModelEditor(QWidget):
         self.added: set[str] = set()     # attributes a new train case base brought
         self._contexts: dict[str, AttributeContext] = {}
         self._earlier: dict[tuple[str, str], dict] = {}     # (attribute, measure) -> the settings it was left with
-        self.table = QTableWidget(0, 6)
+        self.details: list[AttributeDetails] = []     # per row: its type and separator, shown in the panel
+        self.table = QTableWidget(0, 4)
         self.table.setObjectName("cbrModelTable")
-        self.table.setHorizontalHeaderLabels(["Attribute", "Type", "Measure", "Settings", "Weight", "Split at"])
-        self.table.horizontalHeaderItem(DELIMITER).setToolTip(DELIMITER_TIP)
-        self.table.horizontalHeaderItem(SETTINGS).setToolTip("The measure's settings: choose the row to edit "
-                                                             "them below the table")
+        self.table.setHorizontalHeaderLabels(["Attribute", "Measure", "Weight", "Settings"])
+        self.table.horizontalHeaderItem(MEASURE).setToolTip("The local measure comparing the attribute's values; "
+                                                            "its settings and the attribute's type are below the "
+                                                            "table")
+        self.table.horizontalHeaderItem(WEIGHT).setToolTip("The attribute's weight in the weighted mean")
+        self.table.horizontalHeaderItem(SETTINGS).setToolTip(SETTINGS_TIP)
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
-        header = self.table.horizontalHeader()
-        for column in (ATTRIBUTE, WEIGHT, DELIMITER):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        # The boxes are narrower than their longest choice so that the settings' summary has room in a narrow form.
-        for column, width in ((TYPE, 95), (MEASURE, 130)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(column, width)
-        header.setSectionResizeMode(SETTINGS, QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(60)
+        self.table.horizontalHeader().setMinimumSectionSize(40)
         self.table.setMinimumHeight(160)
-        self.table.setWordWrap(False)                    # a long summary elides; its tooltip has it whole
+        self.table.setWordWrap(False)                    # a long name or summary elides; its tooltip has it whole
+        self.table.viewport().installEventFilter(self)   # its width decides the columns (see fit_columns)
         self.table.currentCellChanged.connect(lambda row, *_: self.show_settings(row))
-        self.settings_box = QGroupBox("Settings")
+        self.settings_box = ElidedTitleBox("Settings")
         self.settings_box.setObjectName("cbrMeasureSettings")
+        self.details_stack = CurrentPageStack()
+        self.details_stack.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.details_stack.addWidget(QWidget())
         self.stack = QStackedWidget()
         self.nothing = QLabel("Choose an attribute in the table to see its measure's settings.")
+        self.nothing.setWordWrap(True)
         self.stack.addWidget(self.nothing)
-        QVBoxLayout(self.settings_box).addWidget(self.stack)
-        self.settings_box.setMinimumHeight(230)          # the tallest form (a grid, the curve) whole
+        box_layout = QVBoxLayout(self.settings_box)
+        box_layout.addWidget(self.details_stack)
+        box_layout.addWidget(self.stack)
+        box_layout.addStretch(1)             # the room a short form leaves goes below it
+        self.settings_box.setMinimumHeight(280)          # the tallest form (a grid, the curve) whole, and the type
         self.problem_label = QLabel()
         self.problem_label.setObjectName("cbrModelProblem")
         self.problem_label.setWordWrap(True)
@@ -120,15 +129,21 @@ class ModelEditor(QWidget):
         self._mark_rows()
         if self.table.rowCount():
             self.table.setCurrentCell(0, ATTRIBUTE)
+        self.fit_columns()
         self._edited()
 
     def _clear(self) -> None:
         for form in self.forms:
             self.stack.removeWidget(form)
             form.deleteLater()
+        for details in self.details:
+            self.details_stack.removeWidget(details)
+            details.deleteLater()
         self.forms = []
+        self.details = []
         self.table.setRowCount(0)
         self.stack.setCurrentWidget(self.nothing)
+        self.details_stack.setCurrentIndex(0)
 
     def _add_row(self, a: AttributeModel) -> None:
         row = self.table.rowCount()
@@ -139,34 +154,29 @@ class ModelEditor(QWidget):
         summary = QTableWidgetItem("")
         summary.setFlags(summary.flags() & ~Qt.ItemFlag.ItemIsEditable)
         self.table.setItem(row, SETTINGS, summary)
-        kind = QComboBox()
-        kind.addItems(list(TYPES))
-        kind.setCurrentText(a.type)
-        kind.setToolTip("The attribute's type: which local measures fit it, and how its cells are read")
-        measure = QComboBox()
+        measure = ElidedComboBox()
+        # As narrow as its cell: the longest measure's name elides rather than widen the table.
+        measure.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        measure.setMinimumContentsLength(6)
+        measure.setAccessibleName(f"Measure of {a.name}")
         weight = QDoubleSpinBox()
         weight.setRange(0.0, 1000.0)
         weight.setDecimals(2)
         weight.setValue(a.weight)
         weight.setToolTip("The attribute's weight in the weighted mean (0 leaves it out); type it, or use the wheel "
                           "or the arrow keys")
+        weight.setAccessibleName(f"Weight of {a.name}")
         weight.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
-        self.table.setCellWidget(row, TYPE, kind)
         self.table.setCellWidget(row, MEASURE, measure)
         self.table.setCellWidget(row, WEIGHT, weight)
-        delimiter = QLineEdit(a.delimiter or "")
-        delimiter.setPlaceholderText(";")
-        delimiter.setMaxLength(8)
-        delimiter.setFixedWidth(delimiter.fontMetrics().horizontalAdvance("Split at") + 12)
-        delimiter.setToolTip(DELIMITER_TIP)
-        delimiter.setEnabled(a.type == "set")
-        self.table.setCellWidget(row, DELIMITER, delimiter)
-        delimiter.textChanged.connect(self._edited)
-        kind.currentTextChanged.connect(lambda text, d=delimiter: d.setEnabled(text == "set"))
+        details = AttributeDetails(a)
+        self.details.append(details)
+        self.details_stack.addWidget(details)
+        details.delimiter.textChanged.connect(self._edited)
         self._fill_measures(measure, a.type, a.measure)
         self.forms.append(self._new_form(a.name, a.measure, a.parameters))
-        kind.currentTextChanged.connect(lambda text, m=measure: (self._fill_measures(m, text, None),
-                                                                 self._measure_changed(m)))
+        details.kind.currentTextChanged.connect(lambda text, m=measure: (self._fill_measures(m, text, None),
+                                                                         self._measure_changed(m)))
         measure.currentIndexChanged.connect(lambda _, m=measure: (self._measure_tip(m), self._measure_changed(m)))
         weight.valueChanged.connect(self._edited)
 
@@ -198,9 +208,11 @@ class ModelEditor(QWidget):
         if 0 <= row < len(self.forms):
             name = self.table.item(row, ATTRIBUTE).text()
             self.settings_box.setTitle(f"Settings of {name}: {self.widget(row, MEASURE).currentText()}")
+            self.details_stack.setCurrentWidget(self.details[row])
             self.stack.setCurrentWidget(self.forms[row])
         else:
             self.settings_box.setTitle("Settings")
+            self.details_stack.setCurrentIndex(0)
             self.stack.setCurrentWidget(self.nothing)
 
     def form(self, attribute: str) -> MeasureForm:
@@ -220,12 +232,54 @@ class ModelEditor(QWidget):
         ModelEditor._measure_tip(combo)
 
     @staticmethod
-    def _measure_tip(combo: QComboBox) -> None:
+    def _measure_tip(combo: QComboBox, reason: str | None = None) -> None:
+        """The measure's description, after what is wrong with its settings (``reason``) if anything."""
         name = combo.currentData()
-        combo.setToolTip(LOCAL_SIMILARITIES[name].help_text if name in LOCAL_SIMILARITIES else "")
+        tip = LOCAL_SIMILARITIES[name].help_text if name in LOCAL_SIMILARITIES else ""
+        combo.setToolTip(f"{reason}\n\n{tip}" if reason else tip)
 
-    def widget(self, row: int, column: int):
+    def widget(self, row: int, column: int | str):
+        """The row's control: a cell's (MEASURE, WEIGHT), or in the panel under the table (TYPE, DELIMITER)."""
+        if column == TYPE:
+            return self.details[row].kind
+        if column == DELIMITER:
+            return self.details[row].delimiter
         return self.table.cellWidget(row, column)
+
+    # ------------------------------------------------------------ the columns
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_columns()
+        return False
+
+    def fit_columns(self) -> None:
+        """Columns that fit the table's width, never a sideways scroll bar: the attribute's name at most two
+        fifths of it (elided, its tooltip has it whole), the weight as wide as its values, the measure the
+        rest; the settings' summary only when a measure's name has room beside it."""
+        table, header = self.table, self.table.horizontalHeader()
+        room = table.viewport().width()
+        if room <= 0:
+            return
+        metrics = table.fontMetrics()
+        padding = 2 * table.style().pixelMetric(table.style().PixelMetric.PM_HeaderMargin) + 8
+        rows = range(min(table.rowCount(), 200))      # (a row being added may have no cells yet)
+        names = [table.item(r, ATTRIBUTE).text() for r in rows if table.item(r, ATTRIBUTE) is not None]
+        attribute = max(metrics.horizontalAdvance(t) for t in ["Attribute", *names]) + padding
+        attribute = min(attribute, max(60, 2 * room // 5))
+        weight = max(metrics.horizontalAdvance(t) for t in ("Weight", "1000.00")) + padding
+        measure = max((metrics.horizontalAdvance(self.widget(r, MEASURE).currentText()) for r in rows
+                       if self.widget(r, MEASURE) is not None), default=0) + 40      # the box's arrow and frame
+        summary = room - attribute - weight - measure
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        table.setColumnHidden(SETTINGS, summary < SUMMARY_ROOM)
+        table.setColumnWidth(ATTRIBUTE, attribute)
+        table.setColumnWidth(WEIGHT, weight)
+        if summary < SUMMARY_ROOM:
+            table.setColumnWidth(SETTINGS, 0)
+            table.setColumnWidth(MEASURE, max(room - attribute - weight, 40))
+        else:
+            table.setColumnWidth(MEASURE, measure)
+            table.setColumnWidth(SETTINGS, summary)
 
     def row_of(self, attribute: str) -> int:
         return next(r for r in range(self.table.rowCount()) if self.table.item(r, ATTRIBUTE).text() == attribute)
@@ -296,15 +350,16 @@ class ModelEditor(QWidget):
             else:
                 item.setBackground(QColor(Qt.GlobalColor.transparent))
                 item.setForeground(self.table.palette().text())
-                item.setToolTip("")
+                item.setToolTip(name)                # whole, when the column elides it
         self.remove_missing_button.setVisible(bool(self.missing))
 
     def remove_missing(self) -> None:
         for row in reversed(range(self.table.rowCount())):
             if self.table.item(row, ATTRIBUTE).text() in self.missing:
-                form = self.forms.pop(row)
-                self.stack.removeWidget(form)
-                form.deleteLater()
+                for widget, stack in ((self.forms.pop(row), self.stack),
+                                      (self.details.pop(row), self.details_stack)):
+                    stack.removeWidget(widget)
+                    widget.deleteLater()
                 self.table.removeRow(row)
         self._mark_rows()
         self.show_settings(self.table.currentRow())
@@ -357,6 +412,11 @@ class ModelEditor(QWidget):
             summary.setBackground(INVALID_BRUSH if reason else QColor(Qt.GlobalColor.transparent))
             summary.setForeground(QColor("#c62828") if reason else self.table.palette().text())
             summary.setToolTip((reason or form.summary()) + "\n(choose the row to edit the settings below the table)")
+            # The summary column may be hidden (a narrow form): the measure says what is wrong too.
+            measure = self.widget(row, MEASURE)
+            measure.setStyleSheet("QComboBox { border: 1px solid #c62828; background: #fdecea; }" if reason else "")
+            self._measure_tip(measure, reason)
+        self.fit_columns()
         self.problem_label.setText(problem or "")
         self.problem_label.setVisible(bool(problem))
         self.changed.emit()
@@ -376,6 +436,100 @@ class ModelEditor(QWidget):
             self.save_failed.emit("The model cannot be saved", str(exc))
             return
         export_dialog(self, "model", (("Similarity model", ".json"),), model.save, title="Save the similarity model")
+
+
+class AttributeDetails(QWidget):
+    """One attribute's details, in the panel under the table while its row is chosen: its type, and for a
+    set the separator of its values (the row is hidden for the other types, which have none)."""
+
+    def __init__(self, a: AttributeModel, parent=None):
+        super().__init__(parent)
+        self.kind = QComboBox()
+        self.kind.addItems(list(TYPES))
+        self.kind.setCurrentText(a.type)
+        self.kind.setToolTip(TYPE_TIP)
+        self.kind.setAccessibleName(f"Type of {a.name}")
+        self.delimiter = QLineEdit(a.delimiter or "")
+        self.delimiter.setPlaceholderText(";")
+        self.delimiter.setMaxLength(8)
+        self.delimiter.setFixedWidth(self.delimiter.fontMetrics().horizontalAdvance("Split at") + 12)
+        self.delimiter.setToolTip(DELIMITER_TIP)
+        self.delimiter.setAccessibleName(f"Split at ({a.name})")
+        self.layout_ = QFormLayout(self)
+        self.layout_.setContentsMargins(0, 0, 0, 0)
+        # Short rows that fit a narrow column side by side; wrapped rows would make the stack of every row's
+        # details ask for the height of the tallest (a layout's height for a width counts hidden pages too).
+        self.layout_.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        self.layout_.addRow("Type", self.kind)
+        self.layout_.addRow("Split at", self.delimiter)
+        self.kind.currentTextChanged.connect(self._kind_changed)
+        self._kind_changed(a.type)
+
+    def _kind_changed(self, kind: str) -> None:
+        self.delimiter.setEnabled(kind == "set")
+        self.layout_.setRowVisible(self.delimiter, kind == "set")
+        self.updateGeometry()
+
+
+class ElidedComboBox(QComboBox):
+    """A combo box whose choice is elided ("Normalized Levensh…") when its cell is narrower than the name."""
+
+    def paintEvent(self, event) -> None:
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                            QStyle.SubControl.SC_ComboBoxEditField, self)
+        option.currentText = self.fontMetrics().elidedText(option.currentText, Qt.TextElideMode.ElideRight,
+                                                           field.width() - 2)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
+
+
+class CurrentPageStack(QStackedWidget):
+    """A stack as tall as its current page (a set's details have a row more than the others')."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.currentChanged.connect(lambda _: self.updateGeometry())
+
+    def sizeHint(self) -> QSize:
+        page = self.currentWidget()
+        return page.sizeHint() if page is not None else super().sizeHint()
+
+    def minimumSizeHint(self) -> QSize:
+        page = self.currentWidget()
+        return page.minimumSizeHint() if page is not None else super().minimumSizeHint()
+
+
+class ElidedTitleBox(QGroupBox):
+    """A group box whose title (an attribute's name can be long) is elided to its width, never widening it;
+    the whole title is its tooltip."""
+
+    def __init__(self, title: str, parent=None):
+        super().__init__(title, parent)
+        self.full_title = title
+
+    def setTitle(self, title: str) -> None:
+        self.full_title = title
+        self.setToolTip(title)
+        self._elide()
+
+    def title(self) -> str:
+        return self.full_title
+
+    def _elide(self) -> None:
+        room = max(self.width() - 24, 40)
+        super().setTitle(self.fontMetrics().elidedText(self.full_title, Qt.TextElideMode.ElideRight, room))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        inside = self.layout().minimumSize().width() if self.layout() is not None else 0
+        return QSize(min(hint.width(), inside + 4), hint.height())
 
 
 class CaseIdBox(QComboBox):
@@ -435,8 +589,106 @@ class CaseIdBox(QComboBox):
         return int(found[0]) if len(found) else -1
 
 
+class PreviewModel(DataFrameModel):
+    """The preview as shown: attribute, the query's and the case's values (one cell, wrapped), similarity;
+    the tooltips say each value and the weight in full."""
+
+    def __init__(self):
+        super().__init__(best=None, precision=4, headers={"attribute": "Attribute", "values": "Query · case",
+                                                          "similarity": "Similarity"})
+        self.tips: list[tuple[str, str]] = []
+
+    def show_preview(self, frame: pd.DataFrame) -> None:
+        """``frame``: the preview's (attribute, query, case, weight, similarity)."""
+        pairs = [f"{q} · {c}" if q or c else "" for q, c in zip(frame["query"], frame["case"])]
+        self.tips = [(f"{a}: weight {w:g}" if w == w else f"{a}: the weighted mean of the local similarities",
+                      f"query: {q or '(missing)'}\ncase: {c or '(missing)'}" if q or c else "")
+                     for a, q, c, w in zip(frame["attribute"], frame["query"], frame["case"], frame["weight"])]
+        self.set_frame(pd.DataFrame({"attribute": frame["attribute"], "values": pairs,
+                                     "similarity": frame["similarity"]}), directions=None)
+
+    def display_text(self, row: int, column: int) -> str:
+        text = super().display_text(row, column)
+        # A set's values ("tow bar;navigation") may wrap after each separator.
+        return text.replace(";", ";\u200b") if column == 1 else text
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.ToolTipRole and index.isValid() and index.column() < 2 \
+                and index.row() < len(self.tips):
+            return self.tips[index.row()][index.column()] or None
+        return super().data(index, role)
+
+
+class WrappedDelegate(QStyledItemDelegate):
+    """A cell as tall as its text wrapped at word boundaries, as it is painted (the style's size hint may break
+    a long word anywhere, and count a line fewer than it paints)."""
+
+    def sizeHint(self, option, index):
+        hint = super().sizeHint(option, index)
+        text = index.data(Qt.ItemDataRole.DisplayRole) or ""
+        width = self.parent().columnWidth(index.column()) - 8        # the cell's text margins
+        if not text or width <= 0:
+            return hint
+        wrap = QTextOption()
+        wrap.setWrapMode(QTextOption.WrapMode.WordWrap)
+        layout = QTextLayout(text, option.font)
+        layout.setTextOption(wrap)
+        layout.beginLayout()
+        lines = 0
+        while (line := layout.createLine()).isValid():
+            line.setLineWidth(width)
+            lines += 1
+        layout.endLayout()
+        return QSize(hint.width(), max(hint.height(), lines * option.fontMetrics.lineSpacing() + 6))
+
+
+class PreviewTable(FrameTableView):
+    """The preview's table in a narrow column: the values wrap, the attribute's name takes at most two fifths
+    of the width (elided, its tooltip has it whole), and the table is as tall as its rows (up to MAX_HEIGHT:
+    the form around it scrolls)."""
+
+    MAX_HEIGHT = 360
+
+    def __init__(self, model: PreviewModel, exported):
+        super().__init__(model, name="similarity_preview", stretch_column="values", exported=exported)
+        self.setWordWrap(True)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.setItemDelegateForColumn(1, WrappedDelegate(self))
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.setMinimumHeight(60)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        # The rows' heights follow the columns' widths: the table's height is fitted once they have settled.
+        self.height_timer = QTimer(self)
+        self.height_timer.setSingleShot(True)
+        self.height_timer.setInterval(0)
+        self.height_timer.timeout.connect(self._fit_height)
+        self.horizontalHeader().sectionResized.connect(lambda *_: self.height_timer.start())
+
+    def _fit_columns(self) -> None:
+        super()._fit_columns()
+        self._cap_first()
+        self.height_timer.start()
+
+    def _cap_first(self) -> None:
+        if self._fitted:
+            self.setColumnWidth(0, min(self._fitted[0], max(60, 2 * self.viewport().width() // 5)))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._cap_first()
+        self.height_timer.start()
+
+    def _fit_height(self) -> None:
+        self.resizeRowsToContents()
+        rows = self.verticalHeader().length()
+        header = max(self.horizontalHeader().height(), self.horizontalHeader().sizeHint().height())
+        self.setFixedHeight(min(header + rows + 2 * self.frameWidth() + 2, self.MAX_HEIGHT))
+
+
 class PreviewBox(QWidget):
-    """Two case ids (a query, a case) and each attribute's local similarity, then the global one."""
+    """Two case ids (a query, a case) and each attribute's values and local similarity, then the global one.
+    ``model`` holds the preview's whole frame (with the weights: what Export writes); the table shows it in
+    three columns that fit a narrow form."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -445,9 +697,9 @@ class PreviewBox(QWidget):
         self.case = CaseIdBox("cbrPreviewCase")
         self.case.setToolTip("A case of the train case base: pick it, or type its id")
         self.model = DataFrameModel(best=None, precision=4)
-        self.view = FrameTableView(self.model, name="similarity_preview", stretch_column="case")
+        self.shown = PreviewModel()
+        self.view = PreviewTable(self.shown, exported=lambda _fmt: self.model.frame)
         self.view.setObjectName("cbrPreviewTable")
-        self.view.setMinimumHeight(150)
         self.note = QLabel()
         self.note.setWordWrap(True)
         row = QHBoxLayout()
@@ -463,6 +715,7 @@ class PreviewBox(QWidget):
 
     def show_frame(self, frame) -> None:
         self.model.set_frame(frame, directions=None)
+        self.shown.show_preview(frame)
         self.view.show()
         self.note.setStyleSheet("")
         self.note.setText("Global: the weighted mean over the attributes both have (an empty similarity: a value "
@@ -471,6 +724,7 @@ class PreviewBox(QWidget):
     def show_problem(self, problem: str) -> None:
         """No preview, and why (empty: nothing to say, e.g. no case base yet): the reason where the table was."""
         self.model.set_frame(pd.DataFrame())
+        self.shown.set_frame(pd.DataFrame())
         self.view.setVisible(not problem)
         self.note.setStyleSheet("color: #c62828;")
         self.note.setText(problem)
