@@ -49,9 +49,10 @@ def _no_hashing(monkeypatch):
     monkeypatch.setattr(outcome, "content_hash", refuse)
 
 
-def test_the_windows_evaluate_job_hashes_no_file(monkeypatch):
+def test_the_windows_evaluate_job_hashes_no_file_and_joins_no_table(monkeypatch):
     """Hashing a 2M-line run cost the job as much as evaluating it, for an outcome the window drops (a
-    project and a report hash the files when they are written); the command line's path still hashes."""
+    project and a report hash the files and join the tables when they are written); the command line's
+    and the API's path still do both."""
     from evalgui.core.formats import read_qrels, read_run
     from evalgui.core.jobs import JobState
     from evalgui.core.ranked.evaluate import EvalOptions
@@ -67,7 +68,10 @@ def test_the_windows_evaluate_job_hashes_no_file(monkeypatch):
                                 ["map", "P.10"], EvalOptions())
     outcome = job(JobState())
     assert [entry["path"] for entry in outcome.provenance["inputs"]] == list(request.files())
-    assert len(outcome.results) == 2
+    assert len(outcome.results) == 2 and outcome.tables == {}
+    assert all(r.curves and r.saved_curve_rows is not None for r in outcome.results)
+    assert outcome.results[1].pairs is not None                 # the run × run rows, built in the job
+    assert set(hashed.tables) == {"summary", "per_query", "curves", "run_matrix"}
 
 
 def test_the_curves_a_project_keeps_are_built_in_the_worker_job(monkeypatch):
@@ -78,7 +82,7 @@ def test_the_curves_a_project_keeps_are_built_in_the_worker_job(monkeypatch):
     from evalgui.core.ranked import jobs
     from evalgui.core.workflows.ranked import curves_state, run_evaluate
 
-    results = run_evaluate(_request(), hash_inputs=False).results
+    results = run_evaluate(_request(), for_window=True).results
     assert all(r.saved_curve_rows is not None and r.saved_curve_rows[0] is r.curves for r in results)
     joined = jobs.curve_table(results)
 

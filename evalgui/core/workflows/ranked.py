@@ -60,14 +60,15 @@ FULL_TABLES = ("summary", "per_query", "curves", "run_matrix")
 
 
 def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs: Inputs | None = None,
-                 tables: tuple[str, ...] = FULL_TABLES, hash_inputs: bool = True) -> Outcome:
+                 tables: tuple[str, ...] = FULL_TABLES, for_window: bool = False) -> Outcome:
     """Evaluate every run of the request; the ``tables`` asked for (see the module's doc).
 
     With ``curves`` asked for (the default, the window's path), each run's RunResult goes to
     ``state.partial`` and the outcome keeps them as ``outcome.results``. ``tables=("results",)``
-    is the command line's lean path: no curves, no RunResults, no pandas. ``hash_inputs=False`` names the
-    inputs without hashing them (the window's path: it keeps the RunResults, and a project or report
-    hashes the files when it is written)."""
+    is the command line's lean path: no curves, no RunResults, no pandas. ``for_window=True``: the
+    RunResults only (each with its curves, the rows a project keeps of them and its run × run rows, all
+    built here), without joining them into the tables or hashing the files: the window keeps the
+    RunResults, and a project or a report joins them and hashes the files when it is written."""
     import numpy as np
 
     from evalgui.core.ranked.evaluate import evaluate_run, runs_sharing_no_query
@@ -123,7 +124,8 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
                 frame = pr_curves(evaluation.ranking, state=state)
                 result.curves = curve_index(frame)
                 result.saved_curve_rows = saved_curve_rows(name, result.curves, frame)   # what a project keeps
-                curves.append(frame[["kind", "query", "recall", "precision"]].assign(run=name))
+                if not for_window:
+                    curves.append(frame[["kind", "query", "recall", "precision"]].assign(run=name))
             result.ranking, result.run = evaluation.ranking, run
             if "run_matrix" in tables:
                 result.pairs = pairs.add(name, result.query_ids, result.per_query)
@@ -135,7 +137,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     out: dict = {}
     if "results" in tables:
         out["results"] = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-    if full:
+    if full and not for_window:
         import pandas as pd
 
         from evalgui.core import tidy
@@ -155,7 +157,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     outcome.results = results
     # The lean path and the window's name their inputs without hashing them: hashing a large run costs
     # as much as evaluating it (0.15 s of 0.35 s on 2M lines).
-    hashed = full and hash_inputs
+    hashed = full and not for_window
     return outcome.stamp() if hashed else outcome.stamp([{"path": path} for path in request.files()])
 
 

@@ -56,8 +56,9 @@ def evaluation_job(qrels_path: str, qrels, runs: list[tuple[str, str, object]], 
     inputs.add(qrels_path, qrels)
     for _, path, run in runs:
         inputs.add(path, run)
-    # The window keeps the RunResults, not the outcome: hashing the files here would only slow the job down.
-    return lambda state: run_evaluate(request, state, inputs, hash_inputs=False)
+    # The window keeps the RunResults, not the outcome's joined tables and hashes (they would only slow
+    # the job down: a project or report makes them when it is written).
+    return lambda state: run_evaluate(request, state, inputs, for_window=True)
 
 
 class RankedWorkspace(Workspace):
