@@ -67,8 +67,7 @@ def test_the_windows_evaluate_job_hashes_no_file_and_joins_no_table(monkeypatch)
     job = ranked.evaluation_job(str(SYNTHETIC / "qrels.txt"), read_qrels(SYNTHETIC / "qrels.txt"), runs,
                                 ["map", "P.10"], EvalOptions())
     outcome = job(JobState())
-    assert [entry["path"] for entry in outcome.provenance["inputs"]] == list(request.files())
-    assert len(outcome.results) == 2 and outcome.tables == {}
+    assert outcome.provenance == {} and len(outcome.results) == 2 and outcome.tables == {}
     assert all(r.curves and r.saved_curve_rows is not None for r in outcome.results)
     assert outcome.results[1].pairs is not None                 # the run × run rows, built in the job
     assert set(hashed.tables) == {"summary", "per_query", "curves", "run_matrix"}
