@@ -172,6 +172,9 @@ def render(spec, data, machine, runs: list[dict], pytrec: br.ToolResult | None, 
         "",
         f"Peak RSS of the GUI process: {rss:.0f} MB.",
     ]
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        lines += ["", "PYTHONDONTWRITEBYTECODE was set, so every start compiled the evalgui modules it imports "
+                      "(an installed evalgui starts from compiled ones: its start-up is shorter)."]
     if baseline:
         lines += ["", baseline]
     if pytrec is not None and pytrec.ok:
@@ -189,7 +192,7 @@ def write_section(path: Path, section: str) -> None:
     if BEGIN in text and END in text:
         head, rest = text.split(BEGIN, 1)
         tail = rest.split(END, 1)[1].lstrip("\n")
-        text = head + section + tail
+        text = head + section + ("\n" + tail if tail else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section
     tmp = path.with_suffix(".tmp")
