@@ -116,7 +116,8 @@ class RobustnessView(PlotView):
 
 
 def is_preference_measure(name: str) -> bool:
-    """(metaeval.scores, with the statistics under it, is imported when first needed: start-up)"""
+    """Whether ``name`` is a preference measure: metaeval.scores (and the statistics it imports) is imported
+    at the first call, not at start-up."""
     from evalgui.core.metaeval.scores import is_preference_measure as of_scores
 
     return of_scores(name)
