@@ -421,8 +421,12 @@ def test_under_an_address_space_limit_a_big_run_gives_one_line_never_an_abort(tm
         assert out.returncode in (0, 2), (mib, out.returncode, out.stderr[-300:])
         if out.returncode == 2:                        # what ran out, not "too big for this computer"
             message = one_error(out.stderr)            # the run, or at 300 MiB sometimes already the qrels
+            # At 300 MiB the interpreter and its libraries leave so little that the 1 MiB qrels may pass the
+            # estimate and still run out: then the message says so, naming the file and the limit.
             assert message.startswith((f"{run}: not enough memory to read it: reading 48 MiB needs about ",
-                                       f"{qrels}: not enough memory to read it: reading ")), message
+                                       f"{qrels}: not enough memory to read it: reading ",
+                                       f"{qrels}: ran out of memory reading the file (1 MiB) under the process's "
+                                       "address-space limit (ulimit -v) of 300 MiB")), message
         else:
             assert out.stdout.startswith("run,query,measure,value\nr,all,AP,")
     assert statuses == {0, 2}

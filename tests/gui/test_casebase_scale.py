@@ -75,7 +75,9 @@ def test_choosing_two_cases_of_50000_keeps_the_window_responsive(qtbot, window, 
         _choose(box.case, "c49999")
         _preview_settled(qtbot, casebase)
         end = time.perf_counter()
-    print(heartbeat.check(start, end, cpu_limit=0.1))
+    # A frozen window is seconds; the longest turn here (50,000 cases joining the session) takes 80-100 ms of
+    # GUI-thread CPU on the 2-core machine, measured back to aeb7243, so 0.1 s failed at random: 0.15 s.
+    print(heartbeat.check(start, end, cpu_limit=0.15))
     assert box.query.currentData() == "c31337" and box.case.currentData() == "c49999"
 
     # the preview is the engine's: ranges (price has none in the model) come from all 50,000 cases
