@@ -93,6 +93,17 @@ class InputsSnapshot:
     names: tuple[str, ...]
 
 
+def note_above(note: QWidget, results: QWidget) -> QWidget:
+    """``results`` with ``note`` (a stale banner, an empty workspace's hint) in a line above them."""
+    column = QWidget()
+    layout = QVBoxLayout(column)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(4)
+    layout.addWidget(note)
+    layout.addWidget(results, 1)
+    return column
+
+
 def json_text(state) -> str:
     import json
 
@@ -182,13 +193,7 @@ class Workspace(QWidget):
         if self.tracks_inputs():
             # Above the results: why they no longer match the form or the files (hidden while they do).
             self.stale_banner = StaleBanner()
-            column_of_results = QWidget()
-            results_layout = QVBoxLayout(column_of_results)
-            results_layout.setContentsMargins(0, 0, 0, 0)
-            results_layout.setSpacing(4)
-            results_layout.addWidget(self.stale_banner)
-            results_layout.addWidget(results, 1)
-            results = column_of_results
+            results = note_above(self.stale_banner, results)
             self.session.changed.connect(self.update_inputs_banner)
             for signal in ("edited", "changed"):
                 if hasattr(getattr(self, "form", None), signal):
@@ -252,12 +257,7 @@ class Workspace(QWidget):
         self.empty_hint.open_sample.connect(self.sample_requested)
         self.busy_changed.connect(lambda _busy: self.update_empty_hint())
         self.modified.connect(self.update_empty_hint)
-        column = QWidget()
-        layout = QVBoxLayout(column)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        layout.addWidget(self.empty_hint)
-        layout.addWidget(results, 1)
+        column = note_above(self.empty_hint, results)
         self.update_empty_hint()
         return column
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.errors import EvalUsageError
-from evalgui.gui.workspaces.base import EvaluationInputs, StaleBanner, ViewsWorkspace, changed_files
+from evalgui.gui.workspaces.base import EvaluationInputs, StaleBanner, ViewsWorkspace, changed_files, note_above
 from evalgui.gui.workspaces.metaeval.agreement import AgreementView
 from evalgui.gui.workspaces.metaeval.decisions import DecisionsView
 from evalgui.gui.workspaces.metaeval.form import EXPERIMENT_LABELS, MetaevalForm
@@ -59,12 +59,7 @@ class MetaevalWorkspace(ViewsWorkspace):
         self.results_tabs.currentChanged.connect(lambda index: self.views[index].shown() if index >= 0 else None)
 
         self.stale_banner = StaleBanner()
-        results_column = QWidget()
-        results_layout = QVBoxLayout(results_column)
-        results_layout.setContentsMargins(0, 0, 0, 0)
-        results_layout.setSpacing(4)
-        results_layout.addWidget(self.stale_banner)
-        results_layout.addWidget(self.results_tabs, 1)
+        results_column = note_above(self.stale_banner, self.results_tabs)
 
         self.lay_out(self.form, results_column)
         session.changed.connect(self.refresh_inputs)

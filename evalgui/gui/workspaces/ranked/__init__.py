@@ -14,13 +14,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.ranked.jobs import ResultSet, RunResult
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.params import RequestError
 from evalgui.core.workflows.ranked import EvaluateRequest, restored_results, run_evaluate
-from evalgui.gui.workspaces.base import EvaluationInputs, StaleBanner, Workspace, changed_files
+from evalgui.gui.workspaces.base import EvaluationInputs, StaleBanner, Workspace, changed_files, note_above
 from evalgui.gui.workspaces.ranked.curves import CurvesView
 from evalgui.gui.workspaces.ranked.differences import DifferencesView
 from evalgui.gui.workspaces.ranked.drill_down import DrillDownView
@@ -101,12 +101,7 @@ class RankedWorkspace(Workspace):
         self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
         # Results the form no longer describes say so above the tabs.
         self.stale_banner = StaleBanner()
-        results_column = QWidget()
-        results_layout = QVBoxLayout(results_column)
-        results_layout.setContentsMargins(0, 0, 0, 0)
-        results_layout.setSpacing(4)
-        results_layout.addWidget(self.stale_banner)
-        results_layout.addWidget(self.results_tabs, 1)
+        results_column = note_above(self.stale_banner, self.results_tabs)
 
         self.results_tabs.setMinimumWidth(300)
         self.lay_out(self.form, results_column)
