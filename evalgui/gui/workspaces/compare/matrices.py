@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QLabel, QSplitter
 from evalgui.gui.matrix import (CellTextModel, EveryLabelArea, HeatmapPlot, MatrixView, nice_limit,
                                 on_cell_activated)
 from evalgui.gui.naming import label as shown_name
+from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
@@ -90,6 +91,14 @@ def cell_tooltip(row: str, column: str, measure: str, cell: dict, options) -> st
             f"p = {p_text(cell['p'])}, adjusted p = {p_text(cell['p_adjusted'])} ({correction}): {verdict} "
             f"at α = {options.alpha}\n"
             f"wins / ties / losses of {row}: {cell['wins']} / {cell['ties']} / {cell['losses']}")
+
+
+def test_words(provenance: dict) -> tuple[str, str]:
+    """The test (with B when it resamples) and the correction of a comparison, as the form names them."""
+    test = TEST_LABELS.get(provenance["test"], provenance["test"])
+    if provenance["samples"]:
+        test += f", B = {provenance['samples']:,}"
+    return test, CORRECTION_LABELS.get(provenance["correction"], provenance["correction"])
 
 
 class PairMatrix(LazyView):
@@ -275,13 +284,9 @@ class PairMatrix(LazyView):
                              diverging=diverging, reverse=value == P_ADJUSTED, levels=scale)
         self._fit_table()
         provenance = self.comparison.provenance()
-        from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS
-
-        test = TEST_LABELS.get(provenance["test"], provenance["test"]) + (
-            f", B = {provenance['samples']:,}" if provenance["samples"] else "")
-        correction = CORRECTION_LABELS.get(provenance["correction"], provenance["correction"])
+        test, correction = test_words(provenance)
         self.caption.setText(f"{self.describe(measure, value)} {MARK}: significant at α = {provenance['alpha']} "
-                             f"({test}, correction {provenance['correction']}). Hover a cell for the details; "
+                             f"({test}, correction: {correction}). Hover a cell for the details; "
                              "double-click it to see the pair query by query.")
 
     def _fit_table(self) -> None:
@@ -305,11 +310,7 @@ class PairMatrix(LazyView):
         if self.comparison is None or not measure:
             return []
         provenance = self.comparison.provenance()
-        from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS
-
-        test = TEST_LABELS.get(provenance["test"], provenance["test"]) + (
-            f", B = {provenance['samples']:,}" if provenance["samples"] else "")
-        correction = CORRECTION_LABELS.get(provenance["correction"], provenance["correction"])
+        test, correction = test_words(provenance)
         shown = dict((key, label) for label, key in [(self.mean_label, DIFF)] + list(VALUES[1:]))[value]
         return [f"{shown_name(measure)}: {shown.lower()}, row run vs column run ({len(self.runs())} runs)",
                 f"Test: {test}, correction: {correction}; {MARK}: significant at α = {provenance['alpha']}",

@@ -20,6 +20,7 @@ import pandas as pd
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core import tidy
+from evalgui.gui.forms import CORRECTION_LABELS
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.workspaces.compare.matrices import DIFF, P_ADJUSTED, PairMatrix, fit_below, p_text
@@ -61,11 +62,12 @@ def preference_tooltip(row: str, column: str, measure: str, cell: dict, preferen
         return (f"{head}\nmean preference {_signed(cell['mean'])}\n"
                 "not tested: only the pairs with a baseline are")
     options = preferences.options
+    correction = CORRECTION_LABELS.get(options.correction, options.correction)
     low, high = cell["ci"]
     verdict = "significant" if cell["significant"] else "not significant"
     return (f"{head}\nmean preference {_signed(cell['mean'])}, {options.confidence:.0%} CI [{_signed(low)}, "
             f"{_signed(high)}] (positive: {row} preferred)\n"
-            f"p = {p_text(cell['p'])}, adjusted p = {p_text(cell['p_adjusted'])} ({options.correction}): {verdict} "
+            f"p = {p_text(cell['p'])}, adjusted p = {p_text(cell['p_adjusted'])} ({correction}): {verdict} "
             f"at α = {options.alpha}\n"
             f"queries where {row} / neither / {column} is preferred: {cell['wins']} / {cell['ties']} / "
             f"{cell['losses']}")
@@ -151,8 +153,9 @@ class PreferencesTab(PairMatrix):
                     f"{p.n_queries} queries with a relevant document{binary}: from −1 (the column run always "
                     "preferred) to 1. Red: the row run is preferred; blue: the column run.")
         if value == P_ADJUSTED:
-            return (f"Adjusted p-values ({p.options.correction}) of {shown_name(measure)}: is the mean preference "
-                    "0? The darker, the smaller.")
+            correction = CORRECTION_LABELS.get(p.options.correction, p.options.correction)
+            return (f"Adjusted p-values ({correction}) of {shown_name(measure)}: is the mean preference 0? The "
+                    "darker, the smaller.")
         return (f"Queries where the row run is preferred / neither / the column run is preferred on "
                 f"{shown_name(measure)}; colour, Copy and Export: wins minus losses. Red: the row run is preferred "
                 "more often.")
