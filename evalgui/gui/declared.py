@@ -27,7 +27,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QLineEdit, QRadioButton, QSpinBox
 
-from evalgui.core.workflows.params import Param
+from evalgui.core.errors import EvalUsageError
+from evalgui.core.workflows.params import Param, RequestError
 
 INT_LIMIT = 2_147_483_647          # a QSpinBox holds a C int
 LIST_TYPES = ("ints", "floats", "texts")
@@ -362,3 +363,16 @@ def _put(out: dict, name: str, value) -> None:
 
 def bind(param, widget, label: QLabel | None = None) -> Binding:
     return Binding(param, widget, label)
+
+
+def checked_request(make, inputs):
+    """The request ``make()`` builds, checked against ``inputs``: its first problem, worded by the parameter's
+    label, is the form's error."""
+    try:
+        request = make()
+        problems = request.problems(inputs)
+    except RequestError as exc:
+        problems = exc.problems
+    if problems:
+        raise EvalUsageError(problems[0].for_window())
+    return request

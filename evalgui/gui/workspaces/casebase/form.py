@@ -22,7 +22,7 @@ from evalgui.core.cbr.catalogue import METRICS, QUALITY_METRICS
 from evalgui.core.cbr.model import DEFAULT_SOURCE
 from evalgui.core.errors import EvalInputError, EvalUsageError
 from evalgui.core.ranked.measures import REGISTRY
-from evalgui.gui.declared import Bindings, view
+from evalgui.gui.declared import Bindings, checked_request, view
 from evalgui.gui.forms import parse_numbers
 from evalgui.gui.measurepicker import MeasurePicker, mark_invalid
 from evalgui.gui.workspaces.casebase.model_editor import ModelEditor, PreviewBox
@@ -666,7 +666,6 @@ class CaseBaseForm(QWidget):
         SimilarityRequest for similarity files only; EvalUsageError says what to fix, in the form's words."""
         from evalgui.core.workflows.casebase import CasebaseRequest, SimilarityRequest
         from evalgui.core.workflows.inputs import Inputs
-        from evalgui.core.workflows.params import RequestError
 
         problem = self.pairs_problem()
         if problem:
@@ -717,14 +716,7 @@ class CaseBaseForm(QWidget):
                                            model=[a.to_dict() for a in model.attributes], filter_sizes=filter_sizes,
                                            ks=ks, include_self=self.include_self.isChecked(), **named,
                                            per_query=True, **mac, **common)
-        try:
-            request = make()
-            problems = request.problems(inputs)
-        except RequestError as exc:
-            problems = exc.problems
-        if problems:
-            raise EvalUsageError(problems[0].for_window())
-        return request, inputs
+        return checked_request(make, inputs), inputs
 
     # ------------------------------------------------------------ settings
     def state(self) -> dict:

@@ -20,7 +20,7 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile.measures import parse_measure
 from evalgui.core.workflows.stability import StabilityRequest
-from evalgui.gui.declared import Bindings, view
+from evalgui.gui.declared import Bindings, checked_request, view
 from evalgui.gui.forms import parse_numbers
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 from evalgui.gui.workspaces.stability.picker import RankMeasurePicker
@@ -350,7 +350,6 @@ class StabilityForm(QWidget):
         the form's words. A rank file's settings are checked here, TREC data's on the worker (after its ranks are
         found)."""
         from evalgui.core.workflows.inputs import Inputs
-        from evalgui.core.workflows.params import RequestError
 
         measures = tuple(self.picker.specs())
         if not measures:
@@ -390,14 +389,7 @@ class StabilityForm(QWidget):
                             {qrels.path: qrels.name, **names})
             values.update(qrels=qrels.path, runs=tuple(paths), level=self.level_spin.value(),
                           missing_rank=float(self.missing_spin.value()) if self.missing_spin.value() else None)
-        try:
-            request = StabilityRequest(**values)
-            problems = request.problems(inputs)
-        except RequestError as exc:
-            problems = exc.problems
-        if problems:
-            raise EvalUsageError(problems[0].for_window())
-        return request, inputs
+        return checked_request(lambda: StabilityRequest(**values), inputs), inputs
 
     def _default_splits(self) -> tuple:
         """An empty Queries box: the declared default, or as many queries as the loaded ranks allow."""
