@@ -339,14 +339,19 @@ class MainWindow(QMainWindow):
         def finished():
             flush()
             batch_timer.deleteLater()
-            self._loaders.remove(worker)
+            if at_once and generation == self._generation:
+                # The views refreshed in this turn; what follows (restoring the forms) gets its own. The loader
+                # counts as loading until then, so nothing waiting for the window to be idle acts in between.
+                QTimer.singleShot(1, done_loading)
+            else:
+                done_loading()
+
+        def done_loading():
+            if worker in self._loaders:
+                self._loaders.remove(worker)
             self.load_progress.setVisible(bool(self._loaders))
             self._busy_changed(False)
-            if generation != self._generation:       # replaced by a project: its follow-up is moot too
-                return
-            if at_once:       # the views refreshed in this turn; what follows (restoring the forms) gets its own
-                QTimer.singleShot(1, lambda: follow_up() if generation == self._generation else None)
-            else:
+            if generation == self._generation:       # else replaced by a project: its follow-up is moot too
                 follow_up()
 
         def follow_up():

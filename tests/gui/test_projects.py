@@ -268,3 +268,15 @@ def test_results_from_a_file_changed_since_the_project_was_saved_are_marked_stal
         banner = workspace.stale_banner
         assert banner.isVisibleTo(workspace) and "bm25.run has changed since the project was saved" in banner.text(), \
             (key, banner.text())
+
+
+def test_a_project_counts_as_loading_until_its_forms_and_results_are_restored(qtbot, window):
+    # A project's files arrive together and its restoring follows a turn later: in between the window is
+    # still loading, so nothing that waits for it to be idle (the self-test's exit, a test) acts too soon.
+    restored, seen_at_done = [], []
+    worker = window.load_files([(str(MEIC / "information_systems.qrels"), None)],
+                               then=lambda: restored.append(True), remember=False, at_once=True)
+    worker.done.connect(lambda: seen_at_done.append((bool(window._loaders), bool(restored))))
+    qtbot.waitUntil(lambda: bool(restored), timeout=20_000)
+    assert seen_at_done == [(True, False)]
+    assert not window._loaders and not window.load_progress.isVisible()
