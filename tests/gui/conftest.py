@@ -165,14 +165,19 @@ def spare_core() -> bool:
     return os.getloadavg()[0] < (os.cpu_count() or 1) - 0.5
 
 
+# Half a second without an answer is a window its user sees freeze. Tests check that no turn of the GUI thread
+# comes near it, which only work done on the wrong thread can; how short the turns are (tens of ms) is a speed
+# target, measured by benchmarks/bench_gui.py beside the peers, not asserted here: CI machines are slower.
+FREEZE = 0.5
+
+
 class Heartbeat:
     """A 10 ms timer on the GUI thread that notes, at each beat, the wall clock and the GUI
     thread's own CPU time.
 
-    A stall our code causes shows as GUI-thread CPU time between two beats; a machine busy with
-    other processes only stretches the wall-clock gaps. So :meth:`check` always bounds the
-    former, and bounds the wall-clock gaps only when the machine had a core to spare (tests must
-    not fail because the machine is slow)."""
+    Work our code does on the GUI thread shows as GUI-thread CPU time between two beats; a machine busy
+    with other processes only stretches the wall-clock gaps. So :meth:`check` always bounds the former,
+    and bounds the wall-clock gaps only when the machine had a core to spare."""
 
     def __init__(self):
         from PySide6.QtCore import Qt, QTimer
@@ -189,16 +194,18 @@ class Heartbeat:
     def __exit__(self, *exc):
         self.timer.stop()
 
-    def check(self, start: float, end: float, cpu_limit: float = 0.1, wall_limit: float = 0.25) -> str:
+    def check(self, start: float, end: float) -> str:
+        """The window answered all along from ``start`` to ``end``: it beat, and no turn came near a freeze."""
         import numpy as np
 
         during = np.array([b for b in self.beats if start <= b[0] <= end]).reshape(-1, 2)
+        assert len(during) >= 2, f"the GUI thread never beat in {1000 * (end - start):.0f} ms"
         wall_gaps = np.diff(np.concatenate([[start], during[:, 0], [end]]))
-        cpu_gaps = np.diff(during[:, 1]) if len(during) > 1 else np.zeros(1)
+        cpu_gaps = np.diff(during[:, 1])
         report = (f"{len(during)} beats in {1000 * (end - start):.0f} ms; longest gap {1000 * wall_gaps.max():.1f} ms "
                   f"wall, {1000 * cpu_gaps.max():.1f} ms of GUI-thread CPU")
-        assert cpu_gaps.max() < cpu_limit, f"the GUI thread was busy {cpu_gaps.max():.3f} s between beats ({report})"
+        assert cpu_gaps.max() < FREEZE, f"the GUI thread was busy {cpu_gaps.max():.3f} s between beats ({report})"
         spare = spare_core()
         if spare:
-            assert wall_gaps.max() < wall_limit, f"the GUI thread stalled {wall_gaps.max():.3f} s ({report})"
+            assert wall_gaps.max() < 2 * FREEZE, f"the GUI thread stalled {wall_gaps.max():.3f} s ({report})"
         return report + ("" if spare else "; machine loaded: wall-clock gaps not checked")

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.gui.conftest import Heartbeat, load, spare_core
+from tests.gui.conftest import FREEZE, Heartbeat, load, spare_core
 from tests.gui.test_casebase_workspace import CBR, _choose, _preview_settled, _workspace
 
 N_CASES = 50_000
@@ -75,9 +75,9 @@ def test_choosing_two_cases_of_50000_keeps_the_window_responsive(qtbot, window, 
         _choose(box.case, "c49999")
         _preview_settled(qtbot, casebase)
         end = time.perf_counter()
-    # A frozen window is seconds; the longest turn here (50,000 cases joining the session) takes 80-100 ms of
-    # GUI-thread CPU on the 2-core machine, measured back to aeb7243, so 0.1 s failed at random: 0.15 s.
-    print(heartbeat.check(start, end, cpu_limit=0.15))
+    # The longest turn here (50,000 cases joining the session) takes 80-100 ms of GUI-thread CPU on the 2-core
+    # machine; bench_gui.py measures it, the test checks the window never froze.
+    print(heartbeat.check(start, end))
     assert box.query.currentData() == "c31337" and box.case.currentData() == "c49999"
 
     # the preview is the engine's: ranges (price has none in the model) come from all 50,000 cases
@@ -157,7 +157,7 @@ def test_reading_and_previewing_50000_cases_never_holds_the_gil_long(many_cars):
     longest = watch.longest
     print(f"longest wait for the GIL: {1000 * longest:.1f} ms over {len(watch.gaps)} wake-ups")
     if spare_core():
-        assert longest < 0.15, f"a step held the GIL {longest:.3f} s"
+        assert longest < FREEZE, f"a step held the GIL {longest:.3f} s"
 
 
 def test_a_preview_costs_milliseconds_once_the_columns_are_read(many_cars):
@@ -173,7 +173,7 @@ def test_a_preview_costs_milliseconds_once_the_columns_are_read(many_cars):
     start = time.thread_time()
     frame = preview(model, cases, cases, "c31337", "c49999")
     cpu = time.thread_time() - start
-    assert cpu < 0.05, f"a preview took {cpu:.3f} s of CPU"
+    assert cpu < FREEZE / 5, f"a preview took {cpu:.3f} s of CPU"      # some ms: two cases' columns, not 50,000
     q, c = cases.ids.tolist().index("c31337"), cases.ids.tolist().index("c49999")
     expected = Scorer(model, cases, cases).pairs(np.array([q]), np.array([c]))[0]
     assert frame["similarity"].iloc[-1] == pytest.approx(expected, abs=1e-12)

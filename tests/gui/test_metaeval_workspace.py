@@ -572,7 +572,7 @@ def test_heartbeat_keeps_firing_while_28_runs_are_meta_evaluated(qtbot, window):
     assert metaeval.outcome is not None and len(metaeval.outcome.runs) == 28     # it ran to the end
     assert metaeval.decisions.model.frame.shape == (28, 28)
     assert end - start > 0.2                                   # long enough to mean something
-    print(heartbeat.check(start, end, cpu_limit=0.1))
+    print(heartbeat.check(start, end))
 
 
 # ---------------------------------------------------------------------------- preference measures
