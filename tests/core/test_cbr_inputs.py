@@ -205,3 +205,25 @@ def test_bad_similarity_results_name_file_line_and_reason(tmp_path, text, words,
         read_similarity_results(path)
     assert err.value.line == line and str(path) in str(err.value) and "\n" not in str(err.value)
     assert all(w in str(err.value) for w in words), str(err.value)
+
+
+def test_an_outline_gives_an_attributes_values_and_span_worked_out_when_the_case_base_is_read(tmp_path):
+    path = tmp_path / "cars.csv"
+    path.write_text("id,make,price,note\n1, VW ,14500,a\n2,Audi,27500,\n3,VW,,b\n4,,9800,c\n")
+    loaded = inputs.read_input(path, "case base")
+    cases = loaded.data
+    # the reader's worker worked every outline out (a window choosing the case base only looks them up)
+    assert set(cases._outlines) == {"make", "price", "note"}
+    assert cases.outline("make") == (["Audi", "VW"], None)           # distinct, stripped, sorted, no blanks
+    assert cases.outline("price") == ([], 27500.0 - 9800.0)
+    assert cases.outline("note") == (["a", "b", "c"], None)
+
+
+def test_an_outline_lists_no_values_when_there_are_too_many(tmp_path):
+    from evalgui.core.inputs.case_base import MAX_OUTLINE_VALUES
+
+    n = MAX_OUTLINE_VALUES + 1
+    frame = pd.DataFrame({"id": range(n), "code": [f"v{i}" for i in range(n)]})
+    frame.to_csv(tmp_path / "codes.csv", index=False)
+    cases = read_case_base(tmp_path / "codes.csv", types={"code": "categorical"})
+    assert cases.outline("code") == ([], None)

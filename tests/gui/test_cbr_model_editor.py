@@ -38,6 +38,16 @@ def editor(qtbot, cars):
     return editor
 
 
+def _shown(qtbot, editor, attribute):
+    """The attribute's settings, shown as when its row is clicked (a plot is drawn when first shown)."""
+    editor.show()
+    qtbot.waitExposed(editor)
+    editor.table.setCurrentCell(editor.row_of(attribute), 0)
+    form = editor.form(attribute)
+    assert form.isVisible()
+    return form
+
+
 def _model(editor) -> dict:
     return {a.name: a for a in editor.model().attributes}
 
@@ -90,8 +100,9 @@ def test_asymmetric_higher_or_lower_is_better(editor):
     assert editor.table.item(editor.row_of("year"), SETTINGS).text() == "lower is better, range 6"
 
 
-def test_exponential_alpha_redraws_its_curve(editor):
-    form = editor.form("power")
+def test_exponential_alpha_redraws_its_curve(qtbot, editor):
+    assert editor.form("power").plot is None           # not drawn until shown: loading a model stays quick
+    form = _shown(qtbot, editor, "power")
     x, y = form.curve.getData()
     assert y[0] == 1.0 and y[-1] == pytest.approx(np.exp(-0.02 * x[-1]))
     assert x[-1] == pytest.approx(editor.context("power").span)       # over the attribute's span
@@ -242,7 +253,7 @@ def test_a_model_without_a_case_base_loads_and_shows_its_settings(qtbot):
     editor.set_model(load_model(CBR / "model.json"))
     assert editor.problem() is None
     assert editor.form("body").cell("estate", "suv").text() == "0.6"
-    assert editor.form("power").curve.getData()[0][-1] == pytest.approx(150)      # 3 / alpha
+    assert _shown(qtbot, editor, "power").curve.getData()[0][-1] == pytest.approx(150)      # 3 / alpha
 
 
 def test_the_measure_menus_show_plain_names_and_the_model_file_keeps_the_code_names(qtbot, editor, tmp_path):

@@ -33,6 +33,7 @@ TYPES = ("numeric", "categorical", "text", "set", "vector")
 DEFAULT_DELIMITER = ";"
 DEFAULT_ID_COLUMN = "id"
 MAX_CATEGORIES = 50                 # more distinct values than this (and few repeats): inferred as text
+MAX_OUTLINE_VALUES = 3000           # an outline lists no more distinct values than this (a form cannot show them)
 
 _VECTOR_TEXT = re.compile(r"^\s*\[(.*)\]\s*$", re.S)
 _VECTOR_SPLIT = re.compile(r"[,;\s]+")
@@ -186,6 +187,7 @@ class CaseBase:
     # Kept from the reader: converting 50,000 Python strings to Arrow holds the GIL.
     texts: dict = field(default_factory=dict, repr=False)
     _parsed: dict = field(default_factory=dict, repr=False)
+    _outlines: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.rows is None:
@@ -211,6 +213,35 @@ class CaseBase:
         counts = {t: sum(1 for a in self.types.values() if a == t) for t in TYPES}
         return {"cases": len(self), "attributes": len(self.cells), "id_column": self.id_column,
                 "types": ", ".join(f"{n} {t}" for t, n in counts.items() if n)}
+
+    def outline(self, column: str) -> tuple[list[str], float | None]:
+        """What a model editor offers for an attribute: its distinct values, sorted (categorical and text; none
+        when there are more than MAX_OUTLINE_VALUES), and the span of its numbers (numeric; None without any).
+        Worked out once per case base: the reader's worker does it for every attribute (:meth:`outlines`), so a
+        window choosing this case base only looks them up."""
+        if column not in self._outlines:
+            values, span = [], None
+            kind = self.types.get(column)
+            try:
+                if kind in ("categorical", "text"):
+                    import pandas as pd
+
+                    cells = pd.Series(self.values(column, kind), dtype=object).dropna()
+                    distinct = pd.unique(cells[cells != ""])
+                    values = sorted(distinct.tolist()) if len(distinct) <= MAX_OUTLINE_VALUES else []
+                elif kind == "numeric":
+                    numbers = self.values(column, kind)
+                    numbers = numbers[~np.isnan(numbers)]
+                    span = float(numbers.max() - numbers.min()) if len(numbers) else None
+            except EvalInputError:
+                pass                # a column that cannot be read as its type: nothing to offer (Run says why)
+            self._outlines[column] = (values, span)
+        return self._outlines[column]
+
+    def outlines(self) -> None:
+        """Every attribute's :meth:`outline`, worked out now (on the thread that read the case base)."""
+        for column in self.cells:
+            self.outline(column)
 
     def take(self, rows: np.ndarray) -> "CaseBase":
         """The cases at ``rows``, in that order (the retrievers put cases in id order)."""
@@ -546,6 +577,7 @@ def read(path, **options) -> CaseBase:
 
 
 def summary(case_base: CaseBase) -> dict:
+    case_base.outlines()            # on the worker that read it, not when a window first shows its attributes
     return case_base.summary()
 
 

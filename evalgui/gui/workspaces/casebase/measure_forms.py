@@ -199,26 +199,30 @@ class ExponentialForm(MeasureForm):
         self.alpha.valueChanged.connect(self._redraw)
         self.alpha.valueChanged.connect(self.changed)
         self.layout_.addRow("α (decay)", self.alpha)
-        self.plot = None
-        try:
-            import pyqtgraph as pg
+        self.plot = None        # drawn when first shown: a model's forms are built at once, a plot is ~20 ms
 
-            from evalgui.gui.plot_palette import follow_palette
+    def showEvent(self, event) -> None:
+        if self.plot is None:
+            self._add_plot()
+        super().showEvent(event)
 
-            self.plot = pg.PlotWidget()
-            follow_palette(self.plot)
-            self.plot.setObjectName("alphaCurve")
-            self.plot.setFixedHeight(120)
-            self.plot.setMinimumWidth(220)
-            self.plot.setMenuEnabled(False)
-            self.plot.setMouseEnabled(False, False)
-            self.plot.setLabel("bottom", "distance")
-            self.plot.setLabel("left", "similarity")
-            self.plot.setYRange(0, 1.05, padding=0)
-            self.curve = self.plot.plot(pen=pg.mkPen("#1565c0", width=2))
-            self.layout_.addRow(self.plot)
-        except ImportError:             # pragma: no cover - pyqtgraph is a dependency
-            pass
+    def _add_plot(self) -> None:
+        import pyqtgraph as pg
+
+        from evalgui.gui.plot_palette import follow_palette
+
+        self.plot = pg.PlotWidget()
+        follow_palette(self.plot)
+        self.plot.setObjectName("alphaCurve")
+        self.plot.setFixedHeight(120)
+        self.plot.setMinimumWidth(220)
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(False, False)
+        self.plot.setLabel("bottom", "distance")
+        self.plot.setLabel("left", "similarity")
+        self.plot.setYRange(0, 1.05, padding=0)
+        self.curve = self.plot.plot(pen=pg.mkPen("#1565c0", width=2))
+        self.layout_.addRow(self.plot)
         self._redraw()
 
     def curve_points(self):

@@ -28,7 +28,7 @@ from evalgui.core.cbr.model import TYPES, AttributeModel, SimilarityModel
 from evalgui.core.errors import EvalInputError
 from evalgui.gui.narrow import fit_narrow
 from evalgui.gui.tables import DataFrameModel, FrameTableView
-from evalgui.gui.workspaces.casebase.measure_forms import (INVALID_BRUSH, MAX_GRID_VALUES, AttributeContext,
+from evalgui.gui.workspaces.casebase.measure_forms import (INVALID_BRUSH, AttributeContext,
                                                            MeasureForm, form_for)
 
 ATTRIBUTE, MEASURE, WEIGHT, SETTINGS = range(4)        # the table's columns (Settings: when there is room)
@@ -123,9 +123,13 @@ class ModelEditor(QWidget):
         self.source = model.source
         self.added = set()
         self._earlier = {}
-        self._clear()
-        for a in model.attributes:
-            self._add_row(a)
+        self.setUpdatesEnabled(False)       # one repaint for the whole model, not one per row
+        try:
+            self._clear()
+            for a in model.attributes:
+                self._add_row(a)
+        finally:
+            self.setUpdatesEnabled(True)
         self._mark_rows()
         if self.table.rowCount():
             self.table.setCurrentCell(0, ATTRIBUTE)
@@ -293,18 +297,7 @@ class ModelEditor(QWidget):
         context = AttributeContext()
         if cb is not None and name in cb.cells:
             context.source = cb.source
-            kind = cb.types.get(name)
-            try:
-                if kind in ("categorical", "text"):
-                    cells = pd.Series(cb.cells[name], dtype=object).dropna().astype(str).str.strip()
-                    values = pd.unique(cells[cells != ""])
-                    context.values = sorted(values.tolist()) if len(values) <= 50 * MAX_GRID_VALUES else []
-                elif kind == "numeric":
-                    numbers = cb.values(name, "numeric")
-                    numbers = numbers[~np.isnan(numbers)]
-                    context.span = float(numbers.max() - numbers.min()) if len(numbers) else None
-            except (EvalInputError, ValueError, TypeError):
-                pass                          # the preview and Run say why the column cannot be read
+            context.values, context.span = cb.outline(name)     # worked out when the case base was read
         self._contexts[name] = context
         return context
 
