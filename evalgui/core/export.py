@@ -89,11 +89,14 @@ def _create_temp(folder: str, suffix: str) -> str:
     raise FileExistsError(errno.EEXIST, "no free temporary file name", folder)
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) so that ``path`` holds either its old content or all of the new one."""
+def write_atomic(path: str | os.PathLike, text: str, check=None) -> None:
+    """Write ``text`` (UTF-8) so that ``path`` holds either its old content or all of the new one.
+    ``check()``, called before the rename, may raise (a job's cancel check): ``path`` is then left as it was."""
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
+        if check is not None:
+            check()
 
 
 def _cell(value) -> str:

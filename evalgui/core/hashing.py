@@ -20,3 +20,54 @@ def content_hash(path: str) -> str | None:
         return "sha256:" + digest.hexdigest()
     except OSError:
         return None
+
+
+def _signature(info: os.stat_result) -> tuple:
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+
+
+class HashCache:
+    """Content hashes already worked out, each kept while its file's size, times and inode stay the same: a
+    file version is hashed once, however often its project is saved or reported (the window's session keeps
+    one). Used on worker threads; a lock keeps two jobs from mixing their updates."""
+
+    MAX_ENTRIES = 100_000
+
+    def __init__(self):
+        import threading
+
+        self._known: dict[str, tuple[tuple, str]] = {}
+        self._lock = threading.Lock()
+
+    def known(self, path: str) -> str | None:
+        """The hash of ``path`` when it is known for the file as it is now (a stat, no read); else None."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        with self._lock:
+            entry = self._known.get(path)
+        return entry[1] if entry is not None and entry[0] == _signature(info) else None
+
+    def content_hash(self, path: str) -> str | None:
+        """:func:`content_hash`, read only when this version of the file was not hashed before."""
+        try:
+            before = os.stat(path)
+        except OSError:
+            return None
+        signature = _signature(before)
+        with self._lock:
+            entry = self._known.get(path)
+        if entry is not None and entry[0] == signature:
+            return entry[1]
+        digest = content_hash(path)
+        try:
+            unchanged = digest is not None and _signature(os.stat(path)) == signature
+        except OSError:
+            unchanged = False
+        if unchanged:               # a file written to while it was read is hashed again next time
+            with self._lock:
+                if len(self._known) >= self.MAX_ENTRIES:
+                    self._known.clear()
+                self._known[path] = (signature, digest)
+        return digest

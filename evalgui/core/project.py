@@ -41,11 +41,16 @@ def _relative(path: str, folder: str) -> str:
 
 
 def make_project(project_path: str, files: list[tuple[str, str]], forms: dict, results: dict | None = None,
-                 requests: dict | None = None) -> dict:
+                 requests: dict | None = None, *, hashes=None, state=None) -> dict:
     """The JSON-able project for ``files`` [(path, kind)] as seen from ``project_path``; ``requests``:
-    workflow key -> the request's JSON (``Request.to_json``), whose file paths are made relative too."""
+    workflow key -> the request's JSON (``Request.to_json``), whose file paths are made relative too.
+    ``hashes``: a :class:`evalgui.core.hashing.HashCache` (files it knows are not read again); ``state``:
+    the job's, which sees the hashing's progress and may cancel it."""
     from evalgui.core.hashing import content_hash
+    from evalgui.core.jobs import state_or_default
 
+    state = state_or_default(state)
+    digest = hashes.content_hash if hashes is not None else content_hash
     folder = os.path.dirname(os.path.abspath(project_path))
     paths = {os.path.abspath(p) for p, _ in files}
     paths.update(p for p in form_files(forms) if os.path.isabs(p))
@@ -54,23 +59,57 @@ def make_project(project_path: str, files: list[tuple[str, str]], forms: dict, r
     for saved in (results or {}).values():
         paths.update(_outcome_paths(saved))
 
-    def entry(path: str, kind: str) -> dict:
+    def entry(i: int, path: str, kind: str) -> dict:
+        state.check()
+        state.progress(i / max(len(files), 1), f"Hashing {os.path.basename(path)} ({i + 1:,} of {len(files):,})")
         item = {"path": _relative(os.path.abspath(path), folder).replace(os.sep, "/"), "kind": kind}
         if os.path.isfile(path):
             item["size"] = os.path.getsize(path)
-            item["hash"] = content_hash(path)
+            item["hash"] = digest(path)
         return item
 
+    entries = [entry(i, p, kind) for i, (p, kind) in enumerate(files)]
+    state.progress(1.0, "Hashed the files")
     return {
         "format": FORMAT,
         "version": VERSION,
-        "files": [entry(p, kind) for p, kind in files],
+        "files": entries,
         "forms": relative_form_paths(forms, project_path, paths),
         "requests": relative_form_paths(requests or {}, project_path, paths),
         # Only the inputs: the result rows can be large and name no file.
         "results": {k: _with_inputs(v, lambda inputs: relative_form_paths(inputs, project_path, paths))
                     for k, v in (results or {}).items() if v is not None},
     }
+
+
+def saving_job(path: str, files: list[tuple[str, str]], forms: dict, results: dict, requests: dict,
+               hashes=None):
+    """An engine job writing the project ``path`` (absolute) atomically: what the window gathered on its own
+    thread (``files``, ``forms``, ``requests``; ``results``: workspace -> a callable giving its results' JSON,
+    called here), then the results' JSON, the files' hashes (``hashes``: a HashCache, or None), the encoding
+    and the write done on the worker. A cancel or an error leaves the old file as it was and no temporary
+    file. The project is then recorded as saved by this user (:mod:`evalgui.core.trust`)."""
+    def job(state) -> str:
+        from evalgui.core import trust
+        from evalgui.core.export import write_atomic
+
+        name = os.path.basename(path)
+        state.progress(0.0, f"Saving {name}: the results")
+        saved = {}
+        for key, make in results.items():
+            state.check()
+            saved[key] = make() if callable(make) else make
+        project = make_project(path, files, forms, saved, requests, hashes=hashes,
+                               state=state.scaled(0.1, 0.8, f"Saving {name}: "))
+        state.check()
+        state.progress(0.8, f"Saving {name}: writing")
+        text = json.dumps(project, indent=1, allow_nan=True) + "\n"
+        state.check()
+        write_atomic(path, text, check=state.check)
+        trust.record_saved(path)          # saved by this user here: it may read its files without asking
+        state.progress(1.0, f"Saved {name}")
+        return path
+    return job
 
 
 def _is_outcome(value) -> bool:

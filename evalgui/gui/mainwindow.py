@@ -6,7 +6,7 @@ import json
 import os
 import time
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEventLoop, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCursor, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar,
                                QPushButton, QTabWidget, QVBoxLayout, QWidget)
@@ -23,6 +23,7 @@ from evalgui.gui.workspaces import workspace_classes
 
 MAX_RECENT = 10
 CLOSE_PATIENCE_MS = 3000       # how long closing the window waits for jobs to stop
+SAVE_PATIENCE_MS = 10_000      # how long closing the window waits for a save before asking whether to stop it
 BATCH_MS = 100                 # loaded files reach the session at most this often (more rarely when it is large)
 PROJECT_FILTER = "evalgui project (*.evalgui)"
 # The smallest window in which the form, Run and the results all fit side by side (parts scroll inside).
@@ -86,6 +87,8 @@ class MainWindow(QMainWindow):
     error_shown = Signal(str, str)   # title, message of every error dialog
     demo_finished = Signal(list)     # the demo evaluated every workspace: the titles of those that failed
     sample_opened = Signal(str)      # an empty workspace's sample is loaded and set (its key)
+    saved = Signal(str, bool)        # a save ended: the project's path, whether it was written
+    report_done = Signal(str, bool)  # a report ended: its path, whether it was written
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -102,6 +105,13 @@ class MainWindow(QMainWindow):
         self._opening: str | None = None   # the project being opened (read and checked on the worker)
         self.demo = None              # first_steps.DemoTour while (or since) the demo runs
         self.getting_started = None   # help.GettingStarted, once opened
+        self._saver: Worker | None = None          # the save running on the worker
+        self._next_save: tuple[str, bool] | None = None   # a save asked meanwhile: starts when that one ends
+        self._saving: tuple | None = None          # (path, include_results, changes) of the running save
+        self._last_save_ok = False
+        self._changes = 0             # counted up by every change: a save knows whether any came after it
+        self._reporter: Worker | None = None       # the report being written on the worker
+        self._closing = False
 
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("workspaceTabs")
@@ -160,8 +170,11 @@ class MainWindow(QMainWindow):
         self.open_data_action = action("Open data…", self.open_data_dialog, QKeySequence.StandardKey.Open,
                                        "Load qrels and runs")
         self.open_project_action = action("Open project…", self.open_project_dialog, QKeySequence("Ctrl+Shift+O"))
-        self.save_project_action = action("Save project", self.save_project, QKeySequence.StandardKey.Save)
-        self.save_project_as_action = action("Save project as…", self.save_project_as, QKeySequence.StandardKey.SaveAs)
+        # The menu's saves run on the worker and return at once (save_project() waits, for its callers).
+        self.save_project_action = action("Save project", lambda: self.save_project(wait=False),
+                                          QKeySequence.StandardKey.Save)
+        self.save_project_as_action = action("Save project as…", lambda: self.save_project_as(wait=False),
+                                             QKeySequence.StandardKey.SaveAs)
         self.export_action = action("Export…", self.export_menu_popup, QKeySequence("Ctrl+E"),
                                     "Export a table or a plot of the current workspace")
         self.quit_action = action("Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -246,9 +259,16 @@ class MainWindow(QMainWindow):
             ws.cancel()
         for loader in list(self._loaders):
             loader.cancel()
+        for writer in (self._saver, self._reporter):
+            if writer is not None:
+                writer.cancel()
+
+    def _progress_wanted(self) -> bool:
+        """The status bar's progress bar shows while files are read, a project saved or a report written."""
+        return bool(self._loaders) or self._saver is not None or self._reporter is not None
 
     def _busy_changed(self, _busy: bool) -> None:
-        busy = any(ws.is_busy() for ws in self.workspaces.values()) or bool(self._loaders)
+        busy = any(ws.is_busy() for ws in self.workspaces.values()) or self._progress_wanted()
         self.cancel_action.setEnabled(busy)
         self.run_action.setEnabled(not any(ws.is_busy() for ws in self.workspaces.values()))
 
@@ -349,7 +369,7 @@ class MainWindow(QMainWindow):
         def done_loading():
             if worker in self._loaders:
                 self._loaders.remove(worker)
-            self.load_progress.setVisible(bool(self._loaders))
+            self.load_progress.setVisible(self._progress_wanted())
             self._busy_changed(False)
             if generation == self._generation:       # else replaced by a project: its follow-up is moot too
                 follow_up()
@@ -485,40 +505,119 @@ class MainWindow(QMainWindow):
             {key: request for ws in self.workspaces.values() for key, request in ws.workflow_requests().items()},
         )
 
-    def save_project(self) -> bool:
+    def save_project(self, wait: bool = True) -> bool:
+        """File ▸ Save: into the project's file, or asking for one. ``wait``: return when the save has ended,
+        whether it wrote the file (the window answers meanwhile); else at once (True: it started)."""
         if self.project_path is None:
-            return self.save_project_as()
-        return self.write_project(self.project_path)
+            return self.save_project_as(wait)
+        return self._save(self.project_path, None, wait)
 
-    def save_project_as(self) -> bool:
+    def save_project_as(self, wait: bool = True) -> bool:
         path, _ = QFileDialog.getSaveFileName(self, "Save project", self.project_path or "untitled.evalgui",
                                               PROJECT_FILTER)
         if not path:
             return False
         if not path.endswith(".evalgui"):
             path += ".evalgui"
-        return self.write_project(path)
+        return self._save(path, None, wait)
 
     def write_project(self, path: str, include_results: bool | None = None) -> bool:
-        from evalgui.core.export import write_atomic
+        """Save the project into ``path`` and wait for it (:meth:`start_saving`); whether the file was written."""
+        return self._save(path, include_results, True)
 
+    def _save(self, path: str, include_results: bool | None, wait: bool) -> bool:
+        self.start_saving(path, include_results)
+        return bool(self.wait_for_saving()) if wait else True
+
+    def start_saving(self, path: str, include_results: bool | None = None) -> None:
+        """Save the project into ``path`` on the worker (:func:`evalgui.core.project.saving_job`): the forms are
+        read here, the results' JSON, the files' hashes, the encoding and the atomic write are the worker's;
+        the status bar shows the progress and Cancel stops it (the file then stays as it was). :attr:`saved`
+        says when it has ended.
+
+        A save asked while another runs: the same save again (same file, nothing changed since) just waits for
+        it; another one supersedes it: that one stops, leaving its file as it was, and this one starts when it
+        has (never two writers of one file at once)."""
+        path = os.path.abspath(path)
         if include_results is None:
             include_results = self.include_results_action.isChecked()
-        path = os.path.abspath(path)
-        state = self.project_state(path, include_results)
-        try:
-            write_atomic(path, json.dumps(state, indent=1, allow_nan=True) + "\n")
-        except OSError as exc:
-            self.show_error("Could not save the project", f"{path}: {exc.strerror or exc}")
-            return False
-        from evalgui.core.trust import record_saved
+        if self._saver is not None:
+            if self._next_save is None and self._saving == (path, include_results, self._changes):
+                return
+            self._next_save = (path, include_results)
+            self._saver.cancel()
+            return
+        self._begin_save(path, include_results)
 
-        record_saved(path)          # saved by this user here: it may read its files without asking
-        self.project_path = path
-        self._add_recent(path)
-        self._set_modified(False)
-        self.statusBar().showMessage(f"Saved {path}", 5000)
-        return True
+    def _begin_save(self, path: str, include_results: bool) -> None:
+        from evalgui.core.project import saving_job
+
+        # Gathered here (widgets, and references to the shown results: nothing copied, nothing encoded).
+        files = [(item.path, item.kind) for item in self.session.items]
+        forms = {key: ws.form_state() for key, ws in self.workspaces.items()}
+        results = {key: ws.results_state_job() for key, ws in self.workspaces.items()} if include_results else {}
+        requests = {key: request for ws in self.workspaces.values()
+                    for key, request in ws.workflow_requests().items()}
+        worker = Worker(saving_job(path, files, forms, results, requests, self.session.hashes))
+        self._saver, self._saving = worker, (path, include_results, self._changes)
+        changes, generation, name = self._changes, self._generation, os.path.basename(path)
+        ok = [False]
+
+        def succeeded(_):
+            ok[0] = True
+            self._add_recent(path)
+            self.statusBar().showMessage(f"Saved {path}", 5000)
+            if generation != self._generation:       # another project was opened meanwhile: it is not this one
+                return
+            self.project_path = path
+            self._set_modified(self._changes != changes)     # a change made while saving is not saved
+
+        def progress(fraction, message):
+            self.load_progress.setValue(int(fraction * 1000))
+            self.statusBar().showMessage(message)
+
+        def finished():
+            self._saver = self._saving = None
+            self._last_save_ok = ok[0]
+            following, self._next_save = self._next_save, None
+            if following is not None:
+                self._begin_save(*following)
+            self.load_progress.setVisible(self._progress_wanted())
+            self._busy_changed(False)
+            self.saved.emit(path, ok[0])
+
+        worker.succeeded.connect(succeeded)
+        worker.failed.connect(lambda message, details: self.show_error(
+            "Could not save the project", message + (f"\n\n{details}" if details else "")))
+        worker.cancelled.connect(lambda: self.statusBar().showMessage(
+            f"Saving {name} was stopped; the file is as it was.", 8000))
+        worker.progress.connect(progress)
+        worker.done.connect(finished)
+        self.load_progress.setValue(0)
+        self.load_progress.show()
+        self.statusBar().showMessage(f"Saving {name}…")
+        self._busy_changed(True)
+        worker.start()
+
+    def is_saving(self) -> bool:
+        return self._saver is not None
+
+    def wait_for_saving(self, msecs: int | None = None) -> bool | None:
+        """Turn the event loop (the window paints, answers and takes a Cancel) until no save runs; whether the
+        last one wrote its file. None: still saving after ``msecs``."""
+        if self._saver is not None:
+            loop = QEventLoop()
+
+            def ended(_path, _ok):
+                if self._saver is None:
+                    loop.quit()
+
+            self.saved.connect(ended)
+            if msecs is not None:
+                QTimer.singleShot(msecs, loop.quit)
+            loop.exec()
+            self.saved.disconnect(ended)
+        return None if self._saver is not None else self._last_save_ok
 
     def follow_reader(self, worker: Worker, name: str) -> None:
         """A form reads a file on the worker (a case-base model): the status bar's progress bar shows it and
@@ -532,7 +631,7 @@ class MainWindow(QMainWindow):
         def finished():
             if worker in self._loaders:
                 self._loaders.remove(worker)
-            self.load_progress.setVisible(bool(self._loaders))
+            self.load_progress.setVisible(self._progress_wanted())
             self._busy_changed(False)
 
         worker.progress.connect(progress)
@@ -572,7 +671,7 @@ class MainWindow(QMainWindow):
 
         def finished():
             self._loaders.remove(worker)
-            self.load_progress.setVisible(bool(self._loaders))
+            self.load_progress.setVisible(self._progress_wanted())
             self._busy_changed(False)
 
         def progress(fraction, message):
@@ -740,7 +839,15 @@ class MainWindow(QMainWindow):
         settings.sync()
 
     def closeEvent(self, event) -> None:
-        if not self.may_discard_session("quit"):
+        if self._closing:             # asked again while a save or a question is pending: the first close decides
+            event.ignore()
+            return
+        self._closing = True
+        try:
+            keep_open = not self._save_ended_before_closing() or not self.may_discard_session("quit")
+        finally:
+            self._closing = False
+        if keep_open:
             event.ignore()
             return
         # Stop running jobs and wait for their threads, so the process exits cleanly.
@@ -756,6 +863,7 @@ class MainWindow(QMainWindow):
 
     # ================================================================ unsaved changes
     def _mark_modified(self) -> None:
+        self._changes += 1
         self._set_modified(True)
 
     def _set_modified(self, modified: bool) -> None:
@@ -780,6 +888,32 @@ class MainWindow(QMainWindow):
                 return self.save_project()
             return answer == QMessageBox.StandardButton.Discard
         return True
+
+    def _save_ended_before_closing(self) -> bool:
+        """A save is running: wait for it (a bounded time, the window answering); still running then, ask whether
+        to stop it (the file keeps its previous content). False: keep the window open, the save goes on."""
+        if self._saver is None:
+            return True
+        self.statusBar().showMessage("Waiting for the project to be saved…")
+        if self.wait_for_saving(SAVE_PATIENCE_MS) is not None:
+            return True
+        if self.ask_before_discarding and not self.ask_stop_saving():
+            return False
+        self._next_save = None
+        if self._saver is not None:
+            self._saver.cancel()
+        return True
+
+    def ask_stop_saving(self) -> bool:
+        """The project is still being saved: stop it and quit? (Tests replace this method.)"""
+        box = QMessageBox(QMessageBox.Icon.Question, "The project is being saved",
+                          "The project is still being saved. Stop saving and quit?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.setObjectName("stopSavingQuestion")
+        box.setInformativeText("Yes: the project file keeps what it held before this save. No: keep the window "
+                               "open while the save goes on.")
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return _answer(box) == QMessageBox.StandardButton.Yes
 
     def ask_stop_job(self, then: str) -> bool:
         box = QMessageBox(QMessageBox.Icon.Question, "An evaluation is running",
@@ -819,7 +953,7 @@ class MainWindow(QMainWindow):
         return {key: outcome for ws in self.workspaces.values() for key, outcome in ws.workflow_outcomes().items()}
 
     def export_report_dialog(self) -> None:
-        if not self.workflow_outcomes():
+        if not self.report_outcomes():
             self.show_error("Nothing to report yet", "Press Run in a workspace first: the report shows the results "
                                                      "of every workspace that has some.")
             return
@@ -829,28 +963,85 @@ class MainWindow(QMainWindow):
             return
         if not path.lower().endswith((".html", ".htm")):
             path += ".html"
-        if self.write_report(path) and self.ask_open_report(path):
+        self.start_report(path, then=self._offer_report)
+
+    def _offer_report(self, path: str) -> None:
+        if self.ask_open_report(path):
             from PySide6.QtCore import QUrl
             from PySide6.QtGui import QDesktopServices
 
             QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
     def write_report(self, path: str) -> bool:
-        """The report of every workspace's results, written atomically; False (and a dialog) if it cannot be."""
-        from evalgui.core.export import write_atomic
-        from evalgui.core.workflows.report import Plot, Section, build_report
+        """Write the report and wait for it (:meth:`start_report`); False (and a dialog) if it cannot be."""
+        worker = self.start_report(path)
+        if worker is None:
+            return False
+        ok = []
+        loop = QEventLoop()
+
+        def ended(_path, written):
+            ok.append(written)
+            loop.quit()
+
+        self.report_done.connect(ended)
+        if self._reporter is worker:
+            loop.exec()
+        self.report_done.disconnect(ended)
+        return bool(ok and ok[0])
+
+    def start_report(self, path: str, then=None) -> Worker | None:
+        """The report of every workspace's results: its plots drawn here (they are the window's views), the
+        page built and written atomically on the worker (:func:`evalgui.core.workflows.report.writing_job`),
+        the progress in the status bar, Cancel leaving no file. ``then(path)`` once written; :attr:`report_done`
+        says when it has ended. None: another report is being written."""
+        from evalgui.core.workflows.report import Plot, Section, writing_job
         from evalgui.gui.outcome_plots import svg_plots
 
+        if self._reporter is not None:
+            self.statusBar().showMessage("A report is being written: wait for it, or press Cancel.", 8000)
+            return None
+        path = os.path.abspath(path)
         sections = [Section(key, outcome, [Plot(*plot) for plot in svg_plots(key, outcome)])
-                    for key, outcome in self.workflow_outcomes().items()]
+                    for key, outcome in self.report_outcomes().items()]
         title = os.path.splitext(os.path.basename(self.project_path))[0] if self.project_path else "Evaluation report"
-        try:
-            write_atomic(path, build_report(sections, title, project=self.project_path or ""))
-        except OSError as exc:
-            self.show_error("Could not write the report", f"{path}: {exc.strerror or exc}")
-            return False
-        self.statusBar().showMessage(f"Report written to {path}", 5000)
-        return True
+        worker = Worker(writing_job(path, sections, title, self.project_path or "", self.session.hashes))
+        self._reporter = worker
+        ok = [False]
+
+        def succeeded(_):
+            ok[0] = True
+            self.statusBar().showMessage(f"Report written to {path}", 5000)
+
+        def progress(fraction, message):
+            self.load_progress.setValue(int(fraction * 1000))
+            self.statusBar().showMessage(message)
+
+        def finished():
+            self._reporter = None
+            self.load_progress.setVisible(self._progress_wanted())
+            self._busy_changed(False)
+            self.report_done.emit(path, ok[0])
+            if ok[0] and then is not None:
+                then(path)
+
+        worker.succeeded.connect(succeeded)
+        worker.failed.connect(lambda message, details: self.show_error(
+            "Could not write the report", message + (f"\n\n{details}" if details else "")))
+        worker.cancelled.connect(lambda: self.statusBar().showMessage("Writing the report was stopped.", 8000))
+        worker.progress.connect(progress)
+        worker.done.connect(finished)
+        self.load_progress.setValue(0)
+        self.load_progress.show()
+        self.statusBar().showMessage(f"Writing {os.path.basename(path)}…")
+        self._busy_changed(True)
+        worker.start()
+        return worker
+
+    def report_outcomes(self) -> dict:
+        """:meth:`workflow_outcomes` for a report: outcomes not stamped yet get their provenance (their inputs
+        hashed) on the report's worker."""
+        return {key: outcome for ws in self.workspaces.values() for key, outcome in ws.report_outcomes().items()}
 
     def ask_save_changes(self) -> QMessageBox.StandardButton:
         """Save, Discard or Cancel (tests replace this method: a modal question would wait for a click)."""

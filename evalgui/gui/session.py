@@ -11,6 +11,7 @@ import itertools
 
 from PySide6.QtCore import QObject, Signal
 
+from evalgui.core.hashing import HashCache
 from evalgui.core.inputs import LoadedInput, distinguishing_names
 
 _loads = itertools.count(1)
@@ -47,6 +48,9 @@ class Session(QObject):
         # What the views work out from the files (runs of a kind, a picker's rows), kept until the files
         # change: five workspaces ask the same of 20,000 files after each change.
         self._cache: dict = {}
+        # Content hashes of the files, worked out by save and report jobs on the worker: each file version is
+        # hashed once however often it is saved (a stat tells whether the file changed since).
+        self.hashes = HashCache()
 
     @property
     def items(self) -> list[LoadedInput]:

@@ -58,7 +58,8 @@ def test_file_export_report_writes_the_page_of_the_windows_results(qtbot, window
     asked = []
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "study"), ""))
     monkeypatch.setattr(type(window), "ask_open_report", lambda self, path: asked.append(path) or False)
-    window.report_action.trigger()
+    with qtbot.waitSignal(window.report_done, timeout=20_000):          # written on the worker
+        window.report_action.trigger()
     page = (tmp_path / "study.html").read_text(encoding="utf-8")
     assert asked == [str(tmp_path / "study.html")]
     assert "Compare systems: significance tests" in page and "<svg" in page

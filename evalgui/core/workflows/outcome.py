@@ -102,14 +102,16 @@ def frame_from_json(data):
     return pd.DataFrame(out, columns=[str(c) for c in columns])
 
 
-def describe_inputs(paths: list[str]) -> list[dict]:
-    """Each input file's path, size and content hash (in-memory inputs: their name only)."""
+def describe_inputs(paths: list[str], hashes=None) -> list[dict]:
+    """Each input file's path, size and content hash (in-memory inputs: their name only); ``hashes``: a
+    :class:`evalgui.core.hashing.HashCache` (a file version it knows is not read again)."""
+    digest = content_hash if hashes is None else hashes.content_hash
     out = []
     for path in dict.fromkeys(paths):
         entry: dict[str, Any] = {"path": path}
         if os.path.isfile(path):
             entry["size"] = os.path.getsize(path)
-            entry["hash"] = content_hash(path)
+            entry["hash"] = digest(path)
         out.append(entry)
     return out
 

@@ -36,6 +36,7 @@ SECTIONS = {
     "similarity": ("Case-based retrieval: similarity files", [("wide", "Each result's quality", True),
                                                             ("results", "Every value", False)]),
 }
+CHECK_ROWS = 2000        # a cancel check every this many table rows (about 50 ms of work)
 WORKSPACE_ORDER = ("ranked", "compare", "preference", "metaeval", "stability", "casebase", "similarity")
 
 
@@ -96,8 +97,9 @@ def _cell(value, column: str, samples=None, best: bool = False) -> str:
     return f"<td>{text}</td>"
 
 
-def table_html(frame, caption: str = "", best: set | None = None) -> str:
-    """``best``: (row position, column name) of the cells to mark as the best."""
+def table_html(frame, caption: str = "", best: set | None = None, check=None) -> str:
+    """``best``: (row position, column name) of the cells to mark as the best; ``check()``: a job's cancel
+    check, called every few thousand rows."""
     from evalgui.core.display import column_label
 
     columns = [str(c) for c in frame.columns]
@@ -107,6 +109,8 @@ def table_html(frame, caption: str = "", best: set | None = None) -> str:
     at_samples = columns.index("samples") if "samples" in columns else None
     best = best or set()
     for i, values in enumerate(frame.itertuples(index=False, name=None)):
+        if check is not None and not i % CHECK_ROWS:
+            check()
         samples = values[at_samples] if at_samples is not None else None
         if hasattr(samples, "item"):
             samples = samples.item()
@@ -182,7 +186,7 @@ NO_CURVES = ("The precision-recall curves are not saved in this project (older p
              "(evalgui-cli run PROJECT -o DIR also draws the plot into DIR).")
 
 
-def section_html(section: Section) -> str:
+def section_html(section: Section, check=None) -> str:
     title, wanted = SECTIONS.get(section.key, (section.key, []))
     tables = section.outcome.tables
     parts = [f'<section id="{html.escape(section.key)}"><h2>{html.escape(title)}</h2>']
@@ -211,7 +215,7 @@ def section_html(section: Section) -> str:
         best = None
         if (section.key, name) == ("ranked", "summary"):
             frame, best = _runs_by_measures(frame)
-        body = table_html(frame, best=best)
+        body = table_html(frame, best=best, check=check)
         parts.append(f"<h3>{html.escape(heading)}</h3>{body}" if open_ else
                      f"<details><summary>{html.escape(heading)} ({len(frame):,} rows)</summary>{body}</details>")
     if section.key == "ranked" and "curves" not in tables:
@@ -259,15 +263,15 @@ document.querySelectorAll('table.sortable').forEach(function(t){
 
 
 def build_report(sections: list[Section], title: str = "Evaluation report", command: str = "",
-                 project: str = "") -> str:
-    """The whole page for these sections (in the window's order)."""
+                 project: str = "", check=None) -> str:
+    """The whole page for these sections (in the window's order); ``check()``: a job's cancel check."""
     from evalgui.core.distribution import version
 
     ordered = sorted(sections, key=lambda s: WORKSPACE_ORDER.index(s.key) if s.key in WORKSPACE_ORDER else 99)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     toc = "".join(f'<li><a href="#{html.escape(s.key)}">{html.escape(SECTIONS.get(s.key, (s.key,))[0])}</a></li>'
                   for s in ordered)
-    body = "".join(section_html(s) for s in ordered) or "<p>The project holds no results yet.</p>"
+    body = "".join(section_html(s, check) for s in ordered) or "<p>The project holds no results yet.</p>"
     regenerate = f"<p>Made again with: <code>{html.escape(command)}</code></p>" if command else ""
     source = f"<p>Project: <code>{html.escape(os.path.basename(project))}</code></p>" if project else ""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -276,3 +280,28 @@ def build_report(sections: list[Section], title: str = "Evaluation report", comm
             f"<header><h1>{html.escape(title)}</h1>{source}<nav><ul>{toc}</ul></nav></header>"
             f"<main>{body}</main><footer><p>Made by evalgui {html.escape(version())} on {now}.</p>{regenerate}"
             f"</footer><script>{SCRIPT}</script></body></html>\n")
+
+
+def writing_job(path: str, sections: list[Section], title: str, project: str = "", hashes=None):
+    """An engine job writing the report ``path`` atomically from ``sections`` (their plots already drawn: that
+    needs the window's thread): an outcome without provenance yet (the window's ranked results) gets it here,
+    its inputs hashed (``hashes``: a :class:`evalgui.core.hashing.HashCache`, or None), then the page is built
+    and written. A cancel or an error leaves no file, or the old one as it was."""
+    def job(state) -> str:
+        from evalgui.core.export import write_atomic
+        from evalgui.core.workflows.outcome import describe_inputs
+
+        name = os.path.basename(path)
+        for section in sections:
+            outcome = section.outcome
+            if not getattr(outcome, "provenance", True):
+                state.check()
+                state.progress(0.0, f"Writing {name}: hashing the inputs")
+                outcome.stamp(describe_inputs(outcome.request.files(), hashes))
+        state.progress(0.3, f"Writing {name}")
+        text = build_report(sections, title, project=project, check=state.check)
+        state.check()
+        write_atomic(path, text, check=state.check)
+        state.progress(1.0, f"Report written to {path}")
+        return path
+    return job

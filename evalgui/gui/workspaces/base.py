@@ -518,6 +518,13 @@ class Workspace(QWidget):
     def results_state(self) -> dict | None:
         return None
 
+    def results_state_job(self):
+        """What a project save needs of the results, as a callable the save's worker calls to get
+        :meth:`results_state`: it holds references to the shown results (taken now, on the window's thread),
+        and turns them into JSON there. This default works it out here (workspaces with little to save)."""
+        state = self.results_state()
+        return lambda: state
+
     def restore_results_state(self, state: dict) -> None:
         pass
 
@@ -530,6 +537,11 @@ class Workspace(QWidget):
     def workflow_outcomes(self) -> dict:
         """Workflow key -> the workflow outcome shown (reports are made of them); {} while there is none."""
         return {}
+
+    def report_outcomes(self) -> dict:
+        """:meth:`workflow_outcomes` for a report, which stamps those without provenance on its worker (their
+        inputs hashed there, not on the window's thread)."""
+        return self.workflow_outcomes()
 
     def has_results(self) -> bool:
         return False
@@ -615,6 +627,11 @@ class ViewsWorkspace(Workspace):
 
     def results_state(self) -> dict | None:
         return self.outcome_state(self.outcome) if self.outcome is not None else None
+
+    def results_state_job(self):
+        # outcome_state reads the outcome alone (the shown one, replaced, never changed, by a new run)
+        outcome, state_of = self.outcome, self.outcome_state
+        return lambda: state_of(outcome) if outcome is not None else None
 
     def restore_results_state(self, state: dict) -> bool:
         """Show the outcome a project kept; False (nothing changed) if it cannot be read."""

@@ -165,6 +165,10 @@ class CompareWorkspace(ViewsWorkspace):
                                                             ("preference", self.preference_outcome))
                 if outcome is not None}
 
+    def results_state_job(self):
+        outcomes = self.workflow_outcomes() if self.has_results() else {}
+        return lambda: {key: outcome.to_json() for key, outcome in outcomes.items()} if outcomes else None
+
     def workflow_outcomes(self) -> dict:
         return {key: outcome for key, outcome in (("compare", self.comparison_outcome),
                                                   ("preference", self.preference_outcome)) if outcome is not None}

@@ -195,6 +195,21 @@ class MetaevalWorkspace(ViewsWorkspace):
             state["inputs"] = self._computed.to_json()
         return state
 
+    def results_state_job(self):
+        from evalgui.gui.workspaces.metaeval.results import outcome_state
+
+        outcome = self.outcome
+        if outcome is None:
+            return lambda: None
+        inputs = self._computed.to_json() if self._computed is not None else None     # the form's: read here
+
+        def state():
+            saved = outcome_state(outcome)
+            if inputs is not None:
+                saved["inputs"] = inputs
+            return saved
+        return state
+
     def outcome_from_state(self, state: dict):
         from evalgui.gui.workspaces.metaeval.results import outcome_from_state
 

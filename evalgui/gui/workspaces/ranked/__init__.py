@@ -331,6 +331,29 @@ class RankedWorkspace(Workspace):
             state["inputs"] = self._evaluated.to_json()
         return state
 
+    def results_state_job(self):
+        """:meth:`results_state` worked out by the save's worker from the RunResults shown now (a run evaluated
+        later replaces its RunResult in the set, never changes it)."""
+        if not len(self.results_set):
+            return lambda: None
+        results = self.results_set.values()
+        order = list(self.results_set.measure_info())
+        inputs = self._evaluated.to_json() if self._evaluated is not None else None
+
+        def state():
+            import pandas as pd
+
+            rows = pd.concat([r.frame for r in results], ignore_index=True)
+            saved = {"measure_order": order, "rows": rows.to_dict(orient="list")}
+            if any(r.curves for r in results):
+                from evalgui.core.workflows.ranked import curves_state
+
+                saved["curves"] = curves_state(results)
+            if inputs is not None:
+                saved["inputs"] = inputs
+            return saved
+        return state
+
     def workflow_requests(self) -> dict:
         """The ranked workflow's request behind the shown results (``evalgui-cli run`` re-runs it)."""
         inputs = self._evaluated
@@ -344,7 +367,11 @@ class RankedWorkspace(Workspace):
 
     def workflow_outcomes(self) -> dict:
         """The ranked workflow's outcome of the shown results (reports are made of it): the summary, the
-        per-query rows and the run × run table."""
+        per-query rows and the run × run table, with its provenance (the inputs hashed)."""
+        return {key: outcome.stamp() for key, outcome in self.report_outcomes().items()}
+
+    def report_outcomes(self) -> dict:
+        """:meth:`workflow_outcomes` without provenance yet: the report's worker hashes the inputs."""
         requests = self.workflow_requests()
         if not requests:
             return {}
@@ -360,7 +387,7 @@ class RankedWorkspace(Workspace):
             from evalgui.core.ranked.jobs import curve_table
 
             tables["curves"] = curve_table(self.results_set.values())
-        return {"ranked": Outcome("ranked", EvaluateRequest.from_json(requests["ranked"]), tables).stamp()}
+        return {"ranked": Outcome("ranked", EvaluateRequest.from_json(requests["ranked"]), tables)}
 
     def restore_results_state(self, state: dict) -> None:
         """Show a project's saved results (with its interpolated curves, when it keeps them, and their run × run
