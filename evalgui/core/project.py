@@ -105,7 +105,10 @@ def saving_job(path: str, files: list[tuple[str, str]], forms: dict, results: di
         state.progress(0.8, f"Saving {name}: writing")
         text = json.dumps(project, indent=1, allow_nan=True) + "\n"
         state.check()
-        write_atomic(path, text, check=state.check)
+        try:
+            write_atomic(path, text, check=state.check)
+        except OSError as exc:          # a full disk, a folder gone: one line naming the file
+            raise EvalInputError(path, exc.strerror or str(exc)) from None
         trust.record_saved(path)          # saved by this user here: it may read its files without asking
         state.progress(1.0, f"Saved {name}")
         return path

@@ -57,6 +57,7 @@ def _questions_answered(monkeypatch):
     monkeypatch.setattr(MainWindow, "ask_stop_job", lambda self, then: True)
     monkeypatch.setattr(MainWindow, "ask_trust", lambda self, path, outside: True)
     monkeypatch.setattr(MainWindow, "ask_open_report", lambda self, path: False)
+    monkeypatch.setattr(MainWindow, "ask_stop_saving", lambda self: True)
 
 
 @pytest.fixture

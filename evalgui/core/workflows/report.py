@@ -288,6 +288,7 @@ def writing_job(path: str, sections: list[Section], title: str, project: str = "
     its inputs hashed (``hashes``: a :class:`evalgui.core.hashing.HashCache`, or None), then the page is built
     and written. A cancel or an error leaves no file, or the old one as it was."""
     def job(state) -> str:
+        from evalgui.core.errors import EvalInputError
         from evalgui.core.export import write_atomic
         from evalgui.core.workflows.outcome import describe_inputs
 
@@ -301,7 +302,10 @@ def writing_job(path: str, sections: list[Section], title: str, project: str = "
         state.progress(0.3, f"Writing {name}")
         text = build_report(sections, title, project=project, check=state.check)
         state.check()
-        write_atomic(path, text, check=state.check)
+        try:
+            write_atomic(path, text, check=state.check)
+        except OSError as exc:          # a full disk, a folder gone: one line naming the file
+            raise EvalInputError(path, exc.strerror or str(exc)) from None
         state.progress(1.0, f"Report written to {path}")
         return path
     return job
