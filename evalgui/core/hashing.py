@@ -39,16 +39,6 @@ class HashCache:
         self._known: dict[str, tuple[tuple, str]] = {}
         self._lock = threading.Lock()
 
-    def known(self, path: str) -> str | None:
-        """The hash of ``path`` when it is known for the file as it is now (a stat, no read); else None."""
-        try:
-            info = os.stat(path)
-        except OSError:
-            return None
-        with self._lock:
-            entry = self._known.get(path)
-        return entry[1] if entry is not None and entry[0] == _signature(info) else None
-
     def content_hash(self, path: str) -> str | None:
         """:func:`content_hash`, read only when this version of the file was not hashed before."""
         try:

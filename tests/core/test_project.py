@@ -127,3 +127,65 @@ def test_the_demo_project_names_only_files_in_its_own_folder():
     folder = demo.parent
     for item in read_project(str(demo), hash_files=False)["files"]:
         assert Path(item["path"]).resolve().is_relative_to(folder), item["path"]
+
+
+# ---------------------------------------------------------------- saving on the worker (saving_job)
+def _files(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "q.txt").write_text("1 0 d1 1\n")
+    (data / "a.run").write_text("1 Q0 d1 1 1.0 a\n")
+    return [(str(data / "q.txt"), "qrels"), (str(data / "a.run"), "run")]
+
+
+def test_the_saving_job_writes_what_make_project_makes_and_the_results_json_it_is_handed(tmp_path):
+    from evalgui.core.jobs import JobState
+    from evalgui.core.project import saving_job
+    from evalgui.core.trust import decision
+
+    files, target = _files(tmp_path), str(tmp_path / "p.evalgui")
+    made_on_the_worker = []
+    results = {"ranked": lambda: made_on_the_worker.append(1) or {"rows": {"run": ["a"]}}, "compare": lambda: None}
+    seen = []
+    assert saving_job(target, files, {"ranked": {"level": 1}}, results, {}, None)(
+        JobState(lambda f, m: seen.append((f, m)), min_interval=0.0)) == target
+    saved = json.loads((tmp_path / "p.evalgui").read_text())
+    assert saved == json.loads(json.dumps(make_project(target, files, {"ranked": {"level": 1}},
+                                                       {"ranked": {"rows": {"run": ["a"]}}}, {})))
+    assert made_on_the_worker == [1] and seen[-1] == (1.0, "Saved p.evalgui")
+    assert any("hashing a.run (2 of 2)" in m for _, m in seen)
+    assert decision(target) is True                   # saved by this user: trusted
+
+
+@pytest.mark.parametrize("stop_after", range(5))      # the 5th check: the temporary file is written
+def test_a_cancelled_saving_job_leaves_the_old_file_and_no_temporary_file(tmp_path, stop_after):
+    from evalgui.core.jobs import Cancelled, JobState
+    from evalgui.core.project import saving_job
+
+    files, target = _files(tmp_path), tmp_path / "p.evalgui"
+    target.write_text("old")
+    checks = []
+
+    def cancelled():          # says stop at the n-th cancel check: before, between and after the hashing, the write
+        checks.append(1)
+        return len(checks) > stop_after
+
+    with pytest.raises(Cancelled):
+        saving_job(str(target), files, {}, {}, {}, None)(JobState(is_cancelled=cancelled))
+    assert target.read_text() == "old" and [n for n in os.listdir(tmp_path) if n.startswith(".evalgui-")] == []
+
+
+def test_a_hash_cache_reads_each_file_version_once(tmp_path, monkeypatch):
+    from evalgui.core import hashing
+
+    path = tmp_path / "a.run"
+    path.write_text("one\n")
+    read = []
+    original = hashing.content_hash
+    monkeypatch.setattr(hashing, "content_hash", lambda p: read.append(p) or original(p))
+    cache = hashing.HashCache()
+    first = cache.content_hash(str(path))
+    assert cache.content_hash(str(path)) == first == original(str(path)) and len(read) == 1
+    path.write_text("two\n")                          # a new version (size, times): read again
+    assert cache.content_hash(str(path)) == original(str(path)) != first and len(read) == 2
+    assert cache.content_hash(str(tmp_path / "missing")) is None
