@@ -295,16 +295,18 @@ def reading_job(path: str):
     return job
 
 
-def checking_job(path: str, files: list[dict], form_paths: list[str], answer: bool | None = None):
+def checking_job(path: str, files: list[dict], form_paths: list[str], answer: bool | None = None, hashes=None):
     """An engine job sorting the files a project may read (``files`` [{path, kind, hash?}] and the forms'
     own ``form_paths``): returns ``present`` (files to load), ``missing``, ``refused`` (path -> why:
     a FIFO, a device, a folder) and ``changed`` (content differs from the saved hash). ``answer``: the
-    user's trust answer, remembered first."""
+    user's trust answer, remembered first. ``hashes``: a HashCache that keeps the hashes worked out here
+    (the window's session: saving the project again reads none of its files)."""
     def job(state) -> dict:
         from evalgui.core import trust
         from evalgui.core.formats._text import check_regular
         from evalgui.core.hashing import content_hash
 
+        digest = content_hash if hashes is None else hashes.content_hash
         if answer is not None:
             trust.remember_answer(path, answer)
         out = {"present": [], "missing": [], "refused": {}, "changed": []}
@@ -322,7 +324,7 @@ def checking_job(path: str, files: list[dict], form_paths: list[str], answer: bo
             except EvalInputError as exc:
                 out["refused"][file_path] = str(exc)
                 continue
-            if "hash" in entry and content_hash(file_path) != entry["hash"]:
+            if "hash" in entry and digest(file_path) != entry["hash"]:
                 out["changed"].append(file_path)
             if not entry.get("form"):
                 out["present"].append(entry)

@@ -494,17 +494,6 @@ class MainWindow(QMainWindow):
         if path:
             self.open_project(path)
 
-    def project_state(self, path: str, include_results: bool = True) -> dict:
-        from evalgui.core.project import make_project
-
-        return make_project(
-            path,
-            [(item.path, item.kind) for item in self.session.items],
-            {key: ws.form_state() for key, ws in self.workspaces.items()},
-            {key: ws.results_state() for key, ws in self.workspaces.items()} if include_results else {},
-            {key: request for ws in self.workspaces.values() for key, request in ws.workflow_requests().items()},
-        )
-
     def save_project(self, wait: bool = True) -> bool:
         """File ▸ Save: into the project's file, or asking for one. ``wait``: return when the save has ended,
         whether it wrote the file (the window answers meanwhile); else at once (True: it started)."""
@@ -614,7 +603,10 @@ class MainWindow(QMainWindow):
 
             self.saved.connect(ended)
             if msecs is not None:
-                QTimer.singleShot(msecs, loop.quit)
+                patience = QTimer(loop)            # dies with the loop: no late quit on a loop that is gone
+                patience.setSingleShot(True)
+                patience.timeout.connect(loop.quit)
+                patience.start(msecs)
             loop.exec()
             self.saved.disconnect(ended)
         return None if self._saver is not None else self._last_save_ok
@@ -703,7 +695,7 @@ class MainWindow(QMainWindow):
         skipped = outside if outside and not allowed else []
         files = [f for f in project["files"] if f["path"] not in skipped]
         project = {**project, "forms": drop_form_files(project["forms"], skipped), "skipped": skipped}
-        self._start_loader(checking_job(path, files, form_files(project["forms"]), answer),
+        self._start_loader(checking_job(path, files, form_files(project["forms"]), answer, self.session.hashes),
                            lambda checked: self._apply_project(path, project, checked))
 
     def ask_trust(self, path: str, outside: list[str]) -> bool:

@@ -280,3 +280,17 @@ def test_closing_during_a_save_too_slow_asks_and_stopping_keeps_the_old_file(qtb
     assert window.close()                                # Yes: the save stops, the window closes
     qtbot.waitUntil(lambda: not window.is_saving(), timeout=10_000)
     assert target.read_bytes() == before and _temp_files(tmp_path) == []
+
+
+def test_a_project_opened_then_saved_again_reads_none_of_its_files_again(qtbot, evaluated, make_window, tmp_path,
+                                                                         hashed):
+    window, _ = evaluated
+    target = tmp_path / "p.evalgui"
+    assert window.write_project(str(target))
+    other = make_window()
+    with qtbot.waitSignal(other.files_loaded, timeout=20_000):
+        other.open_project(str(target))                  # checks each file against its saved hash (the worker)
+    qtbot.waitUntil(lambda: not other._loaders, timeout=20_000)
+    hashed.clear()
+    assert other.write_project(str(target))
+    assert _data(hashed) == []
