@@ -86,6 +86,9 @@ COLUMN_LABELS = {
     "query": "Query", "value": "Value", "statistic": "Statistic", "wins": "Wins", "losses": "Losses",
     "ties": "Ties", "significant_wins": "Significant wins", "significant_losses": "Significant losses",
     "mean_preference": "Mean preference", "win_rate": "Win rate", "preference": "Preference",
+    "policy": "Query set", "universe": "Queries available", "dropped": "Queries left out",
+    "difference_required": "Difference required", "samples": "Resamples (B)", "seed": "Seed",
+    "binary_threshold": "Binary threshold",
     # preference measures (shown so; exports and evalgui-cli keep their registered names)
     "st_rpp": "ST-RPP (subtopics alike)", "st_rpp_rel": "ST-RPP (subtopics by relevant documents)",
     # meta-evaluation
@@ -110,7 +113,8 @@ COLUMN_LABELS = {
     "hits": "Hits", "hits_normalized": "Hits (normalised)", "quality_mueller": "Quality (Müller)",
     "quality_stromer": "Quality (Stromer)", "correctness": "Correctness", "completeness": "Completeness",
     "kendall": "Kendall's τ", "spearman": "Spearman's ρ", "distance": "Distance", "mae": "Mean absolute error",
-    "rmse": "Root mean squared error", "queries": "Queries", "position": "Position",
+    "rmse": "Root mean squared error", "mse": "Mean squared error", "queries": "Queries", "position": "Position",
+    "mac_recall": "MAC recall", "system_a": "System A", "system_b": "System B",
 }
 
 
