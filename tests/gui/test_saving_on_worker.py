@@ -56,7 +56,8 @@ def _data(hashed) -> list[str]:
 
 
 class Gate:
-    """Holds the save's worker in make_project until opened (from the window's thread, by a signal or a timer)."""
+    """Holds the save's worker in make_project until opened (from the window's thread, by a signal or a timer)
+    or until the save is cancelled."""
 
     def __init__(self, monkeypatch):
         self.reached, self.open_ = threading.Event(), threading.Event()
@@ -66,8 +67,11 @@ class Gate:
         def held(*args, **kwargs):
             self.calls += 1
             self.reached.set()
-            assert self.open_.wait(GATE_TIMEOUT)
-            return original(*args, **kwargs)
+            state = kwargs["state"]
+            for _ in range(GATE_TIMEOUT * 100):
+                if self.open_.wait(0.01) or state.cancelled():
+                    return original(*args, **kwargs)
+            raise AssertionError("the gate was never opened")
 
         monkeypatch.setattr(project_module, "make_project", held)
 
@@ -129,7 +133,6 @@ def test_a_cancelled_save_leaves_the_old_file_and_no_temporary_file(qtbot, evalu
     assert gate.reached.wait(GATE_TIMEOUT)
     with qtbot.waitSignal(window.saved, timeout=10_000) as ended:
         window.cancel_action.trigger()                              # Esc, or the toolbar's Cancel
-        gate.release()
     assert ended.args == [str(target), False]
     assert target.read_bytes() == before and _temp_files(tmp_path) == []
     assert window.isWindowModified() and not window.is_saving() and not window.load_progress.isVisible()
@@ -267,13 +270,12 @@ def test_closing_during_a_save_too_slow_asks_and_stopping_keeps_the_old_file(qtb
     def stop_saving(answer):
         def ask():
             answers.append(window.is_saving())
-            if answer:
-                gate.release()          # (the worker, held by the test, then sees the cancel)
             return answer
         return ask
 
     monkeypatch.setattr(window, "ask_stop_saving", stop_saving(False))
     window.start_saving(str(target))
+    assert gate.reached.wait(GATE_TIMEOUT)
     assert not window.close()                            # No: the window stays, the save goes on
     assert answers == [True] and window.isVisible() and window.is_saving()
     monkeypatch.setattr(window, "ask_stop_saving", stop_saving(True))
