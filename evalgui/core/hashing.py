@@ -8,14 +8,17 @@ import os
 _CHUNK = 1 << 20
 
 
-def content_hash(path: str) -> str | None:
-    """The SHA-256 of a regular file's content ("sha256:…"); None when it cannot be read."""
+def content_hash(path: str, check=None) -> str | None:
+    """The SHA-256 of a regular file's content ("sha256:…"); None when it cannot be read. ``check()``: a job's
+    cancel check, called between chunks (a huge file, or one on a slow mount, is not read to its end)."""
     try:
         if not os.path.isfile(path):
             return None
         digest = hashlib.sha256()
         with open(path, "rb") as fh:
             for chunk in iter(lambda: fh.read(_CHUNK), b""):
+                if check is not None:
+                    check()
                 digest.update(chunk)
         return "sha256:" + digest.hexdigest()
     except OSError:
@@ -39,7 +42,7 @@ class HashCache:
         self._known: dict[str, tuple[tuple, str]] = {}
         self._lock = threading.Lock()
 
-    def content_hash(self, path: str) -> str | None:
+    def content_hash(self, path: str, check=None) -> str | None:
         """:func:`content_hash`, read only when this version of the file was not hashed before."""
         try:
             before = os.stat(path)
@@ -50,7 +53,7 @@ class HashCache:
             entry = self._known.get(path)
         if entry is not None and entry[0] == signature:
             return entry[1]
-        digest = content_hash(path)
+        digest = content_hash(path) if check is None else content_hash(path, check)
         try:
             unchanged = digest is not None and _signature(os.stat(path)) == signature
         except OSError:

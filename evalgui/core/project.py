@@ -65,7 +65,7 @@ def make_project(project_path: str, files: list[tuple[str, str]], forms: dict, r
         item = {"path": _relative(os.path.abspath(path), folder).replace(os.sep, "/"), "kind": kind}
         if os.path.isfile(path):
             item["size"] = os.path.getsize(path)
-            item["hash"] = digest(path)
+            item["hash"] = digest(path, state.check)
         return item
 
     entries = [entry(i, p, kind) for i, (p, kind) in enumerate(files)]
@@ -324,7 +324,7 @@ def checking_job(path: str, files: list[dict], form_paths: list[str], answer: bo
             except EvalInputError as exc:
                 out["refused"][file_path] = str(exc)
                 continue
-            if "hash" in entry and digest(file_path) != entry["hash"]:
+            if "hash" in entry and digest(file_path, state.check) != entry["hash"]:
                 out["changed"].append(file_path)
             if not entry.get("form"):
                 out["present"].append(entry)

@@ -182,10 +182,30 @@ def test_a_hash_cache_reads_each_file_version_once(tmp_path, monkeypatch):
     path.write_text("one\n")
     read = []
     original = hashing.content_hash
-    monkeypatch.setattr(hashing, "content_hash", lambda p: read.append(p) or original(p))
+    monkeypatch.setattr(hashing, "content_hash", lambda p, check=None: read.append(p) or original(p, check))
     cache = hashing.HashCache()
     first = cache.content_hash(str(path))
     assert cache.content_hash(str(path)) == first == original(str(path)) and len(read) == 1
     path.write_text("two\n")                          # a new version (size, times): read again
     assert cache.content_hash(str(path)) == original(str(path)) != first and len(read) == 2
     assert cache.content_hash(str(tmp_path / "missing")) is None
+
+
+def test_hashing_a_huge_file_stops_at_a_cancel(tmp_path):
+    from evalgui.core import hashing
+    from evalgui.core.jobs import Cancelled
+
+    path = tmp_path / "big.run"
+    path.write_bytes(b"x" * (5 * hashing._CHUNK))
+    chunks = []
+
+    def check():
+        chunks.append(1)
+        if len(chunks) == 2:
+            raise Cancelled()
+
+    cache = hashing.HashCache()
+    with pytest.raises(Cancelled):
+        cache.content_hash(str(path), check)
+    assert len(chunks) == 2                            # stopped after the first MiB, not read to the end
+    assert cache.content_hash(str(path)) == hashing.content_hash(str(path))      # nothing half-kept

@@ -42,9 +42,9 @@ def hashed(monkeypatch):
     seen = []
     original = hashing.content_hash
 
-    def spy(path):
+    def spy(path, check=None):
         seen.append((path, threading.current_thread()))
-        return original(path)
+        return original(path, check)
 
     monkeypatch.setattr(hashing, "content_hash", spy)
     return seen

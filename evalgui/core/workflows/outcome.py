@@ -102,16 +102,17 @@ def frame_from_json(data):
     return pd.DataFrame(out, columns=[str(c) for c in columns])
 
 
-def describe_inputs(paths: list[str], hashes=None) -> list[dict]:
+def describe_inputs(paths: list[str], hashes=None, check=None) -> list[dict]:
     """Each input file's path, size and content hash (in-memory inputs: their name only); ``hashes``: a
-    :class:`evalgui.core.hashing.HashCache` (a file version it knows is not read again)."""
+    :class:`evalgui.core.hashing.HashCache` (a file version it knows is not read again); ``check``: a job's
+    cancel check, called while a file is read."""
     digest = content_hash if hashes is None else hashes.content_hash
     out = []
     for path in dict.fromkeys(paths):
         entry: dict[str, Any] = {"path": path}
         if os.path.isfile(path):
             entry["size"] = os.path.getsize(path)
-            entry["hash"] = digest(path)
+            entry["hash"] = digest(path) if check is None else digest(path, check)
         out.append(entry)
     return out
 

@@ -308,7 +308,7 @@ def writing_job(path: str, sections: list[Section], title: str, project: str = "
             if not getattr(outcome, "provenance", True):
                 state.check()
                 state.progress(0.0, f"Writing {name}: hashing the inputs")
-                outcome.stamp(describe_inputs(outcome.request.files(), hashes))
+                outcome.stamp(describe_inputs(outcome.request.files(), hashes, state.check))
         state.progress(0.3, f"Writing {name}")
         text = build_report(sections, title, project=project, check=state.check)
         state.check()
