@@ -29,6 +29,7 @@ VERSION = 2
 READABLE_VERSIONS = (1, 2)
 # A project's JSON is refused past this size (a project holds results, not data: the data stays in its files).
 MAX_PROJECT_BYTES = 512 << 20
+ENCODE_CHECK_PIECES = 5_000      # a save's cancel check every this many pieces of JSON (about 20 ms of encoding)
 
 
 def _relative(path: str, folder: str) -> str:
@@ -91,7 +92,7 @@ def saving_job(path: str, files: list[tuple[str, str]], forms: dict, results: di
     file. The project is then recorded as saved by this user (:mod:`evalgui.core.trust`)."""
     def job(state) -> str:
         from evalgui.core import trust
-        from evalgui.core.export import write_atomic
+        from evalgui.core.export import atomic_path
 
         name = os.path.basename(path)
         state.progress(0.0, f"Saving {name}: the results")
@@ -103,10 +104,18 @@ def saving_job(path: str, files: list[tuple[str, str]], forms: dict, results: di
                                state=state.scaled(0.1, 0.8, f"Saving {name}: "))
         state.check()
         state.progress(0.8, f"Saving {name}: writing")
-        text = json.dumps(project, indent=1, allow_nan=True) + "\n"
-        state.check()
+        # Encoded piece by piece into the temporary file: no second copy of the project as one string, and a
+        # cancel check every few thousand pieces (the results of many runs take seconds to encode).
+        encoder = json.JSONEncoder(indent=1, allow_nan=True)
         try:
-            write_atomic(path, text, check=state.check)
+            with atomic_path(path) as tmp:
+                with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                    for i, piece in enumerate(encoder.iterencode(project)):
+                        if not i % ENCODE_CHECK_PIECES:
+                            state.check()
+                        fh.write(piece)
+                    fh.write("\n")
+                state.check()
         except OSError as exc:          # a full disk, a folder gone: one line naming the file
             raise EvalInputError(path, exc.strerror or str(exc)) from None
         trust.record_saved(path)          # saved by this user here: it may read its files without asking

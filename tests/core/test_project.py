@@ -149,9 +149,8 @@ def test_the_saving_job_writes_what_make_project_makes_and_the_results_json_it_i
     seen = []
     assert saving_job(target, files, {"ranked": {"level": 1}}, results, {}, None)(
         JobState(lambda f, m: seen.append((f, m)), min_interval=0.0)) == target
-    saved = json.loads((tmp_path / "p.evalgui").read_text())
-    assert saved == json.loads(json.dumps(make_project(target, files, {"ranked": {"level": 1}},
-                                                       {"ranked": {"rows": {"run": ["a"]}}}, {})))
+    expected = make_project(target, files, {"ranked": {"level": 1}}, {"ranked": {"rows": {"run": ["a"]}}}, {})
+    assert (tmp_path / "p.evalgui").read_text() == json.dumps(expected, indent=1, allow_nan=True) + "\n"
     assert made_on_the_worker == [1] and seen[-1] == (1.0, "Saved p.evalgui")
     assert any("hashing a.run (2 of 2)" in m for _, m in seen)
     assert decision(target) is True                   # saved by this user: trusted
