@@ -598,7 +598,9 @@ def render(rows: list[dict], sizes_name: str, repeat: int, machine: dict, load_e
         f"Produced on {time.strftime('%Y-%m-%d %H:%M %Z')} (took {took / 60:.1f} min), offscreen Qt, {machine['cpu']}, "
         f"{machine['usable_cores']} cores; **load average {machine['loadavg'][0]:.2f} at the start, {load_end:.2f} "
         f"at the end** (the machine is shared: wall times are upper bounds). Data: {sizes_name}. Each scenario in "
-        f"{repeat} fresh process(es); medians, the worst process in brackets.",
+        f"{repeat} fresh process(es); medians, the worst process in brackets. evalgui at {machine['commit']}"
+        f"{' (with uncommitted changes)' if machine['dirty'] else ''}; re-run with "
+        "`python benchmarks/bench_gui_workspaces.py` (the checkout on PYTHONPATH).",
         "",
         f"A {HEARTBEAT_MS} ms heartbeat QTimer on the GUI thread notes the wall clock and the GUI thread's CPU time "
         "(`time.thread_time`) at each beat, from the turn that starts the job until its results are drawn. The "
@@ -629,8 +631,9 @@ def render(rows: list[dict], sizes_name: str, repeat: int, machine: dict, load_e
         for r in rows for worst in [max(r["runs"], key=lambda x: x["max_cpu"])]) + "."]
     lines += [
         "",
-        f"Peak RSS of a GUI process: {rss:.0f} MB. For the case-based row the job is the whole sequence (from the "
-        "load until the second preview is shown).",
+        f"Peak RSS of a GUI process: {rss:.0f} MB. A job's wall time runs from the Run click until the workspace is "
+        "no longer busy; its files were read before (the ranked peer's time includes reading them). For the "
+        "case-based row the job is the whole sequence, from the load until the second preview is shown.",
         "",
         "The GUI tests (tests/gui, `Heartbeat.check` in tests/gui/conftest.py) check only that the window never "
         "freezes: no GUI-thread turn near 0.5 s while these jobs run. How short the turns are is this script's "
