@@ -199,6 +199,28 @@ def test_view_measure_names_shows_the_papers_or_the_registered_names(qtbot, wind
     assert shown() == (["RPP", "DCGPP"], "Lexiprecision", True, True)
 
 
+def test_a_project_keeps_the_registered_names_and_opens_on_them(qtbot, make_window, tmp_path):
+    import json
+
+    from tests.gui.test_projects import _wait_restored
+
+    window = make_window()
+    compare = _prefer(qtbot, window)
+    project = tmp_path / "prefs.evalgui"
+    assert window.write_project(str(project))
+    saved = json.loads(project.read_text())
+    assert {k for k, v in saved["forms"]["compare"]["preferences"].items() if v} == set(TICKED)
+    assert saved["requests"]["preference"]["measures"] == list(TICKED)
+    second = make_window()
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(project))
+    _wait_restored(qtbot, second)
+    reopened = second.workspaces["compare"]
+    assert reopened.form.preference_measures() == list(TICKED)
+    assert reopened.preferences is not None and list(reopened.preferences.measures) == list(TICKED)
+    assert [reopened.preference_view.measure.itemText(i) for i in range(2)] == ["RPP", "Lexiprecision"]
+
+
 def test_exports_tables_and_heatmap(qtbot, window, tmp_path, monkeypatch):
     compare = _prefer(qtbot, window, test="bootstrap", samples_spin=300)
     targets = dict(compare.export_targets())
