@@ -190,6 +190,18 @@ def code_name(name: str) -> str | None:
     return found[0] if found else None
 
 
+def registered_names(names) -> tuple[str, ...]:
+    """``names`` with each preference spelt otherwise (RPP, dcgpp) as registered; any other name (a ranked
+    measure, an unknown or ambiguous one) as given, for the caller to judge."""
+    def registered(name):
+        try:
+            return code_name(name) or name if isinstance(name, str) else name
+        except EvalUsageError:
+            return name
+
+    return tuple(registered(name) for name in names)
+
+
 def choices_text() -> str:
     """Every preference as papers write it, with its registered name: "RPP (rpp), DCGPP (dcgrpp), ..."."""
     return ", ".join(r.name if r.paper_name == r.name else f"{r.paper_name} ({r.name})" for r in REGISTRY.values())

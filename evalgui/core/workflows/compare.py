@@ -137,15 +137,9 @@ class PreferenceRequest(Request):
         # Either name of a preference, in any case where that is unambiguous (RPP, dcgpp, rpp): the request, and
         # so projects and outputs, hold the registered one. An unknown name stays, for cross_problems to report.
         if self._values["measures"]:
-            from evalgui.core.ranked.preference import code_name
+            from evalgui.core.ranked.preference import registered_names
 
-            def registered(name: str) -> str:
-                try:
-                    return code_name(name) or name
-                except EvalUsageError:
-                    return name
-
-            self._values["measures"] = tuple(registered(name) for name in self._values["measures"])
+            self._values["measures"] = registered_names(self._values["measures"])
 
     def cross_problems(self, inputs=None) -> list[Problem]:
         from evalgui.core.ranked.preference import REGISTRY, measure
