@@ -47,7 +47,7 @@ def _kind(record: Record) -> ParamKind:
 
 def paper_label(record: Record) -> str:
     """``record`` as papers write it: its ir_measures name (AP, nDCG@k), else the paper notation
-    of its trec_eval name (gm_map: GMAP), else its plain header (st_rpp), else its name."""
+    of its trec_eval name (gm_map: GMAP) or of a preference (rpp: RPP), else its plain header, else its name."""
     ir_name = getattr(record, "ir_name", None)
     if ir_name:
         return ir_name

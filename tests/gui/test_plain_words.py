@@ -209,8 +209,13 @@ def run_every_workspace(qtbot, window, monkeypatch):
 
             for name, record in REGISTRY.items():
                 workspace.form.preference_list.set_checked(name, not record.subtopics)
+        else:                           # two preferences beside the ranked measures
+            picker = workspace.form.picker
+            picker.set_checked({**picker.checked(), "rpp": "", "lexiprecision": ""})
         run_and_wait(qtbot, workspace)
         assert workspace.has_results(), workspace.progress_label.text()
+        if key == "metaeval":
+            assert {"rpp", "lexiprecision"} <= set(workspace.outcome.request.measures)
         yield workspace
     load(qtbot, window, [RANKS])
     stability = window.workspaces["stability"]
