@@ -388,6 +388,16 @@ def test_either_name_in_any_case_gives_the_registered_one(given, registered):
         assert P.measure(given).name == registered
 
 
+def test_a_spelling_two_preferences_share_but_in_case_is_refused(monkeypatch):
+    from dataclasses import replace
+
+    # a preference registered as "Rpp" (a plug-in's, say): "rPP" could be either, "RPP" and "Rpp" are exact
+    monkeypatch.setitem(P.REGISTRY._records, "Rpp", replace(P.REGISTRY["rpp"], name="Rpp", aliases=()))
+    assert P.code_name("RPP") == "rpp" and P.code_name("Rpp") == "Rpp"
+    with pytest.raises(EvalUsageError, match="'rPP' is ambiguous: write one of rpp, Rpp"):
+        P.code_name("rPP")
+
+
 def test_the_display_names_preferences_as_papers_or_as_registered():
     from evalgui.core import display
 
