@@ -65,8 +65,11 @@ class PairView(QDialog):
 
     queries_selected = Signal(list)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, linked_views: str = ""):
         super().__init__(parent)
+        # Where queries selected here are selected too ("the per-query table and the drill-down"), told in the
+        # caption; none: they are only picked out here.
+        self.linked_views = linked_views
         self.setObjectName("pairView")
         self.setWindowTitle("Pair of runs")
         self.resize(900, 600)
@@ -128,7 +131,7 @@ class PairView(QDialog):
             f"{shown_name(measure)}, per query: {row_run} minus {column_run} over the {len(frame)} queries both have, "
             f"the largest differences at the top. {row_run} scores higher on {wins}, lower on {losses}, "
             f"the same on {len(frame) - wins - losses}. Select queries in the table, or click a bar or a "
-            f"point, to select them in the workspace's other views too.")
+            f"point, to " + (f"select them in {self.linked_views} too." if self.linked_views else "pick them out."))
         self._draw(f"{row_run} − {column_run}")
 
     def show_preferences(self, measure: str, row_run: str, column_run: str, preferences: pd.DataFrame) -> None:

@@ -88,14 +88,13 @@ class PreferencesTab(PairMatrix):
         # are none; the workspace's, reading the preference workflow's outcome.
         self.pair_source = None
 
-    def show_pair(self, measure: str, row_run: str, column_run: str) -> None:
+    def fill_pair(self, measure: str, row_run: str, column_run: str) -> str | None:
         found = self.pair_source(measure, row_run, column_run) if self.pair_source is not None else \
             "No preferences have been computed yet."
         if isinstance(found, str):
-            self.say_why_no_pair(found)
-            return
+            return found
         self.pair_window().show_preferences(measure, row_run, column_run, found)
-        self.raise_pair_window()
+        return None
 
     def lower_widget(self):
         self.ranking_model = DataFrameModel(best=None)
