@@ -184,19 +184,24 @@ def test_view_measure_names_shows_the_papers_or_the_registered_names(qtbot, wind
     compare.results_tabs.setCurrentWidget(view.page)
     _choose(view.measure, "lexiprecision")
 
+    runs = view.runs()
+    view.show_pair("lexiprecision", runs[0], runs[1])
+
     def shown():
         return ([f.preference_list.item(i).text() for i in range(2)], view.measure.currentText(),
-                "Lexiprecision" in view.caption.text(), "· Lexiprecision (" in view.model.tooltip(0, 1))
+                "Lexiprecision" in view.caption.text(), "· Lexiprecision (" in view.model.tooltip(0, 1),
+                view.pair_view.windowTitle().endswith("· Lexiprecision"))
 
-    assert shown() == (["RPP", "DCGPP"], "Lexiprecision", True, True)
+    assert shown() == (["RPP", "DCGPP"], "Lexiprecision", True, True, True)
     try:
         naming.set_current(display.TREC_EVAL)
-        assert shown() == (["rpp", "dcgrpp"], "lexiprecision", False, False)
+        assert shown() == (["rpp", "dcgrpp"], "lexiprecision", False, False, False)
+        assert view.pair_view.windowTitle().endswith("· lexiprecision")
         assert "lexiprecision" in view.caption.text() and view.measure.currentData() == "lexiprecision"
         assert f.preference_measures() == list(TICKED)
     finally:
         naming.set_current(display.PAPER)
-    assert shown() == (["RPP", "DCGPP"], "Lexiprecision", True, True)
+    assert shown() == (["RPP", "DCGPP"], "Lexiprecision", True, True, True)
 
 
 def test_a_project_keeps_the_registered_names_and_opens_on_them(qtbot, make_window, tmp_path):
