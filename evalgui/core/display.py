@@ -106,6 +106,9 @@ COLUMN_LABELS = {
     "query": "Query", "value": "Value", "statistic": "Statistic", "wins": "Wins", "losses": "Losses",
     "ties": "Ties", "significant_wins": "Significant wins", "significant_losses": "Significant losses",
     "mean_preference": "Mean preference", "win_rate": "Win rate", "preference": "Preference",
+    "policy": "Query set", "universe": "Queries available", "dropped": "Queries left out",
+    "difference_required": "Difference required", "samples": "Resamples (B)", "seed": "Seed",
+    "binary_threshold": "Binary threshold",
     # meta-evaluation
     "set_size": "Topic set size", "error_rate": "Error rate", "error_rate_sd": "Error rate (SD)",
     "tie_rate": "Tie rate", "tie_rate_sd": "Tie rate (SD)", "discriminative_power": "Discriminative power",
@@ -128,7 +131,8 @@ COLUMN_LABELS = {
     "hits": "Hits", "hits_normalized": "Hits (normalised)", "quality_mueller": "Quality (Müller)",
     "quality_stromer": "Quality (Stromer)", "correctness": "Correctness", "completeness": "Completeness",
     "kendall": "Kendall's τ", "spearman": "Spearman's ρ", "distance": "Distance", "mae": "Mean absolute error",
-    "rmse": "Root mean squared error", "queries": "Queries", "position": "Position",
+    "rmse": "Root mean squared error", "mse": "Mean squared error", "queries": "Queries", "position": "Position",
+    "mac_recall": "MAC recall", "system_a": "System A", "system_b": "System B",
 }
 
 

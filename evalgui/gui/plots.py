@@ -167,7 +167,25 @@ def flatten_svg(svg: bytes) -> bytes:
     ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
     root = ET.fromstring(svg)
     _flatten_children(root)
+    for element in root.iter():
+        family = element.get("font-family")
+        if family is not None and family.strip().lower() not in _GENERIC_FONTS:
+            element.set("font-family", _with_generic_font(family))
     return ET.tostring(root, encoding="UTF-8", xml_declaration=True)
+
+
+_GENERIC_FONTS = {"serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui"}
+
+
+def _with_generic_font(family: str) -> str:
+    """Qt names the font it drew with ("Sans Serif", Qt's own alias): a browser that has no such font would
+    fall back to its default, a serif. The generic family it stands for comes after it."""
+    names = [name.strip().strip("'\"") for name in family.split(",") if name.strip()]
+    if names and names[-1].lower() in _GENERIC_FONTS:
+        return family
+    generic = "monospace" if any("mono" in n.lower() for n in names) else \
+        "serif" if names and names[0].lower() == "serif" else "sans-serif"
+    return ", ".join([f"'{n}'" if " " in n else n for n in names] + [generic])
 
 
 def _flatten_children(parent) -> None:

@@ -31,14 +31,7 @@ from evalgui.core.workflows.params import Param, Problem, Request
 
 EVALUATION_SHARE = 0.4       # of the progress bar, when the runs are evaluated first
 MAX_SAMPLES = catalogue.MAX_SAMPLES     # resamples: drawn in chunks, so a cap on time, not memory
-
-
-TEST_LABELS = {"t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank", "sign": "Sign test",
-               "randomization": "Randomization (permutation)", "bootstrap": "Bootstrap (Sakai)",
-               "tukey": "Randomized Tukey HSD"}
-CORRECTION_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "holm-sidak": "Holm–Šidák",
-                     "bh": "Benjamini–Hochberg (FDR)"}
-
+TEST_LABELS, CORRECTION_LABELS = catalogue.TEST_LABELS, catalogue.CORRECTION_LABELS
 
 
 def _choices(names) -> tuple:

@@ -23,7 +23,8 @@ from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, PREFERENCE_TESTS, RESAMPLING, TESTS
 from evalgui.core.workflows.compare import CompareRequest, PreferenceRequest
 from evalgui.gui.declared import Bindings, view
-from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, registry_combo, samples_per_test
+from evalgui.core.stats.catalogue import CORRECTION_LABELS, TEST_LABELS
+from evalgui.gui.forms import registry_combo, samples_per_test
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.naming import NAMING, label as shown_name
 from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QLabel, QSplitter
 from evalgui.gui.matrix import (CellTextModel, EveryLabelArea, HeatmapPlot, MatrixView, nice_limit,
                                 on_cell_activated)
 from evalgui.gui.naming import label as shown_name
-from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS
+from evalgui.core.stats.catalogue import CORRECTION_LABELS, TEST_LABELS
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 

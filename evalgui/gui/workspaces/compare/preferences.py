@@ -20,7 +20,7 @@ import pandas as pd
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core import tidy
-from evalgui.gui.forms import CORRECTION_LABELS
+from evalgui.core.stats.catalogue import CORRECTION_LABELS
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.workspaces.compare.matrices import DIFF, P_ADJUSTED, PairMatrix, fit_below, p_text
