@@ -127,11 +127,33 @@ class FilesView(QTableView):
         rows.hide()
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         rows.setDefaultSectionSize(self.fontMetrics().height() + 6)
-        self.horizontalHeader().setStretchLastSection(True)
         self.horizontalHeader().setHighlightSections(False)
         self.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.selectionModel().selectionChanged.connect(lambda *_: self.itemSelectionChanged.emit())
         self.files.modelReset.connect(self.itemSelectionChanged.emit)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.files.modelReset.connect(self.fit_columns)
+        self.files.dataChanged.connect(lambda *_: self.fit_columns())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Columns that fit the panel's width, never a sideways scroll bar: each as wide as the rows in sight
+        need when there is room; else the file name at most three fifths of what the badge and the kind leave,
+        elided, and the contents the rest (the tooltips have both whole)."""
+        room = self.viewport().width()
+        if room <= 0:
+            return
+        header = self.horizontalHeader()
+        badge, name, kind, contents = (max(self.sizeHintForColumn(c), header.sectionSizeHint(c))
+                                       for c in range(header.count()))
+        left = max(room - badge - kind, 0)
+        if name + contents > left:
+            name = min(name, max(60, 3 * left // 5))
+        for column, width in enumerate((badge, name, kind, max(left - name, 0))):
+            self.setColumnWidth(column, width)
 
     def header(self) -> QHeaderView:
         return self.horizontalHeader()
@@ -171,7 +193,7 @@ class DataPanel(QWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.setSortingEnabled(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)       # FilesView.fit_columns
         # Columns fit the rows in sight and a few more, not all 20,000 (Qt's default looks at 1,000).
         self.tree.header().setResizeContentsPrecision(100)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)

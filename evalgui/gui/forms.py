@@ -9,13 +9,6 @@ from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSizePolicy, QSpinBo
 
 from evalgui.core.errors import EvalUsageError
 
-# What the combo boxes of the comparison and meta-evaluation forms call the tests and corrections.
-TEST_LABELS = {"t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank", "sign": "Sign test",
-               "randomization": "Randomization (permutation)", "bootstrap": "Bootstrap (Sakai)",
-               "tukey": "Randomized Tukey HSD"}
-CORRECTION_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "holm-sidak": "Holm–Šidák",
-                     "bh": "Benjamini–Hochberg (FDR)"}
-
 
 def registry_combo(name: str, registry, labels: dict[str, str]) -> QComboBox:
     """A combo box of a registry's records (data: the name), each with its help as tooltip; the box's

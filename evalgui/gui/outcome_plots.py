@@ -280,5 +280,11 @@ def svg_plots(key: str, outcome) -> list[tuple[str, str, str]]:
 
     _application()
     # (the report's caption names what a heatmap shows: the on-screen heatmap, untitled)
-    return [(what, svg_bytes(getattr(widget, "heatmap", widget)).decode("utf-8"), guide)
+    return [(what, _inline(svg_bytes(getattr(widget, "heatmap", widget))), guide)
             for _stem, what, widget, guide in _plots(key, outcome)]
+
+
+def _inline(svg: bytes) -> str:
+    """An SVG file's text as an element of an HTML page: without the XML declaration (HTML has none)."""
+    text = svg.decode("utf-8")
+    return text[text.index("?>") + 2:].lstrip() if text.startswith("<?xml") else text

@@ -65,8 +65,11 @@ class PairView(QDialog):
 
     queries_selected = Signal(list)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, linked_views: str = ""):
         super().__init__(parent)
+        # Where queries selected here are selected too ("the per-query table and the drill-down"), told in the
+        # caption; none: they are only picked out here.
+        self.linked_views = linked_views
         self.setObjectName("pairView")
         self.setWindowTitle("Pair of runs")
         self.resize(900, 600)
@@ -128,7 +131,7 @@ class PairView(QDialog):
             f"{shown_name(measure)}, per query: {row_run} minus {column_run} over the {len(frame)} queries both have, "
             f"the largest differences at the top. {row_run} scores higher on {wins}, lower on {losses}, "
             f"the same on {len(frame) - wins - losses}. Select queries in the table, or click a bar or a "
-            f"point, to select them in the workspace's other views too.")
+            f"point, to " + (f"select them in {self.linked_views} too." if self.linked_views else "pick them out."))
         self._draw(f"{row_run} − {column_run}")
 
     def show_preferences(self, measure: str, row_run: str, column_run: str, preferences: pd.DataFrame) -> None:
@@ -137,11 +140,11 @@ class PairView(QDialog):
         self.measure, self.row_run, self.column_run = measure, row_run, column_run
         self.preferences = True
         self.frame = frame = preference_rows(preferences)
-        self.setWindowTitle(f"{row_run} over {column_run} · {measure}")
+        self.setWindowTitle(f"{row_run} over {column_run} · {shown_name(measure)}")
         wins, losses = int((frame["difference"] > 0).sum()), int((frame["difference"] < 0).sum())
         mean = float(frame["difference"].mean()) if len(frame) else 0.0
         self.caption.setText(
-            f"{measure} preference of {row_run} over {column_run}, query by query, over the {len(frame)} "
+            f"{shown_name(measure)} preference of {row_run} over {column_run}, query by query, over the {len(frame)} "
             f"queries with a relevant document, the strongest at the top: 1, {row_run} preferred outright; "
             f"−1, {column_run}. {row_run} is preferred on {wins}, {column_run} on {losses}, neither on "
             f"{len(frame) - wins - losses}; the mean, {mean:+.4f}, is the matrix's cell. Select queries in the "

@@ -84,11 +84,19 @@ def test_a_version_1_project_opens_with_its_compare_results_migrated(capsys, tmp
     shutil.copytree(V1, tmp_path / "v1")
     project = open_project(str(tmp_path / "v1" / "meic-v1.evalgui"))
     assert project.version == 1 and not project.requests
-    assert set(project.outcomes) == {"compare", "preference"}
+    assert set(project.outcomes) == {"ranked", "compare", "preference"}
     comparison = project.outcomes["compare"].tables["comparison"]
     assert set(comparison["measure"]) == {"map", "P_5"} and (comparison["test"] == "randomization").all()
+    # its ranked results name their inputs and settings: the request behind them, for the report
+    ranked = project.outcomes["ranked"]
+    assert ranked.request.runs == (str(tmp_path / "v1" / "base.run"), str(tmp_path / "v1" / "enhanced.run"))
+    assert ranked.request.measures == ("map", "P.5,10", "ndcg_cut.10") and ranked.request.level == 1
+    assert set(ranked.tables["summary"]["run"]) == {"base", "enhanced"}
     status, _, err = run_cli(capsys, "run", tmp_path / "v1" / "meic-v1.evalgui", "-o", tmp_path / "out")
-    assert status == 2 and len(err) == 1 and "holds no job to run" in err[0]
+    assert status == 2 and len(err) == 1 and "holds no job to run" in err[0]       # it re-runs requests only
+    status, _, err = run_cli(capsys, "report", tmp_path / "v1" / "meic-v1.evalgui", "-o", tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text()
+    assert status == 0 and 'id="ranked"' in page and "enhanced" in page, err
 
 
 @pytest.mark.parametrize("content, reason", [

@@ -80,6 +80,11 @@ def test_no_form_scrolls_sideways(qtbot, window, size):
         for area in scroll.widget().findChildren(QAbstractScrollArea):
             if area.isVisible() and (not isinstance(area, QTableView) or area.objectName() in FORM_TABLES):
                 assert not area.horizontalScrollBar().isVisible(), (key, size, area.objectName())
+    # nor does the Data panel: its Contents column takes the room left and elides (the tooltip has it whole)
+    tree = window.data_panel.tree
+    if tree.isVisible():
+        assert not tree.horizontalScrollBar().isVisible(), (size, [tree.columnWidth(c) for c in range(4)])
+        assert tree.horizontalHeader().length() <= tree.viewport().width(), size
     casebase = window.workspaces["casebase"]
     window.tabs.setCurrentWidget(casebase)
     qtbot.waitUntil(lambda: not casebase.form.preview.model.frame.empty, timeout=10_000)

@@ -146,3 +146,45 @@ def test_with_many_runs_every_label_and_every_mark_shows(qtbot, n):
     marked = int((marks.to_numpy() == "*").sum() - (np.diag(marks.to_numpy()) == "*").sum())
     assert plot.marks_only() or len(shown_marks) >= marked
     assert shown_marks.count("*") >= marked or len(shown_marks) == n * (n - 1)
+
+
+def test_an_open_pair_follows_a_new_run_and_closes_when_the_results_lack_it(qtbot, window):
+    from tests.gui.conftest import run_and_wait
+
+    compare = _compare_synthetic(qtbot, window, test="t", correction="holm")
+    view = compare.matrix
+    compare.results_tabs.setCurrentWidget(view.page)
+    view.measure.setCurrentIndex(view.measure.findData("P_10"))
+    runs = list(view.model.frame.index)
+    _double_click_cell(qtbot, view.table, runs.index("bm25"), runs.index("random"))
+    pair = view.pair_view
+    shown_before = pair.frame
+    assert pair.isVisible()
+    # Compare has no per-query table or drill-down: the pair view promises no link to them
+    assert "pick them out" in pair.caption.text() and "other views" not in pair.caption.text()
+
+    run_and_wait(qtbot, compare)                                     # the same pair in the new results
+    assert pair.isVisible() and pair.frame is not shown_before
+    values = compare.comparison.per_query["P_10"]
+    expected = (values["bm25"] - values["random"]).dropna()
+    assert sorted(pair.frame["difference"]) == pytest.approx(sorted(expected), abs=1e-12)
+
+    compare.form.picker.set_checked({"map": ""})
+    run_and_wait(qtbot, compare)                                     # P@10 no longer compared: not shown stale
+    assert "P_10" not in compare.comparison.measures and not pair.isVisible()
+
+
+def test_a_ranked_pair_follows_the_results_and_says_where_its_queries_are_selected(qtbot, window):
+    ranked = open_demo_and_wait(qtbot, window)
+    view = ranked.run_matrix
+    ranked.results_tabs.setCurrentWidget(view.page)
+    view.measure.setCurrentIndex(view.measure.findData("P_10"))
+    runs = list(view.model.frame.index)
+    _double_click_cell(qtbot, view.table, runs.index("bm25"), runs.index("random"))
+    pair = view.pair_view
+    assert "select them in the per-query table and the drill-down too" in pair.caption.text()
+    ranked.form.picker.set_checked({"map": ""})
+    from tests.gui.conftest import run_and_wait
+
+    run_and_wait(qtbot, ranked)                                      # P@10 no longer evaluated: not shown stale
+    assert not pair.isVisible()

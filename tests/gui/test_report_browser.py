@@ -98,3 +98,26 @@ def test_every_file_the_demo_project_names_is_in_its_folder():
     for entry in project["files"]:
         assert not os.path.isabs(entry["path"]) and not entry["path"].startswith(".."), entry
         assert (SAMPLE_DATA / entry["path"]).is_file(), entry
+
+
+def test_the_demo_projects_report_speaks_its_readers_words(tmp_path):
+    """Headers, the parameters under "How these results were made" and the paper table's note are the window's
+    words, never machine names (those stay in each header's title); plots are inline SVG elements (no XML
+    declaration) whose text falls back to a sans-serif font where Qt's font name is unknown."""
+    import html as html_module
+
+    from evalgui.cli import main
+
+    target = tmp_path / "demo.html"
+    assert main(["report", str(SAMPLE_DATA / "demo.evalgui"), "-o", str(target)]) == 0
+    page = target.read_text(encoding="utf-8")
+    shown = [html_module.unescape(text) for text in
+             re.findall(r'<th scope="(?:col|row)" title="[^"]*">([^<]*)</th>', page)]
+    assert len(shown) > 50
+    identifiers = [text for text in shown if "_" in text or re.match(r"[a-z]+[A-Z][a-z]", text)]   # systemCount
+    assert identifiers == []
+    assert "Queries left out" in shown and "Random seed" in shown and "Judgments (qrels)" in shown
+    assert "Paired t-test, Holm correction for multiple comparisons, α = 0.05" in html_module.unescape(page)
+    assert "<?xml" not in page
+    families = set(re.findall(r'font-family="([^"]*)"', page))
+    assert families and all(f.rsplit(",", 1)[-1].strip() in ("sans-serif", "serif", "monospace") for f in families)

@@ -128,6 +128,13 @@ for _record in (
 ):
     CORRECTIONS.add(_record)
 
+# What forms, captions and reports call the tests and corrections.
+TEST_LABELS = {"t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank", "sign": "Sign test",
+               "randomization": "Randomization (permutation)", "bootstrap": "Bootstrap (Sakai)",
+               "tukey": "Randomized Tukey HSD"}
+CORRECTION_LABELS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "holm-sidak": "Holm–Šidák",
+                     "bh": "Benjamini–Hochberg (FDR)"}
+
 DEFAULT_SAMPLES = {name: record.samples for name, record in TESTS.items() if record.samples is not None}
 RESAMPLING = frozenset(DEFAULT_SAMPLES)
 # The largest B a resampling test takes (CompareOptions refuses more; the forms' maximum). The tests draw

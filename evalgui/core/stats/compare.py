@@ -27,7 +27,8 @@ import pandas as pd
 from evalgui.core import tidy
 from evalgui.core.jobs import JobState, check_cap, state_or_default
 from evalgui.core.stats import significance as sig
-from evalgui.core.stats.catalogue import DEFAULT_SAMPLES, MAX_SAMPLES, PREFERENCE_TESTS, RESAMPLING, TESTS
+from evalgui.core.stats.catalogue import (CORRECTION_LABELS, DEFAULT_SAMPLES, MAX_SAMPLES, PREFERENCE_TESTS,
+                                         RESAMPLING, TEST_LABELS, TESTS)
 from evalgui.core.sums import query_mean
 
 RUN_A, RUN_B = "run_a", "run_b"
@@ -457,7 +458,7 @@ def paper_table(comparison: Comparison, fmt: str = "latex", digits: int = 4, nam
             return f'<td class="num" data-value="{value!r}">{text}</td>'
         return text
 
-    note = _provenance_note(comparison)
+    note = _provenance_note(comparison, plain=fmt == "html")
     from evalgui.core.display import PAPER, measure_label
 
     def head(measure: str) -> str:
@@ -501,11 +502,20 @@ def _means(comparison: Comparison, measure: str) -> dict[str, float]:
     return dict(zip(comparison.runs, query_mean(frame.to_numpy(), len(frame)).tolist()))
 
 
-def _provenance_note(comparison: Comparison) -> str:
+def _provenance_note(comparison: Comparison, plain: bool = False) -> str:
+    """How significance was decided. ``plain``: in the window's words (a page for readers); else as the command
+    line has always written it under LaTeX and Markdown tables."""
     p = comparison.provenance()
-    test = p["test"] + (f" (B = {p['samples']:,}, seed {p['seed']})" if p["samples"] else "")
     counts = sorted({len(qs.queries) for qs in comparison.query_sets.values()})
     queries = "/".join(str(c) for c in counts)
     policy = "missing queries scored 0" if p["queries"] == ZERO_FILLED else "queries every run has"
+    if plain:
+        test = TEST_LABELS.get(p["test"], p["test"]) + (f" (B = {p['samples']:,}, seed {p['seed']})"
+                                                         if p["samples"] else "")
+        correction = CORRECTION_LABELS.get(p["correction"], p["correction"])
+        correction = "no correction" if p["correction"] == "none" else f"{correction} correction"
+        return (f"Superscripts: the runs this one beats significantly ({test}, {correction} for multiple "
+                f"comparisons, α = {p['alpha']}; {queries} queries, {policy}).")
+    test = p["test"] + (f" (B = {p['samples']:,}, seed {p['seed']})" if p["samples"] else "")
     return (f"Superscripts: runs this one beats significantly; {test}, correction {p['correction']}, "
             f"alpha = {p['alpha']}, {queries} queries ({policy}).")

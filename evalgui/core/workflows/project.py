@@ -73,10 +73,11 @@ def open_project(path: str) -> Project:
                 from evalgui.core.workflows.metaeval import outcome_with_result
 
                 project.outcomes[key] = outcome_with_result(project.outcomes[key]) or project.outcomes[key]
-        if workspace in _OWN_LAYOUTS and workspace not in project.outcomes and workspace in project.requests:
+        if workspace in _OWN_LAYOUTS and workspace not in project.outcomes:
             try:
-                outcome = _OWN_LAYOUTS[workspace](state, project.requests[workspace])
-            except (KeyError, TypeError, ValueError):
+                request = project.requests.get(workspace) or _request_of_saved(workspace, state)
+                outcome = _OWN_LAYOUTS[workspace](state, request) if request is not None else None
+            except (KeyError, TypeError, ValueError, RequestError):
                 outcome = None
             if outcome is not None:
                 project.outcomes[workspace] = outcome
@@ -88,6 +89,23 @@ def open_project(path: str) -> Project:
                 if outcome is not None:
                     project.outcomes[key] = outcome
     return project
+
+
+def _request_of_saved(workspace: str, state: dict):
+    """A version-1 project has no requests, but its ranked results name their inputs and settings: the request
+    behind them (for the outcome a report reads; ``evalgui-cli run`` still re-runs requests only). None: not known."""
+    inputs = state.get("inputs")
+    if workspace != "ranked" or not isinstance(inputs, dict):
+        return None
+    from evalgui.core.workflows.ranked import EvaluateRequest
+
+    options = inputs.get("options") or {}
+    return EvaluateRequest(qrels=inputs["qrels"], runs=tuple(path for _, path in inputs["runs"]),
+                           measures=tuple(inputs["measures"]), per_query=True,
+                           level=options.get("relevance_level", 1), complete=bool(options.get("complete", False)),
+                           max_docs=options.get("max_docs") or None, judged_only=bool(options.get("judged_only", False)),
+                           num_docs=options.get("num_docs_in_coll", 0),
+                           ndeval_rank_order=options.get("diversity_order") == "rank")
 
 
 def _ranked_saved(state: dict, request) -> Outcome | None:

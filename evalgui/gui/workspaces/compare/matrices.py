@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QLabel, QSplitter
 from evalgui.gui.matrix import (CellTextModel, EveryLabelArea, HeatmapPlot, MatrixView, nice_limit,
                                 on_cell_activated)
 from evalgui.gui.naming import label as shown_name
-from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS
+from evalgui.core.stats.catalogue import CORRECTION_LABELS, TEST_LABELS
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
@@ -161,12 +161,29 @@ class PairMatrix(LazyView):
         self.show_pair(measure, runs[row], runs[column])
 
     def show_pair(self, measure: str, row_run: str, column_run: str) -> None:
-        """The pair view of ``row_run`` against ``column_run``: their per-query values, as the outcome holds them."""
+        """The pair view of ``row_run`` against ``column_run``, in front."""
+        reason = self.fill_pair(measure, row_run, column_run)
+        if reason is None:
+            self.raise_pair_window()
+        elif reason:
+            self.say_why_no_pair(reason)
+
+    def fill_pair(self, measure: str, row_run: str, column_run: str) -> str | None:
+        """Put the pair's per-query values, as the outcome holds them, in the pair view; None if it could, else
+        why not (empty: nothing to say)."""
         values = self.pair_values(measure)
         if values is None or row_run not in values.columns or column_run not in values.columns:
-            return
+            return ""
         self.pair_window().show_pair(measure, row_run, column_run, values)
-        self.raise_pair_window()
+        return None
+
+    def refresh(self, comparison) -> None:
+        super().refresh(comparison)
+        # An open pair view follows the results: the same pair from the new ones, or closed if they lack it.
+        view = self.pair_view
+        if view is not None and view.isVisible():
+            if comparison is None or self.fill_pair(view.measure, view.row_run, view.column_run) is not None:
+                view.hide()
 
     def pair_window(self):
         """The pair view (one window, reused for every cell)."""

@@ -20,7 +20,7 @@ import pandas as pd
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core import tidy
-from evalgui.gui.forms import CORRECTION_LABELS
+from evalgui.core.stats.catalogue import CORRECTION_LABELS
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.workspaces.compare.matrices import DIFF, P_ADJUSTED, PairMatrix, fit_below, p_text
@@ -78,7 +78,7 @@ class PreferencesTab(PairMatrix):
     name = "preference"
     mean_label = "Mean preference"
     plot_target, table_target = "Preference heatmap…", "Preference matrix table…"
-    empty_hint = ("No preference has been evaluated yet: tick a preference measure (rpp, for instance) under "
+    empty_hint = ("No preference has been evaluated yet: tick a preference measure (RPP, for instance) under "
                   "“Preferences” in the form, then press Run. The matrix then shows the mean preference of every "
                   "run over every other, from −1 to 1.")
 
@@ -88,14 +88,13 @@ class PreferencesTab(PairMatrix):
         # are none; the workspace's, reading the preference workflow's outcome.
         self.pair_source = None
 
-    def show_pair(self, measure: str, row_run: str, column_run: str) -> None:
+    def fill_pair(self, measure: str, row_run: str, column_run: str) -> str | None:
         found = self.pair_source(measure, row_run, column_run) if self.pair_source is not None else \
             "No preferences have been computed yet."
         if isinstance(found, str):
-            self.say_why_no_pair(found)
-            return
+            return found
         self.pair_window().show_preferences(measure, row_run, column_run, found)
-        self.raise_pair_window()
+        return None
 
     def lower_widget(self):
         self.ranking_model = DataFrameModel(best=None)

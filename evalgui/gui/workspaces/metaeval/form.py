@@ -25,7 +25,8 @@ from evalgui.core.ranked.measures import REGISTRY
 from evalgui.core.stats.catalogue import CORRECTIONS, DEFAULT_SAMPLES, RESAMPLING, TESTS
 from evalgui.core.workflows.metaeval import MetaevalRequest
 from evalgui.gui.declared import Bindings, view
-from evalgui.gui.forms import CORRECTION_LABELS, TEST_LABELS, parse_numbers, registry_combo, samples_per_test
+from evalgui.core.stats.catalogue import CORRECTION_LABELS, TEST_LABELS
+from evalgui.gui.forms import parse_numbers, registry_combo, samples_per_test
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 

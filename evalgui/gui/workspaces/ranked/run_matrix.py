@@ -111,6 +111,13 @@ class RunMatrixView(LazyView):
         # so that runs arriving one by one do not stall the window for a tab nobody looks at.
         self.results = results
         self._catch_up()
+        # An open pair view follows the results: the same pair from the new ones, or closed if they lack it.
+        view = self.pair_view
+        if view is not None and view.isVisible():
+            if view.measure in results.per_query_measures() and {view.row_run, view.column_run} <= set(results.names()):
+                view.show_pair(view.measure, view.row_run, view.column_run, results.query_matrix(view.measure))
+            else:
+                view.hide()
 
     def draw(self) -> None:
         self.measure.set_items([(m, m) for m in self.results.per_query_measures()])
@@ -140,7 +147,7 @@ class RunMatrixView(LazyView):
         if not measure or row == column or not (row < len(runs) and column < len(runs)):
             return
         if self.pair_view is None:
-            self.pair_view = PairView(self.page)
+            self.pair_view = PairView(self.page, linked_views="the per-query table and the drill-down")
             self.pair_view.queries_selected.connect(self._pair_queries_selected)
         self.pair_view.show_pair(measure, runs[row], runs[column], self.results.query_matrix(measure))
         self.pair_view.show()
