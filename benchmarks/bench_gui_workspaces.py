@@ -644,18 +644,6 @@ def render(rows: list[dict], sizes_name: str, repeat: int, machine: dict, load_e
     return "\n".join(lines)
 
 
-def write_section(path: Path, section: str) -> None:
-    text = path.read_text() if path.exists() else "# Benchmarks\n\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
-        text = head + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -703,7 +691,9 @@ def main(argv: list[str] | None = None) -> int:
     section = render(rows, sizes_name, repeat, machine, os.getloadavg()[0], time.time() - started)
     print(section)
     if args.output or not (args.quick or args.only):
-        write_section(Path(args.output or ROOT / "docs" / "benchmarks.md"), section)
+        from bench_compare import write_section
+
+        write_section(Path(args.output or ROOT / "docs" / "benchmarks.md"), BEGIN, END, section)
     return 0
 
 
