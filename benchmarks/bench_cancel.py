@@ -356,16 +356,6 @@ def render(rows: list[dict], repeat: int, cap: float, where: str, took: float) -
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str) -> None:
-    doc = ROOT / "docs" / "benchmarks.md"
-    current = doc.read_text()
-    if BEGIN in current and END in current:
-        head, rest = current.split(BEGIN, 1)
-        current = head + text.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    doc.write_text(current)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -383,7 +373,9 @@ def main() -> None:
     text = render(rows, args.repeat, args.cap, where, time.perf_counter() - began)
     print(text)
     if not args.print and not args.only:
-        write_section(text)
+        from bench_compare import write_section
+
+        write_section(ROOT / "docs" / "benchmarks.md", BEGIN, END, text)
 
 
 if __name__ == "__main__":

@@ -202,7 +202,8 @@ def write_section(path: Path, begin: str, end: str, section: str) -> None:
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"
     if begin in text and end in text:
         head, rest = text.split(begin, 1)
-        text = head + section + rest.split(end, 1)[1].lstrip("\n")
+        tail = rest.split(end, 1)[1].lstrip("\n")
+        text = head + section.rstrip("\n") + "\n" + ("\n" + tail if tail else "")     # a blank line before the rest
     else:
         text = text.rstrip("\n") + "\n\n" + section
     write_atomic(path, text)

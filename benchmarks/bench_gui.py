@@ -187,18 +187,6 @@ def render(spec, data, machine, runs: list[dict], pytrec: br.ToolResult | None, 
     return "\n".join(lines)
 
 
-def write_section(path: Path, section: str) -> None:
-    text = path.read_text() if path.exists() else "# Benchmarks\n\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
-        text = head + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -233,7 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     section = render(spec, data, machine, runs, pytrec, args.repeat, time.time() - started, baseline)
     print(section)
     if not args.quick:
-        write_section(Path(args.output), section)
+        from bench_compare import write_section
+
+        write_section(Path(args.output), BEGIN, END, section)
     return 0
 
 

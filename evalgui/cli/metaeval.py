@@ -44,8 +44,9 @@ def add_arguments(p) -> None:
         "qrels": {"help": "qrels (not with --scores)"},
         "runs": {"help": "runs (at least two)"},
         "measures": {"help": "measure to meta-evaluate, ranked (AP, nDCG@10...) or a preference (rpp, dcgrpp, "
-                             "invrpp, lexirecall, lexiprecision); repeatable (e.g. -m AP -m nDCG@10 -m rpp; with "
-                             "--scores, default: every measure in the file)"},
+                             "invrpp, lexirecall, lexiprecision, or as papers name them: RPP, DCGPP, INVPP, "
+                             "Lexirecall, Lexiprecision, in any case); repeatable (e.g. -m AP -m nDCG@10 -m rpp; "
+                             "with --scores, default: every measure in the file)"},
         "experiment": {"required": True},
         "set_sizes": {"help": "queries per set; repeatable: the error rate against the size (default 5, 10, ... "
                               "n/2)"},
@@ -94,8 +95,11 @@ def run(args) -> int:
         if getattr(args, dest):
             table = outcome.tables[name]
     if args.matrix is not None:
-        if args.matrix not in outcome.measures:
+        from evalgui.core.ranked.preference import registered_names
+
+        wanted = registered_names([args.matrix])[0]       # a preference by either name, as the table holds it
+        if wanted not in outcome.measures:
             raise UsageProblem(f"--matrix {args.matrix}: not one of the measures ({', '.join(outcome.measures)})")
-        table = table[table["measure"] == args.matrix].reset_index(drop=True)
+        table = table[table["measure"] == wanted].reset_index(drop=True)
     write_table(table, fmt, args.output)
     return 0

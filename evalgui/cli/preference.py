@@ -7,9 +7,11 @@ from evalgui.cli.common import UsageProblem, add_output_options, output_format, 
 NAME = "preference"
 HELP = "Recall-Paired Preference for every two runs"
 DESCRIPTION = ("Compares every two runs query by query, from where each ranks the relevant documents: "
-               "Recall-Paired Preference (rpp, dcgrpp, invrpp; Diaz & Ferraro 2022) and lexicographic recall "
-               "and precision (lexirecall, lexiprecision); with subtopic qrels, RPP per subtopic (st_rpp, "
-               "st_rpp_rel). One row per pair of runs, in the order given; a "
+               "Recall-Paired Preference (RPP, DCGPP, INVPP; Diaz & Ferraro 2022) and lexicographic recall "
+               "and precision (Lexirecall, Lexiprecision); with subtopic qrels, RPP per subtopic (ST-RPP, "
+               "ST-RPP(rel)). -m takes the name papers write or the registered one (rpp, dcgrpp, invrpp, "
+               "lexirecall, lexiprecision, st_rpp, st_rpp_rel), in any case; the output's measure column keeps "
+               "the registered names. One row per pair of runs, in the order given; a "
                "positive value prefers run_a. --test adds whether each pair's mean preference differs from 0 "
                "(one-sample tests on the per-query preferences, corrected per measure over the pairs); "
                "--matrix writes the run x run matrix of mean preferences instead, --ranking the runs ranked by "
@@ -18,8 +20,10 @@ DESCRIPTION = ("Compares every two runs query by query, from where each ranks th
 # --help does not import it).
 TEST_COLUMNS = ("ci_low", "ci_high", "effect_size", "p_value", "p_adjusted", "significant", "wins", "ties", "losses",
                 "n_queries", "test", "samples", "seed", "correction", "alpha", "queries", "binary_threshold")
-# The family's records, named here so that --help does not import the engine (a test keeps them equal).
+# The family's records and the names papers write, named here so that --help does not import the engine
+# (a test keeps them equal to the registry's).
 MEASURES = ("rpp", "dcgrpp", "invrpp", "lexirecall", "lexiprecision", "st_rpp", "st_rpp_rel")
+PAPER_NAMES = ("RPP", "DCGPP", "INVPP", "Lexirecall", "Lexiprecision", "ST-RPP", "ST-RPP(rel)")
 
 
 def add_arguments(p) -> None:
@@ -28,8 +32,10 @@ def add_arguments(p) -> None:
 
     add_params(p, PreferenceRequest, positional=("qrels", "runs"), skip=("baselines",), overrides={
         "runs": {"nargs": "+"},
-        "measures": {"help": f"preference to compute, repeatable: {', '.join(MEASURES)} (default: all; st_rpp "
-                             "and st_rpp_rel, subtopic RPP, only with subtopic qrels)"},
+        "measures": {"help": "preference to compute, repeatable, as papers name it or as registered: "
+                             + ", ".join(f"{paper} or {name}" for paper, name in zip(PAPER_NAMES, MEASURES))
+                             + " (any case; default: all; ST-RPP and ST-RPP(rel), subtopic RPP, only with "
+                             "subtopic qrels)"},
         "binary_threshold": {"help": "grade >= N is relevant, grades not told apart (default: every grade >= 1 "
                                      "is relevant and RPP averages over the grade levels)"},
         "test": {"help": "test whether each pair's mean preference is 0, on its per-query preferences (one-sample: "

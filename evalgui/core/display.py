@@ -2,8 +2,10 @@
 numbers that read as numbers. Qt-free, so the CLI and tests can use it too.
 
 - :func:`measure_label`: a trec_eval output name (``map``, ``ndcg_cut_10``, ``P_10``,
-  ``recip_rank``) as papers write it (AP, nDCG@10, P@10, RR), or as trec_eval does. Both spellings
-  are what ``evalgui-cli`` accepts, so a table exported with either naming stays machine-readable.
+  ``recip_rank``) as papers write it (AP, nDCG@10, P@10, RR), or as trec_eval does; a preference
+  measure's registered name (``rpp``, ``lexiprecision``) as papers write it (RPP, Lexiprecision), or as
+  registered. Both spellings are what ``evalgui-cli`` accepts, so a table exported with either naming
+  stays machine-readable.
 - :func:`column_label`: a table's machine column name (``ci_low``, ``systemCount``) as a header
   ("95 % CI (low)", "Systems"); exports keep the machine names.
 - :func:`format_number`, :func:`format_p`: counts as integers, shares with %, small p-values as
@@ -36,14 +38,30 @@ _TO_TREC_CUT = {paper: trec for trec, paper in _CUT.items()}
 _PAPER_PATTERN = re.compile(r"^(?P<name>[A-Za-z]+)@(?P<cutoff>\d+(?:\.\d+)?)$")
 
 
+_PREFERENCE: dict[str, str] = {}           # preference's registered name -> papers' (rpp -> RPP)
+_PREFERENCE_CODE: dict[str, str] = {}      # and back
+
+
+def _preferences() -> dict[str, str]:
+    """The preference measures' names as papers write them, from their registry records (read once, when
+    first needed: the registry's module imports numpy)."""
+    if not _PREFERENCE:
+        from evalgui.core.ranked.preference import REGISTRY
+
+        _PREFERENCE_CODE.update({r.paper_name: name for name, r in REGISTRY.items()})
+        _PREFERENCE.update({name: r.paper_name for name, r in REGISTRY.items()})
+    return _PREFERENCE
+
+
 def paper_name(name: str) -> str:
     """``map`` -> AP, ``ndcg_cut_10`` -> nDCG@10, ``P_10`` -> P@10, ``recall_100`` -> R@100,
-    ``iprec_at_recall_0.10`` -> IPrec@0.1; any other name (already a paper's, or unknown) unchanged."""
+    ``iprec_at_recall_0.10`` -> IPrec@0.1, the preference ``dcgrpp`` -> DCGPP; any other name (already a
+    paper's, or unknown) unchanged."""
     if name in _PLAIN:
         return _PLAIN[name]
     match = _CUT_PATTERN.match(name)
     if match is None:
-        return name
+        return _preferences().get(name, name)
     cutoff = match["cutoff"]
     if "." in cutoff:
         cutoff = f"{float(cutoff):g}"
@@ -51,12 +69,14 @@ def paper_name(name: str) -> str:
 
 
 def trec_name(name: str) -> str:
-    """The inverse of :func:`paper_name`: AP -> ``map``, nDCG@10 -> ``ndcg_cut_10``; others unchanged."""
+    """The inverse of :func:`paper_name`: AP -> ``map``, nDCG@10 -> ``ndcg_cut_10``, DCGPP -> ``dcgrpp``
+    (a preference's registered name); others unchanged."""
     if name in _TO_TREC:
         return _TO_TREC[name]
     match = _PAPER_PATTERN.match(name)
     if match is None or match["name"] not in _TO_TREC_CUT:
-        return name
+        _preferences()
+        return _PREFERENCE_CODE.get(name, name)
     trec = _TO_TREC_CUT[match["name"]]
     cutoff = match["cutoff"]
     if trec == "iprec_at_recall":
@@ -89,8 +109,6 @@ COLUMN_LABELS = {
     "policy": "Query set", "universe": "Queries available", "dropped": "Queries left out",
     "difference_required": "Difference required", "samples": "Resamples (B)", "seed": "Seed",
     "binary_threshold": "Binary threshold",
-    # preference measures (shown so; exports and evalgui-cli keep their registered names)
-    "st_rpp": "ST-RPP (subtopics alike)", "st_rpp_rel": "ST-RPP (subtopics by relevant documents)",
     # meta-evaluation
     "set_size": "Topic set size", "error_rate": "Error rate", "error_rate_sd": "Error rate (SD)",
     "tie_rate": "Tie rate", "tie_rate_sd": "Tie rate (SD)", "discriminative_power": "Discriminative power",

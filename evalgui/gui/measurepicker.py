@@ -47,7 +47,7 @@ def _kind(record: Record) -> ParamKind:
 
 def paper_label(record: Record) -> str:
     """``record`` as papers write it: its ir_measures name (AP, nDCG@k), else the paper notation
-    of its trec_eval name (gm_map: GMAP), else its plain header (st_rpp), else its name."""
+    of its trec_eval name (gm_map: GMAP) or of a preference (rpp: RPP), else its plain header, else its name."""
     ir_name = getattr(record, "ir_name", None)
     if ir_name:
         return ir_name
@@ -125,8 +125,10 @@ def help_html(record: Record, chosen: str | None = None) -> str:
         first, other = _names(record, chosen)
         if other:
             title = first
-            aliases = [(where, name) for where, name in aliases if name != first]
-            aliases.insert(0, ("trec_eval", other) if chosen == display.PAPER else ("in papers", other))
+            aliases = [(where, name) for where, name in aliases if name != first and (where, name) != ("paper", other)]
+            # the other name: trec_eval's for a ranked measure, the registered one (files, projects) for others
+            machine = "trec_eval" if record.family == "ranked" else "registered"
+            aliases.insert(0, (machine, other) if chosen == display.PAPER else ("in papers", other))
     aliases = ", ".join(f"{where}: {name}" for where, name in aliases)
     alias = f" &nbsp;<span style='color:gray'>({html.escape(aliases)})</span>" if aliases else ""
     params = "".join(f"<p><b>Parameters</b> ({html.escape(p.name)}): {html.escape(p.description)}; "

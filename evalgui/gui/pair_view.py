@@ -140,11 +140,11 @@ class PairView(QDialog):
         self.measure, self.row_run, self.column_run = measure, row_run, column_run
         self.preferences = True
         self.frame = frame = preference_rows(preferences)
-        self.setWindowTitle(f"{row_run} over {column_run} · {measure}")
+        self.setWindowTitle(f"{row_run} over {column_run} · {shown_name(measure)}")
         wins, losses = int((frame["difference"] > 0).sum()), int((frame["difference"] < 0).sum())
         mean = float(frame["difference"].mean()) if len(frame) else 0.0
         self.caption.setText(
-            f"{measure} preference of {row_run} over {column_run}, query by query, over the {len(frame)} "
+            f"{shown_name(measure)} preference of {row_run} over {column_run}, query by query, over the {len(frame)} "
             f"queries with a relevant document, the strongest at the top: 1, {row_run} preferred outright; "
             f"−1, {column_run}. {row_run} is preferred on {wins}, {column_run} on {losses}, neither on "
             f"{len(frame) - wins - losses}; the mean, {mean:+.4f}, is the matrix's cell. Select queries in the "

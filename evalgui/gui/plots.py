@@ -372,6 +372,7 @@ class PrecisionRecallPlot(pg.PlotWidget):
         item.setMouseEnabled(x=False, y=False)
         item.hideButtons()
         self.legend = item.addLegend(offset=(-10, 10))
+        keep_legend_clear(item, self.legend)
         self._curves: dict[str, pg.PlotDataItem] = {}
         self._data: dict[str, dict] = {}
         self.kind = "interpolated"
@@ -493,3 +494,60 @@ class DifferenceChart(pg.PlotWidget):
             f" ({of_queries - n} of {of_queries} queries left out: not in both runs)"
         item.setTitle(f"{run} vs {baseline}: helped {int(counts.get('helped', 0))}, "
                       f"hurt {int(counts.get('hurt', 0))}, tied {int(counts.get('tied', 0))}{left_out}", size="10pt")
+
+
+# ------------------------------------------------------------------ a legend where the curves are not
+_CORNERS = ((1, 0), (0, 0), (1, 1), (0, 1))          # (x, y) of the legend's corner: top right first
+
+
+def keep_legend_clear(item: pg.PlotItem, legend: pg.LegendItem, margin: int = 10) -> None:
+    """Put ``legend`` in the corner of the plot where it covers the fewest points of its curves (the lines
+    between them too), and again whenever the view's range or size changes. Top right when all are clear."""
+    def place(*_):
+        corner = clearest_corner(item, legend, margin)
+        offset = (margin if corner[0] == 0 else -margin, margin if corner[1] == 0 else -margin)
+        legend.anchor(itemPos=corner, parentPos=corner, offset=offset)
+
+    item.vb.sigRangeChanged.connect(place)
+    item.vb.sigResized.connect(place)
+    legend.place_clear = place          # for views that redraw: call after adding curves
+
+
+def clearest_corner(item: pg.PlotItem, legend: pg.LegendItem, margin: int = 10) -> tuple[int, int]:
+    """The corner (as anchor fractions) where the legend's box holds the fewest points of the plot's curves."""
+    view = item.vb
+    box = view.boundingRect()
+    width, height = legend.boundingRect().width(), legend.boundingRect().height()
+    if box.width() <= 0 or not width or not height:
+        return _CORNERS[0]
+    xs, ys = [], []
+    for curve in item.listDataItems():
+        if not curve.isVisible():
+            continue
+        x, y = curve.getData()
+        if x is None or not len(x):
+            continue
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        # the lines between points too: ten points along each segment
+        steps = np.linspace(0.0, 1.0, 10, endpoint=False)
+        if len(x) > 1:
+            x = np.concatenate([(x[:-1, None] + np.diff(x)[:, None] * steps).ravel(), x[-1:]])
+            y = np.concatenate([(y[:-1, None] + np.diff(y)[:, None] * steps).ravel(), y[-1:]])
+        xs.append(x)
+        ys.append(y)
+    if not xs:
+        return _CORNERS[0]
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    (x0, x1), (y0, y1) = view.viewRange()
+    if x1 == x0 or y1 == y0:
+        return _CORNERS[0]
+    # in the view box's pixels (y down)
+    px = (x - x0) / (x1 - x0) * box.width()
+    py = (y1 - y) / (y1 - y0) * box.height()
+    counts = []
+    for cx, cy in _CORNERS:
+        left = margin if cx == 0 else box.width() - margin - width
+        top = margin if cy == 0 else box.height() - margin - height
+        inside = (px >= left) & (px <= left + width) & (py >= top) & (py <= top + height)
+        counts.append(int(inside.sum()))
+    return _CORNERS[int(np.argmin(counts))]

@@ -224,6 +224,17 @@ def test_preference_measures_in_every_experiment(capsys, experiment, extra):
     assert frame[list(COLUMNS[experiment])].notna().all().all() and (frame["queries"] == 50).all()
 
 
+def test_preference_measures_as_papers_name_them(capsys):
+    # RPP, Lexiprecision (any case) are rpp, lexiprecision: the same output, with the registered names
+    argv = ["--experiment", "stability", "--set-size", "5", "--sets", "50", "--repetitions", "2"]
+    status, out, err = run_cli(capsys, "metaeval", QRELS, *RUNS, "-m", "RPP", "-m", "LEXIPRECISION", *argv)
+    assert status == 0 and err == []
+    assert run_cli(capsys, "metaeval", QRELS, *RUNS, "-m", "rpp", "-m", "lexiprecision", *argv)[1] == out
+    assert list(dict.fromkeys(table(out)["measure"])) == ["rpp", "lexiprecision"]
+    status, matrix, _ = run_cli(capsys, "metaeval", QRELS, *RUNS, "-m", "rpp", *argv, "--matrix", "RPP")
+    assert status == 0 and set(table(matrix)["measure"]) == {"rpp"}
+
+
 def test_the_better_worse_equal_matrix_of_a_preference(capsys):
     status, out, _ = run_cli(capsys, "metaeval", QRELS, *RUNS, "-m", "rpp", "--experiment", "stability",
                              "--set-size", "5", "--sets", "50", "--repetitions", "2", "--matrix", "rpp")

@@ -68,6 +68,31 @@ def test_measures_in_the_order_asked_and_duplicate_run_names(capsys, files):
     assert table["value"].tolist() == [0.0, 0.0]
 
 
+def test_measures_as_papers_name_them_in_any_case(capsys, files):
+    # RPP, DCGPP, Lexiprecision... as the papers write them, or lower-cased; the output keeps the registered names,
+    # so it is the same as with the registered names.
+    qrels, a, b, _ = files
+    status, out, _ = run_cli(capsys, "preference", qrels, a, b, "-m", "RPP", "-m", "dcgpp", "-m", "INVPP",
+                             "-m", "Lexirecall", "-m", "LEXIPRECISION", "--per-query")
+    assert status == 0
+    status, registered, _ = run_cli(capsys, "preference", qrels, a, b, "-m", "rpp", "-m", "dcgrpp", "-m", "invrpp",
+                                    "-m", "lexirecall", "-m", "lexiprecision", "--per-query")
+    assert status == 0 and out == registered
+    assert list(dict.fromkeys(read_table(out)["measure"])) == ["rpp", "dcgrpp", "invrpp", "lexirecall",
+                                                               "lexiprecision"]
+    status, out, err = run_cli(capsys, "preference", qrels, a, b, "-m", "DCG-RPP")
+    assert status == 2 and len(err) == 1 and "unknown preference 'DCG-RPP'" in err[0] and "DCGPP (dcgrpp)" in err[0]
+
+
+def test_the_python_api_takes_either_name(files):
+    import evalgui as eg
+
+    qrels, a, b, _ = files
+    outcome = eg.preference(qrels, [a, b], measures=["Lexiprecision", "rpp"])
+    assert list(outcome.request.measures) == ["lexiprecision", "rpp"]       # projects keep the registered names
+    assert list(dict.fromkeys(outcome.tables["pairs"]["measure"])) == ["lexiprecision", "rpp"]
+
+
 def test_formats_and_output_file(capsys, tmp_path, files):
     qrels, a, b, _ = files
     status, out, _ = run_cli(capsys, "preference", qrels, a, b, "-m", "invrpp", "--format", "json")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -360,9 +361,50 @@ def test_the_family_is_registered_with_descriptions_and_formulas():
         assert record.family == "preference" and record.direction == "higher"
         assert len(record.description) > 40 and "s_i = sgn(y_i - x_i)" in record.formula
     assert "positive when the first run (the row of a preference matrix) is preferred" in P.REGISTRY.description
-    from evalgui.cli.preference import MEASURES as CLI_MEASURES
+    from evalgui.cli.preference import MEASURES as CLI_MEASURES, PAPER_NAMES
 
     assert list(CLI_MEASURES) == list(P.REGISTRY)
+    assert list(PAPER_NAMES) == [r.paper_name for r in P.REGISTRY.values()]
+
+
+def test_every_preference_has_the_name_papers_write():
+    # Diaz & Ferraro 2022 (the RPP slides' table of their results): RPP, DCGPP, INVPP; the RPP slides: ST-RPP.
+    assert [r.paper_name for r in P.REGISTRY.values()] == ["RPP", "DCGPP", "INVPP", "Lexirecall", "Lexiprecision",
+                                                          "ST-RPP", "ST-RPP(rel)"]
+    for record in P.REGISTRY.values():
+        assert record.paper_name != record.name and ("paper", record.paper_name) in record.aliases
+
+
+@pytest.mark.parametrize("given, registered", [
+    ("rpp", "rpp"), ("RPP", "rpp"), ("Rpp", "rpp"), ("DCGPP", "dcgrpp"), ("dcgpp", "dcgrpp"), ("DCGRPP", "dcgrpp"),
+    ("INVPP", "invrpp"), ("Lexiprecision", "lexiprecision"), ("LEXIRECALL", "lexirecall"), ("ST-RPP", "st_rpp"),
+    ("st-rpp(REL)", "st_rpp_rel"), ("ST_RPP_REL", "st_rpp_rel"), ("AP", None), ("DCG-RPP", None)])
+def test_either_name_in_any_case_gives_the_registered_one(given, registered):
+    assert P.code_name(given) == registered
+    if registered is None:
+        with pytest.raises(EvalUsageError, match=f"unknown preference '{re.escape(given)}'.*RPP \\(rpp\\)"):
+            P.measure(given)
+    else:
+        assert P.measure(given).name == registered
+
+
+def test_a_spelling_two_preferences_share_but_in_case_is_refused(monkeypatch):
+    from dataclasses import replace
+
+    # a preference registered as "Rpp" (a plug-in's, say): "rPP" could be either, "RPP" and "Rpp" are exact
+    monkeypatch.setitem(P.REGISTRY._records, "Rpp", replace(P.REGISTRY["rpp"], name="Rpp", aliases=()))
+    assert P.code_name("RPP") == "rpp" and P.code_name("Rpp") == "Rpp"
+    with pytest.raises(EvalUsageError, match="'rPP' is ambiguous: write one of rpp, Rpp"):
+        P.code_name("rPP")
+
+
+def test_the_display_names_preferences_as_papers_or_as_registered():
+    from evalgui.core import display
+
+    for name, record in P.REGISTRY.items():
+        assert display.measure_label(name) == record.paper_name == display.label(name)
+        assert display.measure_label(name, display.TREC_EVAL) == name
+        assert display.trec_name(record.paper_name) == name and display.is_measure_name(name)
 
 
 # ---------------------------------------------------------------- agreement with diazf/pref_eval

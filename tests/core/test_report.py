@@ -105,3 +105,17 @@ def test_a_ranked_result_without_its_curves_says_how_to_get_them():
 
     assert NO_CURVES in build_report([Section("ranked", _ranked_outcome(False))])
     assert NO_CURVES not in build_report([Section("ranked", _ranked_outcome(True))])
+
+
+def test_the_preference_section_names_the_measures_as_papers_do():
+    # Issue 24, point 2: RPP, Lexiprecision in the tables' cells and the provenance, not the registered rpp,
+    # lexiprecision (which the provenance's title, the request as saved, keeps).
+    preferred = run_preference(PreferenceRequest(qrels=str(SYN / "qrels.txt"), runs=RUNS,
+                                                 measures=["rpp", "lexiprecision"], test="t"))
+    page = build_report([Section("preference", preferred)])
+    section = page[page.index('<section id="preference">'):]
+    shown = section[:section.index("</section>")]
+    assert "<td>RPP</td>" in shown and "<td>Lexiprecision</td>" in shown
+    assert not re.search(r">\s*(?:rpp|lexiprecision)\s*<", shown), shown
+    assert "<th" in shown and ">Mean preference</th>" in shown
+    assert '<td title="rpp, lexiprecision">RPP, Lexiprecision</td>' in shown

@@ -168,7 +168,8 @@ def spare_core() -> bool:
 
 # Half a second without an answer is a window its user sees freeze. Tests check that no turn of the GUI thread
 # comes near it, which only work done on the wrong thread can; how short the turns are (tens of ms) is a speed
-# target, measured by benchmarks/bench_gui.py beside the peers, not asserted here: CI machines are slower.
+# target, measured by benchmarks/bench_gui_workspaces.py (and bench_gui.py), not asserted here: CI machines are
+# slower.
 FREEZE = 0.5
 
 

@@ -76,7 +76,7 @@ def test_choosing_two_cases_of_50000_keeps_the_window_responsive(qtbot, window, 
         _preview_settled(qtbot, casebase)
         end = time.perf_counter()
     # The longest turn here (50,000 cases joining the session) takes 80-100 ms of GUI-thread CPU on the 2-core
-    # machine; bench_gui.py measures it, the test checks the window never froze.
+    # machine; bench_gui_workspaces.py measures it, the test checks the window never froze.
     print(heartbeat.check(start, end))
     assert box.query.currentData() == "c31337" and box.case.currentData() == "c49999"
 

@@ -55,7 +55,7 @@ def test_before_any_preference_the_tab_says_what_to_do(qtbot, window):
     view = compare.preference_view
     compare.results_tabs.setCurrentWidget(view.page)
     # not a blank matrix under a 0–1 colour bar: what to tick, and Run
-    assert view.hint.isVisible() and "rpp" in view.hint.text() and "press Run" in view.hint.text()
+    assert view.hint.isVisible() and "RPP" in view.hint.text() and "press Run" in view.hint.text()
     assert not view.heatmap.colour_bar.isVisible()
     _prefer(qtbot, window, test="bootstrap", samples_spin=100)
     assert not view.hint.isVisible() and view.heatmap.colour_bar.isVisible()
@@ -67,7 +67,10 @@ def test_the_form_offers_every_preference_with_its_description(qtbot, window):
     assert f.preference_list.keys() == list(P.REGISTRY) and f.preference_list.checked() == []
     for i in range(f.preference_list.count()):
         item = f.preference_list.item(i)
-        assert item.toolTip() == P.REGISTRY[item.data(Qt.ItemDataRole.UserRole)].help_text
+        record = P.REGISTRY[item.data(Qt.ItemDataRole.UserRole)]
+        # as papers name it (RPP, DCGPP, Lexiprecision), the registered name (what files and projects keep) below
+        assert item.text() == record.paper_name
+        assert item.toolTip() == f"{record.help_text}\n\nName in evalgui-cli's files and in projects: {record.name}"
     assert "binary" in f.binary_check.toolTip().lower() or "grade" in f.binary_check.toolTip()
     assert not f.binary_spin.isEnabled() and f.binary_threshold() is None
     f.binary_check.setChecked(True)
@@ -87,7 +90,7 @@ def test_preferences_equal_the_engine_in_every_view(qtbot, window):
     _frames_equal(shown.table, expected.table)
     _frames_equal(shown.ranking, expected.ranking)
     assert shown.runs == list(SYNTHETIC_RUNS) and compare.comparison is not None      # P@10 was compared too
-    assert "Preferences (rpp, lexiprecision) between 4 runs" in compare.progress_label.text()
+    assert "Preferences (RPP, Lexiprecision) between 4 runs" in compare.progress_label.text()
 
     view = compare.preference_view
     compare.results_tabs.setCurrentWidget(view.page)
@@ -170,6 +173,59 @@ def test_against_baselines_only_their_pairs_are_tested(qtbot, window):
 
 
 # ---------------------------------------------------------------------------- exports
+def test_view_measure_names_shows_the_papers_or_the_registered_names(qtbot, window):
+    # View ▸ Measure names: "as in papers" (RPP, Lexiprecision) or the registered names (rpp, lexiprecision), in the
+    # form's check boxes, the matrix's combo, its caption and tooltips; the ticks and the results stay.
+    from evalgui.core import display
+    from evalgui.gui import naming
+
+    compare = _prefer(qtbot, window)
+    view, f = compare.preference_view, compare.form
+    compare.results_tabs.setCurrentWidget(view.page)
+    _choose(view.measure, "lexiprecision")
+
+    runs = view.runs()
+    view.show_pair("lexiprecision", runs[0], runs[1])
+
+    def shown():
+        return ([f.preference_list.item(i).text() for i in range(2)], view.measure.currentText(),
+                "Lexiprecision" in view.caption.text(), "· Lexiprecision (" in view.model.tooltip(0, 1),
+                view.pair_view.windowTitle().endswith("· Lexiprecision"))
+
+    assert shown() == (["RPP", "DCGPP"], "Lexiprecision", True, True, True)
+    try:
+        naming.set_current(display.TREC_EVAL)
+        assert shown() == (["rpp", "dcgrpp"], "lexiprecision", False, False, False)
+        assert view.pair_view.windowTitle().endswith("· lexiprecision")
+        assert "lexiprecision" in view.caption.text() and view.measure.currentData() == "lexiprecision"
+        assert f.preference_measures() == list(TICKED)
+    finally:
+        naming.set_current(display.PAPER)
+    assert shown() == (["RPP", "DCGPP"], "Lexiprecision", True, True, True)
+
+
+def test_a_project_keeps_the_registered_names_and_opens_on_them(qtbot, make_window, tmp_path):
+    import json
+
+    from tests.gui.test_projects import _wait_restored
+
+    window = make_window()
+    compare = _prefer(qtbot, window)
+    project = tmp_path / "prefs.evalgui"
+    assert window.write_project(str(project))
+    saved = json.loads(project.read_text())
+    assert {k for k, v in saved["forms"]["compare"]["preferences"].items() if v} == set(TICKED)
+    assert saved["requests"]["preference"]["measures"] == list(TICKED)
+    second = make_window()
+    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
+        second.open_project(str(project))
+    _wait_restored(qtbot, second)
+    reopened = second.workspaces["compare"]
+    assert reopened.form.preference_measures() == list(TICKED)
+    assert reopened.preferences is not None and list(reopened.preferences.measures) == list(TICKED)
+    assert [reopened.preference_view.measure.itemText(i) for i in range(2)] == ["RPP", "Lexiprecision"]
+
+
 def test_exports_tables_and_heatmap(qtbot, window, tmp_path, monkeypatch):
     compare = _prefer(qtbot, window, test="bootstrap", samples_spin=300)
     targets = dict(compare.export_targets())
@@ -182,8 +238,11 @@ def test_exports_tables_and_heatmap(qtbot, window, tmp_path, monkeypatch):
     _save_as(monkeypatch, tmp_path / "ranking.csv")
     targets["Preference ranking…"]()
     ranking = pd.read_csv(tmp_path / "ranking.csv")
+    # every measure; its measure column in the window's naming, as a ranked export's (evalgui-cli takes both)
+    expected = compare.preferences.ranking[["measure", "rank", "run", "mean_preference"]]
     _frames_equal(ranking[["measure", "rank", "run", "mean_preference"]],
-                  compare.preferences.ranking[["measure", "rank", "run", "mean_preference"]])   # every measure
+                  expected.assign(measure=expected["measure"].map(lambda m: P.REGISTRY[m].paper_name)))
+    assert list(dict.fromkeys(ranking["measure"])) == ["RPP", "Lexiprecision"]
     assert set(ranking["test"]) == {"bootstrap"} and set(ranking["samples"]) == {300}
     _save_as(monkeypatch, tmp_path / "tests.csv")
     targets["Preference tests…"]()

@@ -21,6 +21,19 @@ IDENTIFIER = re.compile(
     r"|\(-[A-Za-z]\)")                                                   # (-x)
 # Words of the command line's language that are not identifiers but still not words.
 BANNED_WORDS = re.compile(r"\b(?:ks|Sep\.)(?!\w)")
+
+
+def _registered_names() -> re.Pattern:
+    """The preference measures' registered names that papers write otherwise (rpp, not RPP; lexiprecision, not
+    Lexiprecision): plain lower-case words, so the identifier pattern cannot tell them from prose."""
+    from evalgui.core.ranked.preference import REGISTRY
+
+    names = sorted((n for n, r in REGISTRY.items() if getattr(r, "paper_name", None) != n and "_" not in n), key=len,
+                   reverse=True)
+    return re.compile(r"(?<![\w.@/\\-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w.@(/\\])")
+
+
+REGISTERED_NAMES = _registered_names()
 # Legitimate tokens that look like identifiers: file names (the sample data) and the names
 # people write for measures.
 ALLOWED = {"make_ranks", "mac_model", "procake_evaluated", "procake_ground_truth", "information_systems",
@@ -33,7 +46,8 @@ ALLOWED = {"make_ranks", "mac_model", "procake_evaluated", "procake_ground_truth
            "min_rel", "max_rel"}
 # Parts of a tooltip that are meant for machines or mathematicians, not read as prose: a measure's
 # formula (subscripts such as d_k, mean_q) and the column's name in exported files (which exports keep).
-NOT_PROSE = re.compile(r"^(?:Formula\b.*|Column in exported files: .*)$", re.MULTILINE)
+NOT_PROSE = re.compile(r"^(?:Formula\b.*|Column in exported files: .*|Name in evalgui-cli's files and in projects: .*)$",
+                       re.MULTILINE)
 # (widget's object name, word) pairs tolerated while a form is being rebuilt from the workflow layer's
 # declarations (the meta-evaluation form's migration): remove them when it lands.
 TOLERATED: set[tuple[str, str]] = set()      # (object name, word) a migration still under way may show
@@ -44,7 +58,8 @@ SKIP_OBJECTS = {"filePath"}
 def offending_words(text: str) -> list[str]:
     """The identifier-like words and flags in ``text`` (file names and ALLOWED words excepted)."""
     text = NOT_PROSE.sub("", text)
-    words = [m.group(0) for m in IDENTIFIER.finditer(text)] + [m.group(0) for m in BANNED_WORDS.finditer(text)]
+    words = [m.group(0) for m in IDENTIFIER.finditer(text)] + [m.group(0) for m in BANNED_WORDS.finditer(text)] \
+        + [m.group(0) for m in REGISTERED_NAMES.finditer(text)]
     return [w for w in words if w not in ALLOWED and not re.search(r"\.\w{2,4}$", w)]
 
 
@@ -59,6 +74,9 @@ def test_the_pattern_catches_identifiers_and_flags_and_spares_words():
     assert offending_words("Mean of the first.\n\nFormula: AP = mean_q sum_i d_i\n\nColumn in exported files: "
                            "ci_low") == []
     assert offending_words("Use ci_low here\nFormula: x_i") == ["ci_low"]
+    # a preference measure under its registered name, not the name papers write
+    assert offending_words("Preference matrix: rpp; lexiprecision over dcgrpp") == ["rpp", "lexiprecision", "dcgrpp"]
+    assert offending_words("RPP, DCGPP, INVPP, Lexirecall, Lexiprecision, ST-RPP(rel); read prefs.rpp") == []
 
 
 def hover_texts(widget, name: str) -> list[tuple[str, str]]:
@@ -102,7 +120,7 @@ def visible_texts(root) -> list[tuple[str, str]]:
     table headers (both directions), plot axis labels and legends; tooltips, status tips, placeholders
     and accessible descriptions (:func:`hover_texts`)."""
     import pyqtgraph as pg
-    from PySide6.QtWidgets import (QAbstractButton, QComboBox, QGroupBox, QLabel, QLineEdit,
+    from PySide6.QtWidgets import (QAbstractButton, QComboBox, QGroupBox, QLabel, QLineEdit, QListView,
                                    QListWidget, QTableView, QTabWidget, QTreeWidget)
 
     texts = []
@@ -123,6 +141,11 @@ def visible_texts(root) -> list[tuple[str, str]]:
             texts += [(name + " tab", widget.tabText(i)) for i in range(widget.count())]
         if isinstance(widget, QListWidget):
             texts += [(name + " item", widget.item(i).text()) for i in range(widget.count())]
+        elif isinstance(widget, QListView) and widget.model() is not None:      # a checklist's rows
+            model = widget.model()
+            texts += [(name + " item", str(model.index(r, 0).data() or "")) for r in range(min(model.rowCount(), 50))]
+        if widget.isWindow():
+            texts.append((name + " window title", widget.windowTitle()))
         if isinstance(widget, QTableView) and widget.model() is not None:
             model = widget.model()
             texts += [(name + " header", str(model.headerData(c, Qt.Orientation.Horizontal) or ""))
@@ -181,8 +204,18 @@ def run_every_workspace(qtbot, window, monkeypatch):
     for key in ("compare", "metaeval"):
         workspace = window.workspaces[key]
         window.tabs.setCurrentWidget(workspace)
+        if key == "compare":            # the preferences too (plain qrels: not ST-RPP, which would be RPP again)
+            from evalgui.core.ranked.preference import REGISTRY
+
+            for name, record in REGISTRY.items():
+                workspace.form.preference_list.set_checked(name, not record.subtopics)
+        else:                           # two preferences beside the ranked measures
+            picker = workspace.form.picker
+            picker.set_checked({**picker.checked(), "rpp": "", "lexiprecision": ""})
         run_and_wait(qtbot, workspace)
         assert workspace.has_results(), workspace.progress_label.text()
+        if key == "metaeval":
+            assert {"rpp", "lexiprecision"} <= set(workspace.outcome.request.measures)
         yield workspace
     load(qtbot, window, [RANKS])
     stability = window.workspaces["stability"]
@@ -204,12 +237,35 @@ def run_every_workspace(qtbot, window, monkeypatch):
     yield casebase
 
 
+def preference_offences(qtbot, compare) -> list[str]:
+    """The Preferences tab drawn for each preference measure: the heatmap, its caption, its cells' tooltips,
+    the tables, the exported plot's title; and a cell's pair, query by query."""
+    view = compare.preference_view
+    assert view.comparison is not None and view.measure.count() >= 5, "no preferences were computed"
+    compare.results_tabs.setCurrentWidget(view.page)
+    found = []
+    for index in range(view.measure.count()):
+        view.measure.setCurrentIndex(index)
+        for value in range(view.value.count()):
+            view.value.setCurrentIndex(value)
+            qtbot.wait(1)
+            found += [f"export title: {word!r} in {line!r}" for line in view.export_title()
+                      for word in offending_words(line)]
+            found += offences(view.page)
+        runs = view.runs()
+        view.show_pair(view.measure.currentData(), runs[0], runs[1])
+        found += offences(view.pair_view)
+    return found
+
+
 def test_no_workspace_shows_a_programmers_word(qtbot, window, monkeypatch):
     window.resize(1366, 768)
     found = []
     for workspace in run_every_workspace(qtbot, window, monkeypatch):
         show_every_tab(qtbot, workspace)
         found += [f"{workspace.key}: {o}" for o in offences(workspace)]
+        if workspace.key == "compare":
+            found += [f"compare preferences: {o}" for o in preference_offences(qtbot, workspace)]
     found += [f"window: {o}" for o in offences(window.data_dock)]
     menus = [action for menu in window.menuBar().actions() for action in [menu, *menu.menu().actions()]]
     found += [f"menu: {a.text()!r}" for a in menus if offending_words(a.text().replace("&", ""))]

@@ -29,7 +29,7 @@ def test_the_reference_lists_the_preference_family(qtbot, window):
     groups = [family.child(i) for i in range(family.childCount())]
     assert [g.text(0) for g in groups] == ["Recall-paired preference", "Lexicographic"]
     assert [groups[0].child(i).text(0) for i in range(groups[0].childCount())][:3] == \
-        ["rpp", "dcgrpp  (DCGPP)", "invrpp  (INVPP)"]
+        ["rpp  (RPP)", "dcgrpp  (DCGPP)", "invrpp  (INVPP)"]
     # then the subtopic variants (ST-RPP)
     assert [groups[0].child(i).text(0).split()[0] for i in range(3, groups[0].childCount())] == ["st_rpp", "st_rpp_rel"]
 

@@ -224,6 +224,10 @@ def test_a_version_1_project_opens_with_its_comparison(qtbot, make_window, tmp_p
     assert compare.comparison is not None and compare.preferences is not None
     assert set(compare.comparison.measures) == {"map", "P_5"} and compare.comparison.options.test == "randomization"
     assert compare.table.model.rowCount() > 0
+    # its preference ticked by registered name ("rpp"), shown as papers name it
+    assert compare.form.preference_measures() == ["rpp"] and compare.form.preference_list.item(0).text() == "RPP"
+    assert compare.preference_view.measure.currentData() == "rpp"
+    assert compare.preference_view.measure.currentText() == "RPP"
 
 
 def test_a_project_saved_by_the_window_reruns_from_the_command_line(qtbot, make_window, tmp_path, capsys):

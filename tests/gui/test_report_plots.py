@@ -140,3 +140,21 @@ def test_a_project_whose_files_are_gone_keeps_its_curves_for_the_report(qtbot, m
                                                                "over queries"]
     assert second.write_project(str(tmp_path / "again.evalgui"), include_results=True)
     assert open_project(str(tmp_path / "again.evalgui")).outcomes["ranked"].tables["curves"].equals(saved)
+
+
+def test_the_preference_heatmaps_are_named_as_papers_name_the_measures(qtbot, tmp_path):
+    from evalgui.core.workflows.compare import PreferenceRequest, run_preference
+    from evalgui.gui.outcome_plots import svg_plots, write_plots
+
+    outcome = run_preference(PreferenceRequest(qrels=str(SYN / "qrels.txt"), runs=list(RUNS),
+                                               measures=["rpp", "lexiprecision"], test="t"))
+    titles = [title for title, _svg, _guide in svg_plots("preference", outcome)]
+    assert titles == ["Mean preference of the row run over the column run: RPP",
+                      "Mean preference of the row run over the column run: Lexiprecision"]
+    written = write_plots("preference", outcome, str(tmp_path))
+    # the files keep the registered names (stable names); the exported heatmap's title is the papers'
+    assert [name for name, _ in written] == ["preference-heatmap-rpp.png", "preference-heatmap-rpp.svg",
+                                             "preference-heatmap-lexiprecision.png",
+                                             "preference-heatmap-lexiprecision.svg"]
+    svg = (tmp_path / "preference-heatmap-lexiprecision.svg").read_text()
+    assert "Lexiprecision: mean preference" in svg and "lexiprecision:" not in svg

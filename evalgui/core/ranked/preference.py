@@ -75,6 +75,12 @@ class PreferenceMeasure(Record):
     lexicographic: str | None = None     # "first" | "last"
     subtopics: str | None = None         # ST-RPP's weights of subtopics: "uniform" | "relevant"
 
+    @property
+    def paper_name(self) -> str:
+        """The name papers write (its ``paper`` alias): what the window shows; ``name`` is the one
+        exported files, projects and pref_eval use. evalgui-cli and the API accept both."""
+        return next((alias for where, alias in self.aliases if where == "paper"), self.name)
+
 
 REGISTRY: Registry[PreferenceMeasure] = Registry(
     "preference", "Preferences between two runs",
@@ -95,65 +101,68 @@ _RPP_NOTE = ("pref_eval (diazf/pref_eval) caches a run's relevance vector across
              "evalgui follows the paper's graded definition. With a binary threshold the two agree.")
 
 
-def _register_rpp(name: str, weight, weight_text: str, description: str, alias: str | None = None):
+def _register_rpp(name: str, paper: str, weight, weight_text: str, description: str):
     REGISTRY.add(PreferenceMeasure(
         name=name, family=REGISTRY.key, group="Recall-paired preference", description=description,
-        formula=f"RPP(x, y) = sum_i w_i s_i (i = 1..m), w_i = {weight_text}; {_VECTOR}. "
+        formula=f"{paper}(x, y) = sum_i w_i s_i (i = 1..m), w_i = {weight_text}; {_VECTOR}. "
                 f"{_GRADED}",
-        parameters=(_THRESHOLD,), aliases=(("paper", alias),) if alias else (), notes=(_RPP_NOTE,),
+        parameters=(_THRESHOLD,), aliases=(("paper", paper),), notes=(_RPP_NOTE,),
         weight=weight))
 
 
-def _register_lexicographic(name: str, which: str, description: str, formula: str):
+def _register_lexicographic(name: str, paper: str, which: str, description: str, formula: str):
     REGISTRY.add(PreferenceMeasure(
         name=name, family=REGISTRY.key, group="Lexicographic", description=description,
-        formula=f"{formula}; {_VECTOR}", parameters=(_THRESHOLD,),
+        formula=f"{formula}; {_VECTOR}", parameters=(_THRESHOLD,), aliases=(("paper", paper),),
         notes=("Binary: reads the vector of all relevant documents (grade >= 1, or >= N with "
                "a binary threshold N).",),
         lexicographic=which))
 
 
 _register_rpp(
-    "rpp", lambda i: np.ones(len(i)), "1/m",
+    "rpp", "RPP", lambda i: np.ones(len(i)), "1/m",
     "Recall-Paired Preference (Diaz & Ferraro 2022). For each recall level i (users who want i relevant "
     "documents), the run that reaches the i-th relevant document sooner wins that level; RPP is the share of "
     "levels the first run wins minus the share it loses, every level weighted alike. An average-case preference, "
     "the preference-based analogue of average precision.")
 _register_rpp(
-    "dcgrpp", lambda i: 1.0 / np.log2(i + 1.0), "(1/log2(i+1)) / sum_j 1/log2(j+1)",
-    "Recall-Paired Preference with DCG weights: as rpp, but users who want few relevant documents count more "
-    "(weight 1/log2(i+1) for recall level i).", alias="DCGPP")
+    "dcgrpp", "DCGPP", lambda i: 1.0 / np.log2(i + 1.0), "(1/log2(i+1)) / sum_j 1/log2(j+1)",
+    "Recall-Paired Preference with DCG weights: as RPP, but users who want few relevant documents count more "
+    "(weight 1/log2(i+1) for recall level i).")
 _register_rpp(
-    "invrpp", lambda i: 1.0 / i, "(1/i) / sum_j 1/j",
-    "Recall-Paired Preference with inverse weights: as rpp, with weight 1/i for recall level i, so the first "
-    "relevant documents weigh most.", alias="INVPP")
+    "invrpp", "INVPP", lambda i: 1.0 / i, "(1/i) / sum_j 1/j",
+    "Recall-Paired Preference with inverse weights: as RPP, with weight 1/i for recall level i, so the first "
+    "relevant documents weigh most.")
 _register_lexicographic(
-    "lexirecall", "last",
+    "lexirecall", "Lexirecall", "last",
     "Lexicographic recall (Diaz, Ekstrand & Mitra): the worst-case preference. The run that retrieves more "
     "relevant documents wins; with as many, the one that ranks its last relevant document higher, then the "
     "one before it, and so on: +1, -1 or 0 per query. Breaks the ties of recall and R-precision.",
-    "lexirecall(x, y) = s_k with k the largest i such that s_i != 0 (0 if none)")
+    "Lexirecall(x, y) = s_k with k the largest i such that s_i != 0 (0 if none)")
 _register_lexicographic(
-    "lexiprecision", "first",
+    "lexiprecision", "Lexiprecision", "first",
     "Lexicographic precision (Diaz 2023): the best-case preference. The run that ranks its first relevant "
     "document higher wins; on a tie, the second, and so on: +1, -1 or 0 per query. Breaks the ties of "
     "reciprocal rank.",
-    "lexiprecision(x, y) = s_k with k the smallest i such that s_i != 0 (0 if none)")
+    "Lexiprecision(x, y) = s_k with k the smallest i such that s_i != 0 (0 if none)")
 
 
-for _name, _subtopics, _share, _what in (
-        ("st_rpp", "uniform", "1/T", "every subtopic weighs alike"),
-        ("st_rpp_rel", "relevant", "m_t / sum_u m_u", "a subtopic weighs as many relevant documents as it has")):
+# ST-RPP's paper (the RPP slides) writes one ST-RPP with weights p(t); "(rel)" names the weighting by
+# relevant documents.
+for _name, _paper, _subtopics, _share, _what in (
+        ("st_rpp", "ST-RPP", "uniform", "1/T", "every subtopic weighs alike"),
+        ("st_rpp_rel", "ST-RPP(rel)", "relevant", "m_t / sum_u m_u",
+         "a subtopic weighs as many relevant documents as it has")):
     REGISTRY.add(PreferenceMeasure(
         name=_name, family=REGISTRY.key, group="Recall-paired preference",
         description=f"Subtopic Recall-Paired Preference (ST-RPP): RPP computed for each subtopic of a query on "
                     f"its own relevant documents, then summed over the subtopics with weights; {_what}. Within a "
-                    f"subtopic every recall level weighs alike, as in rpp (graded: averaged over the grade levels "
-                    f"as rpp does). Needs subtopic qrels; with plain qrels, or one subtopic, it is rpp.",
-        formula=f"ST-RPP(x, y) = sum_t p(t) RPP_t(x, y), RPP_t = sum_i (1/m_t) s_i on the m_t relevant documents "
+                    f"subtopic every recall level weighs alike, as in RPP (graded: averaged over the grade levels "
+                    f"as RPP does). Needs subtopic qrels; with plain qrels, or one subtopic, it is RPP.",
+        formula=f"{_paper}(x, y) = sum_t p(t) RPP_t(x, y), RPP_t = sum_i (1/m_t) s_i on the m_t relevant documents "
                 f"of subtopic t, p(t) = {_share} over the T subtopics with a relevant document; {_VECTOR}. "
-                f"Graded: each RPP_t as rpp's.",
-        parameters=(_THRESHOLD,), notes=("Not in pref_eval; from the Recall-Paired Preference slides' "
+                f"Graded: each RPP_t as RPP's.",
+        parameters=(_THRESHOLD,), aliases=(("paper", _paper),), notes=("Not in pref_eval; from the Recall-Paired Preference slides' "
                                          "ST-RPP(pi, pi') = sum_t sum_i p(i, t) sgn(f'_(i,t) - f_(i,t)).",),
         weight=lambda i: np.ones(len(i)), subtopics=_subtopics))
 
@@ -164,10 +173,46 @@ def default_measures(qrels) -> list[str]:
     return [name for name, r in REGISTRY.items() if subtopics or not r.subtopics]
 
 
+def code_name(name: str) -> str | None:
+    """The registered name of the preference spelt ``name``: its registered name or the name papers
+    write (RPP, DCGPP, Lexiprecision, ST-RPP...), exactly or, when only one preference matches,
+    in any case (``dcgpp``, ``LEXIRECALL``); None when none does. EvalUsageError when several do."""
+    if name in REGISTRY:
+        return name
+    exact = [r.name for r in REGISTRY.values() if r.paper_name == name]
+    if exact:
+        return exact[0]
+    folded = name.casefold()
+    found = list(dict.fromkeys(r.name for r in REGISTRY.values()
+                               if folded in (r.name.casefold(), r.paper_name.casefold())))
+    if len(found) > 1:
+        raise EvalUsageError(f"preference '{name}' is ambiguous: write one of {', '.join(found)}")
+    return found[0] if found else None
+
+
+def registered_names(names) -> tuple[str, ...]:
+    """``names`` with each preference spelt otherwise (RPP, dcgpp) as registered; any other name (a ranked
+    measure, an unknown or ambiguous one) as given, for the caller to judge."""
+    def registered(name):
+        try:
+            return code_name(name) or name if isinstance(name, str) else name
+        except EvalUsageError:
+            return name
+
+    return tuple(registered(name) for name in names)
+
+
+def choices_text() -> str:
+    """Every preference as papers write it, with its registered name: "RPP (rpp), DCGPP (dcgrpp), ..."."""
+    return ", ".join(r.name if r.paper_name == r.name else f"{r.paper_name} ({r.name})" for r in REGISTRY.values())
+
+
 def measure(name: str) -> PreferenceMeasure:
-    if name not in REGISTRY:
-        raise EvalUsageError(f"unknown preference '{name}' (choose from {', '.join(REGISTRY)})")
-    return REGISTRY[name]
+    """The record of the preference spelt ``name`` (either name, see :func:`code_name`)."""
+    found = code_name(name)
+    if found is None:
+        raise EvalUsageError(f"unknown preference '{name}' (choose from {choices_text()})")
+    return REGISTRY[found]
 
 
 # ---------------------------------------------------------------------------------------- layout
@@ -585,9 +630,8 @@ def compare(qrels: Qrels, runs: Iterable[Run | Callable[[], Run]], measures: lis
 
     A job: ranking the runs is the first half of its progress, comparing the pairs the second."""
     state = state_or_default(state)
-    measures = list(measures or default_measures(qrels))
-    for m in measures:
-        measure(m)     # an unknown name fails before any run is read
+    # Either name, as registered from here on; an unknown one fails before any run is read.
+    measures = list(dict.fromkeys(measure(m).name for m in measures)) if measures else default_measures(qrels)
     if n_runs is None and hasattr(runs, "__len__"):
         n_runs = len(runs)
     subtopic = [m for m in measures if REGISTRY[m].subtopics] if getattr(qrels, "lines", None) is not None else []

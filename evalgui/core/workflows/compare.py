@@ -109,7 +109,9 @@ class PreferenceRequest(Request):
         RUNS,
         Param(name="measures", type="texts", default=(), flag="--measure", short="-m", metavar="MEASURE",
               label="Preferences",
-              help="The preferences to compute: rpp, dcgrpp, invrpp, lexirecall, lexiprecision (empty: all)."),
+              help="The preferences to compute, as papers name them: RPP, DCGPP, INVPP, Lexirecall, Lexiprecision; "
+                   "ST-RPP and ST-RPP(rel) with subtopic qrels (empty: all). Any case; the names files and projects "
+                   "keep are accepted too."),
         Param(name="binary_threshold", type="int", default=None, optional=True, minimum=0,
               flag="--binary-threshold", metavar="N", label="Relevant from grade (binary)",
               help="Grades from N up count as relevant and are not told apart. Empty: graded, every grade from 1 "
@@ -123,13 +125,24 @@ class PreferenceRequest(Request):
         BASELINES, ALPHA, SAMPLES, SEED, TOPIC,
     )
 
+    def __init__(self, **values):
+        super().__init__(**values)
+        # Either name of a preference, in any case where that is unambiguous (RPP, dcgpp, rpp): the request, and
+        # so projects and outputs, hold the registered one. An unknown name stays, for cross_problems to report.
+        if self._values["measures"]:
+            from evalgui.core.ranked.preference import registered_names
+
+            self._values["measures"] = registered_names(self._values["measures"])
+
     def cross_problems(self, inputs=None) -> list[Problem]:
-        from evalgui.core.ranked.preference import REGISTRY
+        from evalgui.core.ranked.preference import REGISTRY, measure
 
         unknown = [name for name in self.measures if name not in REGISTRY]
         if unknown:          # before anything else: no file is read for a request that cannot run
-            return [Problem(self.param("measures"), f"unknown preference '{unknown[0]}' (choose from "
-                                                    f"{', '.join(REGISTRY)})", self.measures)]
+            try:
+                measure(unknown[0])
+            except EvalUsageError as exc:
+                return [Problem(self.param("measures"), str(exc), self.measures)]
         problems = []
         if not self.qrels:
             problems.append(Problem(self.param("qrels"), "the judgments are needed"))

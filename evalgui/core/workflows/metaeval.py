@@ -79,8 +79,8 @@ class MetaevalRequest(Request):
                    "evaluates the runs again."),
         Param(name="measures", type="texts", default=(), flag="--measure", short="-m", metavar="MEASURE",
               label="Measures",
-              help="The measures to meta-evaluate, ranked (AP, nDCG@10...) or preferences (rpp, dcgrpp, invrpp, "
-                   "lexirecall, lexiprecision). With a scores table, empty means every measure in it."),
+              help="The measures to meta-evaluate, ranked (AP, nDCG@10...) or preferences (RPP, DCGPP, INVPP, "
+                   "Lexirecall, Lexiprecision). With a scores table, empty means every measure in it."),
         Param(name="experiment", type="choice", default="stability", choices=_experiments(), flag="--experiment",
               label="Experiment", help="The experiment to run on the measures."),
         Param(name="fuzziness", type="float", default=0.05, minimum=0.0, flag="--fuzziness", label="Fuzziness",
@@ -118,6 +118,14 @@ class MetaevalRequest(Request):
               help="The seed of everything drawn at random: the same seed gives the same results."),
         *EVALUATION,
     )
+
+    def __init__(self, **values):
+        super().__init__(**values)
+        # A preference by either name (RPP or rpp, any case): held, and so saved, as registered.
+        if self._values["measures"]:
+            from evalgui.core.ranked.preference import registered_names
+
+            self._values["measures"] = registered_names(self._values["measures"])
 
     def cross_problems(self, inputs=None) -> list[Problem]:
         mentions = tuple(self.param(name) for name in ("qrels", "runs", "scores", "measures"))

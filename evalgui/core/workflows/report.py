@@ -125,7 +125,7 @@ def _provenance(section: Section) -> str:
     prov = getattr(section.outcome, "provenance", {}) or {}
     request = prov.get("request") or section.outcome.request.to_json()
     params = "".join(f"<tr><th scope=\"row\" title=\"{html.escape(str(k))}\">{html.escape(_param_label(section, k))}"
-                     f"</th><td>{html.escape(_plain(v))}</td></tr>" for k, v in request.items() if v not in (None, [], ""))
+                     f"</th>{_param_cell(k, v)}</tr>" for k, v in request.items() if v not in (None, [], ""))
     inputs = "".join(f"<tr><td>{html.escape(str(i.get('path', '')))}</td>"
                      f"<td class=\"num\">{html.escape(number_text(i.get('size')))}</td>"
                      f"<td><code>{html.escape(str(i.get('hash') or '–'))}</code></td></tr>"
@@ -145,6 +145,18 @@ def _param_label(section: Section, name: str) -> str:
         return section.outcome.request.param(str(name)).label
     except (AttributeError, KeyError, LookupError, StopIteration):
         return plain_words(str(name))
+
+
+def _param_cell(name: str, value) -> str:
+    """A request value; measures as the tables name them (RPP, not rpp), the request's spelling in the title."""
+    text = _plain(value)
+    if name == "measures" and isinstance(value, (list, tuple)):
+        from evalgui.core.display import measure_label
+
+        shown = ", ".join(measure_label(str(v)) for v in value)
+        if shown != text:
+            return f'<td title="{html.escape(text)}">{html.escape(shown)}</td>'
+    return f"<td>{html.escape(text)}</td>"
 
 
 def _plain(value) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.errors import EvalUsageError
+from evalgui.gui.naming import label as shown_name
 from evalgui.gui.workspaces.base import ViewsWorkspace
 from evalgui.gui.workspaces.compare.form import CompareForm
 from evalgui.gui.workspaces.compare.matrices import MatrixTab
@@ -136,7 +137,7 @@ class CompareWorkspace(ViewsWorkspace):
         p = self.preferences
         if p is not None:
             significant, tested = significant_pairs(p)
-            parts.append(f"Preferences ({', '.join(p.measures)}) between {len(p.runs)} runs: {significant} of "
+            parts.append(f"Preferences ({', '.join(map(shown_name, p.measures))}) between {len(p.runs)} runs: {significant} of "
                          f"{tested} significant at α = {p.options.alpha} (Preferences tab).")
             if c is None:
                 self.results_tabs.setCurrentWidget(self.preference_view.page)

@@ -26,9 +26,12 @@ from evalgui.gui.declared import Bindings, view
 from evalgui.core.stats.catalogue import CORRECTION_LABELS, TEST_LABELS
 from evalgui.gui.forms import registry_combo, samples_per_test
 from evalgui.gui.measurepicker import MeasurePicker
+from evalgui.gui.naming import NAMING, label as shown_name
 from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker
 
 RUNS, SCORES, RANKED = "runs", "scores", "ranked"
+# A preference's tooltip ends with its registered name: what evalgui-cli writes and projects keep.
+REGISTERED_NAME = "Name in evalgui-cli's files and in projects: "
 RANKED_RESULTS = "<ranked results>"        # what the request calls the Ranked retrieval tab's scores
 SOURCES = (
     (RUNS, "Runs and qrels", "Evaluate the ticked runs against the qrels, then compare them"),
@@ -219,8 +222,8 @@ class CompareForm(QWidget):
                        "below (one-sample: is the mean preference 0?); the Preferences tab shows the matrix and "
                        "the runs ranked.")
         self.preference_list = Checklist("comparePreferences")
-        self.preference_list.set_entries([(r.name, r.name) for r in preference.REGISTRY.values()], default=False,
-                                         tooltips={r.name: r.help_text for r in preference.REGISTRY.values()})
+        self._name_preferences()
+        NAMING.changed.connect(self._name_preferences)
         rows = self.preference_list.sizeHintForRow(0) * self.preference_list.count()
         self.preference_list.setFixedHeight(rows + 2 * self.preference_list.frameWidth() + 2)
         declared = PreferenceRequest.params()
@@ -243,6 +246,14 @@ class CompareForm(QWidget):
         layout.addRow(self.preference_list)
         layout.addRow(self.binary_check, self.binary_spin)
         return box
+
+    def _name_preferences(self, _naming: str = "") -> None:
+        """The preferences' check boxes in the window's naming (RPP, or rpp); ticked by registered name, which
+        projects keep."""
+        records = preference.REGISTRY.values()
+        self.preference_list.set_entries(
+            [(r.name, shown_name(r.name)) for r in records], default=False,
+            tooltips={r.name: f"{r.help_text}\n\n{REGISTERED_NAME}{r.name}" for r in records})
 
     def preference_measures(self) -> list[str]:
         return self.preference_list.checked()

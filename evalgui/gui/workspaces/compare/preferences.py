@@ -78,7 +78,7 @@ class PreferencesTab(PairMatrix):
     name = "preference"
     mean_label = "Mean preference"
     plot_target, table_target = "Preference heatmap…", "Preference matrix table…"
-    empty_hint = ("No preference has been evaluated yet: tick a preference measure (rpp, for instance) under "
+    empty_hint = ("No preference has been evaluated yet: tick a preference measure (RPP, for instance) under "
                   "“Preferences” in the form, then press Run. The matrix then shows the mean preference of every "
                   "run over every other, from −1 to 1.")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
-from evalgui.gui.plots import run_colour
+from evalgui.gui.plots import keep_legend_clear, run_colour
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
 from evalgui.gui.naming import label as shown_name
@@ -29,6 +29,7 @@ class SetSizeView(PlotView):
         self.rate.currentIndexChanged.connect(lambda _: self.draw())
         super().__init__(new_plot("metaevalSetSize", "Queries per set", "Error rate (%)"), [QLabel("Show"), self.rate])
         self.legend = self.plot.getPlotItem().addLegend(offset=(-10, 10))
+        keep_legend_clear(self.plot.getPlotItem(), self.legend)       # error rates fall: often not top right
         self.curves: dict[str, pg.PlotDataItem] = {}
 
     def choices(self) -> list:
@@ -55,6 +56,7 @@ class SetSizeView(PlotView):
         item.setLabel("left", f"{label} (%)")
         item.enableAutoRange()
         item.setTitle(f"{label} against the query-set size", size="10pt")
+        self.legend.place_clear()
         self.caption.setText(f"One curve per measure; each point is the mean over the repetitions of "
                              f"{self.outcome.result.settings.sets:,} query sets of that size.")
 
