@@ -114,10 +114,40 @@ def test_each_file_version_is_hashed_once(qtbot, evaluated, tmp_path, hashed):
     assert entries["data/bm25.run"]["hash"] == hashing.content_hash(str(data / "bm25.run"))
 
 
-def test_report_hashing_runs_on_the_worker(qtbot, evaluated, tmp_path, hashed):
+def test_a_reports_hashing_and_page_building_run_on_the_worker(qtbot, evaluated, tmp_path, hashed, monkeypatch):
+    import evalgui.core.workflows.report as report
+
     window, _ = evaluated
+    built = []
+    original = report.build_report
+    monkeypatch.setattr(report, "build_report", lambda *a, **k: built.append(threading.current_thread())
+                        or original(*a, **k))
     assert window.write_report(str(tmp_path / "r.html"))
-    assert hashed and all(thread is not threading.main_thread() for _, thread in hashed)
+    assert sorted(_data(hashed)) == ["bm25.run", "dense.run", "qrels.txt"]
+    assert all(thread is not threading.main_thread() for _, thread in hashed)
+    assert len(built) == 1 and built[0] is not threading.main_thread()
+
+
+def test_a_cancelled_report_leaves_no_file(qtbot, evaluated, tmp_path, monkeypatch):
+    import evalgui.core.workflows.report as report
+
+    window, _ = evaluated
+    original = report.build_report
+    reached, cancelled = threading.Event(), threading.Event()
+
+    def held(*args, **kwargs):          # on the worker: waits for the cancel, then builds (and checks) as usual
+        reached.set()
+        assert cancelled.wait(GATE_TIMEOUT)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(report, "build_report", held)
+    with qtbot.waitSignal(window.report_done, timeout=20_000) as ended:
+        assert window.start_report(str(tmp_path / "r.html")) is not None
+        assert reached.wait(GATE_TIMEOUT) and window.cancel_action.isEnabled()
+        window.cancel_action.trigger()
+        cancelled.set()
+    assert ended.args == [str(tmp_path / "r.html"), False]
+    assert not (tmp_path / "r.html").exists() and _temp_files(tmp_path) == []
 
 
 def test_a_cancelled_save_leaves_the_old_file_and_no_temporary_file(qtbot, evaluated, tmp_path, monkeypatch):
