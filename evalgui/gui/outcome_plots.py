@@ -30,6 +30,15 @@ def _application():
     return app
 
 
+def _show_offscreen(widget) -> None:
+    """Shown, so that it lays out and draws as in the window, but never on the screen: a report written from the
+    desktop must not flash windows."""
+    from PySide6.QtCore import Qt
+
+    widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    widget.show()
+
+
 def _file_name(*parts: str) -> str:
     return "-".join(re.sub(r"[^A-Za-z0-9@.=_-]+", "_", part).strip("_") or "x" for part in parts)
 
@@ -39,7 +48,7 @@ def _matrix_views(view):
     from PySide6.QtWidgets import QApplication
 
     view.page.resize(1000, 800)
-    view.page.show()
+    _show_offscreen(view.page)
     for measure in view.measures():
         view.measure.setCurrentIndex(view.measure.findData(measure))
         view.draw()
@@ -93,7 +102,7 @@ def _ranked_plots(outcome):
     for run, part in curves.groupby("run", sort=False):
         plot.set_run(str(run), curve_index(part))
     plot.show_curves("interpolated", "all")
-    plot.show()
+    _show_offscreen(plot)
     QApplication.processEvents()
     yield "precision-recall", "Interpolated precision at 11 recall levels, mean over queries", plot, PR_GUIDE
     plot.hide()
@@ -104,7 +113,7 @@ def _drawn(view, outcome, size=(900, 650)):
     from PySide6.QtWidgets import QApplication
 
     view.page.resize(*size)
-    view.page.show()
+    _show_offscreen(view.page)
     view.refresh(outcome)
     view.shown()
     QApplication.processEvents()

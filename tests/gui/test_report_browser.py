@@ -122,3 +122,33 @@ def test_the_demo_projects_report_speaks_its_readers_words(tmp_path):
     assert "<?xml" not in page
     families = set(re.findall(r'font-family="([^"]*)"', page))
     assert families and all(f.rsplit(",", 1)[-1].strip() in ("sans-serif", "serif", "monospace") for f in families)
+
+
+def test_drawing_a_reports_plots_shows_no_window_on_the_screen(qtbot):
+    """The report's plots are drawn by the window's own views, laid out as shown; none of them may appear on the
+    desktop while a report is written (they are shown with WA_DontShowOnScreen)."""
+    from PySide6.QtCore import QEvent, QObject, Qt
+    from PySide6.QtWidgets import QApplication
+
+    from evalgui.core.workflows.project import open_project
+    from evalgui.gui.outcome_plots import svg_plots
+
+    class ShowWatch(QObject):
+        def __init__(self):
+            super().__init__()
+            self.on_screen = []
+
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Show and getattr(watched, "isWindow", lambda: False)() \
+                    and not watched.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen):
+                self.on_screen.append(type(watched).__name__)
+            return False
+
+    project = open_project(str(SAMPLE_DATA / "demo.evalgui"))
+    watch = ShowWatch()
+    QApplication.instance().installEventFilter(watch)
+    try:
+        drawn = [plot for key, outcome in project.outcomes.items() for plot in svg_plots(key, outcome)]
+    finally:
+        QApplication.instance().removeEventFilter(watch)
+    assert len(drawn) > 5 and watch.on_screen == []
