@@ -102,8 +102,12 @@ class FocusRing(QWidget):
     def eventFilter(self, watched, event) -> bool:
         kind = event.type()
         if kind in (QEvent.Type.FocusIn, QEvent.Type.FocusOut, QEvent.Type.Resize):
-            self.setGeometry(self.plot.rect())
-            self.setVisible(self.plot.hasFocus())
+            try:
+                rect, focused = self.plot.rect(), self.plot.hasFocus()
+            except RuntimeError:          # the plot is being deleted: its focus goes with it
+                return False
+            self.setGeometry(rect)
+            self.setVisible(focused)
             self.raise_()
         return False
 

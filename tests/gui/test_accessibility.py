@@ -88,3 +88,23 @@ def test_a_plot_shows_its_focus(qtbot, window):
     qtbot.waitUntil(plot.hasFocus)
     qtbot.waitUntil(lambda: edge() == highlight)
     assert before != highlight
+
+
+def test_a_plot_deleted_while_it_has_the_focus_takes_its_focus_ring_quietly(qtbot):
+    # (CI: "Internal C++ object (PlotWidget) already deleted" from the ring's event filter, at a teardown)
+    import pyqtgraph as pg
+    import shiboken6
+
+    from evalgui.gui.accessibility import FocusRing
+
+    top = QWidget()
+    qtbot.addWidget(top)
+    plot = pg.PlotWidget(top)
+    FocusRing(plot)
+    top.show()
+    qtbot.waitExposed(top)
+    top.activateWindow()
+    plot.setFocus()
+    qtbot.waitUntil(plot.hasFocus)
+    shiboken6.delete(plot)              # its FocusOut reaches the ring while the plot is going
+    assert not shiboken6.isValid(plot)
