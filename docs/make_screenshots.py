@@ -33,6 +33,14 @@ def dark_palette():
                          (QPalette.ColorRole.HighlightedText, "#ffffff"), (QPalette.ColorRole.ToolTipBase, "#353535"),
                          (QPalette.ColorRole.ToolTipText, "#e6e6e6"), (QPalette.ColorRole.PlaceholderText, "#9a9a9a")):
         palette.setColor(role, QColor(colour))
+    # As a desktop's dark theme does: disabled text greyed, and the shades Fusion draws frames and boxes with.
+    disabled = QPalette.ColorGroup.Disabled
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        palette.setColor(disabled, role, QColor("#7a7a7a"))
+    for role, colour in ((QPalette.ColorRole.Light, "#5a5a5a"), (QPalette.ColorRole.Midlight, "#484848"),
+                         (QPalette.ColorRole.Mid, "#3a3a3a"), (QPalette.ColorRole.Dark, "#202020"),
+                         (QPalette.ColorRole.Shadow, "#141414")):
+        palette.setColor(role, QColor(colour))
     return palette
 
 
@@ -49,6 +57,9 @@ def main() -> int:
     if os.environ.get("SCREENSHOT_DARK"):
         app.setStyle("Fusion")
         app.setPalette(dark_palette())
+    from evalgui.gui.style import install
+
+    install(app)                # as evalgui's own start does
     window = MainWindow()
     # (a screenshot script answers the closing questions itself: nobody is there to click)
     from PySide6.QtWidgets import QMessageBox

@@ -84,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("evalgui")
     app.setDesktopFileName(DESKTOP_FILE)        # Wayland finds the icon and name through it
     app.setWindowIcon(application_icon())
+    from evalgui.gui.style import install
+
+    install(app)              # empty check boxes in lists stay visible on a dark palette
     window = create_main_window()
     window.show()
 
