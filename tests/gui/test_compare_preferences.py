@@ -199,9 +199,11 @@ def test_view_measure_names_shows_the_papers_or_the_registered_names(qtbot, wind
         assert view.pair_view.windowTitle().endswith("· lexiprecision")
         assert "lexiprecision" in view.caption.text() and view.measure.currentData() == "lexiprecision"
         assert f.preference_measures() == list(TICKED)
+        assert "Preferences (rpp, lexiprecision) between 4 runs" in compare.progress_label.text()
     finally:
         naming.set_current(display.PAPER)
     assert shown() == (["RPP", "DCGPP"], "Lexiprecision", True, True, True)
+    assert "Preferences (RPP, Lexiprecision) between 4 runs" in compare.progress_label.text()
 
 
 def test_a_project_keeps_the_registered_names_and_opens_on_them(qtbot, make_window, tmp_path):

@@ -55,6 +55,11 @@ class CompareWorkspace(ViewsWorkspace):
         self.preferences = None         # evalgui.core.stats.compare.PreferenceComparison (Preferences tab)
         # The workflows' outcomes they come from (what projects keep).
         self.comparison_outcome = self.preference_outcome = None
+        self._notes: list[str] = []
+        self._finished_text = ""        # the line saying what the last comparison found (measures by name)
+        from evalgui.gui import naming
+
+        naming.NAMING.changed.connect(self._naming_changed)
 
         self.form = CompareForm(session, self.ranked_results)
 
@@ -125,7 +130,15 @@ class CompareWorkspace(ViewsWorkspace):
         compared, preferred = outcomes
         self._show(compared, preferred)
         self.modified.emit()
-        notes = [n for o in outcomes if o is not None for n in o.notes_for_window()]
+        self._notes = [n for o in outcomes if o is not None for n in o.notes_for_window()]
+        p = self.preferences
+        if p is not None and self.comparison is None:
+            self.results_tabs.setCurrentWidget(self.preference_view.page)
+        self._finished_text = self._finished_message()
+        self.progress_label.setText(self._finished_text)       # the status bar repeats it when the job is done
+
+    def _finished_message(self) -> str:
+        """What the finished comparison found, its measures named as the window names them now."""
         parts = []
         c = self.comparison
         if c is not None:
@@ -139,10 +152,13 @@ class CompareWorkspace(ViewsWorkspace):
             significant, tested = significant_pairs(p)
             parts.append(f"Preferences ({', '.join(map(shown_name, p.measures))}) between {len(p.runs)} runs: {significant} of "
                          f"{tested} significant at α = {p.options.alpha} (Preferences tab).")
-            if c is None:
-                self.results_tabs.setCurrentWidget(self.preference_view.page)
-        message = " ".join(parts + notes)
-        self.progress_label.setText(message)       # the status bar repeats it when the job is done
+        return " ".join(parts + self._notes)
+
+    def _naming_changed(self, _naming: str) -> None:
+        # View ▸ Measure names: the finished comparison's line names the measures the new way too
+        if self._finished_text and self.progress_label.text() == self._finished_text:
+            self._finished_text = self._finished_message()
+            self.progress_label.setText(self._finished_text)
 
     def _refresh_views(self) -> None:
         for view in self.views:
