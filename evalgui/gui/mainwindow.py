@@ -267,6 +267,11 @@ class MainWindow(QMainWindow):
         """The status bar's progress bar shows while files are read, a project saved or a report written."""
         return bool(self._loaders) or self._saver is not None or self._reporter is not None
 
+    def _show_progress(self, fraction: float, message: str) -> None:
+        """A worker's progress (reading files, saving, a report) in the status bar."""
+        self.load_progress.setValue(int(fraction * 1000))
+        self.statusBar().showMessage(message)
+
     def _busy_changed(self, _busy: bool) -> None:
         busy = any(ws.is_busy() for ws in self.workspaces.values()) or self._progress_wanted()
         self.cancel_action.setEnabled(busy)
@@ -352,10 +357,6 @@ class MainWindow(QMainWindow):
             else:
                 failures.append(result)
 
-        def progress(fraction, message):
-            self.load_progress.setValue(int(fraction * 1000))
-            self.statusBar().showMessage(message)
-
         def finished():
             flush()
             batch_timer.deleteLater()
@@ -385,7 +386,7 @@ class MainWindow(QMainWindow):
                 then()
 
         worker.partial.connect(arrived)
-        worker.progress.connect(progress)
+        worker.progress.connect(self._show_progress)
         worker.failed.connect(lambda message, details: failures.append(LoadFailure("", message)))
         worker.done.connect(finished)
         self.load_progress.show()
@@ -561,10 +562,6 @@ class MainWindow(QMainWindow):
             self.project_path = path
             self._set_modified(self._changes != changes)     # a change made while saving is not saved
 
-        def progress(fraction, message):
-            self.load_progress.setValue(int(fraction * 1000))
-            self.statusBar().showMessage(message)
-
         def finished():
             self._saver = self._saving = None
             self._last_save_ok = ok[0]
@@ -580,7 +577,7 @@ class MainWindow(QMainWindow):
             "Could not save the project", message + (f"\n\n{details}" if details else "")))
         worker.cancelled.connect(lambda: self.statusBar().showMessage(
             f"Saving {name} was stopped; the file is as it was.", 8000))
-        worker.progress.connect(progress)
+        worker.progress.connect(self._show_progress)
         worker.done.connect(finished)
         self.load_progress.setValue(0)
         self.load_progress.show()
@@ -616,17 +613,13 @@ class MainWindow(QMainWindow):
         Cancel stops it, as for data files."""
         self._loaders.append(worker)
 
-        def progress(fraction, message):
-            self.load_progress.setValue(int(fraction * 1000))
-            self.statusBar().showMessage(message)
-
         def finished():
             if worker in self._loaders:
                 self._loaders.remove(worker)
             self.load_progress.setVisible(self._progress_wanted())
             self._busy_changed(False)
 
-        worker.progress.connect(progress)
+        worker.progress.connect(self._show_progress)
         worker.cancelled.connect(lambda: self.statusBar().showMessage(f"Reading {name} was cancelled.", 8000))
         worker.done.connect(finished)
         self.load_progress.setValue(0)
@@ -666,14 +659,10 @@ class MainWindow(QMainWindow):
             self.load_progress.setVisible(self._progress_wanted())
             self._busy_changed(False)
 
-        def progress(fraction, message):
-            self.load_progress.setValue(int(fraction * 1000))
-            self.statusBar().showMessage(message)
-
         worker.succeeded.connect(succeeded)
         worker.failed.connect(lambda message, details: self.show_error("Could not open the project", message))
         worker.cancelled.connect(lambda: self.statusBar().showMessage("Opening the project was cancelled.", 8000))
-        worker.progress.connect(progress)
+        worker.progress.connect(self._show_progress)
         worker.done.connect(finished)
         self.load_progress.show()
         self._busy_changed(True)
@@ -1005,10 +994,6 @@ class MainWindow(QMainWindow):
             ok[0] = True
             self.statusBar().showMessage(f"Report written to {path}", 5000)
 
-        def progress(fraction, message):
-            self.load_progress.setValue(int(fraction * 1000))
-            self.statusBar().showMessage(message)
-
         def finished():
             self._reporter = None
             self.load_progress.setVisible(self._progress_wanted())
@@ -1021,7 +1006,7 @@ class MainWindow(QMainWindow):
         worker.failed.connect(lambda message, details: self.show_error(
             "Could not write the report", message + (f"\n\n{details}" if details else "")))
         worker.cancelled.connect(lambda: self.statusBar().showMessage("Writing the report was stopped.", 8000))
-        worker.progress.connect(progress)
+        worker.progress.connect(self._show_progress)
         worker.done.connect(finished)
         self.load_progress.setValue(0)
         self.load_progress.show()
