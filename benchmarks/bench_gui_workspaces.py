@@ -53,6 +53,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import bench_ranked as br  # noqa: E402
+from bench_cancel import choose, click  # noqa: E402  (driving the window as a user does)
 
 BEGIN, END = "<!-- bench_gui_workspaces:begin -->", "<!-- bench_gui_workspaces:end -->"
 TARGET = 0.100               # seconds of GUI-thread CPU in one turn
@@ -263,20 +264,6 @@ def next_beats(heartbeat: Heartbeat, n: int = 1) -> None:
     """Let the window have ``n`` turns (as it has between two things a user does)."""
     target = len(heartbeat.beats) + n
     wait_until(lambda: len(heartbeat.beats) >= target, 10, "the heartbeat")
-
-
-def click(button) -> None:
-    from PySide6.QtCore import Qt
-    from PySide6.QtTest import QTest
-
-    QTest.mouseClick(button, Qt.MouseButton.LeftButton)
-
-
-def choose(combo, data) -> None:
-    index = combo.findData(data)
-    if index < 0:
-        raise SystemExit(f"{data!r} is not offered by {combo.objectName()}")
-    combo.setCurrentIndex(index)
 
 
 def load(window, paths) -> None:
