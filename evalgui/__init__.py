@@ -2,11 +2,13 @@
 
 ``import evalgui as eg`` gives the Python API (:mod:`evalgui.api`): ``eg.evaluate``, ``eg.compare``,
 ``eg.preference``, ``eg.metaeval``,
-``eg.open_project``, ``eg.save_project``, ``eg.run``..., each returning a workflow's Outcome. They are
+``eg.open_project``, ``eg.save_project``, ``eg.run``..., each returning a workflow's Outcome; and the
+calculators ``eg.topic_set_size`` and ``eg.minimum_detectable_difference``. They are
 imported when first used, so that importing evalgui stays light.
 """
 
-_API = ("evaluate", "compare", "preference", "metaeval", "open_project", "save_project", "run")
+_API = ("evaluate", "compare", "preference", "metaeval", "open_project", "save_project", "run", "topic_set_size",
+        "minimum_detectable_difference")
 
 
 # ---- eg.stability, eg.casebase, eg.similarity: the rank-file and case-based workflows (imported when asked for)

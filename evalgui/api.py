@@ -109,4 +109,26 @@ def run(project, key: str | None = None) -> dict:
     return {k: flows[k].run(project.requests[k]) for k in keys}
 
 
-__all__ = ["evaluate", "compare", "preference", "metaeval", "open_project", "save_project", "run"]
+def topic_set_size(sd: float, difference: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """The fewest queries with which a two-sided paired t test at level ``alpha`` detects a true mean
+    difference ``difference`` with probability ``power``, when the per-query differences have standard
+    deviation ``sd`` (Sakai's topic-set-size design; exact power from the noncentral t distribution).
+
+    ``eg.topic_set_size(sd=0.2, difference=0.05)`` is 128."""
+    from evalgui.core.stats.power import topic_set_size as size
+
+    return size(sd, difference, alpha, power)
+
+
+def minimum_detectable_difference(sd: float, queries: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest true mean difference that a two-sided paired t test at level ``alpha`` on ``queries``
+    queries detects with probability ``power``, when the per-query differences have standard deviation ``sd``.
+
+    ``eg.minimum_detectable_difference(sd=0.2, queries=50)`` is about 0.081."""
+    from evalgui.core.stats.power import minimum_detectable_difference as detectable
+
+    return detectable(sd, queries, alpha, power)
+
+
+__all__ = ["evaluate", "compare", "preference", "metaeval", "open_project", "save_project", "run", "topic_set_size",
+           "minimum_detectable_difference"]
