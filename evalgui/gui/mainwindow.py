@@ -226,6 +226,8 @@ class MainWindow(QMainWindow):
                                              "What each workspace needs, what it shows and how to read it")
         help_menu.addAction(self.getting_started_action)
         help_menu.addAction(action("Measures reference", self.show_measures_reference))
+        help_menu.addAction(action("How many queries?", self.show_power_calculator,
+                                   tip="How many queries a comparison needs, or the smallest difference it detects"))
         help_menu.addAction(action("About evalgui", self.show_about))
 
         for act in (self.open_data_action, self.open_project_action, self.save_project_action):
@@ -1040,6 +1042,15 @@ class MainWindow(QMainWindow):
 
         dialog = MeasuresReference(self)
         dialog.show()
+
+    def show_power_calculator(self) -> None:
+        """Help ▸ How many queries?, filled in from Compare's finished comparison when there is one."""
+        from evalgui.gui.power_calculator import PowerCalculator
+
+        compared = getattr(self.workspaces.get("compare"), "comparison_outcome", None)
+        self.power_calculator = PowerCalculator(compared.tables.get("per_query") if compared is not None else None,
+                                                self)
+        self.power_calculator.show()
 
     def show_getting_started(self) -> None:
         """Help ▸ Getting started, open on the current workspace's page (the overview from the Welcome page)."""
