@@ -51,6 +51,9 @@ def build_parser() -> Parser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line. Called without ``argv`` (as the program), the process then ends here."""
     if argv is None:
+        from evalgui.core.memory import fit_allocators_to_limit
+
+        fit_allocators_to_limit()
         _end_process(_main(None))
     return _main(argv)
 
@@ -63,6 +66,8 @@ def _end_process(status: int) -> None:
     active exception" (status 134, apache/arrow#34314) after all the output was written.
     Every file we write is closed (and renamed) by now, so nothing is lost by skipping that.
     """
+    if "evalgui.core.scratch" in sys.modules:      # os._exit runs no atexit handler: temporary files go now
+        sys.modules["evalgui.core.scratch"].remove_all()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

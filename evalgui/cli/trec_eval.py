@@ -56,14 +56,19 @@ def run(args) -> int:
     if args.zscores:
         from evalgui.core.formats.trec_judgments import read_zscores
         zscores = read_zscores(args.zscores)
-    run = kind("run").read(args.run)
+    from evalgui.core.ranked.by_query import evaluate_run_by_query, streamed
+
+    # A run too large to hold is evaluated query by query, in bounded memory (the same output).
+    large = streamed(args.run) if args.rel_format == "qrels" else None
+    run = None if large else kind("run").read(args.run)
     if args.rel_format == "qrels":
         from evalgui.core.ranked.evaluate import evaluate_run
         from evalgui.core.ranked.diversity import subtopic_warning
         qrels = kind("qrels").read(args.qrels)
         if (mismatch := subtopic_warning(qrels, requests)) is not None:
             warn(mismatch)
-        result = evaluate_run(qrels, run, requests, options)
+        result = evaluate_run_by_query(qrels, args.run, requests, options) if large else \
+            evaluate_run(qrels, run, requests, options)
         _warn_all_negative(qrels, result)
     elif args.rel_format == "qrels_jg":
         from evalgui.core.formats.trec_judgments import read_trec_qrels_jg

@@ -203,3 +203,23 @@ def ran_out() -> str:
     if limit is None:
         return "out of memory: this computer has too little free memory for the job"
     return f"out of memory under {limit.what} of {_mib(limit.limit)}"
+
+
+def fit_allocators_to_limit() -> None:
+    """Under an address-space limit, make the allocators reserve no more than they use: call before the
+    first thread starts and before pyarrow is imported.
+
+    The limit counts address space reserved, not memory used: glibc gives each thread an arena of 64 MiB
+    of reserved space (up to eight per core), and Arrow's jemalloc reserves more and aborts the process
+    when it cannot (exit 134). With one arena and Arrow on the system allocator, what is reserved stays
+    close to what is used, so the readers' estimates hold and a failed allocation is a MemoryError."""
+    if _address_space() is None:
+        return
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    try:
+        import ctypes
+
+        M_ARENA_MAX = -8
+        ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, 1)
+    except (OSError, AttributeError):       # not glibc: nothing to tune
+        pass

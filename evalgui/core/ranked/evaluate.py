@@ -166,7 +166,6 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
     by_level: dict[int, Ranking] = {}
     columns: list[Column] = []
     blocks: list[np.ndarray] = []
-    summaries: list[np.ndarray] = []
     text: dict[str, list[str]] = {}
     for i, req in enumerate(requests):
         state.check()
@@ -178,16 +177,45 @@ def evaluate_run(qrels: Qrels, run: Run, requests: list[MeasureRequest], options
             cleared = req.names[0] == "relstring"
             text[req.names[0]] = [("" if miss and cleared else s) for s, miss in zip(strings, ranking.missing)]
         blocks.append(values)
+        columns.extend(Column(name, req.measure, req) for name in req.names)
+    per_query = np.hstack(blocks) if blocks else np.zeros((n_q, 0))
+    summary, trec_summary = _summaries(per_query, requests, options, qrels)
+    return RunEvaluation(run.name, run.runid, ranking.query_ids, columns, per_query, summary, text, absent, ranking,
+                         trec_summary)
+
+
+def _summaries(per_query: np.ndarray, requests: list[MeasureRequest], options: EvalOptions,
+               qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """Each column's summary over the queries (rows in trec_eval's order): exact sums, and trec_eval's."""
+    n_q = per_query.shape[0]
+    summaries, start = [], 0
+    for req in requests:
+        values = per_query[:, start:start + len(req.names)]
+        start += len(req.names)
         with np.errstate(all="ignore"):
             summary = [_aggregate(values, req.measure.aggregate, n_q, exact) for exact in (True, False)]
         if req.measure.name == "num_rel" and options.complete:
             # trec_eval -c sums num_rel over the whole qrels, counting every grade above 0 whatever -l says.
             summary = [np.array([float(np.count_nonzero(qrels.rel > 0))])] * 2
         summaries.append(summary)
-        columns.extend(Column(name, req.measure, req) for name in req.names)
-    per_query = np.hstack(blocks) if blocks else np.zeros((n_q, 0))
-    summary, trec_summary = (np.concatenate([s[i] for s in summaries]) if summaries else np.zeros(0) for i in (0, 1))
-    return RunEvaluation(run.name, run.runid, ranking.query_ids, columns, per_query, summary, text, absent, ranking,
+    if not summaries:
+        return np.zeros(0), np.zeros(0)
+    return tuple(np.concatenate([s[i] for s in summaries]) for i in (0, 1))
+
+
+def merge_evaluations(parts: list[RunEvaluation], run_name: str, runid: str, requests: list[MeasureRequest],
+                      options: EvalOptions, qrels: Qrels) -> RunEvaluation:
+    """One evaluation from evaluations of disjoint sets of queries of one run (by_query's partitions): the
+    per-query rows in trec_eval's query order, and the summaries computed over them as for the whole run."""
+    columns = parts[0].columns if parts else [Column(name, req.measure, req) for req in requests for name in req.names]
+    query_ids = np.concatenate([p.query_ids for p in parts]) if parts else np.array([], dtype=object)
+    order = np.argsort(query_ids.astype(str), kind="stable")       # code-point order: trec_eval's byte order
+    per_query = (np.vstack([p.per_query for p in parts]) if parts else np.zeros((0, len(columns))))[order]
+    text = {key: [s for p in parts for s in p.text[key]] for key in (parts[0].text if parts else {})}
+    text = {key: [values[i] for i in order] for key, values in text.items()}
+    absent = sorted(q for p in parts for q in p.absent_topics)
+    summary, trec_summary = _summaries(per_query, requests, options, qrels)
+    return RunEvaluation(run_name, runid, query_ids[order], columns, per_query, summary, text, absent, None,
                          trec_summary)
 
 

@@ -81,7 +81,10 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     specs = parse_measures(list(request.measures))          # an unknown measure stops here, before any file is read
     qrels = inputs.get(request.qrels, "qrels", topic=request.topic) if request.topic else \
         inputs.get(request.qrels, "qrels")
-    runs = [inputs.get(path, "run") for path in request.runs]
+    from evalgui.core.ranked.by_query import StreamedRun, evaluate_run_by_query, streamed
+
+    # A run file too large to hold is evaluated by query (bounded memory), never read whole.
+    runs = [(not inputs.has(path) and streamed(path)) or inputs.get(path, "run") for path in request.runs]
     from evalgui.core.workflows.compare import run_names
 
     names = run_names(runs, list(request.runs), inputs)
@@ -93,7 +96,8 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     if mismatch is not None:
         notes.append(mismatch)
     # Without -c a run sharing no query with the qrels scores 0 everywhere: say so once, not per query.
-    lonely = set() if options.complete else {id(run) for run in runs_sharing_no_query(qrels, runs)}
+    held = [run for run in runs if not isinstance(run, StreamedRun)]
+    lonely = set() if options.complete else {id(run) for run in runs_sharing_no_query(qrels, held)}
     if lonely and len(lonely) == len(runs):
         raise EvalUsageError(f"no query has both results and relevance information ({request.qrels}; "
                              f"{', '.join(request.runs)})")
@@ -107,7 +111,16 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     for i, (run, name, path) in enumerate(zip(runs, names, request.runs)):
         state.check()
         label = f"Evaluating {name} ({i + 1} of {n}): "
-        evaluation = evaluate_run(qrels, run, specs, options, state.scaled(i / n, (i + 0.9) / n, label))
+        step = state.scaled(i / n, (i + 0.9) / n, label)
+        if isinstance(run, StreamedRun):
+            evaluation = evaluate_run_by_query(qrels, run.source, specs, options, step, name=run.name)
+            if not len(evaluation.query_ids):
+                notes.append(f"{run.source} has no query in {request.qrels}; its values are 0")
+            elif full and "curves" in tables:
+                notes.append(f"{run.source} is too large to hold in memory: it was evaluated query by query, "
+                             f"without precision-recall curves")
+        else:
+            evaluation = evaluate_run(qrels, run, specs, options, step)
         if evaluation.absent_topics and id(run) not in lonely:
             notes.append(absent_note(run.source, evaluation.absent_topics))
         evaluation.run_name = name
@@ -120,13 +133,13 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
             state.check()
             state.progress((i + 0.9) / n, f"{label}precision-recall curves")
             result = run_result(name, path, evaluation)
-            if "curves" in tables:
+            if "curves" in tables and evaluation.ranking is not None:
                 frame = pr_curves(evaluation.ranking, state=state)
                 result.curves = curve_index(frame)
                 result.saved_curve_rows = saved_curve_rows(name, result.curves, frame)   # what a project keeps
                 if not for_window:
                     curves.append(frame[["kind", "query", "recall", "precision"]].assign(run=name))
-            result.ranking, result.run = evaluation.ranking, run
+            result.ranking, result.run = evaluation.ranking, (None if isinstance(run, StreamedRun) else run)
             if "run_matrix" in tables:
                 result.pairs = pairs.add(name, result.query_ids, result.per_query)
             results.append(result)
@@ -150,7 +163,8 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
             out["per_query"] = rows[~is_summary].reset_index(drop=True) if request.per_query else \
                 rows.iloc[:0].reset_index(drop=True)
         if "curves" in tables:
-            out["curves"] = pd.concat(curves, ignore_index=True)[["run", "kind", "query", "recall", "precision"]]
+            columns = ["run", "kind", "query", "recall", "precision"]
+            out["curves"] = pd.concat(curves, ignore_index=True)[columns] if curves else pd.DataFrame(columns=columns)
         if "run_matrix" in tables:
             out["run_matrix"] = run_matrix_table(results)
     outcome = Outcome("ranked", request, out, notes)

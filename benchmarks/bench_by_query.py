@@ -1,0 +1,159 @@
+"""Benchmark: runs too large to hold, evaluated by query, against reading them whole and trec_eval.
+
+A synthetic run of ``--lines`` lines (``--queries`` queries, tied scores rounded to two decimals, every
+line shuffled: the hardest order for a reader, as no query's lines sit together) and its qrels are
+written to ``benchmarks/_data/`` (git-ignored) and reused. Each tool then runs as a fresh process:
+
+- ``evalgui by query``: ``evalgui-cli trec_eval`` as a user runs it (a run this size is evaluated by
+  query automatically);
+- ``evalgui whole``: the same with ``EVALGUI_HOLD_AT_MOST`` raised, so the run is read whole (today's path);
+- ``evalgui by query (.gz)``: the run gzipped (trec_eval reads no .gz: compare with evalgui's own paths);
+- ``trec_eval``: the 10.0 binary, when ``--trec-eval``, ``$EVALGUI_TREC_EVAL`` or ``trec_eval`` on PATH
+  names it.
+
+It reports wall time and peak resident memory (a small wrapper's ``RUSAGE_CHILDREN``), and checks
+that every evalgui output is byte-identical to the others and to trec_eval's. Targets (issue 37): 20M
+lines in at most 1 GiB, at most trec_eval's peak and at most half its wall time; 100M lines in at most
+2 GiB.
+
+    python benchmarks/bench_by_query.py --lines 2000000            # a quick look, writes nothing
+    python benchmarks/bench_by_query.py --write                    # 20M lines, writes docs/benchmarks.md
+    python benchmarks/bench_by_query.py --lines 100000000 --queries 1000000 --no-whole --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+BEGIN, END = "<!-- bench_by_query: begin -->", "<!-- bench_by_query: end -->"
+
+
+def write_collection(folder: Path, lines: int, queries: int, seed: int = 11) -> tuple[Path, Path]:
+    """The run (tied scores, lines shuffled) and its qrels (100 judgments a query, a third relevant)."""
+    run, qrels = folder / "run.txt", folder / "qrels.txt"
+    if run.exists() and qrels.exists():
+        return qrels, run
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    depth = lines // queries
+    n_docs = max(10 * depth, 1000)
+    chunk = max(1, 2_000_000 // depth)                 # queries written at once
+    order_of_queries = rng.permutation(queries)
+    with open(run.with_suffix(".tmp"), "w") as fh:
+        for start in range(0, queries, chunk):
+            q = np.repeat(order_of_queries[start:start + chunk], depth)
+            docs = rng.integers(0, n_docs, size=len(q)) * depth + np.tile(np.arange(depth), len(q) // depth)
+            scores = np.round(rng.random(len(q)) * 10, 2)
+            shuffle = rng.permutation(len(q))
+            text = "\n".join(f"q{a} Q0 d{b} 0 {c:.2f} bench" for a, b, c in
+                             zip(q[shuffle].tolist(), docs[shuffle].tolist(), scores[shuffle].tolist()))
+            fh.write(text + "\n")
+    os.replace(run.with_suffix(".tmp"), run)
+    with open(qrels.with_suffix(".tmp"), "w") as fh:
+        for start in range(0, queries, chunk):
+            q = np.repeat(np.arange(start, min(start + chunk, queries)), 100)
+            docs = rng.integers(0, n_docs, size=len(q)) * depth + np.tile(np.arange(100) % depth, len(q) // 100)
+            grades = (rng.random(len(q)) < 1 / 3).astype(int) * rng.integers(1, 4, size=len(q))
+            fh.write("\n".join(f"q{a} 0 d{b} {c}" for a, b, c in zip(q.tolist(), docs.tolist(), grades.tolist()))
+                     + "\n")
+    os.replace(qrels.with_suffix(".tmp"), qrels)
+    return qrels, run
+
+
+def gzipped(run: Path) -> Path:
+    packed = run.with_suffix(".txt.gz")
+    if not packed.exists():
+        with open(run, "rb") as src, gzip.open(packed.with_suffix(".tmp"), "wb", compresslevel=1) as dst:
+            shutil.copyfileobj(src, dst, 16 << 20)
+        os.replace(packed.with_suffix(".tmp"), packed)
+    return packed
+
+
+# A small wrapper process runs the tool and reads its children's peak RSS: a child forked straight from
+# this process would count this process's pages (the generated data) as its own until it execs.
+_WRAPPER = ("import resource, subprocess, sys, time; start = time.perf_counter(); "
+            "status = subprocess.run(sys.argv[1:]).returncode; wall = time.perf_counter() - start; "
+            "print(wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, status, file=sys.stderr)")
+
+
+def measure(command: list[str], out: Path, env: dict | None = None) -> tuple[float, int, int]:
+    """Wall seconds, peak RSS (bytes) and exit status of one fresh process writing stdout to ``out``."""
+    with open(out, "wb") as fh:
+        done = subprocess.run([sys.executable, "-c", _WRAPPER, *command], stdout=fh, stderr=subprocess.PIPE,
+                              env=env, text=True)
+    wall, peak_kib, status = done.stderr.strip().splitlines()[-1].split()
+    return float(wall), int(peak_kib) * 1024, int(status)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, default=20_000_000)
+    parser.add_argument("--queries", type=int, default=20_000)
+    parser.add_argument("--trec-eval", default=os.environ.get("EVALGUI_TREC_EVAL") or shutil.which("trec_eval"))
+    parser.add_argument("--no-whole", action="store_true", help="skip reading the run whole (too large for RAM)")
+    parser.add_argument("--no-gz", action="store_true")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--write", action="store_true", help="write the results into docs/benchmarks.md")
+    args = parser.parse_args(argv)
+
+    folder = REPO / "benchmarks" / "_data" / f"by_query-{args.lines}-{args.queries}"
+    print(f"writing or reusing {folder} ...", flush=True)
+    qrels, run = write_collection(folder, args.lines, args.queries)
+    cli = [str(Path(sys.executable).parent / "evalgui-cli"), "trec_eval"]
+    tools = [("evalgui by query", cli + [str(qrels), str(run)], None)]
+    if not args.no_whole:
+        whole = dict(os.environ, EVALGUI_HOLD_AT_MOST=str(1 << 60))
+        tools.append(("evalgui whole (today's path)", cli + [str(qrels), str(run)], whole))
+    if not args.no_gz:
+        tools.append(("evalgui by query (.gz)", cli + [str(qrels), str(gzipped(run))], None))
+    if args.trec_eval:
+        tools.append(("trec_eval 10.0", [args.trec_eval, str(qrels), str(run)], None))
+
+    rows, outputs = [], {}
+    for name, command, env in tools:
+        best = None
+        for _ in range(args.repeat):
+            out = folder / f"out-{len(outputs)}.txt"
+            wall, peak, status = measure(command, out, env)
+            print(f"{name}: {wall:.1f} s, {peak / 2**20:,.0f} MiB, exit {status}", flush=True)
+            best = (wall, peak, status) if best is None or wall < best[0] else best
+        outputs[name] = out.read_bytes()
+        rows.append((name, *best))
+    reference = outputs[tools[0][0]]
+    same = {name: outputs[name] == reference for name in outputs}
+    for name, equal in same.items():
+        print(f"  {name}: output {'identical' if equal else 'DIFFERS'}")
+
+    size = run.stat().st_size
+    table = ["| tool | wall time (s) | peak memory (MiB) | output |", "|---|---:|---:|---|"]
+    table += [f"| {name} | {wall:.1f} | {peak / 2**20:,.0f} | "
+              f"{'exit ' + str(status) if status else ('identical' if same[name] else 'differs')} |"
+              for name, wall, peak, status in rows]
+    section = "\n".join([
+        BEGIN, f"## Runs too large to hold: by query ({args.lines:,} lines)", "",
+        f"`benchmarks/bench_by_query.py --lines {args.lines} --queries {args.queries}`: a run of {args.lines:,} "
+        f"lines ({size / 2**20:,.0f} MiB, {args.queries:,} queries, tied scores, every line shuffled) and "
+        f"100 judgments a query; each tool a fresh process, best of {args.repeat}; peak resident memory "
+        f"of that one process (`RUSAGE_CHILDREN` in a small wrapper). Machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the end.", "",
+        *table, "", END, ""])
+    print(section)
+    if args.write:
+        sys.path.insert(0, str(REPO / "benchmarks"))
+        from bench_compare import write_section
+
+        write_section(REPO / "docs" / "benchmarks.md", BEGIN, END, section)
+    return 0 if all(same.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
