@@ -424,6 +424,7 @@ def test_under_an_address_space_limit_a_big_run_gives_one_line_never_an_abort(tm
             # At 300 MiB the interpreter and its libraries leave so little that the 1 MiB qrels may pass the
             # estimate and still run out: then the message says so, naming the file and the limit.
             assert message.startswith((f"{run}: not enough memory to read it: reading 48 MiB needs about ",
+                                       f"{run}: not enough memory to read it, even query by query: that needs about ",
                                        f"{qrels}: not enough memory to read it: reading ",
                                        f"{qrels}: ran out of memory reading the file (1 MiB) under the process's "
                                        "address-space limit (ulimit -v) of 300 MiB")), message

@@ -254,3 +254,44 @@ def test_a_partition_larger_than_its_share_is_split_again_with_the_same_output(c
     parts = by_query.evaluate_run_by_query(qrels, str(run_path), requests, EvalOptions(complete=True), partitions=2)
     assert splits and min(splits) > 1
     assert format_lines(parts, per_query=True) == format_lines(whole, per_query=True)
+
+
+def test_compare_reads_many_run_files_one_at_a_time(tmp_path, monkeypatch):
+    import gc
+    import weakref
+
+    import evalgui as eg
+    from evalgui.core import inputs as input_kinds
+
+    qrels, base = write_collection(tmp_path, n_queries=30, depth=20, n_docs=100)
+    paths = []
+    for i in range(8):
+        path = tmp_path / f"system{i}.run"
+        lines = base.read_text().splitlines()
+        path.write_text("\n".join(lines[i * 7:] + lines[:i * 7]).replace(" 0.", f" {i}.") + "\n")
+        paths.append(str(path))
+    alive, most = [], []
+    original = input_kinds.kind
+
+    def counting_kind(name):
+        found = original(name)
+        if name != "run":
+            return found
+
+        class Counting:
+            def __getattr__(self, attr):
+                return getattr(found, attr)
+
+            def read(self, *args, **kwargs):
+                gc.collect()
+                most.append(sum(ref() is not None for ref in alive))
+                run = found.read(*args, **kwargs)
+                alive.append(weakref.ref(run))
+                return run
+        return Counting()
+
+    monkeypatch.setattr(input_kinds, "kind", counting_kind)
+    outcome = eg.compare(str(qrels), paths, ["AP", "P@10"], test="t", correction="holm")
+    assert len(most) == 8 and max(most) == 0          # each run let go before the next is read
+    assert set(outcome.tables["comparison"]["run_a"]) | set(outcome.tables["comparison"]["run_b"]) == \
+        {f"system{i}" for i in range(8)}

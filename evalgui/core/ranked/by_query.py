@@ -72,6 +72,26 @@ def should_stream(source: str) -> bool:
     return need > min(hold, free if free is not None else hold)
 
 
+# The smallest piece worth reading: below it, the reader's fixed costs dominate.
+_SMALLEST_PIECE = 1 << 20
+
+
+def _piece_size(source: str, free: int | None) -> int:
+    """How much of the file to parse at once in the memory left; refused, before anything is read, when even
+    the smallest piece and a partition of that size would not fit (Arrow's parser aborts the process when
+    an allocation fails, so the check comes first)."""
+    if free is None:
+        return _PIECE
+    fitting = (free - memory.READ_BASE) // (2 * memory.READ_FACTOR)
+    if fitting < _SMALLEST_PIECE:
+        limit = memory.room()
+        under = f" under {limit.what} of {memory._mib(limit.limit)}" if limit is not None else ""
+        need = memory.READ_BASE + 2 * memory.READ_FACTOR * _SMALLEST_PIECE
+        raise EvalInputError(source, f"not enough memory to read it, even query by query: that needs about "
+                                     f"{memory._mib(need)}, and {memory._mib(free)} remain{under}")
+    return int(min(_PIECE, fitting))
+
+
 def partitions_for(size: int, free: int | None) -> int:
     """How many partitions a run of ``size`` bytes of text needs: each small enough to evaluate in a share of
     the memory left (after what the reading pass itself holds)."""
@@ -251,6 +271,7 @@ def evaluate_run_by_query(qrels: Qrels, source: str, requests, options: EvalOpti
     name = name or _text.file_stem(source)
     size = memory.data_size(source)
     free = _available()
+    piece_size = _piece_size(source, free)
     n = partitions or partitions_for(size, free)
     folder = scratch.folder("by-query")
     try:
@@ -260,7 +281,7 @@ def evaluate_run_by_query(qrels: Qrels, source: str, requests, options: EvalOpti
         runid = ""
         try:
             reading = state.scaled(0.0, 0.5)
-            for piece in run_pieces(source, reading):
+            for piece in run_pieces(source, reading, piece_size):
                 parts.add(piece.table, _partition_of(piece.table.column("query").combine_chunks(), n))
                 runid = piece.tag or runid
         finally:
@@ -324,22 +345,49 @@ def _splits_needed(table: pa.Table, source: str, free: int | None) -> int:
 
 
 @dataclass
-class StreamedRun:
-    """A run file evaluated by query: what the workflows need of it before it is read (its name)."""
+class RunFile:
+    """A run named by its file, read when its turn comes and let go after: whole, or by query when it is
+    too large to hold (:func:`should_stream`). What the workflows need of it before then is its name."""
 
     source: str
     name: str
+    by_query: bool = False
     runid: str = ""
 
 
-def streamed(source: str) -> StreamedRun | None:
-    """A TREC run file too large to hold (see :func:`should_stream`), else None (read it whole)."""
-    from evalgui.core.formats import sniff_format
+def run_file(source: str) -> RunFile:
     from evalgui.core.formats._text import file_stem
 
+    return RunFile(source, file_stem(source), _streams(source))
+
+
+def _streams(source: str) -> bool:
+    from evalgui.core.formats import sniff_format
+
     try:
-        if not os.path.isfile(source) or not should_stream(source) or sniff_format(source) != "trec":
-            return None
+        return os.path.isfile(source) and should_stream(source) and sniff_format(source) == "trec"
     except (OSError, EvalInputError):
-        return None                       # the reader says what is wrong with the file
-    return StreamedRun(source, file_stem(source))
+        return False                      # the reader says what is wrong with the file
+
+
+def streamed(source: str) -> RunFile | None:
+    """A TREC run file too large to hold (see :func:`should_stream`), else None (read it whole)."""
+    file = run_file(source)
+    return file if file.by_query else None
+
+
+def evaluate_any(qrels: Qrels, run, requests, options: EvalOptions = EvalOptions(),
+                 state: JobState | None = None) -> RunEvaluation:
+    """Evaluate a run in memory, or a :class:`RunFile` (read whole, or by query), which is then let go."""
+    if not isinstance(run, RunFile):
+        return evaluate_run(qrels, run, requests, options, state)
+    if run.by_query:
+        return evaluate_run_by_query(qrels, run.source, requests, options, state, name=run.name)
+    from evalgui.core.inputs import kind
+
+    state = state_or_default(state)
+    held = kind("run").read(run.source)
+    held.name = run.name
+    result = evaluate_run(qrels, held, requests, options, state)
+    result.ranking = None                 # it holds the run's arrays: let them go with the run
+    return result

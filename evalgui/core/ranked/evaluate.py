@@ -266,7 +266,10 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
                      options: EvalOptions = EvalOptions(), *, per_query: bool = True,
                      state: JobState | None = None,
                      on_absent: Callable[[Run, list[str]], None] | None = None) -> dict[str, np.ndarray]:
-    """:func:`evaluate`'s table as four columns (run, query, measure, value), without pandas."""
+    """:func:`evaluate`'s table as four columns (run, query, measure, value), without pandas. ``runs`` may be
+    :class:`~evalgui.core.ranked.by_query.RunFile` s, each read when its turn comes."""
+    from evalgui.core.ranked.by_query import evaluate_any
+
     state = state_or_default(state)
     runs = [runs] if isinstance(runs, Run) else list(runs)
     requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
@@ -275,7 +278,8 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
     n = max(len(runs), 1)
     for i, (run, name) in enumerate(zip(runs, names)):
         state.check()
-        result = evaluate_run(qrels, run, requests, options, state.scaled(i / n, (i + 1) / n, f"Evaluating {name}: "))
+        # A by_query.RunFile is read here, one at a time, and let go: many runs never sit in memory together.
+        result = evaluate_any(qrels, run, requests, options, state.scaled(i / n, (i + 1) / n, f"Evaluating {name}: "))
         if on_absent is not None and result.absent_topics:
             on_absent(run, result.absent_topics)
         result.run_name = name

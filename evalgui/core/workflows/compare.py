@@ -219,7 +219,12 @@ def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState):
     specs = parse_measures(list(request.measures))
     qrels = inputs.get(request.qrels, "qrels", topic=request.topic) if request.topic else \
         inputs.get(request.qrels, "qrels")
-    runs = [inputs.get(path, "run") for path in request.runs]
+    from evalgui.core.ranked.by_query import run_file
+
+    # Files are read one at a time as their turn comes, and let go (by query when too large to hold):
+    # a hundred runs never sit in memory together; data given in memory is used as it is.
+    runs = [inputs.get(path, "run") if inputs.has(path) or path.startswith("<") else run_file(path)
+            for path in request.runs]
     names = run_names(runs, list(request.runs), inputs)
     absent_notes: list[str] = []
 

@@ -81,7 +81,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     specs = parse_measures(list(request.measures))          # an unknown measure stops here, before any file is read
     qrels = inputs.get(request.qrels, "qrels", topic=request.topic) if request.topic else \
         inputs.get(request.qrels, "qrels")
-    from evalgui.core.ranked.by_query import StreamedRun, evaluate_run_by_query, streamed
+    from evalgui.core.ranked.by_query import RunFile, evaluate_run_by_query, streamed
 
     # A run file too large to hold is evaluated by query (bounded memory), never read whole.
     runs = [(not inputs.has(path) and streamed(path)) or inputs.get(path, "run") for path in request.runs]
@@ -96,7 +96,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     if mismatch is not None:
         notes.append(mismatch)
     # Without -c a run sharing no query with the qrels scores 0 everywhere: say so once, not per query.
-    held = [run for run in runs if not isinstance(run, StreamedRun)]
+    held = [run for run in runs if not isinstance(run, RunFile)]
     lonely = set() if options.complete else {id(run) for run in runs_sharing_no_query(qrels, held)}
     if lonely and len(lonely) == len(runs):
         raise EvalUsageError(f"no query has both results and relevance information ({request.qrels}; "
@@ -112,7 +112,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
         state.check()
         label = f"Evaluating {name} ({i + 1} of {n}): "
         step = state.scaled(i / n, (i + 0.9) / n, label)
-        if isinstance(run, StreamedRun):
+        if isinstance(run, RunFile):
             evaluation = evaluate_run_by_query(qrels, run.source, specs, options, step, name=run.name)
             if not len(evaluation.query_ids):
                 notes.append(f"{run.source} has no query in {request.qrels}; its values are 0")
@@ -139,7 +139,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
                 result.saved_curve_rows = saved_curve_rows(name, result.curves, frame)   # what a project keeps
                 if not for_window:
                     curves.append(frame[["kind", "query", "recall", "precision"]].assign(run=name))
-            result.ranking, result.run = evaluation.ranking, (None if isinstance(run, StreamedRun) else run)
+            result.ranking, result.run = evaluation.ranking, (None if isinstance(run, RunFile) else run)
             if "run_matrix" in tables:
                 result.pairs = pairs.add(name, result.query_ids, result.per_query)
             results.append(result)
