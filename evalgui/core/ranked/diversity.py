@@ -22,7 +22,8 @@ c(s, i) being how many documents ranked above it are relevant to s. From there:
 - StRecall@k = |subtopics covered by the first k documents| / S.
 
 The ideal ranking is ndeval's greedy one: at each rank, the document of largest
-gain given those above it, ties going to the larger docno (byte order).
+gain given those above it, ties going to the larger docno (byte order). Gains that are
+equal but were added up in another order (and so differ in the last bit) count as equal.
 
 ndeval's own quirks, kept: @1 values of alpha-DCG and ERR-IA are not divided by
 the ideal ideal (its normalisation loop starts at the second rank); alpha-nDCG@k
@@ -238,12 +239,41 @@ def _ideal_hits(r: Ranking, j: Judgments, alpha: float) -> tuple[np.ndarray, np.
         marks[active] = best
         is_best = score == marks[cand_q]
         first = np.minimum.reduceat(np.where(is_best, index, n_c), starts[active])
-        out[active, step] = best
+        _settle_near_ties(first, score, best, starts[active], e_doc, gain[e_sub], n_c)
+        out[active, step] = score[first]
         placed[first] = True
         chosen = np.zeros(n_c, dtype=bool)
         chosen[first] = True
         gain[np.unique(e_sub[chosen[e_doc]])] *= keep
     return out, depth
+
+
+# A candidate's gain is its subtopics' gains added in subtopic order (ndeval's arithmetic), so two
+# documents whose gains are equal may differ in the last bit by the order they were added in
+# (0.7 + 0.49 + 0.49 against 0.49 + 0.49 + 0.7). Gains this close to the best are compared again exactly.
+_NEAR = 1e-9
+
+
+def _settle_near_ties(first: np.ndarray, score: np.ndarray, best: np.ndarray, seg_starts: np.ndarray,
+                      e_doc: np.ndarray, e_gain: np.ndarray, n_c: int) -> None:
+    """Where a query's best candidates differ only by rounding, choose again (in place in ``first``) by
+    the correctly rounded sum of each one's subtopic gains (``math.fsum``, whatever their order): the
+    largest, ties to the first candidate (the larger docno), as ndeval's rule says for equal gains."""
+    import math
+
+    ends = np.r_[seg_starts[1:], n_c]
+    # A query whose candidates within _NEAR of its best hold another value than the best itself.
+    floor = np.repeat(best - np.abs(best) * _NEAR, ends - seg_starts)
+    near = (score[seg_starts[0]:] >= floor) & np.isfinite(score[seg_starts[0]:])
+    differ = near & (score[seg_starts[0]:] != np.repeat(best, ends - seg_starts))
+    if not differ.any():
+        return
+    entry_starts = np.searchsorted(e_doc, np.arange(n_c + 1))
+    for k in np.unique(np.searchsorted(seg_starts, np.flatnonzero(differ) + seg_starts[0], side="right") - 1):
+        lo = seg_starts[k]
+        candidates = lo + np.flatnonzero(near[lo - seg_starts[0]:ends[k] - seg_starts[0]])
+        exact = [math.fsum(e_gain[entry_starts[c]:entry_starts[c + 1]]) for c in candidates.tolist()]
+        first[k] = candidates[int(np.argmax(exact))]      # argmax: the first of the largest
 
 
 # --------------------------------------------------------------------------- per-rank gains
