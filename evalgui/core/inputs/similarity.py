@@ -177,8 +177,10 @@ def read_similarity_results(path: str | os.PathLike) -> SimilarityResults:
     from evalgui.core.formats.other import _load_frame, _pick_column
 
     from evalgui.core import memory
+    from evalgui.core.formats import _text
 
     source = os.fspath(path)
+    _text.check_head(source)      # not text: refused from its first block, before the memory estimate
     memory.check_room(source)
     fmt = extension_of(source)
     table, lines = None, None
