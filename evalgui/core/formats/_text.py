@@ -200,6 +200,12 @@ def _unpacked_head(source: str, size: int) -> bytes | None:
     return head
 
 
+def is_wide_file(path: str | os.PathLike) -> bool:
+    """Whether the file is UTF-16 or UTF-32 text with a byte-order mark (readers that hand a path to Arrow
+    read it through :func:`load_bytes` instead)."""
+    return wide_encoding(_unpacked_head(os.fspath(path), 4) or b"") is not None
+
+
 def check_head(path: str | os.PathLike) -> None:
     """Refuse a file whose first block is not text (a NUL byte) before anything reads the rest or
     estimates the memory it needs: a 2 GiB file of NUL bytes is refused after reading 64 KiB. Parquet

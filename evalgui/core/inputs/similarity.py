@@ -100,6 +100,10 @@ def arrow_table(source: str, column_types: dict | None = None):
             raise EvalInputError(source, f"not a readable Parquet file ({exc})") from None
     import pyarrow.csv as pacsv
 
+    from evalgui.core.formats import _text
+
+    if _text.is_wide_file(source):       # UTF-16 or UTF-32: the pandas reader reads it, as UTF-8
+        return None
     try:
         sep = table_separator(source)
         types = column_types or {n: pa.string() for n in _header(source, sep)}
