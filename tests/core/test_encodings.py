@@ -251,3 +251,17 @@ def test_metaeval_matrix_error_is_its_one_line(tmp_path):
     assert out.stderr.splitlines() == ["evalgui-cli: error: --matrix nope: not one of the measures (ndcg)"]
     ok = _cli("metaeval", "--experiment", "stability", tmp_path / "q.txt", *runs, "-m", "ndcg", "--matrix", "ndcg")
     assert ok.returncode == 0 and "warning" in ok.stderr           # the notes, when there is no error
+
+
+def test_stamping_again_adds_no_second_note(tmp_path, monkeypatch):
+    import evalgui as eg
+    from evalgui.core.workflows.outcome import Outcome
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.txt").write_bytes(b"\xef\xbb\xbf" + QRELS.encode())
+    (tmp_path / "r.run").write_text(RUN)
+    outcome = eg.evaluate("q.txt", ["r.run"], ["map"])
+    saved = Outcome.from_json(outcome.to_json(), type(outcome.request))       # notes saved capitalised
+    assert saved.notes == [f"Q.txt {BOM_NOTE} (an invisible character some editors write first): it was left "
+                           "out, so the first line reads as it looks"]
+    assert saved.stamp().notes == saved.notes

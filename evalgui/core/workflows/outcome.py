@@ -163,8 +163,11 @@ class Outcome:
         """Fill in the provenance from the request (called by the workflow when it is done), and say which
         input files began with a UTF-8 byte-order mark that was left out."""
         inputs = inputs if inputs is not None else describe_inputs(self.request.files())
-        told = {str(n) for n in self.notes}
-        self.notes += [n for n in encoding_notes([e["path"] for e in inputs]) if n not in told]
+        def key(note) -> str:               # a saved outcome's notes were written capitalised (notes_for_window)
+            return str(note)[:1].upper() + str(note)[1:]
+
+        told = {key(n) for n in self.notes}
+        self.notes += [n for n in encoding_notes([e["path"] for e in inputs]) if key(n) not in told]
         self.provenance = {
             "workspace": self.workspace,
             "request": self.request.to_json(),
