@@ -226,6 +226,7 @@ def _ideal_hits(r: Ranking, j: Judgments, alpha: float) -> tuple[np.ndarray, np.
     placed = np.zeros(n_c, dtype=bool)
     out = np.zeros((n_q, int(depth.max())))
     index = np.arange(n_c)
+    entry_starts = np.searchsorted(e_doc, np.arange(n_c + 1))
     keep = 1.0 - alpha
     for step in range(int(depth.max())):
         active = has[depth[has] > step]
@@ -237,9 +238,12 @@ def _ideal_hits(r: Ranking, j: Judgments, alpha: float) -> tuple[np.ndarray, np.
         # the first candidate (the largest docno) reaching its query's best
         marks = np.full(n_q, np.inf)
         marks[active] = best
-        is_best = score == marks[cand_q]
+        best_of = marks[cand_q]
+        is_best = score == best_of
         first = np.minimum.reduceat(np.where(is_best, index, n_c), starts[active])
-        _settle_near_ties(first, score, best, starts[active], e_doc, gain[e_sub], n_c)
+        near = ~is_best & (score >= best_of * (1.0 - _NEAR))      # gains >= 0; placed ones are -inf
+        if near.any():
+            _settle_near_ties(first, near, is_best, starts[active], entry_starts, e_sub, gain)
         out[active, step] = score[first]
         placed[first] = True
         chosen = np.zeros(n_c, dtype=bool)
@@ -250,30 +254,34 @@ def _ideal_hits(r: Ranking, j: Judgments, alpha: float) -> tuple[np.ndarray, np.
 
 # A candidate's gain is its subtopics' gains added in subtopic order (ndeval's arithmetic), so two
 # documents whose gains are equal may differ in the last bit by the order they were added in
-# (0.7 + 0.49 + 0.49 against 0.49 + 0.49 + 0.7). Gains this close to the best are compared again exactly.
+# (0.7 + 0.49 + 0.49 against 0.49 + 0.49 + 0.7). Gains this close to the best are added again in one order.
 _NEAR = 1e-9
 
 
-def _settle_near_ties(first: np.ndarray, score: np.ndarray, best: np.ndarray, seg_starts: np.ndarray,
-                      e_doc: np.ndarray, e_gain: np.ndarray, n_c: int) -> None:
-    """Where a query's best candidates differ only by rounding, choose again (in place in ``first``) by
-    the correctly rounded sum of each one's subtopic gains (``math.fsum``, whatever their order): the
-    largest, ties to the first candidate (the larger docno), as ndeval's rule says for equal gains."""
-    import math
-
-    ends = np.r_[seg_starts[1:], n_c]
-    # A query whose candidates within _NEAR of its best hold another value than the best itself.
-    floor = np.repeat(best - np.abs(best) * _NEAR, ends - seg_starts)
-    near = (score[seg_starts[0]:] >= floor) & np.isfinite(score[seg_starts[0]:])
-    differ = near & (score[seg_starts[0]:] != np.repeat(best, ends - seg_starts))
-    if not differ.any():
-        return
-    entry_starts = np.searchsorted(e_doc, np.arange(n_c + 1))
-    for k in np.unique(np.searchsorted(seg_starts, np.flatnonzero(differ) + seg_starts[0], side="right") - 1):
-        lo = seg_starts[k]
-        candidates = lo + np.flatnonzero(near[lo - seg_starts[0]:ends[k] - seg_starts[0]])
-        exact = [math.fsum(e_gain[entry_starts[c]:entry_starts[c + 1]]) for c in candidates.tolist()]
-        first[k] = candidates[int(np.argmax(exact))]      # argmax: the first of the largest
+def _settle_near_ties(first: np.ndarray, near: np.ndarray, is_best: np.ndarray, seg_starts: np.ndarray,
+                      entry_starts: np.ndarray, e_sub: np.ndarray, gain: np.ndarray) -> None:
+    """Where candidates come within _NEAR of their query's best (``near``) without equalling it, choose
+    again (in place in ``first``, one entry per segment) among those and the best, each one's subtopic
+    gains added from the smallest up: documents with the same gains then have the same sum, whatever
+    their subtopics' order, and ndeval's rule for equal gains decides (the first candidate: the larger
+    docno). ``entry_starts``: where each candidate's entries start in ``e_sub``."""
+    near_at = np.flatnonzero(near)
+    involved = np.unique(np.searchsorted(seg_starts, near_at, side="right") - 1)
+    best_at = np.flatnonzero(is_best)
+    best_at = best_at[np.isin(np.searchsorted(seg_starts, best_at, side="right") - 1, involved)]
+    cands = np.sort(np.r_[near_at, best_at])
+    seg = np.searchsorted(seg_starts, cands, side="right") - 1
+    lengths = entry_starts[cands + 1] - entry_starts[cands]
+    owner = np.repeat(np.arange(len(cands)), lengths)
+    pos = np.repeat(entry_starts[cands] - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
+    gains = gain[e_sub[pos]]
+    order = np.lexsort((gains, owner))
+    exact = np.bincount(owner[order], weights=gains[order], minlength=len(cands))
+    new = np.r_[True, seg[1:] != seg[:-1]]
+    bounds, group = np.flatnonzero(new), np.cumsum(new) - 1
+    top = np.maximum.reduceat(exact, bounds)
+    chosen = np.minimum.reduceat(np.where(exact == top[group], np.arange(len(cands)), len(cands)), bounds)
+    first[seg[bounds]] = cands[chosen]
 
 
 # --------------------------------------------------------------------------- per-rank gains
