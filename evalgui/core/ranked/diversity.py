@@ -23,7 +23,10 @@ c(s, i) being how many documents ranked above it are relevant to s. From there:
 
 The ideal ranking is ndeval's greedy one: at each rank, the document of largest
 gain given those above it, ties going to the larger docno (byte order). Gains that are
-equal but were added up in another order (and so differ in the last bit) count as equal.
+equal but were added up in another order (and so differ in the last bit) count as equal:
+ndeval compares its float sums, added in subtopic order (the binary numbers subtopics by
+their ids, pyndeval by first appearance), so at alpha other than 0.5 each of them may
+break such a tie the other way, by rounding (alpha 0.5's gains add up exactly).
 
 ndeval's own quirks, kept: @1 values of alpha-DCG and ERR-IA are not divided by
 the ideal ideal (its normalisation loop starts at the second rank); alpha-nDCG@k
