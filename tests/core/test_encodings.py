@@ -265,3 +265,14 @@ def test_stamping_again_adds_no_second_note(tmp_path, monkeypatch):
     assert saved.notes == [f"Q.txt {BOM_NOTE} (an invisible character some editors write first): it was left "
                            "out, so the first line reads as it looks"]
     assert saved.stamp().notes == saved.notes
+
+
+def test_trec_eval_keeps_the_mark_only_in_trec_text(tmp_path):
+    """JSON and CSV are no format of the binary's: their mark is left out there too (JSON would not parse)."""
+    from evalgui.core.formats._text import keeping_utf8_bom
+
+    (tmp_path / "r.json").write_bytes(b'\xef\xbb\xbf{"1": {"d1": 3.0, "d2": 2.0}}')
+    (tmp_path / "r.csv").write_bytes(b"\xef\xbb\xbfquery,doc,score\n1,d1,3\n1,d2,2\n")
+    with keeping_utf8_bom():
+        assert rows(read_run(tmp_path / "r.json")) == rows(read_run(tmp_path / "r.csv")) == [("1", "d1", 3.0),
+                                                                                          ("1", "d2", 2.0)]

@@ -87,7 +87,7 @@ def long_line_start(data: bytes, limit: int, start: int = 0, end: int | None = N
 
 
 def looks_like_json(data: bytes) -> bool:
-    return data[:64].lstrip()[:1] in (b"{", b"[")
+    return data[:64].removeprefix(_BOM).lstrip()[:1] in (b"{", b"[")
 
 
 def check_line_lengths(data: bytes, source: str) -> None:
@@ -287,7 +287,7 @@ def parse_json(data: bytes, source: str):
     import json
 
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8").removeprefix("\ufeff")     # kept only for trec_eval's text formats
     except UnicodeDecodeError as exc:
         raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
     try:
