@@ -313,8 +313,10 @@ def _read_as(record: InputKind, path: str, options: dict) -> LoadedInput:
     summary = record.summary(data)
     from evalgui.core.formats._text import utf8_bom_note
 
-    bom = utf8_bom_note(path)
-    return LoadedInput(path, record.name, data, summary, [bom] * (bom is not None) + list(record.warnings(data, summary)))
+    warnings = list(record.warnings(data, summary))
+    if (bom := utf8_bom_note(path)) is not None:
+        warnings.insert(0, bom)
+    return LoadedInput(path, record.name, data, summary, warnings)
 
 
 def read_input(path: str | os.PathLike, kind_name: str | None = None, loaded_kinds: Iterable[str] = (),

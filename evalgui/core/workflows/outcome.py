@@ -163,6 +163,7 @@ class Outcome:
         """Fill in the provenance from the request (called by the workflow when it is done), and say which
         input files began with a UTF-8 byte-order mark that was left out."""
         inputs = inputs if inputs is not None else describe_inputs(self.request.files())
+
         def key(note) -> str:               # a saved outcome's notes were written capitalised (notes_for_window)
             return str(note)[:1].upper() + str(note)[1:]
 
