@@ -276,3 +276,12 @@ def test_trec_eval_keeps_the_mark_only_in_trec_text(tmp_path):
     with keeping_utf8_bom():
         assert rows(read_run(tmp_path / "r.json")) == rows(read_run(tmp_path / "r.csv")) == [("1", "d1", 3.0),
                                                                                           ("1", "d2", 2.0)]
+
+
+def test_a_utf16_similarity_model_reads(tmp_path):
+    from evalgui.core.cbr.model import load_model
+
+    source = Path(SAMPLE_DATA) / "cbr" / "model.json"
+    encoded(tmp_path / "model.json", source.read_text(encoding="utf-8"), "UTF-16BE")
+    assert repr(load_model(tmp_path / "model.json")).replace(str(tmp_path / "model.json"), str(source)) == \
+        repr(load_model(source))
