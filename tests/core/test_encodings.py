@@ -73,7 +73,8 @@ def test_utf16_json_and_gzip_read(tmp_path):
 
 
 def test_broken_utf16_names_its_line_and_never_says_binary(tmp_path):
-    text = "1 0 d1 1\n1 0 d2 0\n".encode("utf-16-le") + b"\x00\xd8" + "x 0 d 1\n".encode("utf-16-le")  # a lone surrogate
+    lone_surrogate = b"\x00\xd8"
+    text = "1 0 d1 1\n1 0 d2 0\n".encode("utf-16-le") + lone_surrogate + "x 0 d 1\n".encode("utf-16-le")
     (tmp_path / "q.txt").write_bytes(b"\xff\xfe" + text)
     with pytest.raises(EvalInputError) as caught:
         read_input(tmp_path / "q.txt")
