@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import read_qrels, read_run
 from evalgui.core.inputs import read_input
 from tests.conftest import SAMPLE_DATA
+from tests.core.test_trec_fidelity import _binary
 
 ROOT = Path(__file__).resolve().parents[2]
 QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n2 0 d3 2\n"
@@ -195,10 +195,6 @@ def test_parquet_is_not_taken_for_binary_text(tmp_path):
 
 
 # ---------------------------------------------------------------- `evalgui-cli trec_eval` and the binary
-
-
-def _binary() -> str | None:
-    return os.environ.get("EVALGUI_TREC_EVAL") or shutil.which("trec_eval")
 
 
 def _cli(*args) -> subprocess.CompletedProcess:
