@@ -88,8 +88,6 @@ def run(args) -> int:
     fmt = output_format(args)
     request = request_from_args(MetaevalRequest, args)
     outcome = run_metaeval(request)
-    for note in outcome.notes:
-        warn(note)
     table = outcome.tables["table"]
     for dest, _, _, name in _WRITES:
         if getattr(args, dest):
@@ -101,5 +99,7 @@ def run(args) -> int:
         if wanted not in outcome.measures:
             raise UsageProblem(f"--matrix {args.matrix}: not one of the measures ({', '.join(outcome.measures)})")
         table = table[table["measure"] == wanted].reset_index(drop=True)
+    for note in outcome.notes:                  # after the checks: an error is said in its one line alone
+        warn(note)
     write_table(table, fmt, args.output)
     return 0

@@ -40,7 +40,14 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    for_one_pass()
+    for_one_pass()                  # before numpy is imported
+    from evalgui.core.formats._text import keeping_utf8_bom
+
+    with keeping_utf8_bom():        # the binary reads a UTF-8 byte-order mark into the first query id
+        return _run(args)
+
+
+def _run(args) -> int:
     from evalgui.core.inputs import kind
     from evalgui.core.ranked.trec_eval import apply_zscores, format_lines, requests_for
 

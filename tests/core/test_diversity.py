@@ -333,3 +333,93 @@ def test_small_collections_match_pyndeval(judgments, ranked):
             want, have = per_q[name], got[q, spec]
             assert (math.isnan(want) and math.isnan(have)) or have == pytest.approx(want, rel=1e-12, abs=1e-15), \
                 (q, name, want, have)
+
+
+# ------------------------------------------------------------------ the ideal ranking's ties, decided exactly
+
+def _exact_ideal(docs: dict[str, set], keep: float) -> list[str]:
+    """ndeval's greedy ideal ranking with exact arithmetic: the largest gain, ties to the larger docno."""
+    from fractions import Fraction
+
+    seen: dict[str, int] = {}
+    order, left = [], set(docs)
+    while left:
+        gain = {d: sum((Fraction(keep) ** seen.get(s, 0) for s in docs[d]), Fraction(0)) for d in left}
+        top = max(gain.values())
+        chosen = max(d for d in left if gain[d] == top)
+        order.append(chosen)
+        left.remove(chosen)
+        for s in docs[chosen]:
+            seen[s] = seen.get(s, 0) + 1
+    return order
+
+
+def _alpha_ndcg_and_nnrbp(docs: dict[str, set], ranked: list[str], alpha: float, beta: float, k: int):
+    """alpha-nDCG@k and nNRBP of ``ranked`` against the exact ideal ranking (the "ideal ideal" cancels)."""
+    def gains(order):
+        seen, out = {}, []
+        for d in order:
+            out.append(sum((1 - alpha) ** seen.get(s, 0) for s in docs.get(d, ())))
+            for s in docs.get(d, ()):
+                seen[s] = seen.get(s, 0) + 1
+        return out
+
+    def dcg(g):
+        return sum(x / math.log2(i + 2) for i, x in enumerate(g[:k]))
+
+    def rbp(g):
+        return sum(x * beta ** i for i, x in enumerate(g))
+
+    ideal = gains(_exact_ideal(docs, 1 - alpha))
+    run = gains(ranked)
+    return dcg(run) / dcg(ideal), rbp(run) / rbp(ideal)
+
+
+# Two documents add exactly 0.7 + 0.49 + 0.49 at one rank (alpha 0.3); added in subtopic order, d5's
+# sum is 1.6799999999999997 and d7's 1.68, so rounding chose d5 where the rule (ties to the larger
+# docno) chooses d7, and the ideal ranking went on differently from there.
+TIED = {"d0": {0, 2}, "d1": {5}, "d2": {0, 3, 5, 6}, "d3": {0, 1, 3}, "d4": {2, 4}, "d5": {0, 1, 3, 6},
+        "d6": {5}, "d7": {0, 1, 2, 3}, "d8": {0, 3, 4, 5}, "d9": {1, 2, 3, 6}}
+TIED_RUN = ["d3", "d1", "d9", "d0", "d6", "d2", "x1", "d4", "d8", "d5", "d7"]
+
+
+def test_ideal_ranking_breaks_exact_ties_by_docno_not_by_rounding():
+    from evalgui.core.data import Run
+
+    qrels = SubtopicQrels.from_lines(*zip(*[("q", str(s), d, 1) for d, subs in TIED.items() for s in sorted(subs)]))
+    run = Run(["q"] * len(TIED_RUN), TIED_RUN, [float(len(TIED_RUN) - i) for i in range(len(TIED_RUN))])
+    got = values(qrels, run, ["alpha_nDCG(alpha=0.3)@10", "nNRBP(alpha=0.3,beta=0.5)"])
+    ndcg, nnrbp = _alpha_ndcg_and_nnrbp(TIED, TIED_RUN, 0.3, 0.5, 10)
+    assert got["q", "alpha_nDCG(alpha=0.3)@10"] == pytest.approx(ndcg, rel=1e-12)
+    assert got["q", "nNRBP(alpha=0.3,beta=0.5)"] == pytest.approx(nnrbp, rel=1e-12)
+    assert ndcg == pytest.approx(0.8163330658645, abs=1e-12)     # ideal d9 d8 d7 d2 d5 ...; rounding's: d9 d8 d5 d7
+    pyndeval = pytest.importorskip("pyndeval", reason="pyndeval is not installed")
+    # pyndeval adds a document's subtopics in the order the subtopics first appear: listed from 6 down
+    # to 0, the tied sums come out equal there, and its docno rule decides.
+    rows = [("q", str(s), d, 1) for s in range(6, -1, -1) for d, subs in TIED.items() if s in subs]
+    expected = pyndeval.ndeval([pyndeval.SubtopicQrel(*r) for r in rows],
+                               sorted(pyndeval.ScoredDoc("q", d, float(len(TIED_RUN) - i))
+                                      for i, d in enumerate(TIED_RUN)),
+                               measures=["alpha-nDCG@10", "nNRBP"], alpha=0.3, beta=0.5)["q"]
+    assert got["q", "alpha_nDCG(alpha=0.3)@10"] == pytest.approx(expected["alpha-nDCG@10"], rel=1e-12)
+    assert got["q", "nNRBP(alpha=0.3,beta=0.5)"] == pytest.approx(expected["nNRBP"], rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ideal_ranking_matches_exact_arithmetic_on_random_collections(seed):
+    from evalgui.core.data import Run
+
+    rng = np.random.default_rng(seed)
+    qrels_rows, run_rows, truth = [], [], {}
+    for q in range(150):
+        docs = {f"d{d}": {int(s) for s in rng.choice(8, size=int(rng.integers(1, 5)), replace=False)}
+                for d in range(12)}
+        qrels_rows += [(f"q{q}", str(s), d, 1) for d, subs in docs.items() for s in sorted(subs)]
+        ranked = [f"d{d}" for d in rng.choice(16, size=12, replace=False)]
+        run_rows += [(f"q{q}", d, float(12 - i)) for i, d in enumerate(ranked)]
+        truth[f"q{q}"] = _alpha_ndcg_and_nnrbp(docs, ranked, 0.3, 0.5, 10)
+    got = values(SubtopicQrels.from_lines(*zip(*qrels_rows)), Run(*map(list, zip(*run_rows))),
+                 ["alpha_nDCG(alpha=0.3)@10", "nNRBP(alpha=0.3,beta=0.5)"])
+    for q, (ndcg, nnrbp) in truth.items():
+        assert got[q, "alpha_nDCG(alpha=0.3)@10"] == pytest.approx(ndcg, rel=1e-12), q
+        assert got[q, "nNRBP(alpha=0.3,beta=0.5)"] == pytest.approx(nnrbp, rel=1e-12), q

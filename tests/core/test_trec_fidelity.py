@@ -284,3 +284,44 @@ def test_score_order_sorts_by_query_then_score_descending(n_q, n_rows):
     assert np.array_equal(np.sort(order), np.arange(n_rows))
     want = np.lexsort((-scores, run_q))
     assert np.array_equal(run_q[order], run_q[want]) and np.array_equal(scores[order], scores[want])
+
+
+# ---------------------------------------------------------------- judgment groups: sums in trec_eval's order
+
+def _cli_trec_eval(tmp_path, args, qrels: str, run: str, capsys) -> str:
+    from evalgui.cli import main
+
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    capsys.readouterr()
+    assert main(["trec_eval", *args, str(tmp_path / "q"), str(tmp_path / "r")]) == 0
+    return capsys.readouterr().out
+
+
+def test_judgment_group_values_add_the_groups_in_order(tmp_path, capsys):
+    # 47 retrieved documents; groups a, b, c, d find 34, 39, 47 and 35 of them relevant. trec_eval adds
+    # 0.034 + 0.039 + 0.047 + 0.035 group after group (0.15500000000000003), then divides by 4: 0.0388.
+    docs = [f"d{i:02d}" for i in range(47)]
+    qrels = "".join(f"1 {g} {d} {int(i < n)}\n" for g, n in zip("abcd", (34, 39, 47, 35)) for i, d in enumerate(docs))
+    run = "".join(f"1 Q0 {d} {i} {100 - i} t\n" for i, d in enumerate(docs))
+    out = _cli_trec_eval(tmp_path, ["-q", "-R", "qrels_jg", "-m", "P_avgjg.1000"], qrels, run, capsys)
+    assert out == "P_avgjg_1000          \t1\t0.0388\nP_avgjg_1000          \tall\t0.0388\n"
+
+
+@pytest.mark.skipif(_binary() is None, reason="no trec_eval binary (set EVALGUI_TREC_EVAL)")
+@pytest.mark.parametrize("seed", range(3))
+def test_judgment_groups_match_the_trec_eval_binary(tmp_path, capsys, seed):
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(30):
+        docs = np.unique([f"D{int(x)}" for x in rng.integers(0, 10**5, 700)])
+        for g in rng.choice(["a", "b", "u1", "u10", "u2", "Z"], int(rng.integers(1, 7)), replace=False):
+            qrels += [f"{q} {g} {d} {rng.choice([0, 0, 1, 2])}" for d in rng.choice(docs, int(rng.integers(5, 120)),
+                                                                                 replace=False)]
+        run += [f"{q} Q0 {d} {i} {round(float(rng.random()) * 10, 2)} t"
+                for i, d in enumerate(rng.choice(docs, int(rng.integers(10, 650)), replace=False))]
+    args = ["-q", "-R", "qrels_jg", "-m", "qrels_jg"]
+    ours = _cli_trec_eval(tmp_path, args, "\n".join(qrels) + "\n", "\n".join(run) + "\n", capsys)
+    theirs = subprocess.run([_binary()] + args + [str(tmp_path / "q"), str(tmp_path / "r")],
+                            capture_output=True, text=True, check=True).stdout
+    assert ours == theirs

@@ -98,6 +98,7 @@ def _memory_as_input_error(source: str):
     memory limit it is refused before reading when it cannot fit: a failed C++ allocation aborts."""
     from evalgui.core import memory as _memory
 
+    _text.check_head(source)
     _memory.check_room(source)
     try:
         yield

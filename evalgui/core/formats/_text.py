@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gzip
 import os
 import zlib
@@ -11,6 +13,9 @@ import numpy as np
 from evalgui.core.errors import EvalInputError
 
 _BOM = b"\xef\xbb\xbf"
+# UTF-32's marks first: UTF-32LE's begins with UTF-16LE's.
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32"), (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32"),
+              (b"\xff\xfe", "utf-16-le", "UTF-16"), (b"\xfe\xff", "utf-16-be", "UTF-16"))
 _GZIP_MAGIC = b"\x1f\x8b"
 # Whitespace as C's isspace() sees it, less the newline.
 _WS_BYTES = (32, 9, 13, 11, 12)
@@ -82,7 +87,7 @@ def long_line_start(data: bytes, limit: int, start: int = 0, end: int | None = N
 
 
 def looks_like_json(data: bytes) -> bool:
-    return data[:64].lstrip()[:1] in (b"{", b"[")
+    return data[:64].removeprefix(_BOM).lstrip()[:1] in (b"{", b"[")
 
 
 def check_line_lengths(data: bytes, source: str) -> None:
@@ -121,8 +126,110 @@ def _read_in_chunks(fh, source: str, state) -> bytes:
     return b"".join(chunks)
 
 
+# trec_eval reads a UTF-8 byte-order mark as part of the first field ("\ufeff1"): `evalgui-cli trec_eval`
+# keeps it, to print what the binary prints; every other reader leaves it out and says so (utf8_bom_note).
+_KEEP_UTF8_BOM: contextvars.ContextVar[bool] = contextvars.ContextVar("evalgui_keep_utf8_bom", default=False)
+
+
+@contextlib.contextmanager
+def keeping_utf8_bom():
+    """Within: a UTF-8 byte-order mark is read as text, as trec_eval reads it."""
+    token = _KEEP_UTF8_BOM.set(True)
+    try:
+        yield
+    finally:
+        _KEEP_UTF8_BOM.reset(token)
+
+
+def skip_utf8_bom(data: bytes) -> bytes:
+    return data[len(_BOM):] if data.startswith(_BOM) and not _KEEP_UTF8_BOM.get() else data
+
+
+def wide_encoding(data: bytes) -> tuple[str, str, int] | None:
+    """(codec, name, length of the mark) when ``data`` starts with a UTF-16 or UTF-32 byte-order mark."""
+    for mark, codec, name in _WIDE_BOMS:
+        if data.startswith(mark):
+            return codec, name, len(mark)
+    return None
+
+
+def from_wide(data: bytes, source: str, head: bool = False) -> bytes:
+    """UTF-16 or UTF-32 text (told by its byte-order mark) as UTF-8, so that every reader reads it as it
+    reads UTF-8; other bytes as they are. ``head``: ``data`` is the file's beginning only (a character
+    cut at its end is left for later)."""
+    found = wide_encoding(data)
+    if found is None:
+        return data
+    import codecs
+
+    codec, name, skip = found
+    try:
+        text = codecs.getincrementaldecoder(codec)().decode(data[skip:], final=not head)
+    except UnicodeDecodeError as exc:
+        line = data[skip:skip + exc.start].decode(codec, "replace").count("\n") + 1
+        raise EvalInputError(source, f"not valid {name} text ({exc.reason}): save it as UTF-8", line) from None
+    return text.encode("utf-8")
+
+
+def _nul_problem(data: bytes, source: str) -> None:
+    nul = data.find(b"\x00")
+    if nul < 0:
+        return
+    line = data.count(b"\n", 0, nul) + 1
+    sample = data[:256 - len(data[:256]) % 2]
+    if len(sample) >= 8 and sample.count(0) * 2 == len(sample) and (not any(sample[1::2]) or not any(sample[0::2])):
+        raise EvalInputError(source, "UTF-16 text without a byte-order mark (every other byte is 0): save it as "
+                                     "UTF-8 (or as UTF-16 with a byte-order mark)", line)
+    raise EvalInputError(source, "binary data (a NUL byte), not a text file", line)
+
+
+HEAD_CHECK_BYTES = 1 << 16
+
+
+def _unpacked_head(source: str, size: int) -> bytes | None:
+    """The first ``size`` bytes of a file, decompressed when it is gzip; None when it cannot be read."""
+    try:
+        with open(source, "rb") as fh:
+            head = fh.read(size)
+            if head[:2] == _GZIP_MAGIC:
+                fh.seek(0)
+                with gzip.GzipFile(fileobj=fh) as unpacked:
+                    head = unpacked.read(size)
+    except (OSError, EOFError, zlib.error):
+        return None
+    return head
+
+
+def is_wide_file(path: str | os.PathLike) -> bool:
+    """Whether the file is UTF-16 or UTF-32 text with a byte-order mark (readers that hand a path to Arrow
+    read it through :func:`load_bytes` instead)."""
+    return wide_encoding(_unpacked_head(os.fspath(path), 4) or b"") is not None
+
+
+def check_head(path: str | os.PathLike) -> None:
+    """Refuse a file whose first block is not text (a NUL byte) before anything reads the rest or
+    estimates the memory it needs: a 2 GiB file of NUL bytes is refused after reading 64 KiB. Parquet
+    (binary by design) and unreadable files pass: their reader says what is wrong."""
+    source = os.fspath(path)
+    head = _unpacked_head(source, HEAD_CHECK_BYTES)
+    if head is None or head[:4] == b"PAR1":
+        return
+    _nul_problem(from_wide(head, source, head=True), source)
+
+
+def utf8_bom_note(path: str | os.PathLike) -> str | None:
+    """What to tell the user (after the file's name) when ``path`` starts with a UTF-8 byte-order mark, which
+    the readers leave out; None when it does not."""
+    head = _unpacked_head(os.fspath(path), len(_BOM))
+    if head is None or not head.startswith(_BOM):
+        return None
+    return ("starts with a UTF-8 byte-order mark (an invisible character some editors write first): it was left "
+            "out, so the first line reads as it looks")
+
+
 def load_bytes(path: str | os.PathLike, state=None) -> bytes:
-    """Read a file's bytes, gunzipping by extension or magic number; strip a UTF-8 BOM.
+    """Read a file's bytes, gunzipping by extension or magic number; UTF-16 and UTF-32 (with a byte-order
+    mark) as UTF-8; strip a UTF-8 BOM (unless :func:`keeping_utf8_bom`).
 
     Raises EvalInputError for missing, unreadable, empty or binary files. With a job's ``state``
     (:class:`evalgui.core.jobs.JobState`) the file is read in chunks, reporting progress and stopping
@@ -131,6 +238,7 @@ def load_bytes(path: str | os.PathLike, state=None) -> bytes:
     source = os.fspath(path)
     from evalgui.core import memory
 
+    check_head(source)                   # a binary file is refused from its first block, whatever its size
     memory.check_room(source)            # under a memory limit: refused before, not aborted during
     try:
         with open(source, "rb") as fh:
@@ -145,13 +253,10 @@ def load_bytes(path: str | os.PathLike, state=None) -> bytes:
         raise EvalInputError(source, f"cannot read the file ({exc.strerror or exc})") from None
     if source.lower().endswith(".gz") or data[:2] == _GZIP_MAGIC:
         data = gunzip(data, source)
-    if data.startswith(_BOM):
-        data = data[len(_BOM):]
+    data = skip_utf8_bom(from_wide(data, source))
     if not data or data.isspace():
         raise EvalInputError(source, "the file is empty")
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise EvalInputError(source, "binary data (a NUL byte), not a text file", data.count(b"\n", 0, nul) + 1)
+    _nul_problem(data, source)
     check_line_lengths(data, source)
     return data
 
@@ -163,12 +268,15 @@ def load_head(path: str | os.PathLike, size: int) -> bytes:
     try:
         with (gzip.open if gz else open)(source, "rb") as fh:
             head = fh.read(size + len(_BOM) + 1)
+            if wide_encoding(head):                       # UTF-32 takes 4 bytes a character
+                head += fh.read(3 * size + 4)
     except (OSError, EOFError, zlib.error):
         head = b""
-    if head.startswith(_BOM):
-        head = head[len(_BOM):]
-    # Anything unusual (short file, gzip without .gz, NUL, only blanks): load_bytes decides, with its errors.
-    if len(head) > size and head[:2] != _GZIP_MAGIC and b"\x00" not in head and not head.isspace():
+    if head[:2] != _GZIP_MAGIC:
+        head = skip_utf8_bom(from_wide(head, source, head=True))
+        _nul_problem(head, source)          # not text: refused here, not after reading the whole file
+    # Anything unusual (short file, gzip without .gz, only blanks): load_bytes decides, with its errors.
+    if len(head) > size and head[:2] != _GZIP_MAGIC and not head.isspace():
         return head[:size]
     return load_bytes(source)[:size]
 
@@ -179,7 +287,7 @@ def parse_json(data: bytes, source: str):
     import json
 
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8").removeprefix("\ufeff")     # kept only for trec_eval's text formats
     except UnicodeDecodeError as exc:
         raise EvalInputError(source, "not UTF-8 text", data.count(b"\n", 0, exc.start) + 1) from None
     try:

@@ -7,7 +7,7 @@ line. Unlike trec_eval, every error names the line it was found on.
 
 Well-formed plain files take a fast path: pyarrow's multi-threaded CSV parser,
 fed 8 MB of whole lines at a time (so the file's bytes never sit in memory all
-at once). Anything else (gzip, BOM, comments, uneven spacing) is read whole,
+at once). Anything else (gzip, UTF-16, comments, uneven spacing) is read whole,
 with a vectorised whitespace clean-up when needed. Whatever the fast path
 rejects (a bad line, a duplicate, a grade out of range) is parsed again line
 by line, which either reads an unusual-but-valid layout (e.g. extra trailing
@@ -69,6 +69,8 @@ def _fast_table(data: bytes, n_columns: int, types: dict[int, pa.DataType],
     rewritten with single spaces. Comments go first (a qrels line " #q ..."
     is data, see :func:`_text.drop_comment_lines`).
     """
+    if data.startswith(_text._BOM):   # kept (keeping_utf8_bom): pyarrow would drop it, the line parser keeps it
+        return None
     if not data.isascii():
         try:
             data.decode("utf-8")  # pyarrow checks only the columns it converts
@@ -169,10 +171,12 @@ def _stream_table(source: str, n_columns: int, types: dict[int, pa.DataType],
             chunk = fh.read(_PIECE)
             piece = rest + chunk
             if first:
-                if piece[:2] == _text._GZIP_MAGIC:
+                if piece[:2] == _text._GZIP_MAGIC or _text.wide_encoding(piece):
                     return None
-                if piece.startswith(_text._BOM):
-                    piece, offset = piece[len(_text._BOM):], len(_text._BOM)
+                kept = _text.skip_utf8_bom(piece)
+                if kept.startswith(_text._BOM):
+                    return None                 # a mark read as text: see _fast_table
+                piece, offset = kept, len(piece) - len(kept)
                 first = False
             if chunk:
                 cut = piece.rfind(b"\n") + 1

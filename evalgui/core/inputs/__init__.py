@@ -311,7 +311,12 @@ def _read_as(record: InputKind, path: str, options: dict) -> LoadedInput:
     if record.kind_of is not None:
         record = kind(record.kind_of(data))
     summary = record.summary(data)
-    return LoadedInput(path, record.name, data, summary, list(record.warnings(data, summary)))
+    from evalgui.core.formats._text import utf8_bom_note
+
+    warnings = list(record.warnings(data, summary))
+    if (bom := utf8_bom_note(path)) is not None:
+        warnings.insert(0, bom)
+    return LoadedInput(path, record.name, data, summary, warnings)
 
 
 def read_input(path: str | os.PathLike, kind_name: str | None = None, loaded_kinds: Iterable[str] = (),

@@ -467,8 +467,10 @@ def read_case_base(path: str | os.PathLike, *, id_column: str | None = None, typ
                    delimiter: str = DEFAULT_DELIMITER) -> CaseBase:
     """Read a case base. ``types`` overrides the inferred type of some columns."""
     from evalgui.core import memory
+    from evalgui.core.formats import _text
 
     source = os.fspath(path)
+    _text.check_head(source)      # not text: refused from its first block, before the memory estimate
     memory.check_room(source)
     if not isinstance(delimiter, str) or not delimiter:
         from evalgui.core.errors import EvalUsageError

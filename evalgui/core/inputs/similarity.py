@@ -100,6 +100,10 @@ def arrow_table(source: str, column_types: dict | None = None):
             raise EvalInputError(source, f"not a readable Parquet file ({exc})") from None
     import pyarrow.csv as pacsv
 
+    from evalgui.core.formats import _text
+
+    if _text.is_wide_file(source):       # UTF-16 or UTF-32: the pandas reader reads it, as UTF-8
+        return None
     try:
         sep = table_separator(source)
         types = column_types or {n: pa.string() for n in _header(source, sep)}
@@ -177,8 +181,10 @@ def read_similarity_results(path: str | os.PathLike) -> SimilarityResults:
     from evalgui.core.formats.other import _load_frame, _pick_column
 
     from evalgui.core import memory
+    from evalgui.core.formats import _text
 
     source = os.fspath(path)
+    _text.check_head(source)      # not text: refused from its first block, before the memory estimate
     memory.check_room(source)
     fmt = extension_of(source)
     table, lines = None, None

@@ -22,7 +22,11 @@ c(s, i) being how many documents ranked above it are relevant to s. From there:
 - StRecall@k = |subtopics covered by the first k documents| / S.
 
 The ideal ranking is ndeval's greedy one: at each rank, the document of largest
-gain given those above it, ties going to the larger docno (byte order).
+gain given those above it, ties going to the larger docno (byte order). Gains that are
+equal but were added up in another order (and so differ in the last bit) count as equal:
+ndeval compares its float sums, added in subtopic order (the binary numbers subtopics by
+their ids, pyndeval by first appearance), so at alpha other than 0.5 each of them may
+break such a tie the other way, by rounding (alpha 0.5's gains add up exactly).
 
 ndeval's own quirks, kept: @1 values of alpha-DCG and ERR-IA are not divided by
 the ideal ideal (its normalisation loop starts at the second rank); alpha-nDCG@k
@@ -225,6 +229,7 @@ def _ideal_hits(r: Ranking, j: Judgments, alpha: float) -> tuple[np.ndarray, np.
     placed = np.zeros(n_c, dtype=bool)
     out = np.zeros((n_q, int(depth.max())))
     index = np.arange(n_c)
+    entry_starts = np.searchsorted(e_doc, np.arange(n_c + 1))
     keep = 1.0 - alpha
     for step in range(int(depth.max())):
         active = has[depth[has] > step]
@@ -236,14 +241,50 @@ def _ideal_hits(r: Ranking, j: Judgments, alpha: float) -> tuple[np.ndarray, np.
         # the first candidate (the largest docno) reaching its query's best
         marks = np.full(n_q, np.inf)
         marks[active] = best
-        is_best = score == marks[cand_q]
+        best_of = marks[cand_q]
+        is_best = score == best_of
         first = np.minimum.reduceat(np.where(is_best, index, n_c), starts[active])
-        out[active, step] = best
+        near = ~is_best & (score >= best_of * (1.0 - _NEAR))      # gains >= 0; placed ones are -inf
+        if near.any():
+            _settle_near_ties(first, near, is_best, starts[active], entry_starts, e_sub, gain)
+        out[active, step] = score[first]
         placed[first] = True
         chosen = np.zeros(n_c, dtype=bool)
         chosen[first] = True
         gain[np.unique(e_sub[chosen[e_doc]])] *= keep
     return out, depth
+
+
+# A candidate's gain is its subtopics' gains added in subtopic order (ndeval's arithmetic), so two
+# documents whose gains are equal may differ in the last bit by the order they were added in
+# (0.7 + 0.49 + 0.49 against 0.49 + 0.49 + 0.7). Gains this close to the best are added again in one order.
+_NEAR = 1e-9
+
+
+def _settle_near_ties(first: np.ndarray, near: np.ndarray, is_best: np.ndarray, seg_starts: np.ndarray,
+                      entry_starts: np.ndarray, e_sub: np.ndarray, gain: np.ndarray) -> None:
+    """Where candidates come within _NEAR of their query's best (``near``) without equalling it, choose
+    again (in place in ``first``, one entry per segment) among those and the best, each one's subtopic
+    gains added from the smallest up: documents with the same gains then have the same sum, whatever
+    their subtopics' order, and ndeval's rule for equal gains decides (the first candidate: the larger
+    docno). ``entry_starts``: where each candidate's entries start in ``e_sub``."""
+    near_at = np.flatnonzero(near)
+    involved = np.unique(np.searchsorted(seg_starts, near_at, side="right") - 1)
+    best_at = np.flatnonzero(is_best)
+    best_at = best_at[np.isin(np.searchsorted(seg_starts, best_at, side="right") - 1, involved)]
+    cands = np.sort(np.r_[near_at, best_at])
+    seg = np.searchsorted(seg_starts, cands, side="right") - 1
+    lengths = entry_starts[cands + 1] - entry_starts[cands]
+    owner = np.repeat(np.arange(len(cands)), lengths)
+    pos = np.repeat(entry_starts[cands] - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
+    gains = gain[e_sub[pos]]
+    order = np.lexsort((gains, owner))
+    exact = np.bincount(owner[order], weights=gains[order], minlength=len(cands))
+    new = np.r_[True, seg[1:] != seg[:-1]]
+    bounds, group = np.flatnonzero(new), np.cumsum(new) - 1
+    top = np.maximum.reduceat(exact, bounds)
+    chosen = np.minimum.reduceat(np.where(exact == top[group], np.arange(len(cands)), len(cands)), bounds)
+    first[seg[bounds]] = cands[chosen]
 
 
 # --------------------------------------------------------------------------- per-rank gains

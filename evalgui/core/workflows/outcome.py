@@ -117,6 +117,17 @@ def describe_inputs(paths: list[str], hashes=None, check=None) -> list[dict]:
     return out
 
 
+def encoding_notes(paths: list[str]) -> list[str]:
+    """One note per input file whose UTF-8 byte-order mark the readers left out."""
+    from evalgui.core.formats._text import utf8_bom_note
+
+    notes = []
+    for path in dict.fromkeys(paths):
+        if os.path.isfile(path) and (note := utf8_bom_note(path)) is not None:
+            notes.append(f"{path} {note}")
+    return notes
+
+
 def version() -> str:
     from evalgui.core.distribution import version as installed
 
@@ -149,11 +160,19 @@ class Outcome:
         return self.tables[name]
 
     def stamp(self, inputs: list[dict] | None = None) -> "Outcome":
-        """Fill in the provenance from the request (called by the workflow when it is done)."""
+        """Fill in the provenance from the request (called by the workflow when it is done), and say which
+        input files began with a UTF-8 byte-order mark that was left out."""
+        inputs = inputs if inputs is not None else describe_inputs(self.request.files())
+
+        def key(note) -> str:               # a saved outcome's notes were written capitalised (notes_for_window)
+            return str(note)[:1].upper() + str(note)[1:]
+
+        told = {key(n) for n in self.notes}
+        self.notes += [n for n in encoding_notes([e["path"] for e in inputs]) if key(n) not in told]
         self.provenance = {
             "workspace": self.workspace,
             "request": self.request.to_json(),
-            "inputs": inputs if inputs is not None else describe_inputs(self.request.files()),
+            "inputs": inputs,
             "version": version(),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
