@@ -295,3 +295,29 @@ def test_compare_reads_many_run_files_one_at_a_time(tmp_path, monkeypatch):
     assert len(most) == 8 and max(most) == 0          # each run let go before the next is read
     assert set(outcome.tables["comparison"]["run_a"]) | set(outcome.tables["comparison"]["run_b"]) == \
         {f"system{i}" for i in range(8)}
+
+
+def test_a_byte_order_mark_is_read_as_each_front_end_reads_it(tmp_path, collection):
+    from evalgui.core.formats._text import keeping_utf8_bom
+
+    qrels_path, run_path = collection
+    marked = tmp_path / "marked.txt"
+    marked.write_bytes(b"\xef\xbb\xbf" + run_path.read_bytes())
+    qrels, requests = read_qrels(qrels_path), requests_for(["official"])
+    for keeping in (False, True):
+        with keeping_utf8_bom() if keeping else open(os.devnull):
+            whole = evaluate_run(qrels, read_run(marked), requests)
+            parts = by_query.evaluate_run_by_query(qrels, str(marked), requests, partitions=3)
+        assert format_lines(parts, per_query=True) == format_lines(whole, per_query=True)
+        assert any(q.startswith("\ufeff") for q in parts.absent_topics + list(parts.query_ids)) is False
+    first_query = run_path.read_text().split(" ", 1)[0]
+    with keeping_utf8_bom():
+        pieces = list(by_query.run_pieces(str(marked)))
+    assert pieces[0].table.column("query")[0].as_py() == "\ufeff" + first_query
+
+
+def test_utf16_runs_are_read_whole(tmp_path, collection):
+    _, run_path = collection
+    wide = tmp_path / "wide.txt"
+    wide.write_bytes(run_path.read_text().encode("utf-16"))
+    assert by_query._streams(str(wide)) is False

@@ -130,7 +130,8 @@ def _piece_table(piece: bytes, source: str, first_line: int) -> pa.Table:
     from evalgui.core.formats import trec
 
     lines_in_piece = piece.count(b"\n") + (not piece.endswith(b"\n"))
-    sep = trec._plain_separator(piece)
+    # A byte-order mark kept as text (trec_eval's reading) goes to the line parser: pyarrow would drop it.
+    sep = None if piece.startswith(b"\xef\xbb\xbf") else trec._plain_separator(piece)
     table = trec._read_delimited(piece, sep, 6, {0: pa.string(), 2: pa.string(), 4: pa.float64()}) if sep else None
     if table is not None and table.num_rows == lines_in_piece:
         scores = table.column("c4").to_numpy()
@@ -150,7 +151,10 @@ def run_pieces(source: str, state: JobState | None = None, piece_size: int = _PI
     """The run's rows, a piece of whole lines at a time, each row with its line number."""
     from evalgui.core.formats import trec
 
+    from evalgui.core.formats import _text
+
     state = state_or_default(state)
+    _text.check_head(source)             # binary data refused from its first block, as every reader does
     total = max(memory.data_size(source), 1)
     done = 0
     first_line, rest, first = 1, b"", True
@@ -160,11 +164,7 @@ def run_pieces(source: str, state: JobState | None = None, piece_size: int = _PI
             chunk = fh.read(piece_size)
             piece = rest + chunk
             if first:
-                if b"\x00" in piece[:65536]:
-                    raise EvalInputError(source, "binary data (a NUL byte), not a text file",
-                                         piece.count(b"\n", 0, piece.find(b"\x00")) + 1)
-                if piece.startswith(b"\xef\xbb\xbf"):
-                    piece = piece[3:]
+                piece = _text.skip_utf8_bom(piece)     # kept under keeping_utf8_bom(), as trec_eval reads it
                 first = False
             if chunk:
                 cut = piece.rfind(b"\n") + 1
@@ -364,8 +364,12 @@ def run_file(source: str) -> RunFile:
 def _streams(source: str) -> bool:
     from evalgui.core.formats import sniff_format
 
+    from evalgui.core.formats._text import is_wide_file
+
     try:
-        return os.path.isfile(source) and should_stream(source) and sniff_format(source) == "trec"
+        # UTF-16 and UTF-32 files are read whole (their reader converts them to UTF-8 first).
+        return (os.path.isfile(source) and should_stream(source) and not is_wide_file(source)
+                and sniff_format(source) == "trec")
     except (OSError, EvalInputError):
         return False                      # the reader says what is wrong with the file
 
