@@ -69,6 +69,17 @@ def svg_bytes(widget: pg.GraphicsView) -> bytes:
         return _svg_bytes(widget)
 
 
+def settle(widget: pg.GraphicsView) -> None:
+    """Lay the plot out and map its data as a paint on screen would, before it is drawn elsewhere: Qt lays
+    out a resized item (a colour bar whose labels widened) at the next event loop turn, and a view box maps
+    its data to the page just before a paint. Drawn without them, a colour bar overflowed the picture and
+    curves stopped short of their axes' ends."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    widget.scene().prepareForPaint()
+
+
 def _svg_bytes(widget: pg.GraphicsView) -> bytes:
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect
     from PySide6.QtGui import QPainter, QPicture
@@ -87,6 +98,7 @@ def _svg_bytes(widget: pg.GraphicsView) -> bytes:
     # In export mode scatter symbols are drawn as paths, not as fragments of a cached pixmap
     # (which Qt's generator writes as the whole pixmap: two symbols per point).
     items = [item for item in widget.scene().items() if hasattr(item, "setExportMode")]
+    settle(widget)
     painter = QPainter(generator)
     try:
         for item in items:
@@ -320,6 +332,7 @@ def export_plot(plot, path: str) -> None:
             with open(tmp, "wb") as fh:
                 fh.write(svg_bytes(widget))
         else:
+            settle(widget)
             item = widget.getPlotItem() if isinstance(widget, pg.PlotWidget) else widget.scene()
             exporter = exporters.ImageExporter(item)
             width = (item.sceneBoundingRect() if isinstance(item, pg.PlotItem) else item.sceneRect()).width()
