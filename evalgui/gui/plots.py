@@ -70,14 +70,25 @@ def svg_bytes(widget: pg.GraphicsView) -> bytes:
 
 
 def settle(widget: pg.GraphicsView) -> None:
-    """Lay the plot out and map its data as a paint on screen would, before it is drawn elsewhere: Qt lays
-    out a resized item (a colour bar whose labels widened) at the next event loop turn, and a view box maps
-    its data to the page just before a paint. Drawn without them, a colour bar overflowed the picture and
-    curves stopped short of their axes' ends."""
-    from PySide6.QtCore import QCoreApplication, QEvent
+    """Lay the plot out and map its data as painting it on screen would, before it is drawn elsewhere: Qt lays
+    out a resized item (a colour bar whose labels widened) at the next event loop turn, an axis measures its
+    labels when it is drawn, and a view box maps its data to the page just before a paint. Drawn without them,
+    a colour bar overflowed the picture and curves stopped short of their axes' ends."""
+    from PySide6.QtCore import QCoreApplication, QEvent, QRectF
+    from PySide6.QtGui import QImage, QPainter
 
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-    widget.scene().prepareForPaint()
+    def lay_out() -> None:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        widget.scene().prepareForPaint()
+
+    lay_out()
+    scratch = QImage(max(1, widget.width()), max(1, widget.height()), QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QPainter(scratch)
+    try:
+        widget.scene().render(painter, QRectF(scratch.rect()), QRectF(0, 0, widget.width(), widget.height()))
+    finally:
+        painter.end()
+    lay_out()
 
 
 def _svg_bytes(widget: pg.GraphicsView) -> bytes:
