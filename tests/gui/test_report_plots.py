@@ -226,3 +226,25 @@ def test_every_point_of_the_demo_projects_plots_is_inside_its_axes(qtbot):
                         outside.append((what, float(px), float(py)))
     assert checked > 50
     assert outside == []
+
+
+def test_a_quality_versus_time_chart_of_equal_values_has_a_readable_range(qtbot):
+    """The demo's MAC/FAC sweep is perfectly correct and complete: every value is 1, give or take a rounding
+    error. Its chart's value axis spans a readable range around them (it spanned 1e-16 and its ticks read
+    "0.9999999999999998"), with every point inside."""
+    import numpy as np
+
+    from evalgui.core.workflows.project import open_project
+    from evalgui.gui.outcome_plots import _plots
+
+    outcome = open_project(str(SAMPLE_DATA / "demo.evalgui")).outcomes["casebase"]
+    equal = {}
+    for _stem, what, widget, _guide in _plots("casebase", outcome):
+        (low, high) = widget.getPlotItem().getViewBox().viewRange()[1]
+        values = np.concatenate([widget.getPlotItem().listDataItems()[i].getData()[1] for i in range(2)])
+        values = values[np.isfinite(values)]
+        assert ((values > low) & (values < high)).all(), what
+        if np.ptp(values) < 1e-9:
+            equal[what] = high - low
+    assert {"Correctness against retrieval time", "Completeness against retrieval time"} <= set(equal)
+    assert min(equal.values()) >= 0.05, equal
