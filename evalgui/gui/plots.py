@@ -47,7 +47,7 @@ def _plot_view(plot) -> pg.GraphicsView:
     return plot if isinstance(plot, pg.GraphicsView) else plot.scene().views()[0]
 
 
-def svg_bytes(widget: pg.GraphicsView) -> bytes:
+def svg_bytes(widget: pg.GraphicsView, name: str = "") -> bytes:
     """The widget drawn as SVG, as the screen shows it, for browsers, librsvg and Qt alike.
 
     pyqtgraph 0.14's SVGExporter cannot parse the path data Qt 6 writes (a lone "Z"), so the widget
@@ -61,12 +61,20 @@ def svg_bytes(widget: pg.GraphicsView) -> bytes:
       does not write the clip that QPainter.restore() brings back, so after QGraphicsView's
       per-item save/restore later items were clipped to an earlier item's box (or not at all);
     - cosmetic (constant-width) lines are written in page coordinates (``flatten_svg``).
-    Black on white whatever the window's palette (``on_white``).
+    Black on white whatever the window's palette (``on_white``); ids prefixed by ``name`` (a file's name).
     """
+    import hashlib
+
+    from evalgui.core.workflows.report import scoped_ids
     from evalgui.gui.plot_palette import on_white
 
     with on_white(widget):          # black on white in a dark window too: for documents
-        return _svg_bytes(widget)
+        svg = _svg_bytes(widget)
+    # Qt names every drawing's clip paths clipPath1, clipPath2, …: a page quoting several SVGs would clip
+    # each with the first one's. Ids get a prefix of their own: the file's name (``name``), else the drawing's
+    # digest.
+    tag = re.sub(r"[^A-Za-z0-9_-]+", "_", name) if name else hashlib.sha1(svg).hexdigest()[:10]
+    return scoped_ids(svg.decode("utf-8"), f"plot-{tag}-").encode("utf-8")
 
 
 def settle(widget: pg.GraphicsView) -> None:
@@ -341,7 +349,7 @@ def export_plot(plot, path: str) -> None:
     with atomic_path(path, suffix=ext) as tmp, on_white(widget):
         if ext == ".svg":
             with open(tmp, "wb") as fh:
-                fh.write(svg_bytes(widget))
+                fh.write(svg_bytes(widget, os.path.splitext(os.path.basename(path))[0]))
         else:
             settle(widget)
             item = widget.getPlotItem() if isinstance(widget, pg.PlotWidget) else widget.scene()

@@ -125,6 +125,7 @@ def test_every_svg_evalgui_cli_run_writes_stays_in_its_declared_size(tmp_path, c
     result = measured(f"<!DOCTYPE html><html><body>{pages}</body></html>", tmp_path)
     assert len(result["pictures"]) == len(files)
     assert overflowing(result["pictures"]) == []
+    assert result["repeated"] == []              # each file's ids are its own: quoted together, none clash
 
 
 def test_the_measure_sees_a_drawing_past_its_size_and_repeated_ids(tmp_path):
