@@ -82,7 +82,7 @@ def settle(widget: pg.GraphicsView) -> None:
     out a resized item (a colour bar whose labels widened) at the next event loop turn, an axis measures its
     labels when it is drawn, and a view box maps its data to the page just before a paint. Drawn without them,
     a colour bar overflowed the picture and curves stopped short of their axes' ends."""
-    from PySide6.QtCore import QCoreApplication, QEvent, QRectF
+    from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtGui import QImage, QPainter
 
     def lay_out() -> None:
@@ -90,10 +90,13 @@ def settle(widget: pg.GraphicsView) -> None:
         widget.scene().prepareForPaint()
 
     lay_out()
-    scratch = QImage(max(1, widget.width()), max(1, widget.height()), QImage.Format.Format_ARGB32_Premultiplied)
+    # Only the axes: drawing them measures their labels (the curves, drawn too, cost a plot's whole paint).
+    scratch = QImage(1, 1, QImage.Format.Format_ARGB32_Premultiplied)
     painter = QPainter(scratch)
     try:
-        widget.scene().render(painter, QRectF(scratch.rect()), QRectF(0, 0, widget.width(), widget.height()))
+        for item in widget.scene().items():
+            if isinstance(item, pg.AxisItem) and item.isVisible():
+                item.paint(painter, None, None)
     finally:
         painter.end()
     lay_out()
