@@ -200,9 +200,15 @@ def test_every_point_of_the_demo_projects_plots_is_inside_its_axes(qtbot):
     from evalgui.gui.outcome_plots import _plots
     from evalgui.gui.plots import settle
 
-    project = open_project(str(SAMPLE_DATA / "demo.evalgui"))
+    from evalgui.core.workflows.metaeval import MetaevalRequest, run_metaeval
+
+    outcomes = list(open_project(str(SAMPLE_DATA / "demo.evalgui")).outcomes.items())
+    for experiment in ("stability", "robustness"):      # rates against set sizes up to 25; τ against removals
+        outcomes.append(("metaeval", run_metaeval(MetaevalRequest(
+            qrels=str(SYN / "qrels.txt"), runs=RUNS, measures=("AP", "P@10", "R@100"), experiment=experiment,
+            set_sizes=(5, 10, 25), sets=50, repetitions=2, fractions=(0.3, 0.9)))))
     checked, outside = 0, []
-    for key, outcome in project.outcomes.items():
+    for key, outcome in outcomes:
         for _stem, what, widget, _guide in _plots(key, outcome):
             widget = getattr(widget, "heatmap", widget)
             if not isinstance(widget, pg.PlotWidget) or type(widget).__name__ == "HeatmapPlot":
