@@ -890,6 +890,14 @@ def export_heatmap(model: MatrixModel, path: str, title_lines: list[str]) -> Non
         QGuiApplication.processEvents()       # lay the plot out at that size (the column labels stand on end)
         plot._fit_column_labels()
         QGuiApplication.processEvents()
+        # A title wider than the cells widens the plot: squeezed below its layout's minimum, the picture
+        # would run past its declared size (the last column and the colour bar cut off).
+        need = plot.getPlotItem().effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        if need.width() > plot.width() or need.height() > plot.height():
+            plot.resize(max(plot.width(), math.ceil(need.width())), max(plot.height(), math.ceil(need.height())))
+            QGuiApplication.processEvents()
+            plot._fit_column_labels()
+            QGuiApplication.processEvents()
         export_plot(plot, path)
     finally:
         plot.model.modelReset.disconnect(plot._refresh)

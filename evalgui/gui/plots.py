@@ -47,7 +47,7 @@ def _plot_view(plot) -> pg.GraphicsView:
     return plot if isinstance(plot, pg.GraphicsView) else plot.scene().views()[0]
 
 
-def svg_bytes(widget: pg.GraphicsView) -> bytes:
+def svg_bytes(widget: pg.GraphicsView, name: str = "") -> bytes:
     """The widget drawn as SVG, as the screen shows it, for browsers, librsvg and Qt alike.
 
     pyqtgraph 0.14's SVGExporter cannot parse the path data Qt 6 writes (a lone "Z"), so the widget
@@ -61,12 +61,45 @@ def svg_bytes(widget: pg.GraphicsView) -> bytes:
       does not write the clip that QPainter.restore() brings back, so after QGraphicsView's
       per-item save/restore later items were clipped to an earlier item's box (or not at all);
     - cosmetic (constant-width) lines are written in page coordinates (``flatten_svg``).
-    Black on white whatever the window's palette (``on_white``).
+    Black on white whatever the window's palette (``on_white``); ids prefixed by ``name`` (a file's name).
     """
+    import hashlib
+
+    from evalgui.core.workflows.report import scoped_ids
     from evalgui.gui.plot_palette import on_white
 
     with on_white(widget):          # black on white in a dark window too: for documents
-        return _svg_bytes(widget)
+        svg = _svg_bytes(widget)
+    # Qt names every drawing's clip paths clipPath1, clipPath2, …: a page quoting several SVGs would clip
+    # each with the first one's. Ids get a prefix of their own: the file's name (``name``), else the drawing's
+    # digest.
+    tag = re.sub(r"[^A-Za-z0-9_-]+", "_", name) if name else hashlib.sha1(svg).hexdigest()[:10]
+    return scoped_ids(svg.decode("utf-8"), f"plot-{tag}-").encode("utf-8")
+
+
+def settle(widget: pg.GraphicsView) -> None:
+    """Lay the plot out and map its data as painting it on screen would, before it is drawn elsewhere: Qt lays
+    out a resized item (a colour bar whose labels widened) at the next event loop turn, an axis measures its
+    labels when it is drawn, and a view box maps its data to the page just before a paint. Drawn without them,
+    a colour bar overflowed the picture and curves stopped short of their axes' ends."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtGui import QImage, QPainter
+
+    def lay_out() -> None:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        widget.scene().prepareForPaint()
+
+    lay_out()
+    # Only the axes: drawing them measures their labels (the curves, drawn too, cost a plot's whole paint).
+    scratch = QImage(1, 1, QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QPainter(scratch)
+    try:
+        for item in widget.scene().items():
+            if isinstance(item, pg.AxisItem) and item.isVisible():
+                item.paint(painter, None, None)
+    finally:
+        painter.end()
+    lay_out()
 
 
 def _svg_bytes(widget: pg.GraphicsView) -> bytes:
@@ -87,6 +120,7 @@ def _svg_bytes(widget: pg.GraphicsView) -> bytes:
     # In export mode scatter symbols are drawn as paths, not as fragments of a cached pixmap
     # (which Qt's generator writes as the whole pixmap: two symbols per point).
     items = [item for item in widget.scene().items() if hasattr(item, "setExportMode")]
+    settle(widget)
     painter = QPainter(generator)
     try:
         for item in items:
@@ -318,8 +352,9 @@ def export_plot(plot, path: str) -> None:
     with atomic_path(path, suffix=ext) as tmp, on_white(widget):
         if ext == ".svg":
             with open(tmp, "wb") as fh:
-                fh.write(svg_bytes(widget))
+                fh.write(svg_bytes(widget, os.path.splitext(os.path.basename(path))[0]))
         else:
+            settle(widget)
             item = widget.getPlotItem() if isinstance(widget, pg.PlotWidget) else widget.scene()
             exporter = exporters.ImageExporter(item)
             width = (item.sceneBoundingRect() if isinstance(item, pg.PlotItem) else item.sceneRect()).width()

@@ -119,3 +119,22 @@ def test_the_preference_section_names_the_measures_as_papers_do():
     assert not re.search(r">\s*(?:rpp|lexiprecision)\s*<", shown), shown
     assert "<th" in shown and ">Mean preference</th>" in shown
     assert '<td title="rpp, lexiprecision">RPP, Lexiprecision</td>' in shown
+
+
+def test_each_plot_of_a_page_has_its_own_ids_and_its_references_follow(outcomes):
+    """Qt names every plot's clip paths clipPath1, clipPath2, …: in one page an id is global, so every plot
+    clipped itself with the first plot's. Each plot's ids get its own prefix, and so do its references."""
+    from evalgui.core.workflows.report import Plot, scoped_ids
+
+    svg = ('<svg><defs><clipPath id="clipPath1"><path d="M0,0"/></clipPath><clipPath id="clipPath10">'
+           '<path d="M0,0"/></clipPath><linearGradient id="g"/></defs><g clip-path="url(#clipPath1)"><use href="#g"/>'
+           '<g clip-path="url(#clipPath10)" fill="url(#g)"/></g><a href="#elsewhere">x</a></svg>')
+    one = scoped_ids(svg, "a-")
+    assert re.findall(r'id="([^"]+)"', one) == ["a-clipPath1", "a-clipPath10", "a-g"]
+    assert re.findall(r"url\(#([^)]+)\)", one) == ["a-clipPath1", "a-clipPath10", "a-g"]
+    assert 'href="#a-g"' in one and 'href="#elsewhere"' in one          # only the ids it defines
+    sections = [Section(key, outcome, [Plot("one", svg), Plot("two", svg)]) for key, outcome in outcomes.items()]
+    page = build_report(sections)
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)) and ids.count("clipPath1") == 0 and len(ids) >= 3 * 2 * len(sections)
+    assert set(re.findall(r"url\(#([^)]+)\)", page)) <= set(ids)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -135,3 +136,17 @@ def test_evalgui_without_a_display_exits_1_with_the_message_not_a_qt_abort(tmp_p
                           text=True, timeout=120)
     assert done.returncode == 1, done.stderr
     assert done.stderr.strip() == f"evalgui: {NO_DISPLAY}"
+
+
+def test_the_quick_start_installs_the_system_libraries_first():
+    """On a bare Linux the quick start works as written: the system-library line is the block right before its
+    two commands (the ones .ci/run runs), in a block of its own, so nobody meets a missing library first."""
+    readme = (ROOT / "README.md").read_text()
+    before, marker, after = readme.partition("<!-- quickstart")
+    assert marker
+    blocks = re.findall(r"```bash\n(.*?)```", before, re.S)
+    assert blocks and before.rstrip().endswith("```")
+    system = blocks[-1].strip().splitlines()
+    assert len(system) == 1 and APT_LINE in system[0] and "python3-venv" in system[0].split()
+    commands = re.search(r"```bash\n(.*?)```", after, re.S).group(1).strip().splitlines()
+    assert commands == ['pip install . && evalgui --demo', 'pip install ".[test]" && python -m pytest']

@@ -158,3 +158,99 @@ def test_the_preference_heatmaps_are_named_as_papers_name_the_measures(qtbot, tm
                                              "preference-heatmap-lexiprecision.svg"]
     svg = (tmp_path / "preference-heatmap-lexiprecision.svg").read_text()
     assert "Lexiprecision: mean preference" in svg and "lexiprecision:" not in svg
+
+
+def test_an_svg_of_a_plot_resized_since_its_last_paint_is_drawn_at_its_new_size(qtbot):
+    """Qt lays a resized plot out, and pyqtgraph maps its data to the page, only before the next paint on
+    screen: drawn to SVG before that, the curve kept the old mapping and stopped short of its last x (the
+    report's "rates against set size" curves ended at about 23.5 of 25)."""
+    import re
+
+    import pyqtgraph as pg
+
+    from evalgui.gui.plots import svg_bytes
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.plot([0, 5, 25], [0, 1, 0.5], pen=pg.mkPen("#123456", width=2))
+    plot.getPlotItem().setRange(xRange=(0, 25), yRange=(0, 1), padding=0.02)
+    plot.resize(500, 300)
+    plot.show()
+    qtbot.waitExposed(plot)
+    qtbot.waitUntil(lambda: plot.getPlotItem().getViewBox().width() > 300)
+    plot.resize(900, 500)                             # no paint since: the report draws its views so
+    svg = svg_bytes(plot).decode("utf-8")
+    curve = re.search(r'stroke="#123456".*?</g>', svg, re.S)       # (the pen is the group's)
+    assert curve, "the curve is not in the SVG"
+    xs = [float(x) for x in re.findall(r"(-?[\d.]+),(?:-?[\d.]+)", curve.group(0))]
+    view = plot.getPlotItem().getViewBox()
+    end = view.mapViewToScene(pg.Point(25, 0.5)).x()
+    assert abs(max(xs) - end) < 1.5, (max(xs), end)
+    assert end > 700                                  # the new size's mapping, not the old one
+
+
+def test_every_point_of_the_demo_projects_plots_is_inside_its_axes(qtbot):
+    """A marker at an axis value (an error rate of 0, a p-value of 0) is drawn on the axis, whole, not half
+    under it: every plotted point lies inside its view's range, a pixel or more from the edge."""
+    import numpy as np
+    import pyqtgraph as pg
+    from PySide6.QtCore import QPointF
+
+    from evalgui.core.workflows.project import open_project
+    from evalgui.gui.outcome_plots import _plots
+    from evalgui.gui.plots import settle
+
+    from evalgui.core.workflows.metaeval import MetaevalRequest, run_metaeval
+
+    outcomes = list(open_project(str(SAMPLE_DATA / "demo.evalgui")).outcomes.items())
+    for experiment in ("stability", "robustness"):      # rates against set sizes up to 25; τ against removals
+        outcomes.append(("metaeval", run_metaeval(MetaevalRequest(
+            qrels=str(SYN / "qrels.txt"), runs=RUNS, measures=("AP", "P@10", "R@100"), experiment=experiment,
+            set_sizes=(5, 10, 25), sets=50, repetitions=2, fractions=(0.3, 0.9)))))
+    checked, outside = 0, []
+    for key, outcome in outcomes:
+        for _stem, what, widget, _guide in _plots(key, outcome):
+            widget = getattr(widget, "heatmap", widget)
+            if not isinstance(widget, pg.PlotWidget) or type(widget).__name__ == "HeatmapPlot":
+                continue
+            settle(widget)
+            view = widget.getPlotItem().getViewBox()
+            frame = view.sceneBoundingRect().adjusted(1, 1, -1, -1)
+            for item in view.addedItems:
+                if not isinstance(item, pg.ScatterPlotItem):
+                    scatter = getattr(item, "scatter", None)
+                    if not isinstance(scatter, pg.ScatterPlotItem) or not scatter.isVisible():
+                        continue
+                    item = scatter
+                x, y = item.getData()
+                for px, py in zip(x, y):
+                    if not (np.isfinite(px) and np.isfinite(py)):
+                        continue
+                    checked += 1
+                    at = view.mapViewToScene(QPointF(float(px), float(py)))
+                    if not frame.contains(at):
+                        outside.append((what, float(px), float(py)))
+    assert checked > 50
+    assert outside == []
+
+
+def test_a_quality_versus_time_chart_of_equal_values_has_a_readable_range(qtbot):
+    """The demo's MAC/FAC sweep is perfectly correct and complete: every value is 1, give or take a rounding
+    error. Its chart's value axis spans a readable range around them (it spanned 1e-16 and its ticks read
+    "0.9999999999999998"), with every point inside."""
+    import numpy as np
+
+    from evalgui.core.workflows.project import open_project
+    from evalgui.gui.outcome_plots import _plots
+
+    outcome = open_project(str(SAMPLE_DATA / "demo.evalgui")).outcomes["casebase"]
+    equal = {}
+    for _stem, what, widget, _guide in _plots("casebase", outcome):
+        (low, high) = widget.getPlotItem().getViewBox().viewRange()[1]
+        values = np.concatenate([widget.getPlotItem().listDataItems()[i].getData()[1] for i in range(2)])
+        values = values[np.isfinite(values)]
+        assert ((values > low) & (values < high)).all(), what
+        if np.ptp(values) < 1e-9:
+            equal[what] = high - low
+    assert {"Correctness against retrieval time", "Completeness against retrieval time"} <= set(equal)
+    assert min(equal.values()) >= 0.05, equal

@@ -5,7 +5,7 @@ descending, then docno descending (trec_eval's order), and gives each document t
 2^grade - 1; grades 0 and below, and documents missing from the qrels, gain nothing. Its
 ideal ranking holds every qrels document of positive grade, best first.
 
-Where we differ (the README lists these):
+Where we differ (docs/measures.md lists these):
 
 - a query whose judgments are all 0 or below: gdeval leaves it out; here it scores 0;
 - grades above 4: gdeval refuses the qrels; here ERR counts them as 4 (its stopping

@@ -358,7 +358,7 @@ def parse_measures(specs: list[str], *, include_text: bool = False) -> list[Meas
 # first by :func:`ir_request`; it returns a request for what it knows (gdeval's ERR@k and
 # nDCG(dcg="exp-log2")@k, the C/W/L family, Compat, Accuracy, SetAP, SetRelP, the aliases MAP, MRR,
 # NDCG..., and the judged_only=, gains=, relative= arguments) and None for the rest. What
-# ir_measures 0.4 parses and evalgui refuses is listed in the README.
+# ir_measures 0.4 parses and evalgui refuses is listed in docs/measures.md.
 # ---------------------------------------------------------------------------
 
 ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R", "BPref": "Bpref",

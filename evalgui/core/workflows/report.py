@@ -14,6 +14,7 @@ import datetime
 import html
 import math
 import os
+import re
 from dataclasses import dataclass, field
 
 # Per workflow: the tables the report shows (name, heading, shown open), in this order; other
@@ -243,15 +244,32 @@ def section_html(section: Section, check=None) -> str:
     if section.key == "ranked" and "curves" not in tables:
         parts.append(f'<p class="missing">{html.escape(NO_CURVES)}</p>')
     said = ""
-    for plot in section.plots:
+    for index, plot in enumerate(section.plots, 1):
         # A guide shared by a row of plots (one per measure) is said under the first of them only.
         guide = f'<span class="plot-guide">{html.escape(plot.guide)}</span>' if plot.guide != said else ""
         said = plot.guide
-        parts.append(f'<figure>{plot.svg}<figcaption><strong>{html.escape(plot.title)}.</strong> {guide}'
+        svg = scoped_ids(plot.svg, f"{section.key}-plot{index}-")
+        parts.append(f'<figure>{svg}<figcaption><strong>{html.escape(plot.title)}.</strong> {guide}'
                      '</figcaption></figure>')
     parts.append(_provenance(section))
     parts.append("</section>")
     return "".join(parts)
+
+
+_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def scoped_ids(svg: str, prefix: str) -> str:
+    """The SVG with every id it defines prefixed, and its references (url(#…), href="#…") with them. In one
+    page an id is global: plots drawn alike all define "clipPath1", … and each would clip itself with the
+    first plot's clip paths."""
+    ids = set(_ID.findall(svg))
+    if not ids:
+        return svg
+    names = "|".join(re.escape(name) for name in sorted(ids, key=len, reverse=True))
+    svg = re.sub(r'\bid="(' + names + ')"', lambda m: f'id="{prefix}{m.group(1)}"', svg)
+    svg = re.sub(r'url\(\s*#(' + names + r')\s*\)', lambda m: f"url(#{prefix}{m.group(1)})", svg)
+    return re.sub(r'(href=")#(' + names + ')"', lambda m: f'{m.group(1)}#{prefix}{m.group(2)}"', svg)
 
 
 STYLE = """

@@ -136,6 +136,14 @@ class ChartTab(LazyView):
         item.setTitle(f"{shown_name(metric)} vs time, {len(x)} MAC/FAC pair(s)", size="10pt")
         item.enableAutoRange()
         item.getViewBox().setDefaultPadding(0.1)
+        values = np.concatenate([np.asarray(y, dtype=float), np.asarray(ly, dtype=float)])
+        values = values[np.isfinite(values)]
+        if len(values) and np.ptp(values) <= 1e-9 * max(1.0, float(np.abs(values).max())):
+            # Every value the same (up to rounding: correctness 1 and 0.9999999999999999): a range of
+            # 1e-16 would label its ticks "0.9999999999999998"; 5 % either side reads as one value.
+            centre = float(values.mean())
+            half = 0.05 * max(abs(centre), 1.0)
+            item.setYRange(centre - half, centre + half, padding=0)
 
     def point_count(self) -> int:
         return len(self.macfac.data)
