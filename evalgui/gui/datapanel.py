@@ -27,6 +27,10 @@ def _tooltip(item: LoadedInput) -> str:
     lines += [f"{key.replace('_', ' ')}: {value:,}" if isinstance(value, int) else f"{key.replace('_', ' ')}: {value}"
               for key, value in item.summary.items() if value not in ("", None)]
     lines += [f"⚠ {w}" for w in item.warnings]
+    if item.by_query:
+        from evalgui.core.ranked.by_query import BY_QUERY_NOTE
+
+        lines.append(f"This run is {BY_QUERY_NOTE}.")
     return "\n".join(lines)
 
 
@@ -73,7 +77,8 @@ class FilesModel(QAbstractTableModel):
             if column == 2:
                 return item.kind
             if row not in self._described:
-                self._described[row] = item.record.describe(item.summary)
+                self._described[row] = item.record.describe(item.summary) + \
+                    (" · too large to hold: evaluated query by query" if item.by_query else "")
             return self._described[row]
         if role == Qt.ItemDataRole.ToolTipRole:
             if row not in self._tips:

@@ -134,6 +134,7 @@ class InputKind:
     # The kind a file read as this one turned out to be (a qrels file with subtopics), by its data.
     kind_of: Callable[[Any], str] | None = None
     acts_as: str | None = None                       # another kind's name whose place this one can take
+    reads_with_state: bool = False                   # read() takes the job's state (progress and Cancel)
 
     @property
     def readable(self) -> bool:
@@ -293,6 +294,11 @@ class LoadedInput:
         return "warning" if self.warnings else "ok"
 
     @property
+    def by_query(self) -> bool:
+        """A run too large to hold: kept on disk and evaluated query by query."""
+        return bool(getattr(self.data, "by_query", False))
+
+    @property
     def record(self) -> InputKind:
         return kind(self.kind)
 
@@ -303,11 +309,11 @@ class LoadFailure:
     message: str
 
 
-def _read_as(record: InputKind, path: str, options: dict) -> LoadedInput:
+def _read_as(record: InputKind, path: str, options: dict, state: JobState | None = None) -> LoadedInput:
     if not record.readable:
         raise EvalInputError(path, f"this looks like a {record.label.lower()} file, which evalgui cannot read yet "
                                    f"(choose another kind with Read as, if this is wrong)")
-    data = record.read(path, **options)
+    data = record.read(path, **options, state=state) if record.reads_with_state else record.read(path, **options)
     if record.kind_of is not None:
         record = kind(record.kind_of(data))
     summary = record.summary(data)
@@ -320,7 +326,7 @@ def _read_as(record: InputKind, path: str, options: dict) -> LoadedInput:
 
 
 def read_input(path: str | os.PathLike, kind_name: str | None = None, loaded_kinds: Iterable[str] = (),
-               **options) -> LoadedInput:
+               state: JobState | None = None, **options) -> LoadedInput:
     """Read one file as ``kind_name``, or as the kind its content (and ``loaded_kinds``, the kinds of
     the files already loaded) says. Raises EvalInputError.
 
@@ -336,20 +342,20 @@ def read_input(path: str | os.PathLike, kind_name: str | None = None, loaded_kin
         raise EvalInputError(path, "this is a folder, not a file")
     check_regular(path)         # a FIFO or a device would block or never end (pipes are spooled by the CLI)
     if kind_name is not None:
-        loaded = _read_as(kind(kind_name), path, options)
+        loaded = _read_as(kind(kind_name), path, options, state)
         loaded.kind_detected = False
         loaded.kind_reason = "kind chosen by you"
         return loaded
     (best, *others), reason = _confident_kinds(path, loaded_kinds)          # sniffed once
     fallbacks = [k for k in others if k.readable]
     try:
-        loaded = _read_as(best, path, options)
+        loaded = _read_as(best, path, options, state)
         loaded.kind_reason = reason
         return loaded
     except EvalInputError as first_error:
         for other in fallbacks:
             try:
-                loaded = _read_as(other, path, options)
+                loaded = _read_as(other, path, options, state)
             except EvalInputError:
                 continue
             loaded.kind_reason = f"it cannot be read as {best.label.lower()} ({first_error.reason})"
@@ -366,9 +372,11 @@ def load_files_job(requests: list[tuple[str, str | None]], loaded_kinds: Iterabl
         n = len(requests)
         for i, (path, kind_name) in enumerate(requests):
             state.check()
-            state.progress(i / max(n, 1), f"Reading {os.path.basename(path)} ({i + 1} of {n})")
+            reading = f"Reading {os.path.basename(path)} ({i + 1} of {n})"
+            state.progress(i / max(n, 1), reading)
             try:
-                loaded = read_input(path, kind_name, loaded_kinds)
+                # A run too large to hold is read by pieces: its progress is this file's share.
+                loaded = read_input(path, kind_name, loaded_kinds, state.scaled(i / n, (i + 1) / n, reading + ": "))
                 loaded_kinds.append(loaded.kind)
                 state.partial(loaded)
             except EvalInputError as exc:

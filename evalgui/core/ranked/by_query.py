@@ -353,6 +353,40 @@ class RunFile:
     name: str
     by_query: bool = False
     runid: str = ""
+    # Filled by one streaming pass (:func:`summarised`) when the window loads it: its distinct query ids (byte
+    # order, as ``Run.query_ids``) and the Data panel's counts.
+    query_ids: np.ndarray | None = None
+    counts: dict | None = None
+
+    def summary(self) -> dict:
+        return dict(self.counts or {})
+
+
+BY_QUERY_NOTE = ("too large to hold in memory: it is evaluated query by query, so it has no precision-recall "
+                 "curves and no rankings to show")
+
+
+def summarised(file: RunFile, state: JobState | None = None) -> RunFile:
+    """``file`` with the counts a run read whole has (queries, documents, results of its largest query, run
+    tag), from one pass over the file a piece at a time: memory bounded by its number of queries."""
+    import pandas as pd
+
+    from evalgui.core.data import byte_sorted
+
+    counts = pd.Series(dtype=np.int64)
+    rows, runid = 0, ""
+    for piece in run_pieces(file.source, state, _piece_size(file.source, _available())):
+        per_query = piece.table.column("query").value_counts()
+        counts = counts.add(pd.Series(per_query.field("counts").to_numpy(),
+                                      index=per_query.field("values").to_pylist()), fill_value=0)
+        rows += piece.table.num_rows
+        runid = piece.tag or runid
+    if not rows:
+        raise EvalInputError(file.source, "no run lines (only comments or blank lines)")
+    query_ids = np.array(byte_sorted(counts.index.tolist()), dtype=object)
+    return RunFile(file.source, file.name, file.by_query, runid, query_ids,
+                   {"queries": len(query_ids), "documents": rows, "max_per_query": int(counts.max()),
+                    "runid": runid})
 
 
 def run_file(source: str) -> RunFile:

@@ -45,6 +45,7 @@ class RunResult:
     # (the curves dict, its SAVED_CURVES rows as curve_table gives them): built with the curves on the worker,
     # so saving a project does not rebuild them curve by curve on the GUI thread; used while curves is that dict
     saved_curve_rows: tuple = None
+    by_query: bool = False      # evaluated query by query (too large to hold): no ranking, no curves
 
 
 def curve_index(curves: pd.DataFrame) -> dict[tuple[str, str], tuple]:

@@ -133,6 +133,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
             state.check()
             state.progress((i + 0.9) / n, f"{label}precision-recall curves")
             result = run_result(name, path, evaluation)
+            result.by_query = isinstance(run, RunFile)
             if "curves" in tables and evaluation.ranking is not None:
                 frame = pr_curves(evaluation.ranking, state=state)
                 result.curves = curve_index(frame)

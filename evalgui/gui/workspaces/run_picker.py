@@ -295,6 +295,19 @@ class QrelsRunsPicker(QGroupBox):
         """The ticked runs' session items, in list order."""
         return [r for r in (self.session.find(p) for p in self.checked_run_paths()) if r is not None]
 
+    def checked_held_run_items(self, needs: str) -> list:
+        """The ticked runs' items, for a workflow that needs each run's rankings in memory (``needs`` says
+        what it does with them); a run too large to hold (evaluated query by query) is refused by name."""
+        from evalgui.core.errors import EvalUsageError
+
+        items = self.checked_run_items()
+        for item in items:
+            if item.by_query:
+                raise EvalUsageError(f"{item.path} is too large to hold in memory, so evalgui evaluates it query "
+                                     f"by query (Ranked retrieval and Compare systems can use it). {needs}, which "
+                                     f"needs every run's rankings in memory: untick it.")
+        return items
+
     def set_run_checked(self, path: str, checked: bool) -> None:
         self.run_list.set_checked(path, checked)
 

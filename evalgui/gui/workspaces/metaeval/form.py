@@ -298,7 +298,8 @@ class MetaevalForm(QWidget):
         qrels = self.data.qrels_item()
         if qrels is None:
             raise EvalUsageError("Load a qrels file and the runs to meta-evaluate first (File ▸ Open data…).")
-        items = self.data.checked_run_items()
+        items = self.data.checked_held_run_items("Meta-evaluation scores every run again on samples of the "
+                                                 "queries and judgments")
         if len(items) < 2:
             raise EvalUsageError("Meta-evaluation compares runs: tick at least two runs under Data.")
         specs = self.picker.specs()

@@ -11,6 +11,7 @@ from evalgui.core.ranked.jobs import ResultSet, drill_down_job
 from evalgui.gui.result_views import Sides
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.toolbar import ChoiceBox, with_toolbar
+from evalgui.gui.workspaces.ranked.curves import by_query_label, show_by_query_note
 
 # Background of the judgment cells: relevance at a glance.
 JUDGMENT_BADGES = {"judgment": {"relevant": "#c8e6c9", "non-relevant": "#ffcdd2", "unjudged": "#eeeeee"}}
@@ -44,7 +45,13 @@ class DrillDownView:
             box_layout.addWidget(label)
             box_layout.addWidget(view)
             sides.addWidget(box)
-        self.page = with_toolbar(sides, [QLabel("Query"), self.query, QLabel("Run A"), self.run_a,
+        self.note = by_query_label()
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addWidget(self.note)
+        body_layout.addWidget(sides, 1)
+        self.page = with_toolbar(body, [QLabel("Query"), self.query, QLabel("Run A"), self.run_a,
                                          QLabel("Run B"), self.run_b])
         self._shown_queries: list[str] | None = None
 
@@ -57,6 +64,7 @@ class DrillDownView:
             self._shown_queries = results.queries
             self.query.set_items([(q, q) for q in results.queries])
         ranked = [name for name, r in results.runs.items() if r.ranking is not None]
+        show_by_query_note(self.note, results, "there is no ranking to show")
         self.run_a.set_items([(r, r) for r in ranked])
         keep_b = self.run_b.currentData() or self.run_b.preferred
         if len(ranked) > 1 and (keep_b not in ranked or keep_b == self.run_a.currentData()):

@@ -380,7 +380,8 @@ class StabilityForm(QWidget):
             qrels = self.data.qrels_item()
             if qrels is None:
                 raise EvalUsageError("Load a qrels file and the runs first (File ▸ Open data…).")
-            items = self.data.checked_run_items()
+            items = self.data.checked_held_run_items("Ranks from qrels and runs are read from every run's "
+                                                     "rankings")
             if len(items) < 2:
                 raise EvalUsageError("Comparing systems needs at least two: tick at least two runs.")
             paths = [item.path for item in items]
