@@ -10,6 +10,7 @@ import threading
 import time
 
 import pandas as pd
+import pytest
 from PySide6.QtCore import Qt
 
 from tests.gui.conftest import SYNTHETIC, Heartbeat, load, not_busy, run_and_wait
@@ -186,17 +187,36 @@ def test_compare_systems_uses_it(qtbot, window, monkeypatch, tmp_path):
     assert table["n_queries"].iloc[0] == 50
 
 
-def test_meta_evaluation_refuses_it_with_one_dialog_naming_the_file(qtbot, window, monkeypatch, tmp_path):
+def test_preference_measures_refuse_it_by_name(qtbot, window, monkeypatch, tmp_path):
     qrels, whole, big = _load_both(qtbot, window, monkeypatch, tmp_path)
-    metaeval = window.workspaces["metaeval"]
-    metaeval.form.data.set_qrels(str(qrels))
-    metaeval.form.picker.set_checked(["map"])
+    compare = window.workspaces["compare"]
+    compare.form.data.set_qrels(str(qrels))
+    compare.form.picker.set_checked(["map"])
+    compare.form.preference_list.set_checked("rpp", True)
     with qtbot.waitSignal(window.error_shown, timeout=20_000) as blocker:
-        qtbot.mouseClick(metaeval.run_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(compare.run_button, Qt.MouseButton.LeftButton)
+    assert str(big) in blocker.args[1] and "Preference measures compare the runs' rankings" in blocker.args[1]
+    assert compare.comparison is None
+    window.last_error_dialog.close()
+
+
+@pytest.mark.parametrize("key", ["metaeval", "stability"])
+def test_meta_evaluation_and_stability_refuse_it_with_one_dialog_naming_the_file(qtbot, window, monkeypatch,
+                                                                                tmp_path, key):
+    qrels, whole, big = _load_both(qtbot, window, monkeypatch, tmp_path)
+    workspace = window.workspaces[key]
+    if key == "stability":
+        combo = workspace.form.source_combo
+        combo.setCurrentIndex(combo.findData("trec"))
+    else:
+        workspace.form.picker.set_checked(["map"])
+    workspace.form.data.set_qrels(str(qrels))
+    with qtbot.waitSignal(window.error_shown, timeout=20_000) as blocker:
+        qtbot.mouseClick(workspace.run_button, Qt.MouseButton.LeftButton)
     message = blocker.args[1]
     assert str(big) in message and "too large to hold in memory" in message and "untick it" in message
     assert "Traceback" not in message
-    assert metaeval.outcome is None
+    assert workspace.outcome is None
     window.last_error_dialog.close()
 
 

@@ -407,6 +407,8 @@ class CompareForm(QWidget):
                     raise EvalUsageError(f"{TEST_LABELS[options.test]} compares each run's own scores, which a "
                                          "preference between two runs has not: choose another test, or untick "
                                          "the preferences.")
+                if preferences:          # they read both runs' rankings; measures alone can go query by query
+                    self.data.checked_held_run_items("Preference measures compare the runs' rankings side by side")
                 paths = [item.path for item in items]
                 inputs.add(qrels.path, qrels.data)
                 for item, name in zip(items, self.session.run_names(paths)):
