@@ -14,7 +14,12 @@ _COLUMNS = ("", "File", "Kind", "Contents")
 _HEADER_TIPS = ("Validation: ✔ read without problems, ⚠ read, but look at the tooltip", "",
                 "What the file holds (detected from its content; Read as, below, changes it)",
                 "Counts; the tooltip has them all")
-_BADGES = {"ok": ("✔", QColor("#2e7d32")), "warning": ("⚠", QColor("#b26a00"))}
+_BADGES = {"ok": ("✔", QColor("#2e7d32")), "warning": ("⚠", QColor("#b26a00")),
+           "by_query": ("⇶", QColor("#1565c0"))}     # read fine, too large to hold: evaluated query by query
+
+
+def _badge(item: LoadedInput) -> str:
+    return "by_query" if item.by_query and item.badge == "ok" else item.badge
 
 
 def _tooltip(item: LoadedInput) -> str:
@@ -71,7 +76,7 @@ class FilesModel(QAbstractTableModel):
         item = self.items[row]
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
-                return _BADGES[item.badge][0]
+                return _BADGES[_badge(item)][0]
             if column == 1:
                 return item.name
             if column == 2:
@@ -87,7 +92,7 @@ class FilesModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.UserRole and column == 0:
             return item.path
         if role == Qt.ItemDataRole.ForegroundRole and column == 0:
-            return _BADGES[item.badge][1]
+            return _BADGES[_badge(item)][1]
         return None
 
 

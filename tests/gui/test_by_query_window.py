@@ -53,7 +53,9 @@ def test_a_run_too_large_to_hold_loads_as_a_file_with_its_counts(qtbot, window, 
     assert contents.startswith(held.record.describe(held.summary)) and "evaluated query by query" in contents
     tip = model.data(model.index(row, 1), Qt.ItemDataRole.ToolTipRole)
     assert "too large to hold in memory" in tip and "query by query" in tip
+    assert model.data(model.index(row, 0)) == "⇶"                 # its own badge, the tooltip says why
     held_row = _row_of(window, whole)
+    assert model.data(model.index(held_row, 0)) == "✔"
     assert "query by query" not in model.data(model.index(held_row, 3))
 
 
