@@ -161,6 +161,7 @@ def test_a_query_too_large_for_the_memory_left_is_refused_by_name(tmp_path, monk
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("big 0 d1 1\nsmall 0 d1 1\n")
     monkeypatch.setattr(by_query, "_available", lambda: by_query.memory.READ_BASE + 10_000)
+    monkeypatch.setattr(by_query, "_piece_size", lambda source, free: 1 << 20)     # reading itself fits
     with pytest.raises(EvalInputError, match=r"one\.txt: the query 'big' alone has 3,000 results"):
         by_query.evaluate_run_by_query(read_qrels(qrels), str(run), requests_for(["official"]), partitions=2)
 
