@@ -388,7 +388,7 @@ class MeasurePicker(QWidget):
 
     def _refuse_parameters(self, name: str, text: str, kept: str, problem: str) -> None:
         self._show_problem(f"Not changed: {text.strip()!r} is not valid for {name}:", problem,
-                           f"<p>{name} keeps {html.escape(repr(kept or ''))}.</p>")
+                           f"<p>{html.escape(name)} keeps {html.escape(repr(kept or ''))}.</p>")
 
     def specs_problem(self) -> str | None:
         """Why the engine would refuse a ticked measure (the measure named), or None when it reads them all."""
