@@ -135,13 +135,13 @@ def markdown_escape(text: str) -> str:
 
 # OWASP's advice against formula injection: a spreadsheet runs a cell that starts with one of these.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+# Harmless however a spreadsheet reads them: a number written as text (a query id -1), a mark of dashes ("--").
+_NO_FORMULA = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|-+")
 
 
 def spreadsheet_text(value):
-    """A text cell for a spreadsheet: one a spreadsheet would run as a formula gets a leading ' (a number
-    written as text, such as a query id -1, is left alone: it is no formula)."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
+    """A text cell for a spreadsheet: one a spreadsheet would run as a formula gets a leading '."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _NO_FORMULA.fullmatch(value):
         return "'" + value
     return value
 
