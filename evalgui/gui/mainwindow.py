@@ -927,6 +927,7 @@ class MainWindow(QMainWindow):
         box = QMessageBox(QMessageBox.Icon.Question, "Report written",
                           f"The report is in {path}.\n\nOpen it in your web browser?",
                           QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)        # the path is text
         box.setDefaultButton(QMessageBox.StandardButton.Open)
         return _answer(box) == QMessageBox.StandardButton.Open
 

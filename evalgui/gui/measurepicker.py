@@ -26,6 +26,7 @@ from evalgui.core import display
 from evalgui.core.ranked.measures import REGISTRY, Measure, ParamKind, params_text
 from evalgui.core.registry import Record
 from evalgui.gui import naming
+from evalgui.gui.plain_text import tip as plain_tip
 
 # What a new user starts with: the usual suspects at the usual cutoffs.
 DEFAULT_CHECKED = {"map": "", "P": "10", "ndcg_cut": "10", "recall": "100", "recip_rank": ""}
@@ -88,7 +89,7 @@ def mark_invalid(box: QLineEdit, reason: str | None) -> None:
     """Mark a text box red with ``reason`` as its tooltip, or clear the mark (None)."""
     box.setProperty("invalid", reason is not None)
     box.setStyleSheet("QLineEdit { border: 1px solid #c62828; background: #fdecea; }" if reason else "")
-    box.setToolTip(reason or "")
+    box.setToolTip(plain_tip(reason or ""))
 
 
 class _ParametersDelegate(QStyledItemDelegate):

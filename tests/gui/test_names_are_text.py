@@ -208,6 +208,15 @@ def test_the_windows_exports_hold_the_names_as_text(qtbot, window, hostile):
     assert BOLD_RUN in svg_text(svg) and QUOTE_RUN in svg_text(svg)
     assert (out / "curves.png").stat().st_size > 0
 
+    # The run × run heatmap: the names on its axes, its images only its cells and colour scale.
+    ranked.run_matrix.export_plot(str(out / "heatmap.svg"))
+    svg = (out / "heatmap.svg").read_text(encoding="utf-8")
+    sizes = sorted((e.get("width"), e.get("height")) for e in ET.fromstring(svg).iter() if e.tag.endswith("image"))
+    assert len(sizes) == 2 and ("8", "8") not in sizes, sizes          # (the probe is 8 × 8)
+    assert not {"a", "foreignObject", "script"} & elements(svg)
+    drawn = svg_text(svg)
+    assert all(name in drawn for name in (BOLD_RUN, QUOTE_RUN, IMAGE_RUN[:20])), drawn
+
 
 class _Elements(HTMLParser):
     def __init__(self):
@@ -253,8 +262,8 @@ def test_evalgui_cli_run_and_report_write_names_as_text(qtbot, capsys, hostile):
         assert images(svg) == images(ordinary_svgs[name]), name
         assert not {"a", "foreignObject", "script"} & elements(svg)
     assert_clean_svg(svgs["ranked-precision-recall.svg"])
-    drawn = svg_text(svgs["ranked-precision-recall.svg"]) + svg_text(svgs["compare-heatmap-AP.svg"])
-    assert BOLD_RUN in drawn and QUOTE_RUN in drawn
+    for name in ("ranked-precision-recall.svg", "compare-heatmap-AP.svg"):
+        assert BOLD_RUN in svg_text(svgs[name]) and QUOTE_RUN in svg_text(svgs[name]), name
     # The command line's tables feed programs: the values exactly.
     with open(hostile / "out" / "ranked-summary.csv", encoding="utf-8", newline="") as fh:
         assert set(RUNS) <= {cell for row in csv.reader(fh) for cell in row}
@@ -289,3 +298,44 @@ def test_a_legend_with_a_markup_name_draws_it_literally(qtbot, tmp_path, monkeyp
     for item in text_items(plot):
         assert_no_element(item)
     assert any(html.escape("<b>bold</b>") in label.text for _, label in plot.legend.items)
+
+
+def test_the_compare_views_show_names_literally(qtbot, window, hostile):
+    load(qtbot, window, [hostile / "qrels.txt", *(hostile / f"{name}.run" for name in RUNS)])
+    compare = window.workspaces["compare"]
+    window.tabs.setCurrentWidget(compare)
+    compare.form.picker.set_checked({"map": ""})
+    run_and_wait(qtbot, compare)
+    assert compare.comparison is not None, compare.progress_label.text()
+
+    # The scatter: legend, axis names and title name the two runs; a point's tooltip its query.
+    scatter = compare.scatter
+    compare.results_tabs.setCurrentWidget(scatter.page)
+    scatter.run_a.setCurrentIndex(scatter.run_a.findData(BOLD_RUN))
+    scatter.run_b.setCurrentIndex(scatter.run_b.findData(IMAGE_RUN))
+    legend = [label.item.toPlainText() for _, label in scatter.legend.items]
+    assert any(t.startswith(f"{BOLD_RUN} higher") for t in legend) and any(IMAGE_RUN in t for t in legend), legend
+    texts = [item.toPlainText() for item in text_items(scatter.plot)]
+    assert any(f"{BOLD_RUN}: " in t for t in texts) and any(f"{IMAGE_RUN} higher on" in t for t in texts), texts
+    for item in text_items(scatter.plot):
+        assert_no_element(item)
+    assert "<b>q1</b>" in shown(scatter._tip(0.5, 0.25, "<b>q1</b>"))
+
+    # The comparison matrix: cell and header tooltips; the pair view's caption and axes.
+    matrix = compare.matrix
+    compare.results_tabs.setCurrentWidget(matrix.page)
+    model = matrix.model
+    runs = list(model.frame.index)
+    a, b = runs.index(BOLD_RUN), runs.index(IMAGE_RUN)
+    tip = model.data(model.index(a, b), Qt.ItemDataRole.ToolTipRole)
+    assert BOLD_RUN in shown(tip) and IMAGE_RUN in shown(tip), tip
+    for item in text_items(matrix.heatmap):
+        assert_no_element(item)
+    matrix.open_pair(a, b)
+    pair = matrix.pair_view
+    assert pair.caption.textFormat() == Qt.TextFormat.PlainText and BOLD_RUN in pair.caption.text()
+    for widget in (pair.bars, pair.scatter):
+        for item in text_items(widget):
+            assert_no_element(item)
+    axes = [item.toPlainText().strip() for item in text_items(pair.scatter)]
+    assert BOLD_RUN in axes and IMAGE_RUN in axes, axes

@@ -242,7 +242,7 @@ class ModelEditor(QWidget):
         """The measure's description, after what is wrong with its settings (``reason``) if anything."""
         name = combo.currentData()
         tip = LOCAL_SIMILARITIES[name].help_text if name in LOCAL_SIMILARITIES else ""
-        combo.setToolTip(f"{reason}\n\n{tip}" if reason else tip)
+        combo.setToolTip(plain_tip(f"{reason}\n\n{tip}") if reason else tip)
 
     def widget(self, row: int, column: int | str):
         """The row's control: a cell's (MEASURE, WEIGHT), or in the panel under the table (TYPE, DELIMITER)."""
