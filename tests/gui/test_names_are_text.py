@@ -12,10 +12,10 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QGraphicsTextItem, QLabel
+from PySide6.QtWidgets import QAbstractItemView, QGraphicsTextItem, QLabel, QWidget
 
 import pyqtgraph as pg
 
@@ -77,6 +77,29 @@ def assert_no_element(item: QGraphicsTextItem) -> None:
     rendered = item.document().toHtml()
     assert "<img" not in rendered and "<a " not in rendered, rendered
     assert "\ufffc" not in item.toPlainText()          # an inline object: an image
+
+
+def assert_nothing_read_as_markup(window) -> None:
+    """Every plot's texts, and every label's text and widget's tooltip that Qt would read as rich text, in the
+    whole window: no image and no inline object from a name."""
+    for view in window.findChildren(pg.GraphicsView):
+        for item in text_items(view):
+            assert_no_element(item)
+    for widget in window.findChildren(QWidget):
+        texts = [widget.toolTip()]
+        if isinstance(widget, QLabel) and widget.textFormat() != Qt.TextFormat.PlainText:
+            texts.append(widget.text())
+        if isinstance(widget, QAbstractItemView) and widget.model() is not None:       # tables' tooltips
+            model, tip, root = widget.model(), Qt.ItemDataRole.ToolTipRole, QModelIndex()
+            columns = 1 if isinstance(model, QAbstractListModel) else model.columnCount(root)
+            texts += [model.headerData(c, Qt.Orientation.Horizontal, tip) for c in range(columns)]
+            texts += [model.data(model.index(r, c, root), tip) for r in range(min(model.rowCount(root), 40))
+                      for c in range(columns)]
+        for text in texts:
+            if isinstance(text, str) and text and GuiQt.mightBeRichText(text):
+                document = QTextDocument()
+                document.setHtml(text)
+                assert "<img" not in document.toHtml() and "\ufffc" not in document.toPlainText(), text
 
 
 def elements(svg: str) -> set[str]:
@@ -153,13 +176,7 @@ def test_the_windows_views_show_names_literally(qtbot, window, hostile):
     assert f"{BOLD_RUN}, query <b>q1</b>" in shown(drill.label_a.text())
     assert IMAGE_RUN in shown(drill.label_b.text())
 
-    # Every label and tooltip of the window: no name read as markup anywhere.
-    for label in window.findChildren(QLabel):
-        if label.textFormat() == Qt.TextFormat.PlainText or not GuiQt.mightBeRichText(label.text()):
-            continue
-        document = QTextDocument()
-        document.setHtml(label.text())
-        assert "<img" not in document.toHtml() and "\ufffc" not in document.toPlainText(), label.text()
+    assert_nothing_read_as_markup(window)
 
     # The Data dock: each file's tooltip names it as it is.
     files = window.data_panel.tree.model()
@@ -339,3 +356,6 @@ def test_the_compare_views_show_names_literally(qtbot, window, hostile):
             assert_no_element(item)
     axes = [item.toPlainText().strip() for item in text_items(pair.scatter)]
     assert BOLD_RUN in axes and IMAGE_RUN in axes, axes
+    for view in (compare.matrix, compare.scatter):
+        compare.results_tabs.setCurrentWidget(view.page)
+    assert_nothing_read_as_markup(window)
