@@ -359,3 +359,38 @@ def test_the_compare_views_show_names_literally(qtbot, window, hostile):
     for view in (compare.matrix, compare.scatter):
         compare.results_tabs.setCurrentWidget(view.page)
     assert_nothing_read_as_markup(window)
+
+
+@pytest.mark.parametrize("experiment", ["stability", "power"])
+def test_the_meta_evaluation_views_show_names_literally(qtbot, window, hostile, experiment):
+    load(qtbot, window, [hostile / "qrels.txt", *(hostile / f"{name}.run" for name in RUNS)])
+    metaeval = window.workspaces["metaeval"]
+    window.tabs.setCurrentWidget(metaeval)
+    metaeval.form.picker.set_checked({"map": "", "P": "10"})
+    metaeval.form.experiment_combo.setCurrentIndex(metaeval.form.experiment_combo.findData(experiment))
+    run_and_wait(qtbot, metaeval)
+    assert metaeval.outcome is not None, metaeval.progress_label.text()
+    for view in metaeval.views:
+        if metaeval.results_tabs.isTabVisible(metaeval.results_tabs.indexOf(view.page)):
+            metaeval.results_tabs.setCurrentWidget(view.page)
+    assert_nothing_read_as_markup(window)
+
+
+def test_the_model_editor_shows_attribute_names_literally(qtbot):
+    from PySide6.QtWidgets import QGroupBox
+
+    from evalgui.core.cbr.model import AttributeModel, SimilarityModel
+    from evalgui.gui.workspaces.casebase.model_editor import ModelEditor
+
+    name = "<b>A&B</b> <img src=x>"
+    editor = ModelEditor()
+    qtbot.addWidget(editor)
+    editor.set_model(SimilarityModel([AttributeModel(name, "numeric", "linear"),
+                                      AttributeModel("price", "numeric", "linear")], "<test>"))
+    editor.show()
+    editor.table.setCurrentCell(0, 0)
+    assert shown(editor.table.item(0, 0).toolTip()) == name
+    assert editor.settings_box.title() == f"Settings of {name}: Linear"
+    assert shown(editor.settings_box.toolTip()) == editor.settings_box.title()
+    # the box draws its title with & doubled: Qt would take a single & for a shortcut mark and hide it
+    assert "A&&B" in QGroupBox.title(editor.settings_box)

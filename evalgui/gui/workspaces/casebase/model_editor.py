@@ -516,7 +516,8 @@ class ElidedTitleBox(QGroupBox):
 
     def _elide(self) -> None:
         room = max(self.width() - 24, 40)
-        super().setTitle(self.fontMetrics().elidedText(self.full_title, Qt.TextElideMode.ElideRight, room))
+        shown = self.fontMetrics().elidedText(self.full_title, Qt.TextElideMode.ElideRight, room)
+        super().setTitle(shown.replace("&", "&&"))         # a group box's & marks a shortcut: a name's is text
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
