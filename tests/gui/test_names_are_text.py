@@ -375,22 +375,3 @@ def test_the_meta_evaluation_views_show_names_literally(qtbot, window, hostile, 
             metaeval.results_tabs.setCurrentWidget(view.page)
     assert_nothing_read_as_markup(window)
 
-
-def test_the_model_editor_shows_attribute_names_literally(qtbot):
-    from PySide6.QtWidgets import QGroupBox
-
-    from evalgui.core.cbr.model import AttributeModel, SimilarityModel
-    from evalgui.gui.workspaces.casebase.model_editor import ModelEditor
-
-    name = "<b>A&B</b> <img src=x>"
-    editor = ModelEditor()
-    qtbot.addWidget(editor)
-    editor.set_model(SimilarityModel([AttributeModel(name, "numeric", "linear"),
-                                      AttributeModel("price", "numeric", "linear")], "<test>"))
-    editor.show()
-    editor.table.setCurrentCell(0, 0)
-    assert shown(editor.table.item(0, 0).toolTip()) == name
-    assert editor.settings_box.title() == f"Settings of {name}: Linear"
-    assert shown(editor.settings_box.toolTip()) == editor.settings_box.title()
-    # the box draws its title with & doubled: Qt would take a single & for a shortcut mark and hide it
-    assert "A&&B" in QGroupBox.title(editor.settings_box)
