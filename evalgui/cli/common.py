@@ -89,7 +89,8 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
     from evalgui.core.export import FORMATS
 
     p.add_argument("--format", choices=FORMATS, default=None,
-                   help="output format (default: from -o's extension, else csv)")
+                   help="output format (default: from -o's extension, else csv); values are written exactly "
+                        "(no spreadsheet quoting of cells starting with =), Markdown escapes what would render")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of standard output")
 
 

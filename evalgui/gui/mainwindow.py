@@ -696,6 +696,7 @@ class MainWindow(QMainWindow):
                           f"{os.path.basename(path)} reads files outside its own folder. Read them?",
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setObjectName("trustQuestion")
+        box.setTextFormat(Qt.TextFormat.PlainText)
         box.setInformativeText("A project from someone else could name any file of yours. Yes: read them, and do "
                                "not ask again for this project. No: open the project without them.")
         box.setDetailedText("\n".join(shown))
@@ -917,6 +918,7 @@ class MainWindow(QMainWindow):
                           QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                           | QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("saveChangesQuestion")
+        box.setTextFormat(Qt.TextFormat.PlainText)
         box.setInformativeText(detail)
         box.setDefaultButton(QMessageBox.StandardButton.Save)
         box.setEscapeButton(QMessageBox.StandardButton.Cancel)
@@ -927,6 +929,7 @@ class MainWindow(QMainWindow):
         box = QMessageBox(QMessageBox.Icon.Question, "Report written",
                           f"The report is in {path}.\n\nOpen it in your web browser?",
                           QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)        # the path is text
         box.setDefaultButton(QMessageBox.StandardButton.Open)
         return _answer(box) == QMessageBox.StandardButton.Open
 
@@ -1032,6 +1035,7 @@ class MainWindow(QMainWindow):
         if "Traceback" in message:
             box.setDetailedText(message)
         box.setObjectName("errorDialog")
+        box.setTextFormat(Qt.TextFormat.PlainText)        # messages name files and runs: text, never markup
         box.setWindowModality(Qt.WindowModality.WindowModal)
         box.open()
         self.last_error_dialog = box

@@ -52,6 +52,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QScrollArea
 
 from evalgui.core import display
 from evalgui.gui import naming
+from evalgui.gui.plain_text import tip
 from evalgui.gui.plots import plain_axes
 from evalgui.gui.tables import tsv_text
 
@@ -326,7 +327,7 @@ class MatrixModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return self.foreground(row, column)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self.tooltip(row, column)
+            return tip(self.tooltip(row, column))
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == RAW_ROLE:
@@ -337,8 +338,10 @@ class MatrixModel(QAbstractTableModel):
         labels = self._column_labels if orientation == Qt.Orientation.Horizontal else self._row_labels
         if not 0 <= section < len(labels):
             return None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        if role == Qt.ItemDataRole.DisplayRole:
             return naming.label(labels[section])       # a measure (agreement matrices) in the window's naming
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tip(naming.label(labels[section]))
         return None
 
 
@@ -807,9 +810,9 @@ class HeatmapPlot(pg.PlotWidget):
 
     def _hover(self, scene_position) -> None:
         text = self.hover_text(scene_position)
-        self.setToolTip(text)
+        self.setToolTip(tip(text))
         if text:
-            QToolTip.showText(QCursor.pos(), text, self)
+            QToolTip.showText(QCursor.pos(), tip(text), self)
         else:
             QToolTip.hideText()
 
@@ -820,7 +823,7 @@ class HeatmapPlot(pg.PlotWidget):
         if event.type() == QEvent.Type.ToolTip:
             text = self.hover_text(self.mapToScene(event.pos()))
             if text:
-                QToolTip.showText(event.globalPos(), text, self)
+                QToolTip.showText(event.globalPos(), tip(text), self)
             else:
                 QToolTip.hideText()
             event.setAccepted(bool(text))

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QLabel, QSplitter, QT
 
 from evalgui.gui.accessibility import name_controls
 from evalgui.gui.naming import label as shown_name
+from evalgui.gui.plain_text import rich
 from evalgui.gui.plots import plain_axes
 
 HIGHER, LOWER, PICKED = "#d6604d", "#4393c3", "#000000"
@@ -77,6 +78,7 @@ class PairView(QDialog):
         self.row_run = self.column_run = self.measure = ""
         self.preferences = False       # showing a preference (one value per query, no scores to scatter)
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.caption.setWordWrap(True)
         self.bars = pg.PlotWidget()
         self.bars.setObjectName("pairBars")
@@ -160,7 +162,7 @@ class PairView(QDialog):
         step = max(1, -(-len(frame) // BAR_LABELS))
         axis = self.bars.getPlotItem().getAxis("left")
         axis.setTicks([[(float(i), frame["query"].iat[i]) for i in range(0, len(frame), step)]])
-        self.bars.getPlotItem().setLabel("bottom", bar_label)
+        self.bars.getPlotItem().setLabel("bottom", rich(bar_label))
         self.bars.getPlotItem().setYRange(-0.5, max(len(frame), 1) - 0.5, padding=0.02)
         self.scatter.setVisible(not self.preferences)
         if self.preferences:
@@ -177,8 +179,8 @@ class PairView(QDialog):
             self.diagonal.setData([lo, hi], [lo, hi])
         else:
             self.diagonal.setData([], [])
-        self.scatter.getPlotItem().setLabel("bottom", column_run)
-        self.scatter.getPlotItem().setLabel("left", row_run)
+        self.scatter.getPlotItem().setLabel("bottom", rich(column_run))
+        self.scatter.getPlotItem().setLabel("left", rich(row_run))
         self._fill_table()
 
     def _fill_table(self) -> None:

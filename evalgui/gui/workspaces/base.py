@@ -38,6 +38,7 @@ class StaleBanner(QLabel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("staleBanner")
+        self.setTextFormat(Qt.TextFormat.PlainText)       # it names the qrels file
         self.setStyleSheet(STALE_STYLE)
         self.setWordWrap(True)
         self.hide()

@@ -25,6 +25,7 @@ from evalgui.core.ranked.measures import REGISTRY
 from evalgui.gui.declared import Bindings, checked_request, view
 from evalgui.gui.forms import parse_numbers
 from evalgui.gui.measurepicker import MeasurePicker, mark_invalid
+from evalgui.gui.plain_text import tip as plain_tip
 from evalgui.gui.workspaces.casebase.model_editor import ModelEditor, PreviewBox
 from evalgui.gui.workspaces.run_picker import Checklist
 
@@ -146,6 +147,7 @@ class CaseBaseForm(QWidget):
         self.mac_list.setToolTip("MAC's cheaper model: these attributes of the model, with their measures "
                                  "and weights")
         self.mac_file_label = QLabel(MAC_FILE_NONE)
+        self.mac_file_label.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.mac_file_label.setWordWrap(True)
         self.mac_file_button = QPushButton("MAC model file…")
         self.mac_file_button.setToolTip("MAC's own model file (JSON) instead of a subset of the model's attributes")
@@ -159,6 +161,7 @@ class CaseBaseForm(QWidget):
         self.ks.setObjectName("cbrKs")
         self.ks.setPlaceholderText("e.g. 5,10")
         self.pairs_note = QLabel()
+        self.pairs_note.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.pairs_note.setObjectName("cbrPairsProblem")
         self.pairs_note.setWordWrap(True)
         self.pairs_note.setStyleSheet("color: #c62828;")
@@ -502,7 +505,7 @@ class CaseBaseForm(QWidget):
         self.mac_model = model
         self.mac_path = path
         self.mac_file_label.setText(os.path.basename(path) if path else MAC_FILE_NONE)
-        self.mac_file_label.setToolTip(path or "")
+        self.mac_file_label.setToolTip(plain_tip(path or ""))
         self.mac_list.setEnabled(path is None and self.source() == CASE_BASES)
         if not restored:
             self.edited.emit()
@@ -606,7 +609,7 @@ class CaseBaseForm(QWidget):
         combo.clear()
         for text, path in entries:
             combo.addItem(text, path)
-            combo.setItemData(combo.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
+            combo.setItemData(combo.count() - 1, plain_tip(path), Qt.ItemDataRole.ToolTipRole)
         index = combo.findData(wanted)
         combo.setCurrentIndex(index if index >= 0 else (0 if entries else -1))
         combo.blockSignals(False)

@@ -126,6 +126,7 @@ class PairMatrix(LazyView):
         self.heatmap = HeatmapPlot(self.model)       # hovering a cell shows the model's tooltip
         self.heatmap.setObjectName(f"{prefix}Heatmap")
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.caption.setWordWrap(True)
         # Before any result: what to do, above the empty matrix.
         self.hint = QLabel(self.empty_hint)
@@ -138,6 +139,7 @@ class PairMatrix(LazyView):
         self.page.layout().insertWidget(1, self.hint)
         # Why the cell just double-clicked opens nothing (e.g. results saved without per-query values).
         self.pair_note = QLabel()
+        self.pair_note.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.pair_note.setObjectName(f"{prefix}PairNote")
         self.pair_note.setWordWrap(True)
         self.pair_note.hide()

@@ -22,6 +22,7 @@ from evalgui.core.rankfile.measures import parse_measure
 from evalgui.core.workflows.stability import StabilityRequest
 from evalgui.gui.declared import Bindings, checked_request, view
 from evalgui.gui.forms import parse_numbers
+from evalgui.gui.plain_text import tip
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 from evalgui.gui.workspaces.stability.picker import RankMeasurePicker
 
@@ -92,6 +93,7 @@ class StabilityForm(QWidget):
         self.rank_file_combo.setToolTip("A loaded rank file (File ▸ Open data…)")
         self.rank_file_combo.currentIndexChanged.connect(self._rank_file_changed)
         self.rank_file_note = QLabel()
+        self.rank_file_note.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.rank_file_note.setWordWrap(True)
         rank_file_page = QWidget()
         rank_file_layout = QFormLayout(rank_file_page)
@@ -323,7 +325,7 @@ class StabilityForm(QWidget):
         self.rank_file_combo.clear()
         for item in items:
             self.rank_file_combo.addItem(item.name, item.path)
-            self.rank_file_combo.setItemData(self.rank_file_combo.count() - 1, item.path,
+            self.rank_file_combo.setItemData(self.rank_file_combo.count() - 1, tip(item.path),
                                              Qt.ItemDataRole.ToolTipRole)
         paths = [i.path for i in items]
         if self.rank_file_path in paths:
