@@ -366,11 +366,10 @@ class Bindings:
         return self._defaults
 
     def reset(self) -> None:
-        """Every value back to the form's default: ticks forgotten, files unchosen. Then the form's ``refresh``."""
+        """Every value back to the form's default: ticks forgotten, files unchosen. No ``refresh``: the
+        restore that follows (a project's, the demo's) refreshes once (thousands of files: one refill)."""
         defaults = self._kept_defaults()
         for late in (False, True):
-            if late and self.refresh is not None:
-                self.refresh()
             for name, binding in self._bindings.items():
                 if binding.late == late:
                     binding.reset(copy.deepcopy(defaults[name]))

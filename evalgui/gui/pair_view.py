@@ -104,6 +104,7 @@ class PairView(QDialog):
         self.bars.getPlotItem().getViewBox().sigResized.connect(self._name_bars)
         self.points = pg.ScatterPlotItem(size=8, pen=None)
         self.points.sigClicked.connect(self._clicked_points)
+        self.scatter.scene().sigMouseMoved.connect(self._hover_points)
         self.diagonal = pg.PlotDataItem(pen=pg.mkPen("#999999", style=Qt.PenStyle.DashLine))
         self.scatter.addItem(self.diagonal)
         self.scatter.addItem(self.points)
@@ -224,12 +225,14 @@ class PairView(QDialog):
 
     def _hover_bars(self, scene_position) -> None:
         row = self._bar_at(scene_position)
-        text = self.bar_text(row) if row is not None else ""
-        self.bars.setToolTip(text)
-        if text:
-            QToolTip.showText(QCursor.pos(), text, self.bars)
-        else:
-            QToolTip.hideText()
+        _show_tip(self.bars, self.bar_text(row) if row is not None else "")
+
+    def _hover_points(self, scene_position) -> None:
+        """The queries under the pointer in the scatter (several share a point when their scores are equal)."""
+        found = self.points.pointsAt(self.points.mapFromScene(scene_position)) if len(self.frame) else []
+        rows = sorted(int(point.data()) for point in found)
+        more = f"\n… and {len(rows) - NAMED_IN_SELECTION:,} more" if len(rows) > NAMED_IN_SELECTION else ""
+        _show_tip(self.scatter, "\n".join(self.bar_text(r) for r in rows[:NAMED_IN_SELECTION]) + more)
 
     def _fill_table(self) -> None:
         frame = self.frame
@@ -314,3 +317,12 @@ class PairView(QDialog):
         index = self.table.model().index(row, 0)
         self.table.selectionModel().select(index, how | flag.Rows)
         self.table.scrollTo(index)
+
+
+def _show_tip(widget, text: str) -> None:
+    """``text`` as the tooltip of ``widget`` and shown at the pointer at once (none: hidden)."""
+    widget.setToolTip(text)
+    if text:
+        QToolTip.showText(QCursor.pos(), text, widget)
+    else:
+        QToolTip.hideText()

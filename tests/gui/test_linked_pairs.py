@@ -92,6 +92,11 @@ def test_every_bar_of_the_pair_view_can_be_named(qtbot, window):
     row = pair.frame.iloc[unnamed]
     assert pair.bars.toolTip() == (f"Query {queries[unnamed]}: bm25 {row['bm25']:.4f}, random {row['random']:.4f}, "
                                    f"difference {row['difference']:+.4f}")
+    # a point of the scatter names every query it stands for (equal scores share a point)
+    x, y = row["random"], row["bm25"]
+    pair.scatter.scene().sigMouseMoved.emit(pair.scatter.getPlotItem().vb.mapViewToScene(QPointF(x, y)))
+    same = pair.frame[(pair.frame["random"] == x) & (pair.frame["bm25"] == y)].index
+    assert 1 < len(same) and all(pair.bar_text(i) in pair.scatter.toolTip() for i in same[:5])
     # a bar clicked is named under the plots
     pair._pick(unnamed, Qt.KeyboardModifier.NoModifier)
     assert pair.selection_caption.text() == f"Selected: {pair.bars.toolTip()}."
