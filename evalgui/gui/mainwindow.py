@@ -439,6 +439,7 @@ class MainWindow(QMainWindow):
         def prepare():
             if generation != self._generation:
                 return
+            ws.reset_form()           # the sample as it is meant, not with earlier settings
             sample.prepare(ws)
             ws.sample_opened = True
             ws.update_empty_hint()
@@ -725,6 +726,9 @@ class MainWindow(QMainWindow):
         self._set_modified(False)
 
         def restore():
+            # Exactly what the project says: what it does not say takes the default, not an earlier value.
+            for ws in self.workspaces.values():
+                ws.reset_form()
             for key, state in forms.items():
                 if key in self.workspaces:
                     self.workspaces[key].restore_form_state(state)
@@ -809,17 +813,15 @@ class MainWindow(QMainWindow):
                     form = json.loads(saved)
                 except ValueError:
                     continue
-                # Only the parameters: files of a past session are not loaded.
-                form.pop("qrels", None)
-                form.pop("runs", None)
-                ws.restore_form_state(form)
+                # Only the parameters seed the new session: no file of a past one (an older version kept them).
+                ws.restore_form_state(ws.remembered_form_state(form))
 
     def save_settings(self) -> None:
         settings = app_settings()
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/state", self.saveState())
         for key, ws in self.workspaces.items():
-            settings.setValue(f"workspaces/{key}", json.dumps(ws.form_state()))
+            settings.setValue(f"workspaces/{key}", json.dumps(ws.remembered_form_state()))
         settings.sync()
 
     def closeEvent(self, event) -> None:

@@ -403,12 +403,19 @@ class MeasurePicker(QWidget):
         return {"checked": self.checked(), "custom": [[s, on] for s, on in self.custom_specs()]}
 
     def restore(self, state: dict) -> None:
+        """The measures ticked, and those added, as ``state`` lists them (an added one it does not list goes)."""
         checked = state.get("checked")
         if isinstance(checked, dict):
             self.set_checked({k: str(v) for k, v in checked.items() if k in self.registry})
-        for entry in state.get("custom", []):
-            if isinstance(entry, (list, tuple)) and entry:
-                self.add_custom(str(entry[0]), bool(entry[1]) if len(entry) > 1 else True)
+        entries = [entry for entry in state.get("custom", []) if isinstance(entry, (list, tuple)) and entry]
+        if "custom" in state and self.custom_family in self._families:
+            listed = {str(entry[0]).strip() for entry in entries}
+            group = self._families[self.custom_family]
+            for i in reversed(range(group.childCount())):
+                if group.child(i).text(0) not in listed:
+                    group.removeChild(group.child(i))
+        for entry in entries:
+            self.add_custom(str(entry[0]), bool(entry[1]) if len(entry) > 1 else True)
 
     # ------------------------------------------------------------ view
     def _filter(self, text: str) -> None:

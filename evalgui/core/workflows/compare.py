@@ -519,10 +519,10 @@ def pair_preferences(outcome: Outcome, measure: str, row_run: str, column_run: s
         if rows > PAIR_QUERY_ROWS:
             return (f"With {runs} runs the per-query preferences ({rows:,} values) are too many to keep in a "
                     "project, so these results, read from one, have none. Press Run to compute them "
-                    "again, then double-click the cell.")
+                    "again, then click the cell.")
     return ("These results were saved by an older version of evalgui, which kept only each pair's mean "
             "preference, not its preference on each query. Press Run to compute them again, then "
-            "double-click the cell.")
+            "click the cell.")
 
 
 def preferences_from_outcome(outcome: Outcome):

@@ -103,10 +103,9 @@ class CaseBaseForm(QWidget):
         self.truth_combo = self._file_combo("cbrGroundTruth", "The ground truth: a loaded similarity-results file "
                                                               "(columns query, case, similarity)")
         for key, combo in (("train", self.train_combo), ("test", self.test_combo), ("ground_truth", self.truth_combo)):
-            self.bindings.hold(view(key, "text"), self.wanted, key, shows=(combo,))    # paths, kept until loaded
+            self.bindings.hold(view(key, "file"), self.wanted, key, shows=(combo,))    # paths, kept until loaded
         self.bindings.hold(view("id_columns", "json", {}), get=lambda: dict(self.id_columns),
-                           put=lambda saved: self.id_columns.update({str(p): str(c) for p, c in saved.items()}),
-                           shows=(self.train_id, self.test_id))
+                           put=self._set_id_columns, shows=(self.train_id, self.test_id), session_only=True)
         self.pages = QStackedWidget()
         bases_page = QWidget()
         bases = QFormLayout(bases_page)
@@ -228,9 +227,10 @@ class CaseBaseForm(QWidget):
         ranked_layout.addRow(thresholds_label, self.thresholds)
         ranked_layout.addRow(self.thresholds_note)
         ranked_layout.addRow(self.ranked_picker)
+        # The model describes the case base's attributes: it is the session's, not remembered for the next.
         self.bindings.hold(view("model", "json"), get=self._model_state, put=self._set_model, late=True,
-                           shows=(self.editor,))
-        self.bindings.hold(view("mac_model", "text"), get=lambda: self.mac_path,
+                           shows=(self.editor,), session_only=True)
+        self.bindings.hold(view("mac_model", "file"), get=lambda: self.mac_path,
                            put=lambda path: self.set_mac_file(path, restored=True), late=True)
         ranked_column = QVBoxLayout(ranked_box)
         ranked_column.addWidget(self.ranked_check)
@@ -274,6 +274,7 @@ class CaseBaseForm(QWidget):
                        self.thresholds.textEdited, self.ranked_picker.changed):
             signal.connect(self.edited)
         self.refresh_inputs()
+        self.bindings.keep_defaults()        # what a project or the demo does not say takes these
 
     # ------------------------------------------------------------ building
     @staticmethod
@@ -735,9 +736,18 @@ class CaseBaseForm(QWidget):
     def _model_state(self) -> dict | None:
         return self.editor.to_dict() if self.editor.table.rowCount() else None
 
+    def _set_id_columns(self, saved: dict) -> None:
+        self.id_columns.clear()
+        self.id_columns.update({str(p): str(c) for p, c in saved.items()})
+
     def _set_model(self, saved) -> bool:
         from evalgui.core.cbr.model import SimilarityModel
 
+        if saved is None:               # no model: the train case base's default (in the next turn)
+            self.editor.clear()
+            if self.train() is not None:
+                self.default_timer.start()
+            return True
         if not isinstance(saved, dict):
             return False
         try:

@@ -138,6 +138,13 @@ class ModelEditor(QWidget):
         self.fit_columns()
         self._edited()
 
+    def clear(self) -> None:
+        """No model (a project without one): the form then builds the train case base's default."""
+        self.source, self.added, self._earlier = "<model>", set(), {}
+        self._clear()
+        self._mark_rows()
+        self._edited()
+
     def _clear(self) -> None:
         for form in self.forms:
             self.stack.removeWidget(form)

@@ -68,6 +68,8 @@ class CompareWorkspace(ViewsWorkspace):
         self.scatter = ScatterTab()
         self.preference_view = PreferencesTab()
         self.preference_view.pair_source = self._preference_pair
+        for view in (self.matrix, self.preference_view):      # a pair's queries selected in Ranked retrieval too
+            view.links, view.on_queries_selected = self._ranked_links, self._select_in_ranked
         self.views = [self.table, self.matrix, self.scatter, self.preference_view]
         self.results_tabs = QTabWidget()
         self.results_tabs.setObjectName("compareResultsTabs")
@@ -90,6 +92,21 @@ class CompareWorkspace(ViewsWorkspace):
         ``workspaces`` by key, read-only, when the form needs it (refresh, Run)."""
         ranked = getattr(self.window(), "workspaces", {}).get("ranked")
         return getattr(ranked, "results_set", None)
+
+    def _ranked(self):
+        return getattr(self.window(), "workspaces", {}).get("ranked")
+
+    def _ranked_links(self, row_run: str, column_run: str) -> str:
+        """Where a pair's selected queries are selected too: Ranked retrieval's views, when its results have
+        both runs (as Ranked ▸ Run × run selects them)."""
+        ranked = self._ranked()
+        results = getattr(ranked, "results_set", None)
+        if results is None or not all(run in results for run in (row_run, column_run)):
+            return ""
+        return "Ranked retrieval's per-query table and drill-down"
+
+    def _select_in_ranked(self, queries: list, measure: str, row_run: str, column_run: str) -> None:
+        self._ranked().select_queries(queries, row_run, column_run, measure)
 
     def showEvent(self, event) -> None:
         # The Ranked retrieval tab may have new results since this tab was last in sight.

@@ -214,6 +214,7 @@ class CompareForm(QWidget):
                        self.baseline_list.itemChanged, self.preference_list.itemChanged, self.binary_check.toggled,
                        self.binary_spin.valueChanged):
             signal.connect(self.edited)
+        self.bindings.keep_defaults()        # what a project or the demo does not say takes these
 
     # ------------------------------------------------------------ building
     def _preferences_box(self) -> QGroupBox:

@@ -67,8 +67,12 @@ class RankedWorkspace(Workspace):
     idle_message = "Pick qrels, runs and measures, then press Run."
 
     def _select_queries(self, queries: list, row_run: str, column_run: str) -> None:
-        """Queries selected in a pair's view: selected in the per-query table, the first in the drill-down."""
-        self.per_query.select_queries(queries, self.run_matrix.measure.currentData())
+        self.select_queries(queries, row_run, column_run, self.run_matrix.measure.currentData())
+
+    def select_queries(self, queries: list, row_run: str, column_run: str, measure: str | None = None) -> None:
+        """Queries selected in a pair's view (Run × run's, or Compare's): selected in the per-query table
+        (showing ``measure`` when it has it), the first in the drill-down for the two runs."""
+        self.per_query.select_queries(queries, measure)
         if queries:
             self.drill_down.show_pair(queries[0], row_run, column_run)
 
