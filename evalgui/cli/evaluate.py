@@ -22,6 +22,9 @@ def add_arguments(p) -> None:
                           "evaluate this query only"},
     })
     add_output_options(p)
+    from evalgui.cli.caveats import add_caveats_option
+
+    add_caveats_option(p)
 
 
 def run(args) -> int:
@@ -34,5 +37,8 @@ def run(args) -> int:
     outcome = run_evaluate(request, tables=("results",))
     for note in outcome.notes:
         warn(note)
+    from evalgui.cli.caveats import report_caveats
+
+    report_caveats(outcome, args)
     write_table(outcome.tables["results"], fmt, args.output)
     return 0

@@ -63,6 +63,9 @@ def add_arguments(p) -> None:
                    help="robustness: write tau and flipped pairs of every repetition instead of their mean and "
                         "spread")
     add_output_options(p)
+    from evalgui.cli.caveats import add_caveats_option
+
+    add_caveats_option(p)
 
 
 def _check_experiment_options(args) -> None:
@@ -90,6 +93,9 @@ def run(args) -> int:
     outcome = run_metaeval(request)
     for note in outcome.notes:
         warn(note)
+    from evalgui.cli.caveats import report_caveats
+
+    report_caveats(outcome, args)
     table = outcome.tables["table"]
     for dest, _, _, name in _WRITES:
         if getattr(args, dest):

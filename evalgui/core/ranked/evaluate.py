@@ -237,8 +237,10 @@ def unique_run_names(runs: list[Run]) -> list[str]:
 def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[MeasureRequest],
                      options: EvalOptions = EvalOptions(), *, per_query: bool = True,
                      state: JobState | None = None,
-                     on_absent: Callable[[Run, list[str]], None] | None = None) -> dict[str, np.ndarray]:
-    """:func:`evaluate`'s table as four columns (run, query, measure, value), without pandas."""
+                     on_absent: Callable[[Run, list[str]], None] | None = None,
+                     on_evaluation: Callable[[str, RunEvaluation], None] | None = None) -> dict[str, np.ndarray]:
+    """:func:`evaluate`'s table as four columns (run, query, measure, value), without pandas.
+    ``on_evaluation(name, evaluation)`` sees each run's evaluation (with its ranking) before it is dropped."""
     state = state_or_default(state)
     runs = [runs] if isinstance(runs, Run) else list(runs)
     requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
@@ -251,6 +253,8 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
         if on_absent is not None and result.absent_topics:
             on_absent(run, result.absent_topics)
         result.run_name = name
+        if on_evaluation is not None:
+            on_evaluation(name, result)
         parts.append(result.tidy_columns(per_query=per_query))
     state.progress(1.0, "Done")
     if not parts:

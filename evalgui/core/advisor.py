@@ -1,0 +1,667 @@
+"""The evaluation advisor: the caveats of a result, computed from the same data as the result.
+
+Every outcome of Ranked retrieval, Compare (significance tests and preferences) and Meta-evaluation
+gets a ``caveats`` table (:data:`COLUMNS`): what a careful reviewer would ask of its numbers, with
+the numbers. ``run``, ``other_run``, ``measure`` and ``query`` say what a caveat is about (empty
+where they do not apply: a view marks that cell or row); ``value`` is the number the message is
+about. The kinds:
+
+- ``judged``: the share of a run's top k that is judged, at each measure's depth (P@10: 10; AP,
+  nDCG and other measures without a depth: 10 and everything the run retrieved), when below
+  :data:`JUDGED_BELOW`; a warning under :data:`JUDGED_WARNING`;
+- ``queries``: a compared pair whose difference is smaller than the minimum detectable difference
+  (MDD) of a paired t test on these queries (power 0.8, at the test's α and, with a correction, at
+  α/m), with the queries a test would need to detect it (Sakai's topic-set-size design); a warning
+  when the test called that difference significant;
+- ``multiple_comparisons``: three or more pairs of one measure tested with no correction (warning);
+- ``ties``: runs whose tied scores leave a measure's value to the tie order: the range between the
+  worst and the best order of the tied documents, computed by evaluating both orders;
+- ``coverage``: queries a run lacks or that have no relevant document, and the mean under the other
+  query policy; for ndeval's and gdeval's measures, the value over every judged query those tools report;
+- ``measure``: in Meta-evaluation, which chosen measure did best on these data.
+
+Everything here is vectorised over queries, pairs and documents; the tie passes run only for runs
+with ties that matter.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+COLUMNS = ("run", "other_run", "measure", "query", "kind", "severity", "message", "value")
+KINDS = ("judged", "queries", "multiple_comparisons", "ties", "coverage", "measure")
+NOTE, WARNING = "note", "warning"
+JUDGED_BELOW = 0.9        # a judged share below this is said (configurable: ``judged_below=``)
+JUDGED_WARNING = 0.7      # and below this it can change a conclusion
+POWER = 0.8               # the power the minimum detectable difference is computed for
+TIE_NEGLIGIBLE = 0.00005  # a tie range under half the last decimal the window shows is not said
+SHALLOW_DEPTH = 10        # where measures without a depth of their own are checked first
+MAX_LISTED = 5            # queries named in a message before "and N more"
+# Measures an unjudged document does not count against: counts, the ones built for incomplete judgments.
+_NOT_JUDGED_SENSITIVE = re.compile(r"^(num_|runid|relstring|bpref|infAP|Judged|judged)", re.IGNORECASE)
+# Groups whose reference tool averages over every judged query (ndeval, gdeval), whatever -c says.
+_EVERY_QUERY_GROUPS = ("Web track (gdeval)",)
+
+
+class EvalguiWarning(UserWarning):
+    """A caveat of an evalgui result (``warnings.filterwarnings("ignore", category=eg.EvalguiWarning)``)."""
+
+
+@dataclass
+class Caveat:
+    kind: str
+    severity: str
+    message: str
+    value: float = float("nan")
+    run: str = ""
+    other_run: str = ""
+    measure: str = ""
+    query: str = ""
+
+
+def label(measure: str) -> str:
+    from evalgui.core.display import measure_label
+
+    return measure_label(str(measure))
+
+
+def num(value: float) -> str:
+    return "–" if value != value else f"{value:.4f}".rstrip("0").rstrip(".") if abs(value) < 1e6 else f"{value:.3g}"
+
+
+def percent(share: float) -> str:
+    return f"{100 * share:.0f} %"
+
+
+def listed(queries) -> str:
+    queries = [str(q) for q in queries]
+    shown = ", ".join(queries[:MAX_LISTED])
+    return shown + (f" and {len(queries) - MAX_LISTED} more" if len(queries) > MAX_LISTED else "")
+
+
+def ordered(caveats) -> list[Caveat]:
+    """Warnings first, then notes, each in the order found."""
+    caveats = list(caveats)
+    return [c for c in caveats if c.severity == WARNING] + [c for c in caveats if c.severity != WARNING]
+
+
+def columns(caveats) -> dict[str, np.ndarray]:
+    """The caveats as the table's columns (numpy, no pandas: the command line's lean path writes them)."""
+    out = {name: np.array([str(getattr(c, name)) for c in caveats], dtype=object) for name in COLUMNS[:-1]}
+    out["value"] = np.array([float(c.value) for c in caveats], dtype=np.float64)
+    return out
+
+
+def table(caveats) -> "pd.DataFrame":
+    """The caveats as the declared table (:data:`COLUMNS`): warnings first, then in the order found."""
+    import pandas as pd
+
+    return pd.DataFrame(columns(ordered(caveats)), columns=list(COLUMNS))
+
+
+def empty_table() -> "pd.DataFrame":
+    return table([])
+
+
+def raise_warnings(frame, stacklevel: int = 3) -> None:
+    """Each caveat as an :class:`EvalguiWarning` (Python's users see them; a filter silences them)."""
+    if frame is None:
+        return
+    for severity, message in zip(frame["severity"].tolist(), frame["message"].tolist()):
+        warnings.warn(f"{severity}: {message}" if severity == WARNING else message, EvalguiWarning,
+                      stacklevel=stacklevel)
+
+
+# --------------------------------------------------------------------------- measures' depths
+
+_DEPTH = re.compile(r"(?:@|_cut_|^P_|^recall_|^success_|^Rndcg_|^ndcg_cut_|_)(\d+)$")
+
+
+def depth_of(measure: str) -> int | None:
+    """The depth a measure looks at (P@10, P_10, ndcg_cut_10: 10); None for AP, nDCG, Rprec..."""
+    found = _DEPTH.search(str(measure))
+    return int(found.group(1)) if found else None
+
+
+def judged_sensitive(measure: str) -> bool:
+    """Whether an unjudged document counts as not relevant in the measure (most measures)."""
+    return not _NOT_JUDGED_SENSITIVE.match(str(measure)) and not str(measure).startswith("iprec_at_recall_0.00")
+
+
+# --------------------------------------------------------------------------- judged shares
+
+def judged_share(ranking, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, the share of the first ``depth`` ranked documents that the qrels list (all retrieved when
+    ``depth`` is None), as ir_measures' Judged@k computes it (divided by min(k, retrieved)); and which queries
+    count (those with results)."""
+    retrieved = ranking.num_ret
+    has = (retrieved > 0) & ~ranking.missing
+    pooled = ranking.pooled
+    listed_ = pooled.counts if depth is None else pooled.count_top(depth)
+    shown = retrieved if depth is None else np.minimum(retrieved, depth)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(shown > 0, listed_ / np.maximum(shown, 1), np.nan)
+    return share, has
+
+
+def judged_caveats(run: str, ranking, measures: list[str], judged_below: float = JUDGED_BELOW,
+                   judged_only: bool = False) -> list[Caveat]:
+    """Where less than ``judged_below`` of ``run``'s documents are judged, at the depths of the ``measures``
+    (see the module's doc): at most two caveats per run, the shallowest depth that falls short and the
+    deepest (which names the depths between)."""
+    if judged_only or ranking is None or not len(ranking.rel):
+        return []
+    sensitive = [m for m in measures if judged_sensitive(m)]
+    has = (ranking.num_ret > 0) & ~ranking.missing
+    if not sensitive or not has.any():
+        return []
+    deepest = int(ranking.num_ret[has].max())
+    by_depth: dict = {}
+    for measure in sorted(sensitive, key=lambda m: depth_of(m) is None):
+        depth = depth_of(measure)
+        for d in ((SHALLOW_DEPTH, None) if depth is None else (depth,)):
+            # depths past everything the run retrieved all see the same documents: one check
+            d = None if d is None or d >= deepest else d
+            by_depth.setdefault(d, []).append(measure)
+    failing = []
+    for depth, names in sorted(by_depth.items(), key=lambda item: (item[0] is None, item[0] or 0)):
+        share, _ = judged_share(ranking, depth)
+        mean = float(np.mean(share[has]))
+        if mean < judged_below:
+            failing.append((depth, list(dict.fromkeys(names)), mean, share))
+    if not failing:
+        return []
+    chosen = [failing[0]] + ([failing[-1]] if len(failing) > 1 else [])
+    n = int(has.sum())
+    out = []
+    for k, (depth, names, mean, share) in enumerate(chosen):
+        where = f"top {depth}" if depth is not None else f"{deepest:,} retrieved documents"
+        labels = list(dict.fromkeys(label(m) for m in names))
+        shown = ", ".join(labels[:4]) + (" and others" if len(labels) > 4 else "")
+        worst = np.argsort(share[has], kind="stable")[:3]
+        lowest = ", ".join(f"{q} {percent(s)}" for q, s in zip(ranking.query_ids[has][worst], share[has][worst]))
+        severity = WARNING if mean < JUDGED_WARNING else NOTE
+        where_text = f"in its {where}" if depth is not None else f"among all its {where}"
+        message = (f"Only {percent(mean)} of the documents {run} ranks {where_text} are judged"
+                   + (f" (average over {n} queries; lowest: {lowest})" if n > 1 else "")
+                   + f". An unjudged document counts as not relevant, so {shown} may understate {run}.")
+        between = failing[1:-1] if k == 1 else []
+        if between:
+            message += " Also: " + "; ".join(f"top {d} {percent(v)}" for d, _, v, _ in between) + "."
+        message += (" Check with a measure made for missing judgments (bpref, infAP) or evaluate judged "
+                    "documents only (-J).")
+        out.append(Caveat("judged", severity, message, mean, run=run, measure=names[0] if len(names) == 1 else ""))
+    return out
+
+
+# --------------------------------------------------------------------------- ties
+
+def tie_groups(ranking) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each ranked document's tie group (same query, same score) and whether any group holds documents judged
+    differently (None when no tie can change a value: the tie passes are skipped)."""
+    rows = ranking.run_rows
+    run = ranking.run
+    if rows is None or run is None or len(rows) < 2:
+        return None
+    scores = np.asarray(run.score, dtype=np.float64)[np.maximum(rows, 0)]
+    query = np.repeat(np.arange(ranking.n_queries), ranking.num_ret)
+    new_group = np.ones(len(rows), dtype=bool)
+    new_group[1:] = (scores[1:] != scores[:-1]) | (query[1:] != query[:-1]) | (rows[1:] < 0) | (rows[:-1] < 0)
+    if new_group.all():
+        return None
+    group = np.cumsum(new_group) - 1
+    starts = np.flatnonzero(new_group)
+    code = ranking.rel
+    varied = np.maximum.reduceat(code, starts) != np.minimum.reduceat(code, starts)
+    if not varied.any():
+        return None
+    return group, varied
+
+
+def reordered(ranking, group: np.ndarray, best: bool):
+    """The ranking with every tie group's documents in the best (highest grade first) or the worst order."""
+    from dataclasses import replace
+
+    key = -ranking.rel if best else ranking.rel
+    order = np.lexsort((key, group))
+    return replace(ranking, rel=ranking.rel[order], run_rows=ranking.run_rows[order])
+
+
+def tie_ranges(ranking, requests, options) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+    """Per output column, the per-query values in the worst and in the best order of the tied documents;
+    None when no tie changes anything."""
+    from evalgui.core.ranked.diversity import GROUP as DIVERSITY
+
+    found = tie_groups(ranking)
+    if found is None:
+        return None
+    group, _ = found
+    # Diversity measures' best order depends on subtopics, not on grades alone: not ranged here.
+    requests = [r for r in requests if r.measure.group != DIVERSITY and r.measure.aggregate == "mean"
+                and r.measure.name not in ("relstring", "runid")]
+    out: dict = {}
+    passes = [request_passes(reordered(ranking, group, best), requests, options) for best in (False, True)]
+    for name in passes[0]:
+        out[name] = (passes[0][name], passes[1][name])
+    return out
+
+
+def request_passes(ranking, requests, options) -> dict[str, np.ndarray]:
+    from evalgui.core.ranked.evaluate import request_values
+
+    by_level: dict = {}
+    out = {}
+    for request in requests:
+        values = request_values(ranking, request, options, by_level)
+        for j, name in enumerate(request.names):
+            out[name] = values[:, j]
+    return out
+
+
+def tie_caveats(run: str, ranking, requests, options, actual: dict[str, float]) -> list[Caveat]:
+    """One caveat per measure whose mean over the queries changes with the order of ``run``'s tied documents:
+    value = best − worst; ``actual``: the measure's mean as evaluated (trec_eval's order)."""
+    ranges = tie_ranges(ranking, requests, options)
+    if not ranges:
+        return []
+    out = []
+    for name, (worst, best) in ranges.items():
+        if name not in actual:
+            continue
+        low, high = float(np.mean(worst)), float(np.mean(best))
+        if not (np.isfinite(low) and np.isfinite(high)) or abs(high - low) < TIE_NEGLIGIBLE:
+            continue
+        changed = np.flatnonzero(np.abs(best - worst) > 1e-12)
+        low, high = min(low, high), max(low, high)
+        message = (f"{run} gives some documents the same score, and {label(name)} depends on their order: "
+                   f"{num(actual[name])} as evaluated (ties broken by document id, as trec_eval does), between "
+                   f"{num(low)} and {num(high)} over every order of the tied documents ({len(changed)} "
+                   f"quer{'y' if len(changed) == 1 else 'ies'}: {listed(ranking.query_ids[changed])}). "
+                   "Break the ties in the run itself (distinct scores) before comparing.")
+        out.append(Caveat("ties", NOTE, message, high - low, run=run, measure=name))
+    return out
+
+
+# --------------------------------------------------------------------------- a run's checks, as it passes
+
+@dataclass
+class RunChecks:
+    """Judged shares, tie ranges and coverage of each run, computed while its ranking is at hand (the
+    rankings are not kept): :meth:`add` per evaluated run, :attr:`caveats` at the end."""
+
+    options: object = None
+    judged_below: float = JUDGED_BELOW
+    caveats: list = field(default_factory=list)
+    sums: dict = field(default_factory=dict)        # run -> (query ids, {measure: per-query values})
+    no_relevant: list = field(default_factory=list)
+    universe: int = 0
+
+    def add(self, name: str, evaluation, requests=None) -> None:
+        ranking = evaluation.ranking
+        if ranking is None:
+            return
+        names = [c.name for c in evaluation.columns]
+        options = self.options
+        self.caveats += judged_caveats(name, ranking, names, self.judged_below,
+                                       bool(getattr(options, "judged_only", False)))
+        if requests is None:
+            requests = list(dict.fromkeys(c.request for c in evaluation.columns))
+        with np.errstate(all="ignore"):
+            means = dict(zip(names, np.nanmean(evaluation.per_query, axis=0) if evaluation.per_query.shape[0]
+                             else np.full(len(names), np.nan)))
+        if options is not None:
+            self.caveats += tie_caveats(name, ranking, requests, options, means)
+        self.caveats += coverage_of_run(name, evaluation, options)
+        if not self.no_relevant and ranking.n_queries:
+            empty = ranking.num_rel == 0
+            self.no_relevant = [ranking.query_ids[empty].tolist(), ranking.relevance_level, ranking.n_queries]
+
+    def finish(self) -> list[Caveat]:
+        out = list(self.caveats)
+        if self.no_relevant and self.no_relevant[0]:
+            queries, level, n = self.no_relevant
+            out.append(Caveat("coverage", NOTE,
+                              f"{len(queries)} of {n} judged queries have no document judged relevant (grade "
+                              f"{level} or more): {listed(queries)}. Most measures score 0 on them for every run, "
+                              "which pulls every mean down and cannot tell runs apart; papers usually leave such "
+                              "queries out.", float(len(queries))))
+        return out
+
+
+def coverage_of_run(name: str, evaluation, options) -> list[Caveat]:
+    """Judged queries the run has no results for, and its means under the other query policy (a mean over the
+    queries it has, or over every judged query with 0 for the missing ones)."""
+    ranking = evaluation.ranking
+    complete = bool(getattr(options, "complete", False))
+    if complete:
+        missing = ranking.missing
+        n_missing = int(missing.sum())
+        absent = ranking.query_ids[missing].tolist()
+    else:
+        absent = list(evaluation.absent_topics)
+        n_missing = len(absent)
+    if not n_missing:
+        return []
+    n = evaluation.per_query.shape[0]
+    out = []
+    mean_columns = [(j, c) for j, c in enumerate(evaluation.columns) if c.measure.aggregate == "mean"]
+    values = evaluation.per_query
+    changes = []
+    every_query = []
+    for j, column in mean_columns[:60]:
+        column_values = values[:, j]
+        if complete:
+            here = float(np.mean(column_values))
+            other = float(np.mean(column_values[~ranking.missing])) if (~ranking.missing).any() else float("nan")
+        else:
+            here = float(np.mean(column_values)) if n else float("nan")
+            other = float(np.sum(column_values) / (n + n_missing))
+        changes.append((column.name, here, other))
+        if not complete and column.measure.group in _EVERY_QUERY_GROUPS:
+            every_query.append((column.name, other))
+    shown = "; ".join(f"{label(m)} {num(a)} → {num(b)}" for m, a, b in changes[:3])
+    if complete:
+        message = (f"{name} has no results for {n_missing} judged quer{'y' if n_missing == 1 else 'ies'} "
+                   f"({listed(absent)}), scored 0 (-c). Averaged over only the queries it answered, its means would "
+                   f"be: {shown}.")
+    else:
+        message = (f"{name} has no results for {n_missing} judged quer{'y' if n_missing == 1 else 'ies'} "
+                   f"({listed(absent)}), left out of its means, so they are over {n} queries and not comparable "
+                   f"with a run that has all of them. Scored as 0 over every judged query (-c), they would be: "
+                   f"{shown}.")
+    out.append(Caveat("coverage", NOTE, message, float(n_missing), run=name))
+    for measure, reference in every_query:
+        out.append(Caveat("coverage", NOTE,
+                          f"gdeval averages {label(measure)} over every judged query, so for {name} it reports "
+                          f"{num(reference)}, not the mean over the {n} queries {name} answered.", reference,
+                          run=name, measure=measure))
+    return out
+
+
+def diversity_reference(name: str, evaluation, options) -> list[Caveat]:
+    """ndeval averages its measures over every judged query (as -c does)."""
+    from evalgui.core.ranked.diversity import GROUP as DIVERSITY
+
+    if bool(getattr(options, "complete", False)) or not evaluation.absent_topics:
+        return []
+    n = evaluation.per_query.shape[0]
+    total = n + len(evaluation.absent_topics)
+    out = []
+    for j, column in enumerate(evaluation.columns):
+        if column.measure.group == DIVERSITY and column.measure.aggregate == "mean":
+            reference = float(np.sum(evaluation.per_query[:, j]) / total)
+            out.append(Caveat("coverage", NOTE,
+                              f"ndeval averages {label(column.name)} over every judged query, so for {name} it "
+                              f"reports {num(reference)}, not the mean over the {n} queries {name} answered.",
+                              reference, run=name, measure=column.name))
+    return out
+
+
+# --------------------------------------------------------------------------- how many queries
+
+def mdd_unit(queries: np.ndarray, alpha: float) -> np.ndarray:
+    """The minimum detectable difference for sd = 1 (it scales with the sd) for each number of queries."""
+    from evalgui.core.stats.power import minimum_detectable_difference
+
+    queries = np.asarray(queries, dtype=np.int64)
+    out = np.full(len(queries), np.nan)
+    for n in np.unique(queries[queries >= 2]):
+        out[queries == n] = minimum_detectable_difference(1.0, int(n), alpha=alpha, power=POWER)
+    return out
+
+
+def queries_needed(effect: np.ndarray, alpha: float, power: float = POWER, cap: int = 10**7) -> np.ndarray:
+    """Vectorised topic-set size: for each effect (|difference| / sd) the fewest queries whose two-sided paired
+    t test at ``alpha`` has ``power`` (as :func:`evalgui.core.stats.power.topic_set_size`, all at once); ``cap``
+    + 1 where more than ``cap`` would be needed."""
+    from evalgui.core.stats.power import paired_t_power
+
+    effect = np.asarray(effect, dtype=np.float64)
+    low = np.ones(len(effect), dtype=np.int64)
+    high = np.full(len(effect), 2, dtype=np.int64)
+    if not len(effect):
+        return high
+    with np.errstate(all="ignore"):
+        for _ in range(64):
+            short = paired_t_power(high, effect, 1.0, alpha) < power
+            short &= high <= cap
+            if not short.any():
+                break
+            low = np.where(short, high, low)
+            high = np.where(short, high * 2, high)
+        over = high > cap
+        while True:
+            gap = (high - low > 1) & ~over
+            if not gap.any():
+                break
+            middle = (low + high) // 2
+            reached = paired_t_power(middle, effect, 1.0, alpha) >= power
+            high = np.where(gap & reached, middle, high)
+            low = np.where(gap & ~reached, middle, low)
+    return np.where(over, cap + 1, high)
+
+
+def queries_caveats(pairs, diffs: np.ndarray, sds: np.ndarray, counts: np.ndarray, alpha: float, correction: str,
+                    m: int, significant: np.ndarray | None, measure: str, what: str = "difference") -> list[Caveat]:
+    """For each pair (``pairs``: (run a, run b)), a caveat when its observed ``diffs`` is smaller than the minimum
+    detectable difference at ``alpha`` (also said at alpha/m with a correction)."""
+    diffs, sds, counts = (np.asarray(x, dtype=np.float64) for x in (diffs, sds, counts))
+    mdd = sds * mdd_unit(counts, alpha)
+    corrected = correction not in ("none", "", None) and m > 1
+    mdd_m = sds * mdd_unit(counts, alpha / m) if corrected else np.full(len(diffs), np.nan)
+    small = np.isfinite(mdd) & (sds > 0) & (np.abs(diffs) < mdd)
+    at = np.flatnonzero(small)
+    if not len(at):
+        return []
+    needed = queries_needed(np.abs(diffs[at]) / sds[at], alpha)
+    needed_m = queries_needed(np.abs(diffs[at]) / sds[at], alpha / m) if corrected else needed
+    out = []
+    for k, i in enumerate(at):
+        a, b = pairs[i]
+        called = significant is not None and bool(significant[i])
+        n = int(counts[i])
+        need = "more than 10 million" if needed[k] > 10**7 else f"about {int(needed[k]):,}"
+        text = (f"On {label(measure)}, the {what} between {a} and {b} ({num(diffs[i])}) is smaller than the smallest "
+                f"difference a paired t test on these {n} queries reliably detects (power {percent(POWER)}): "
+                f"{num(mdd[i])} at α = {alpha:g}")
+        if corrected:
+            text += f", {num(mdd_m[i])} at α/{m} = {alpha / m:.4g} for the correction over {m} pairs"
+        text += f". Detecting a true {what} this small would take {need} queries"
+        if corrected:
+            text += (f" ({'more than 10 million' if needed_m[k] > 10**7 else f'about {int(needed_m[k]):,}'} "
+                     "with the correction)")
+        text += "."
+        if called:
+            text += (" The test called it significant anyway: with this little power, a significant result "
+                     "often overstates the true difference, or is a fluke. Treat it as tentative.")
+        out.append(Caveat("queries", WARNING if called else NOTE, text, float(mdd[i]), run=str(a), other_run=str(b),
+                          measure=measure))
+    return out
+
+
+def multiple_caveat(measure: str, n_pairs: int, alpha: float, test: str = "") -> list[Caveat]:
+    if n_pairs < 3:
+        return []
+    chance = 1 - (1 - alpha) ** n_pairs
+    return [Caveat("multiple_comparisons", WARNING,
+                   f"{n_pairs} pairs of runs were tested on {label(measure)} with no correction for multiple "
+                   f"comparisons. At α = {alpha:g}, if no run truly differed, about {n_pairs * alpha:.1f} of them "
+                   f"would still look significant by chance (a {percent(chance)} chance of at least one). Choose a "
+                   "correction (Holm keeps the family-wise error at α) or compare against a baseline only.",
+                   float(n_pairs), measure=measure)]
+
+
+# --------------------------------------------------------------------------- per workflow
+
+def compare_caveats(comparison, checks: RunChecks | None = None, scores=None) -> list[Caveat]:
+    """Caveats of a significance comparison (the engine's Comparison), with the runs' checks when it evaluated
+    runs, and the unaligned per-query ``scores`` (tidy) for the other query policy's means."""
+    options = comparison.options
+    alpha = options.alpha
+    correction = options.effective_correction
+    table = comparison.table
+    out: list[Caveat] = []
+    for measure in comparison.measures:
+        rows = table[table["measure"] == measure]
+        if not len(rows):
+            continue
+        wide = comparison.per_query.get(measure)
+        m = len(rows)
+        if correction == "none":
+            out += multiple_caveat(measure, m, alpha, options.test)
+        if wide is None or not len(wide):
+            continue
+        values = wide.to_numpy(dtype=np.float64)
+        where = {run: j for j, run in enumerate(wide.columns)}
+        ia = rows["run_a"].map(where).to_numpy()
+        ib = rows["run_b"].map(where).to_numpy()
+        known = ~(np.isnan(ia.astype(float)) | np.isnan(ib.astype(float)))
+        ia, ib = ia[known].astype(np.int64), ib[known].astype(np.int64)
+        rows = rows[known]
+        differences = values[:, ia] - values[:, ib]
+        finite = np.isfinite(differences)
+        counts = finite.sum(axis=0)
+        with np.errstate(all="ignore"):
+            sds = np.nanstd(differences, axis=0, ddof=1) if len(differences) > 1 else np.full(len(ia), np.nan)
+        out += queries_caveats(list(zip(rows["run_a"], rows["run_b"])), rows["diff"].to_numpy(dtype=np.float64),
+                               sds, counts, alpha, correction, m,
+                               rows["significant"].to_numpy(dtype=bool), measure)
+    out += compare_coverage(comparison, scores)
+    if checks is not None:
+        out += [c for c in checks.finish() if c.kind != "coverage" or c.run == ""]
+    return out
+
+
+def compare_coverage(comparison, scores) -> list[Caveat]:
+    """Runs lacking queries of a comparison: the run's mean over the queries compared, and under the other
+    policy (over every query it has with the shared policy; with 0 for the missing ones with -c)."""
+    from evalgui.core import tidy
+
+    out = []
+    for measure, query_set in comparison.query_sets.items():
+        if not query_set.missing:
+            continue
+        wide = comparison.per_query.get(measure)
+        for run, lacking in query_set.missing.items():
+            if wide is None or run not in wide.columns:
+                continue
+            compared = float(np.nanmean(wide[run].to_numpy(dtype=np.float64))) if len(wide) else float("nan")
+            other = float("nan")
+            if scores is not None and len(scores):
+                mine = scores[(scores[tidy.RUN] == run).to_numpy() & (scores[tidy.MEASURE] == measure).to_numpy()]
+                own = mine[tidy.VALUE].to_numpy(dtype=np.float64)
+                if query_set.policy == "shared" and len(own):
+                    other = float(np.nanmean(own))
+                elif len(own):
+                    other = float(np.nansum(own) / max(query_set.universe, 1))
+            if query_set.policy == "shared":
+                text = (f"{run} has no {label(measure)} value for {len(lacking)} quer"
+                        f"{'y' if len(lacking) == 1 else 'ies'} ({listed(lacking)}), so every run is compared on "
+                        f"the {len(query_set.queries)} queries they all have, where {run}'s mean is {num(compared)}")
+                text += (f" (over all the queries it has, {num(other)})." if other == other else ".")
+                text += " Scoring missing queries as 0 (-c) compares over every judged query instead."
+            else:
+                text = (f"{run} has no {label(measure)} value for {len(lacking)} quer"
+                        f"{'y' if len(lacking) == 1 else 'ies'} ({listed(lacking)}), scored 0 here (-c): its mean is "
+                        f"{num(compared)}")
+                text += (f"; over only the queries it has, it would be {num(other)}." if other == other else ".")
+            out.append(Caveat("coverage", NOTE, text, float(len(lacking)), run=str(run), measure=measure))
+    return out
+
+
+def preference_caveats(result, tested, request) -> list[Caveat]:
+    """Caveats of a preference outcome: untested-correction pairs, small preferences, runs lacking queries."""
+    out: list[Caveat] = []
+    names = list(result.run_names)
+    for run, absent in zip(names, result.absent or []):
+        if absent:
+            out.append(Caveat("coverage", NOTE,
+                              f"{run} has no results for {len(absent)} quer{'y' if len(absent) == 1 else 'ies'} with "
+                              f"relevant documents ({listed(absent)}): it counts as retrieving nothing there, "
+                              "which favours every run it is compared with.", float(len(absent)), run=run))
+    if tested is None:
+        return out
+    options = tested.options
+    alpha, correction = options.alpha, options.effective_correction
+    stored = {(names[a], names[b]): k for k, (a, b) in enumerate(zip(result.pair_a.tolist(), result.pair_b.tolist()))}
+    for measure in tested.measures:
+        rows = tested.table[tested.table["measure"] == measure]
+        m = len(rows)
+        if not m:
+            continue
+        if correction == "none":
+            out += multiple_caveat(measure, m, alpha)
+        pairs = list(zip(rows["run_a"], rows["run_b"]))
+        index = np.array([stored.get((a, b), stored.get((b, a), -1)) for a, b in pairs], dtype=np.int64)
+        sign = np.array([1.0 if (a, b) in stored else -1.0 for a, b in pairs])
+        keep = index >= 0
+        values = result.per_query[measure][index[keep]] * sign[keep, None]
+        with np.errstate(all="ignore"):
+            sds = np.std(values, axis=1, ddof=1) if values.shape[1] > 1 else np.full(int(keep.sum()), np.nan)
+        out += queries_caveats([p for p, k in zip(pairs, keep) if k], rows["preference"].to_numpy(np.float64)[keep],
+                               sds, np.full(int(keep.sum()), values.shape[1]), alpha, correction, m,
+                               rows["significant"].to_numpy(dtype=bool)[keep], measure, what="mean preference")
+    return out
+
+
+def metaeval_caveats(outcome, checks: RunChecks | None = None) -> list[Caveat]:
+    """Which measure did best in the experiment (the ``measure`` kind), plus the runs' checks."""
+    out = best_measure(getattr(outcome, "result", None), outcome.tables.get("table"))
+    if checks is not None:
+        out += checks.finish()
+    return out
+
+
+def best_measure(result, frame) -> list[Caveat]:
+    import pandas as pd
+
+    if frame is None or not len(frame) or "measure" not in frame.columns:
+        return []
+    frame = pd.DataFrame(frame)
+    if frame["measure"].nunique() < 2:
+        return []
+    columns = set(frame.columns)
+    if "discriminative_power" in columns:
+        score = frame.groupby("measure", sort=False)["discriminative_power"].mean()
+        best = score.idxmax()
+        others = "; ".join(f"{label(m)} {v:.0f} %" for m, v in score.items() if m != best)
+        text = (f"Of the measures compared, {label(best)} was the most discriminative on these runs: "
+                f"{score[best]:.0f} % of the pairs of runs differ significantly with it ({others}). A more "
+                "discriminative measure needs fewer queries to tell runs apart.")
+        return [Caveat("measure", NOTE, text, float(score[best]), measure=str(best))]
+    if "error_rate" in columns:
+        largest = frame[frame["set_size"] == frame["set_size"].max()] if "set_size" in columns else frame
+        score = largest.groupby("measure", sort=False)["error_rate"].mean()
+        best = score.idxmin()
+        others = "; ".join(f"{label(m)} {v:.1f} %" for m, v in score.items() if m != best)
+        size = f" with {int(largest['set_size'].iloc[0])} queries" if "set_size" in columns else ""
+        text = (f"Of the measures compared, {label(best)} was the most stable on these runs: its error rate"
+                f"{size} is {score[best]:.1f} % ({others}); a lower error rate means two query sets less often "
+                "disagree about which run is better.")
+        return [Caveat("measure", NOTE, text, float(score[best]), measure=str(best))]
+    if "kendall_tau" in columns and "fraction" in columns:
+        hardest = frame[frame["fraction"] == frame["fraction"].max()]
+        score = hardest.groupby("measure", sort=False)["kendall_tau"].mean()
+        best = score.idxmax()
+        others = "; ".join(f"{label(m)} {v:.2f}" for m, v in score.items() if m != best)
+        text = (f"Of the measures compared, {label(best)} kept the ranking of the runs best when "
+                f"{hardest['fraction'].iloc[0]:.0%} of the judgments were removed: Kendall's τ {score[best]:.2f} "
+                f"({others}). It is the safest choice when judgments are incomplete.")
+        return [Caveat("measure", NOTE, text, float(score[best]), measure=str(best))]
+    return []
+
+
+def source_caveats(source) -> list[Caveat]:
+    """The judged shares of a Meta-evaluation's ranked runs (None: it read a scores table)."""
+    if source is None:
+        return []
+    judged_only = bool(getattr(source.options, "judged_only", False))
+    measures = [c.name for c in source.columns]
+    out = []
+    for name, prepared in zip(source.systems, source._prepared):
+        out += judged_caveats(name, prepared.ranking, measures, judged_only=judged_only)
+    return out
