@@ -52,7 +52,6 @@ def run(args) -> int:
         warn(note)
     from evalgui.cli.caveats import report_caveats
 
-    report_caveats(outcome, args)
     if args.paper:
         from evalgui.core.export import write_atomic
         from evalgui.core.stats.compare import paper_table
@@ -64,6 +63,8 @@ def run(args) -> int:
             import sys
 
             sys.stdout.write(text)
+        report_caveats(outcome, args)
         return 0
     write_table(outcome.tables["matrix" if args.matrix else "comparison"], fmt, args.output)
+    report_caveats(outcome, args)
     return 0

@@ -37,8 +37,8 @@ def run(args) -> int:
     outcome = run_evaluate(request, tables=("results",))
     for note in outcome.notes:
         warn(note)
+    write_table(outcome.tables["results"], fmt, args.output)
     from evalgui.cli.caveats import report_caveats
 
     report_caveats(outcome, args)
-    write_table(outcome.tables["results"], fmt, args.output)
     return 0

@@ -93,9 +93,6 @@ def run(args) -> int:
     outcome = run_metaeval(request)
     for note in outcome.notes:
         warn(note)
-    from evalgui.cli.caveats import report_caveats
-
-    report_caveats(outcome, args)
     table = outcome.tables["table"]
     for dest, _, _, name in _WRITES:
         if getattr(args, dest):
@@ -108,4 +105,7 @@ def run(args) -> int:
             raise UsageProblem(f"--matrix {args.matrix}: not one of the measures ({', '.join(outcome.measures)})")
         table = table[table["measure"] == wanted].reset_index(drop=True)
     write_table(table, fmt, args.output)
+    from evalgui.cli.caveats import report_caveats
+
+    report_caveats(outcome, args)
     return 0

@@ -73,10 +73,10 @@ def run(args) -> int:
     outcome = run_preference(request, per_query=args.per_query, tables=(table,))
     for note in outcome.notes_for_cli():
         warn(note)
+    write_table(outcome.tables[table], fmt, args.output)
     from evalgui.cli.caveats import report_caveats
 
     report_caveats(outcome, args)
-    write_table(outcome.tables[table], fmt, args.output)
     return 0
 
 

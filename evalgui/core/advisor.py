@@ -574,15 +574,10 @@ def compare_coverage(comparison, scores) -> list[Caveat]:
 
 
 def preference_caveats(result, tested, request) -> list[Caveat]:
-    """Caveats of a preference outcome: untested-correction pairs, small preferences, runs lacking queries."""
+    """Caveats of a tested preference outcome: uncorrected pairs, preferences below the detectable difference."""
+    # Runs lacking queries are the outcome's notes already (no other query policy to compare with).
     out: list[Caveat] = []
     names = list(result.run_names)
-    for run, absent in zip(names, result.absent or []):
-        if absent:
-            out.append(Caveat("coverage", NOTE,
-                              f"{run} has no results for {len(absent)} quer{'y' if len(absent) == 1 else 'ies'} with "
-                              f"relevant documents ({listed(absent)}): it counts as retrieving nothing there, "
-                              "which favours every run it is compared with.", float(len(absent)), run=run))
     if tested is None:
         return out
     options = tested.options
