@@ -660,3 +660,4 @@ def source_caveats(source) -> list[Caveat]:
     for name, prepared in zip(source.systems, source._prepared):
         out += judged_caveats(name, prepared.ranking, measures, judged_only=judged_only)
     return out
+

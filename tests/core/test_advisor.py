@@ -319,3 +319,30 @@ def test_metaeval_names_the_best_measure_and_only_with_two_or_more():
     assert "measure" not in kinds(single)
     # and the other workspaces never say it
     assert "measure" not in kinds(quiet(eg.compare, QRELS, RUNS[:3], ["AP", "RR"]))
+
+
+# --------------------------------------------------------------------------- the report
+
+def test_the_report_has_a_things_to_watch_part_in_each_section():
+    from evalgui.core.workflows.report import Section, build_report
+
+    ranked = quiet(eg.evaluate, QRELS, RUNS[:2], ["P@10"])
+    compared = quiet(eg.compare, QRELS, RUNS[:3], ["AP"], correction="none")
+    page = build_report([Section("ranked", ranked), Section("compare", compared)])
+    assert page.count("Things to watch") == 2
+    for outcome in (ranked, compared):
+        for message in outcome.caveats["message"]:
+            import html
+
+            assert html.escape(message) in page
+    # a comparison saved without its caveats (an older project) says them again from its tables
+    from evalgui.core.workflows.compare import CompareRequest
+    from evalgui.core.workflows.outcome import Outcome
+
+    saved = compared.to_json()
+    del saved["tables"]["caveats"]
+    reread = Outcome.from_json(saved, CompareRequest)
+    assert "multiple_comparisons" in build_report([Section("compare", reread)]) or \
+        "with no correction for multiple comparisons" in build_report([Section("compare", reread)])
+    quiet_page = build_report([Section("ranked", quiet(eg.evaluate, QRELS, RUNS[:1], ["bpref"]))])
+    assert "Things to watch" not in quiet_page
