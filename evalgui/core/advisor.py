@@ -201,8 +201,8 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
 # --------------------------------------------------------------------------- ties
 
 def tie_groups(ranking) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each ranked document's tie group (same query, same score) and whether any group holds documents judged
-    differently (None when no tie can change a value: the tie passes are skipped)."""
+    """Each ranked document's tie group (same query, same score) and the queries holding a group of documents
+    judged differently (None when no tie can change a value: the tie passes are skipped)."""
     rows = ranking.run_rows
     run = ranking.run
     if rows is None or run is None or len(rows) < 2:
@@ -213,13 +213,24 @@ def tie_groups(ranking) -> tuple[np.ndarray, np.ndarray] | None:
     new_group[1:] = (scores[1:] != scores[:-1]) | (query[1:] != query[:-1]) | (rows[1:] < 0) | (rows[:-1] < 0)
     if new_group.all():
         return None
-    group = np.cumsum(new_group) - 1
     starts = np.flatnonzero(new_group)
     code = ranking.rel
     varied = np.maximum.reduceat(code, starts) != np.minimum.reduceat(code, starts)
     if not varied.any():
         return None
-    return group, varied
+    return np.cumsum(new_group) - 1, np.unique(query[starts[varied]])
+
+
+def some_queries(ranking, queries: np.ndarray):
+    """The ranking of only these queries (indices, ascending): the tie passes evaluate no other."""
+    from dataclasses import replace
+
+    counts = ranking.num_ret[queries]
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    at = np.arange(offsets[-1]) - np.repeat(offsets[:-1], counts) + np.repeat(ranking.offsets[queries], counts)
+    return replace(ranking, query_ids=ranking.query_ids[queries], offsets=offsets, rel=ranking.rel[at],
+                   rel_levels=ranking.rel_levels[queries], missing=ranking.missing[queries],
+                   run_rows=ranking.run_rows[at]), at
 
 
 def reordered(ranking, group: np.ndarray, best: bool):
@@ -231,23 +242,22 @@ def reordered(ranking, group: np.ndarray, best: bool):
     return replace(ranking, rel=ranking.rel[order], run_rows=ranking.run_rows[order])
 
 
-def tie_ranges(ranking, requests, options) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
-    """Per output column, the per-query values in the worst and in the best order of the tied documents;
-    None when no tie changes anything."""
+def tie_ranges(ranking, requests, options) -> tuple[np.ndarray, dict] | None:
+    """The queries whose ties change a value (indices into the ranking's), and per output column their values
+    in the worst and in the best order of the tied documents; None when no tie changes anything. Only those
+    queries are evaluated again, twice."""
     from evalgui.core.ranked.diversity import GROUP as DIVERSITY
 
     found = tie_groups(ranking)
     if found is None:
         return None
-    group, _ = found
+    group, queries = found
+    tied, at = some_queries(ranking, queries)
     # Diversity measures' best order depends on subtopics, not on grades alone: not ranged here.
     requests = [r for r in requests if r.measure.group != DIVERSITY and r.measure.aggregate == "mean"
                 and r.measure.name not in ("relstring", "runid")]
-    out: dict = {}
-    passes = [request_passes(reordered(ranking, group, best), requests, options) for best in (False, True)]
-    for name in passes[0]:
-        out[name] = (passes[0][name], passes[1][name])
-    return out
+    passes = [request_passes(reordered(tied, group[at], best), requests, options) for best in (False, True)]
+    return queries, {name: (passes[0][name], passes[1][name]) for name in passes[0]}
 
 
 def request_passes(ranking, requests, options) -> dict[str, np.ndarray]:
@@ -262,24 +272,26 @@ def request_passes(ranking, requests, options) -> dict[str, np.ndarray]:
     return out
 
 
-def tie_caveats(run: str, ranking, requests, options, actual: dict[str, float]) -> list[Caveat]:
+def tie_caveats(run: str, ranking, requests, options, per_query: dict[str, np.ndarray]) -> list[Caveat]:
     """One caveat per measure whose mean over the queries changes with the order of ``run``'s tied documents:
-    value = best − worst; ``actual``: the measure's mean as evaluated (trec_eval's order)."""
-    ranges = tie_ranges(ranking, requests, options)
-    if not ranges:
+    value = best − worst; ``per_query``: each measure's values as evaluated (trec_eval's order)."""
+    found = tie_ranges(ranking, requests, options)
+    if not found:
         return []
+    queries, ranges = found
     out = []
     for name, (worst, best) in ranges.items():
-        if name not in actual:
+        if name not in per_query:
             continue
-        low, high = float(np.mean(worst)), float(np.mean(best))
+        actual = np.asarray(per_query[name], dtype=np.float64)
+        low, high = (float((actual.sum() - actual[queries].sum() + ends.sum()) / len(actual)) for ends in (worst, best))
         if not (np.isfinite(low) and np.isfinite(high)) or abs(high - low) < TIE_NEGLIGIBLE:
             continue
-        changed = np.flatnonzero(np.abs(best - worst) > 1e-12)
+        changed = queries[np.abs(best - worst) > 1e-12]
         low, high = min(low, high), max(low, high)
         message = (f"{run} gives some documents the same score, and {label(name)} depends on their order: "
-                   f"{num(actual[name])} as evaluated (ties broken by document id, as trec_eval does), between "
-                   f"{num(low)} and {num(high)} over every order of the tied documents ({len(changed)} "
+                   f"{num(float(actual.mean()))} as evaluated (ties broken by document id, as trec_eval does), "
+                   f"between {num(low)} and {num(high)} over every order of the tied documents ({len(changed)} "
                    f"quer{'y' if len(changed) == 1 else 'ies'}: {listed(ranking.query_ids[changed])}). "
                    "Break the ties in the run itself (distinct scores) before comparing.")
         out.append(Caveat("ties", NOTE, message, high - low, run=run, measure=name))
@@ -310,12 +322,10 @@ class RunChecks:
                                        bool(getattr(options, "judged_only", False)))
         if requests is None:
             requests = list(dict.fromkeys(c.request for c in evaluation.columns))
-        with np.errstate(all="ignore"):
-            means = dict(zip(names, np.nanmean(evaluation.per_query, axis=0) if evaluation.per_query.shape[0]
-                             else np.full(len(names), np.nan)))
-        if options is not None:
-            self.caveats += tie_caveats(name, ranking, requests, options, means)
-        self.caveats += coverage_of_run(name, evaluation, options)
+        if options is not None and evaluation.per_query.shape[0]:
+            per_query = {column: evaluation.per_query[:, j] for j, column in enumerate(names)}
+            self.caveats += tie_caveats(name, ranking, requests, options, per_query)
+        self.caveats += coverage_of_run(name, evaluation, options) + diversity_reference(name, evaluation, options)
         if not self.no_relevant and ranking.n_queries:
             empty = ranking.num_rel == 0
             self.no_relevant = [ranking.query_ids[empty].tolist(), ranking.relevance_level, ranking.n_queries]
@@ -403,84 +413,136 @@ def diversity_reference(name: str, evaluation, options) -> list[Caveat]:
 
 # --------------------------------------------------------------------------- how many queries
 
-def mdd_unit(queries: np.ndarray, alpha: float) -> np.ndarray:
-    """The minimum detectable difference for sd = 1 (it scales with the sd) for each number of queries."""
+def mdd_unit(queries, alpha) -> np.ndarray:
+    """The minimum detectable difference for sd = 1 (it scales with the sd) for each number of queries and α
+    (``alpha``: one, or one per element): one exact solve per distinct pair of them."""
     from evalgui.core.stats.power import minimum_detectable_difference
 
     queries = np.asarray(queries, dtype=np.int64)
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), queries.shape)
     out = np.full(len(queries), np.nan)
-    for n in np.unique(queries[queries >= 2]):
-        out[queries == n] = minimum_detectable_difference(1.0, int(n), alpha=alpha, power=POWER)
+    valid = queries >= 2
+    if valid.any():
+        keys, inverse = np.unique(np.stack([queries[valid], alpha[valid]]), axis=1, return_inverse=True)
+        solved = np.array([minimum_detectable_difference(1.0, int(n), alpha=float(a), power=POWER) for n, a in keys.T])
+        out[valid] = solved[np.ravel(inverse)]
     return out
 
 
-def queries_needed(effect: np.ndarray, alpha: float, power: float = POWER, cap: int = 10**7) -> np.ndarray:
+def queries_needed(effect, alpha, power: float = POWER, cap: int = 10**7) -> np.ndarray:
     """Vectorised topic-set size: for each effect (|difference| / sd) the fewest queries whose two-sided paired
-    t test at ``alpha`` has ``power`` (as :func:`evalgui.core.stats.power.topic_set_size`, all at once); ``cap``
-    + 1 where more than ``cap`` would be needed."""
+    t test at ``alpha`` (one, or one per effect) has ``power``, as
+    :func:`evalgui.core.stats.power.topic_set_size` finds it, all at once; ``cap`` + 1 where more than ``cap``
+    would be needed. The search starts from the normal approximation's size, so few exact steps are needed."""
+    from scipy import stats
+
     from evalgui.core.stats.power import paired_t_power
 
     effect = np.asarray(effect, dtype=np.float64)
-    low = np.ones(len(effect), dtype=np.int64)
-    high = np.full(len(effect), 2, dtype=np.int64)
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), effect.shape)
     if not len(effect):
-        return high
+        return np.zeros(0, dtype=np.int64)
+
+    def reaches(n):
+        with np.errstate(all="ignore"):
+            return np.where(n >= 2, paired_t_power(np.maximum(n, 2), effect, 1.0, alpha) >= power, False)
+
+    z = stats.norm.isf(alpha / 2)
     with np.errstate(all="ignore"):
-        for _ in range(64):
-            short = paired_t_power(high, effect, 1.0, alpha) < power
-            short &= high <= cap
-            if not short.any():
-                break
-            low = np.where(short, high, low)
-            high = np.where(short, high * 2, high)
-        over = high > cap
-        while True:
-            gap = (high - low > 1) & ~over
-            if not gap.any():
-                break
-            middle = (low + high) // 2
-            reached = paired_t_power(middle, effect, 1.0, alpha) >= power
-            high = np.where(gap & reached, middle, high)
-            low = np.where(gap & ~reached, middle, low)
+        guess = ((z + stats.norm.isf(1 - power)) / effect) ** 2 + z ** 2 / 2
+    guess = np.nan_to_num(guess, nan=cap, posinf=cap)
+    # The exact size lies within two of the approximation (checked from 2 to 10^7 queries, α down to 10^-4): a
+    # bracket of ±3 is widened below where it is not one, and halved in two or three exact steps.
+    low = np.clip(np.floor(guess) - 3, 1, cap).astype(np.int64)            # a size that falls short (or 1)
+    high = np.clip(np.ceil(guess) + 3, 2, cap + 1).astype(np.int64)        # one that reaches the power
+    for _ in range(64):
+        short = ~reaches(high) & (high <= cap)
+        if not short.any():
+            break
+        low, high = np.where(short, high, low), np.where(short, np.minimum(high * 2, cap + 1), high)
+    for _ in range(64):
+        early = (low > 1) & reaches(low)
+        if not early.any():
+            break
+        high, low = np.where(early, low, high), np.where(early, np.maximum(low // 2, 1), low)
+    over = ~reaches(high)
+    for _ in range(64):
+        gap = (high - low > 1) & ~over
+        if not gap.any():
+            break
+        middle = (low + high) // 2
+        hit = reaches(middle)
+        high, low = np.where(gap & hit, middle, high), np.where(gap & ~hit, middle, low)
     return np.where(over, cap + 1, high)
 
 
-def queries_caveats(pairs, diffs: np.ndarray, sds: np.ndarray, counts: np.ndarray, alpha: float, correction: str,
-                    m: int, significant: np.ndarray | None, measure: str, what: str = "difference") -> list[Caveat]:
+def queries_caveats(pairs, diffs, sds, counts, alpha: float, correction: str, m, significant, measure,
+                    what: str = "difference") -> list[Caveat]:
     """For each pair (``pairs``: (run a, run b)), a caveat when its observed ``diffs`` is smaller than the minimum
-    detectable difference at ``alpha`` (also said at alpha/m with a correction)."""
+    detectable difference at ``alpha`` (also said at alpha/m with a correction). ``m`` and ``measure``: one,
+    or one per pair (all of a comparison's measures are solved together)."""
     diffs, sds, counts = (np.asarray(x, dtype=np.float64) for x in (diffs, sds, counts))
+    n_pairs = len(diffs)
+    m = np.broadcast_to(np.asarray(m, dtype=np.int64), (n_pairs,))
+    measures = [measure] * n_pairs if isinstance(measure, str) else list(measure)
+    significant = np.zeros(n_pairs, bool) if significant is None else np.asarray(significant, dtype=bool)
+    corrected = correction not in ("none", "", None)
     mdd = sds * mdd_unit(counts, alpha)
-    corrected = correction not in ("none", "", None) and m > 1
-    mdd_m = sds * mdd_unit(counts, alpha / m) if corrected else np.full(len(diffs), np.nan)
     small = np.isfinite(mdd) & (sds > 0) & (np.abs(diffs) < mdd)
     at = np.flatnonzero(small)
     if not len(at):
         return []
-    needed = queries_needed(np.abs(diffs[at]) / sds[at], alpha)
-    needed_m = queries_needed(np.abs(diffs[at]) / sds[at], alpha / m) if corrected else needed
+    with_m = corrected & (m[at] > 1)
+    alpha_m = alpha / np.maximum(m[at], 1)
+    mdd_m = np.where(with_m, sds[at] * mdd_unit(counts[at], alpha_m), np.nan)
+    effects = np.abs(diffs[at]) / sds[at]
+    both = queries_needed(np.concatenate([effects, effects[with_m]]), np.concatenate([np.full(len(at), alpha),
+                                                                                     alpha_m[with_m]]))
+    needed = both[:len(at)]
+    needed_m = np.full(len(at), -1, dtype=np.int64)
+    needed_m[with_m] = both[len(at):]
+
+    def many(n) -> str:
+        return "more than 10 million" if n > 10**7 else f"about {int(n):,}"
+
     out = []
     for k, i in enumerate(at):
         a, b = pairs[i]
-        called = significant is not None and bool(significant[i])
-        n = int(counts[i])
-        need = "more than 10 million" if needed[k] > 10**7 else f"about {int(needed[k]):,}"
-        text = (f"On {label(measure)}, the {what} between {a} and {b} ({num(diffs[i])}) is smaller than the smallest "
-                f"difference a paired t test on these {n} queries reliably detects (power {percent(POWER)}): "
-                f"{num(mdd[i])} at α = {alpha:g}")
-        if corrected:
-            text += f", {num(mdd_m[i])} at α/{m} = {alpha / m:.4g} for the correction over {m} pairs"
-        text += f". Detecting a true {what} this small would take {need} queries"
-        if corrected:
-            text += (f" ({'more than 10 million' if needed_m[k] > 10**7 else f'about {int(needed_m[k]):,}'} "
-                     "with the correction)")
+        called = bool(significant[i])
+        text = (f"On {label(measures[i])}, the {what} between {a} and {b} ({num(diffs[i])}) is smaller than the "
+                f"smallest difference a paired t test on these {int(counts[i])} queries reliably detects (power "
+                f"{percent(POWER)}): {num(mdd[i])} at α = {alpha:g}")
+        if with_m[k]:
+            text += (f", {num(mdd_m[k])} at α/{m[i]} = {alpha_m[k]:.4g} for the correction over {m[i]} pairs")
+        text += f". Detecting a true {what} this small would take {many(needed[k])} queries"
+        if with_m[k]:
+            text += f" ({many(needed_m[k])} with the correction)"
         text += "."
         if called:
             text += (" The test called it significant anyway: with this little power, a significant result "
                      "often overstates the true difference, or is a fluke. Treat it as tentative.")
         out.append(Caveat("queries", WARNING if called else NOTE, text, float(mdd[i]), run=str(a), other_run=str(b),
-                          measure=measure))
+                          measure=measures[i]))
     return out
+
+
+@dataclass
+class PairBatch:
+    """Tested pairs of every measure, gathered so that their power is solved in one vectorised pass."""
+
+    parts: list = field(default_factory=list)
+
+    def add(self, pairs, diffs, sds, counts, m: int, significant, measure: str) -> None:
+        self.parts.append((list(pairs), diffs, sds, counts, np.full(len(pairs), m), significant,
+                           [measure] * len(pairs)))
+
+    def caveats(self, alpha: float, correction: str, what: str = "difference") -> list[Caveat]:
+        if not self.parts:
+            return []
+        pairs, diffs, sds, counts, ms, significant, measures = zip(*self.parts)
+        return queries_caveats(sum(pairs, []), np.concatenate(diffs), np.concatenate(sds), np.concatenate(counts),
+                               alpha, correction, np.concatenate(ms), np.concatenate(significant),
+                               sum(measures, []), what)
 
 
 def multiple_caveat(measure: str, n_pairs: int, alpha: float, test: str = "") -> list[Caveat]:
@@ -505,6 +567,7 @@ def compare_caveats(comparison, checks: RunChecks | None = None, scores=None) ->
     correction = options.effective_correction
     table = comparison.table
     out: list[Caveat] = []
+    batch = PairBatch()
     for measure in comparison.measures:
         rows = table[table["measure"] == measure]
         if not len(rows):
@@ -527,9 +590,9 @@ def compare_caveats(comparison, checks: RunChecks | None = None, scores=None) ->
         counts = finite.sum(axis=0)
         with np.errstate(all="ignore"):
             sds = np.nanstd(differences, axis=0, ddof=1) if len(differences) > 1 else np.full(len(ia), np.nan)
-        out += queries_caveats(list(zip(rows["run_a"], rows["run_b"])), rows["diff"].to_numpy(dtype=np.float64),
-                               sds, counts, alpha, correction, m,
-                               rows["significant"].to_numpy(dtype=bool), measure)
+        batch.add(list(zip(rows["run_a"], rows["run_b"])), rows["diff"].to_numpy(dtype=np.float64), sds, counts, m,
+                  rows["significant"].to_numpy(dtype=bool), measure)
+    out += batch.caveats(alpha, correction)
     out += compare_coverage(comparison, scores)
     if checks is not None:
         out += [c for c in checks.finish() if c.kind != "coverage" or c.run == ""]
@@ -583,6 +646,7 @@ def preference_caveats(result, tested, request) -> list[Caveat]:
     options = tested.options
     alpha, correction = options.alpha, options.effective_correction
     stored = {(names[a], names[b]): k for k, (a, b) in enumerate(zip(result.pair_a.tolist(), result.pair_b.tolist()))}
+    batch = PairBatch()
     for measure in tested.measures:
         rows = tested.table[tested.table["measure"] == measure]
         m = len(rows)
@@ -597,10 +661,9 @@ def preference_caveats(result, tested, request) -> list[Caveat]:
         values = result.per_query[measure][index[keep]] * sign[keep, None]
         with np.errstate(all="ignore"):
             sds = np.std(values, axis=1, ddof=1) if values.shape[1] > 1 else np.full(int(keep.sum()), np.nan)
-        out += queries_caveats([p for p, k in zip(pairs, keep) if k], rows["preference"].to_numpy(np.float64)[keep],
-                               sds, np.full(int(keep.sum()), values.shape[1]), alpha, correction, m,
-                               rows["significant"].to_numpy(dtype=bool)[keep], measure, what="mean preference")
-    return out
+        batch.add([p for p, k in zip(pairs, keep) if k], rows["preference"].to_numpy(np.float64)[keep], sds,
+                  np.full(int(keep.sum()), values.shape[1]), m, rows["significant"].to_numpy(dtype=bool)[keep], measure)
+    return out + batch.caveats(alpha, correction, what="mean preference")
 
 
 def metaeval_caveats(outcome, checks: RunChecks | None = None) -> list[Caveat]:

@@ -132,7 +132,8 @@ def test_tie_range_equals_the_extremes_over_every_order_of_the_tied_documents():
     from evalgui.core.ranked.specs import parse_measures
     from evalgui.core.workflows.ranked import options_of
 
-    ranges = advisor.tie_ranges(result.ranking, parse_measures(MEASURES), options_of(outcome.request))
+    queries, ranges = advisor.tie_ranges(result.ranking, parse_measures(MEASURES), options_of(outcome.request))
+    assert queries.tolist() == [0, 1]                       # both queries have ties that matter
     # brute force: every order of every tie group, as a run with distinct scores, evaluated afresh
     groups = {q: [[d for d in docs if docs[d] == s] for s in sorted(set(docs.values()), reverse=True)]
               for q, docs in run.items()}
@@ -198,6 +199,30 @@ def test_vectorised_topic_set_size_matches_the_power_module():
     for alpha in (0.05, 0.01):
         expected = [topic_set_size(1.0, e, alpha=alpha) for e in effects]
         assert advisor.queries_needed(effects, alpha).tolist() == expected
+    # a wide spread of effects and levels at once, each its own α
+    rng = np.random.default_rng(2)
+    effects = np.exp(rng.uniform(np.log(0.003), np.log(5), 60))
+    alphas = rng.choice([0.05, 0.01, 0.005, 0.0008], 60)
+    assert advisor.queries_needed(effects, alphas).tolist() == [topic_set_size(1.0, e, alpha=a)
+                                                                for e, a in zip(effects, alphas)]
+
+
+def test_tie_passes_evaluate_only_the_queries_with_ties_and_give_the_whole_mean():
+    qrels, run = tied_case()
+    qrels["q3"] = {"a": 1, "b": 0}
+    run = {**run, "q3": {"b": 2.0, "a": 1.0}}                       # no tie in q3
+    outcome = quiet(eg.evaluate, qrels, {"tied": run}, ["AP"])
+    result = outcome.results[0]
+    from evalgui.core.ranked.specs import parse_measures
+    from evalgui.core.workflows.ranked import options_of
+
+    queries, ranges = advisor.tie_ranges(result.ranking, parse_measures(["AP"]), options_of(outcome.request))
+    assert result.ranking.query_ids[queries].tolist() == ["q1", "q2"]
+    assert len(ranges["AP"][0]) == 2
+    rows = outcome.caveats[outcome.caveats["kind"] == "ties"]
+    # the range of the mean over all three queries: q3's AP (0.5) as evaluated
+    worst, best = ranges["AP"]
+    assert rows["value"].iloc[0] == pytest.approx((best.sum() - worst.sum()) / 3)
 
 
 def test_a_significant_difference_below_the_detectable_one_is_a_warning():
