@@ -35,9 +35,12 @@ import numpy as np
 COLUMNS = ("run", "other_run", "measure", "query", "kind", "severity", "message", "value")
 KINDS = ("judged", "queries", "multiple_comparisons", "ties", "coverage", "measure")
 NOTE, WARNING = "note", "warning"
+ZERO = 'the option "Score queries missing from a run as 0", -c on the command line'
 JUDGED_BELOW = 0.9        # a judged share below this is said (configurable: ``judged_below=``)
 JUDGED_WARNING = 0.7      # and below this it can change a conclusion
 POWER = 0.8               # the power the minimum detectable difference is computed for
+MAX_RUN_NOTES = 5         # more runs with one judged-share caveat at the same depth are said in one note
+MAX_PAIR_NOTES = 5        # more pairs of one measure below the detectable difference are said in one note
 TIE_NEGLIGIBLE = 0.00005  # a tie range under half the last decimal the window shows is not said
 SHALLOW_DEPTH = 10        # where measures without a depth of their own are checked first
 MAX_LISTED = 5            # queries named in a message before "and N more"
@@ -61,6 +64,7 @@ class Caveat:
     other_run: str = ""
     measure: str = ""
     query: str = ""
+    group: tuple = ()           # what caveats of several runs share, to say them once when they are many
 
 
 def label(measure: str) -> str:
@@ -134,18 +138,28 @@ def judged_sensitive(measure: str) -> bool:
 
 # --------------------------------------------------------------------------- judged shares
 
-def judged_share(ranking, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+def judged_share(ranking, depth: int | None, listed_before=None) -> tuple[np.ndarray, np.ndarray]:
     """Per query, the share of the first ``depth`` ranked documents that the qrels list (all retrieved when
     ``depth`` is None), as ir_measures' Judged@k computes it (divided by min(k, retrieved)); and which queries
-    count (those with results)."""
+    count (those with results). ``listed_before``: :func:`listed_counts` of the ranking, when already made."""
     retrieved = ranking.num_ret
     has = (retrieved > 0) & ~ranking.missing
-    pooled = ranking.pooled
-    listed_ = pooled.counts if depth is None else pooled.count_top(depth)
+    if listed_before is None:
+        listed_before = listed_counts(ranking)
     shown = retrieved if depth is None else np.minimum(retrieved, depth)
+    starts = ranking.offsets[:-1]
+    listed_ = listed_before[starts + shown] - listed_before[starts]
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(shown > 0, listed_ / np.maximum(shown, 1), np.nan)
     return share, has
+
+
+def listed_counts(ranking) -> np.ndarray:
+    """How many of the ranked documents before each position the qrels list (one pass; then any depth's count
+    of any query is a difference of two of these)."""
+    from evalgui.core.ranked.ranking import NONPOOL
+
+    return np.concatenate(([0], np.cumsum(ranking.rel != NONPOOL)))
 
 
 def judged_caveats(run: str, ranking, measures: list[str], judged_below: float = JUDGED_BELOW,
@@ -168,8 +182,9 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
             d = None if d is None or d >= deepest else d
             by_depth.setdefault(d, []).append(measure)
     failing = []
+    counts = listed_counts(ranking)
     for depth, names in sorted(by_depth.items(), key=lambda item: (item[0] is None, item[0] or 0)):
-        share, _ = judged_share(ranking, depth)
+        share, _ = judged_share(ranking, depth, counts)
         mean = float(np.mean(share[has]))
         if mean < judged_below:
             failing.append((depth, list(dict.fromkeys(names)), mean, share))
@@ -193,8 +208,37 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
         if between:
             message += " Also: " + "; ".join(f"top {d} {percent(v)}" for d, _, v, _ in between) + "."
         message += (" Check with a measure made for missing judgments (bpref, infAP) or evaluate judged "
-                    "documents only (-J).")
-        out.append(Caveat("judged", severity, message, mean, run=run, measure=names[0] if len(names) == 1 else ""))
+                    "documents only (the option \"Judged documents only\", -J on the command line).")
+        out.append(Caveat("judged", severity, message, mean, run=run, measure=names[0] if len(names) == 1 else "",
+                          group=("judged", f"rank in their top {depth}" if depth is not None else "retrieved", shown)))
+    return out
+
+
+def judged_summaries(caveats: list[Caveat]) -> list[Caveat]:
+    """The judged caveats, those of more than MAX_RUN_NOTES runs at one depth said once (the runs with the
+    lowest shares named), so that thirty runs judged alike make one line, not thirty."""
+    groups: dict = {}
+    for caveat in caveats:
+        if caveat.kind == "judged" and caveat.group:
+            groups.setdefault(caveat.group, []).append(caveat)
+    out = []
+    for caveat in caveats:
+        same = groups.get(caveat.group) if caveat.kind == "judged" and caveat.group else None
+        if same is None or len(same) <= MAX_RUN_NOTES:
+            out.append(caveat)
+        elif caveat is same[0]:
+            _, where, shown = caveat.group
+            shares = sorted(same, key=lambda c: c.value)
+            lowest = ", ".join(f"{c.run} {percent(c.value)}" for c in shares[:3])
+            severity = WARNING if any(c.severity == WARNING for c in same) else NOTE
+            out.append(Caveat("judged", severity,
+                              f"{len(same)} runs have less than {percent(JUDGED_BELOW)} of the documents they "
+                              f"{where} judged: from {percent(shares[0].value)} to "
+                              f"{percent(shares[-1].value)} (lowest: {lowest}). An unjudged document counts as not "
+                              f"relevant, so {shown} may understate these runs, the more the fewer are judged. Check "
+                              "with a measure made for missing judgments (bpref, infAP) or evaluate judged documents "
+                              "only (the option \"Judged documents only\", -J on the command line).",
+                              shares[0].value, measure=caveat.measure))
     return out
 
 
@@ -207,10 +251,16 @@ def tie_groups(ranking) -> tuple[np.ndarray, np.ndarray] | None:
     run = ranking.run
     if rows is None or run is None or len(rows) < 2:
         return None
-    scores = np.asarray(run.score, dtype=np.float64)[np.maximum(rows, 0)]
+    placeholders = bool(ranking.missing.any())
+    scores = np.asarray(run.score)[np.maximum(rows, 0) if placeholders else rows]
+    same = scores[1:] == scores[:-1]
+    if not same.any():                  # no tie at all (the usual case): nothing more to look at
+        return None
     query = np.repeat(np.arange(ranking.n_queries), ranking.num_ret)
     new_group = np.ones(len(rows), dtype=bool)
-    new_group[1:] = (scores[1:] != scores[:-1]) | (query[1:] != query[:-1]) | (rows[1:] < 0) | (rows[:-1] < 0)
+    new_group[1:] = ~same | (query[1:] != query[:-1])
+    if placeholders:
+        new_group[1:] |= (rows[1:] < 0) | (rows[:-1] < 0)
     if new_group.all():
         return None
     starts = np.flatnonzero(new_group)
@@ -308,7 +358,6 @@ class RunChecks:
     options: object = None
     judged_below: float = JUDGED_BELOW
     caveats: list = field(default_factory=list)
-    sums: dict = field(default_factory=dict)        # run -> (query ids, {measure: per-query values})
     no_relevant: list = field(default_factory=list)
     universe: int = 0
 
@@ -331,7 +380,7 @@ class RunChecks:
             self.no_relevant = [ranking.query_ids[empty].tolist(), ranking.relevance_level, ranking.n_queries]
 
     def finish(self) -> list[Caveat]:
-        out = list(self.caveats)
+        out = judged_summaries(self.caveats)
         if self.no_relevant and self.no_relevant[0]:
             queries, level, n = self.no_relevant
             out.append(Caveat("coverage", NOTE,
@@ -376,12 +425,12 @@ def coverage_of_run(name: str, evaluation, options) -> list[Caveat]:
     shown = "; ".join(f"{label(m)} {num(a)} → {num(b)}" for m, a, b in changes[:3])
     if complete:
         message = (f"{name} has no results for {n_missing} judged quer{'y' if n_missing == 1 else 'ies'} "
-                   f"({listed(absent)}), scored 0 (-c). Averaged over only the queries it answered, its means would "
-                   f"be: {shown}.")
+                   f"({listed(absent)}), scored 0 ({ZERO}). Averaged over only the queries it answered, its means "
+                   f"would be: {shown}.")
     else:
         message = (f"{name} has no results for {n_missing} judged quer{'y' if n_missing == 1 else 'ies'} "
                    f"({listed(absent)}), left out of its means, so they are over {n} queries and not comparable "
-                   f"with a run that has all of them. Scored as 0 over every judged query (-c), they would be: "
+                   f"with a run that has all of them. Scored as 0 over every judged query ({ZERO}), they would be: "
                    f"{shown}.")
     out.append(Caveat("coverage", NOTE, message, float(n_missing), run=name))
     for measure, reference in every_query:
@@ -489,9 +538,19 @@ def queries_caveats(pairs, diffs, sds, counts, alpha: float, correction: str, m,
     corrected = correction not in ("none", "", None)
     mdd = sds * mdd_unit(counts, alpha)
     small = np.isfinite(mdd) & (sds > 0) & (np.abs(diffs) < mdd)
-    at = np.flatnonzero(small)
+    # Many untested-looking small differences of one measure are said once, not pair by pair.
+    names = np.array(measures, dtype=object)
+    quiet = small & ~significant
+    summarised = np.zeros(n_pairs, dtype=bool)
+    summaries = []
+    for name in dict.fromkeys(names[quiet].tolist()):
+        these = quiet & (names == name)
+        if int(these.sum()) > MAX_PAIR_NOTES:
+            summarised |= these
+            summaries.append(summary_caveat(name, these, diffs, sds, mdd, counts, alpha, corrected, m, what))
+    at = np.flatnonzero(small & ~summarised)
     if not len(at):
-        return []
+        return summaries
     with_m = corrected & (m[at] > 1)
     alpha_m = alpha / np.maximum(m[at], 1)
     mdd_m = np.where(with_m, sds[at] * mdd_unit(counts[at], alpha_m), np.nan)
@@ -523,7 +582,29 @@ def queries_caveats(pairs, diffs, sds, counts, alpha: float, correction: str, m,
                      "often overstates the true difference, or is a fluke. Treat it as tentative.")
         out.append(Caveat("queries", WARNING if called else NOTE, text, float(mdd[i]), run=str(a), other_run=str(b),
                           measure=measures[i]))
-    return out
+    return out + summaries
+
+
+def summary_caveat(measure: str, these: np.ndarray, diffs, sds, mdd, counts, alpha: float, corrected: bool, m,
+                   what: str) -> Caveat:
+    """One note for the many pairs of a measure whose difference is below the detectable one (none called
+    significant): how many, the detectable differences' range, and the queries the typical one would need."""
+    n = int(these.sum())
+    tested = int(np.asarray(m)[these][0])
+    low, high = float(np.min(mdd[these])), float(np.max(mdd[these]))
+    effects = np.abs(diffs[these]) / sds[these]
+    typical = float(np.median(effects))
+    needed = int(queries_needed(np.array([typical]), alpha)[0]) if typical > 0 else 0
+    queries = int(np.median(counts[these]))
+    span = num(low) if num(low) == num(high) else f"{num(low)} to {num(high)}"
+    text = (f"On {label(measure)}, {n} of the {tested} pairs of runs differ by less than a paired t test on these "
+            f"{queries} queries reliably detects (power {percent(POWER)}): the smallest detectable {what} is {span} at α = {alpha:g}"
+            + (", larger still with the correction" if corrected else "")
+            + ". None of them was called significant, and none should be read as 'no difference': these queries "
+              "cannot tell. ")
+    text += (f"Detecting the typical one would take about {needed:,} queries." if needed and needed <= 10**7 else
+             "Detecting most of them would take more than 10 million queries.")
+    return Caveat("queries", NOTE, text, float(np.median(mdd[these])), measure=measure)
 
 
 @dataclass
@@ -545,7 +626,7 @@ class PairBatch:
                                sum(measures, []), what)
 
 
-def multiple_caveat(measure: str, n_pairs: int, alpha: float, test: str = "") -> list[Caveat]:
+def multiple_caveat(measure: str, n_pairs: int, alpha: float) -> list[Caveat]:
     if n_pairs < 3:
         return []
     chance = 1 - (1 - alpha) ** n_pairs
@@ -575,7 +656,7 @@ def compare_caveats(comparison, checks: RunChecks | None = None, scores=None) ->
         wide = comparison.per_query.get(measure)
         m = len(rows)
         if correction == "none":
-            out += multiple_caveat(measure, m, alpha, options.test)
+            out += multiple_caveat(measure, m, alpha)
         if wide is None or not len(wide):
             continue
         values = wide.to_numpy(dtype=np.float64)
@@ -626,11 +707,11 @@ def compare_coverage(comparison, scores) -> list[Caveat]:
                         f"{'y' if len(lacking) == 1 else 'ies'} ({listed(lacking)}), so every run is compared on "
                         f"the {len(query_set.queries)} queries they all have, where {run}'s mean is {num(compared)}")
                 text += (f" (over all the queries it has, {num(other)})." if other == other else ".")
-                text += " Scoring missing queries as 0 (-c) compares over every judged query instead."
+                text += f" Scoring missing queries as 0 ({ZERO}) compares over every judged query instead."
             else:
                 text = (f"{run} has no {label(measure)} value for {len(lacking)} quer"
-                        f"{'y' if len(lacking) == 1 else 'ies'} ({listed(lacking)}), scored 0 here (-c): its mean is "
-                        f"{num(compared)}")
+                        f"{'y' if len(lacking) == 1 else 'ies'} ({listed(lacking)}), scored 0 here ({ZERO}): its "
+                        f"mean is {num(compared)}")
                 text += (f"; over only the queries it has, it would be {num(other)}." if other == other else ".")
             out.append(Caveat("coverage", NOTE, text, float(len(lacking)), run=str(run), measure=measure))
     return out
@@ -722,5 +803,5 @@ def source_caveats(source) -> list[Caveat]:
     out = []
     for name, prepared in zip(source.systems, source._prepared):
         out += judged_caveats(name, prepared.ranking, measures, judged_only=judged_only)
-    return out
+    return judged_summaries(out)
 

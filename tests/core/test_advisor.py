@@ -371,3 +371,32 @@ def test_the_report_has_a_things_to_watch_part_in_each_section():
         "with no correction for multiple comparisons" in build_report([Section("compare", reread)])
     quiet_page = build_report([Section("ranked", quiet(eg.evaluate, QRELS, RUNS[:1], ["bpref"]))])
     assert "Things to watch" not in quiet_page
+
+
+# --------------------------------------------------------------------------- many runs, many pairs: said once
+
+def test_many_runs_short_of_judgments_at_one_depth_make_one_caveat():
+    qrels = judged_qrels()
+    docs = [f"d{i}" for i in range(10)]
+    half = {f"run{i}": ranked_run({q: docs[:5] + [f"x{i}{j}" for j in range(5)] for q in qrels}) for i in range(6)}
+    outcome = quiet(eg.evaluate, qrels, half, ["P@10"])
+    judged = outcome.caveats[outcome.caveats["kind"] == "judged"]
+    assert len(judged) == 1 and judged["message"].iloc[0].startswith("6 runs have less than 90 %")
+    assert judged["severity"].iloc[0] == "warning" and judged["value"].iloc[0] == pytest.approx(0.5)
+    five = quiet(eg.evaluate, qrels, dict(list(half.items())[:5]), ["P@10"])
+    assert (five.caveats["kind"] == "judged").sum() == 5            # five or fewer: one each, their cells marked
+
+
+def test_many_small_differences_of_one_measure_make_one_note_and_significant_ones_stay_warnings():
+    n = 8
+    pairs = [(f"a{i}", f"b{i}") for i in range(n)]
+    diffs, sds, counts = np.full(n, 0.01), np.full(n, 0.05), np.full(n, 40)
+    significant = np.zeros(n, bool)
+    caveats = advisor.queries_caveats(pairs, diffs, sds, counts, 0.05, "holm", n, significant, "AP")
+    assert len(caveats) == 1 and caveats[0].run == "" and "8 of the 8 pairs" in caveats[0].message
+    assert caveats[0].value == pytest.approx(minimum_detectable_difference(0.05, 40))
+    assert f"about {topic_set_size(0.05, 0.01):,} queries" in caveats[0].message
+    significant[:2] = True
+    caveats = advisor.queries_caveats(pairs, diffs, sds, counts, 0.05, "holm", n, significant, "AP")
+    assert [c.severity for c in caveats] == ["warning", "warning", "note"]
+    assert "6 of the 8 pairs" in caveats[-1].message

@@ -281,7 +281,8 @@ table.sortable th{cursor:pointer;background:#f3f3f3}table.paper th{background:#f
 .footnote{font-size:.85em;color:#444}table.sortable th:hover{background:#e6e6e6}
 .table-wrap{overflow-x:auto}figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.9em;color:#444}.missing{color:#6b4b00;font-style:italic}.guide{color:#333}.notes{color:#6b4b00}details{margin:.5em 0}
-.watch{border-left:4px solid #c98a00;background:#fff8e6;padding:.2em 1em;margin:1em 0}.watch li.warning strong{color:#8a3b00}
+.watch{border-left:4px solid #c98a00;background:#fff8e6;padding:.2em 1em;margin:1em 0}
+.watch li.warning strong{color:#8a3b00}
 code{font-size:.85em}footer{margin-top:3em;font-size:.85em;color:#555}
 @media print{body{max-width:none;margin:0}details{display:block}details>summary{display:none}
 details:not([open])>*{display:block}.table-wrap{overflow:visible}table{page-break-inside:auto}
