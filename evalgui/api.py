@@ -4,7 +4,10 @@ in ``outcome.tables``, notes, and provenance.
 
 Inputs are paths; ``evaluate`` and ``metaeval`` also take pandas DataFrames and the
 ``{query: {doc: score}}`` / ``{query: {doc: grade}}`` dicts of pytrec_eval and ranx
-(:mod:`evalgui.core.workflows.memory` converts them, for any workflow). A bad value raises
+(:mod:`evalgui.core.workflows.memory` converts them, for any workflow). ``evaluate``, ``compare``,
+``preference`` and ``metaeval`` also give ``outcome.caveats`` (what to watch in the numbers: unjudged
+documents, too few queries, uncorrected tests, ties, missing queries; :mod:`evalgui.core.advisor`), each
+also raised as an :class:`evalgui.EvalguiWarning`. A bad value raises
 :class:`~evalgui.core.workflows.params.RequestError` naming the parameter; bad data
 :class:`~evalgui.core.errors.EvalInputError` naming the input.
 """

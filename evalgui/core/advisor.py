@@ -26,6 +26,7 @@ with ties that matter.
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -67,6 +68,7 @@ class Caveat:
     group: tuple = ()           # what caveats of several runs share, to say them once when they are many
 
 
+@functools.lru_cache(maxsize=4096)
 def label(measure: str) -> str:
     from evalgui.core.display import measure_label
 
@@ -125,12 +127,14 @@ def raise_warnings(frame, stacklevel: int = 3) -> None:
 _DEPTH = re.compile(r"(?:@|_cut_|^P_|^recall_|^success_|^Rndcg_|^ndcg_cut_|_)(\d+)$")
 
 
+@functools.lru_cache(maxsize=4096)
 def depth_of(measure: str) -> int | None:
     """The depth a measure looks at (P@10, P_10, ndcg_cut_10: 10); None for AP, nDCG, Rprec..."""
     found = _DEPTH.search(str(measure))
     return int(found.group(1)) if found else None
 
 
+@functools.lru_cache(maxsize=4096)
 def judged_sensitive(measure: str) -> bool:
     """Whether an unjudged document counts as not relevant in the measure (most measures)."""
     return not _NOT_JUDGED_SENSITIVE.match(str(measure)) and not str(measure).startswith("iprec_at_recall_0.00")
@@ -149,8 +153,7 @@ def judged_share(ranking, depth: int | None, listed_before=None) -> tuple[np.nda
     shown = retrieved if depth is None else np.minimum(retrieved, depth)
     starts = ranking.offsets[:-1]
     listed_ = listed_before[starts + shown] - listed_before[starts]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(shown > 0, listed_ / np.maximum(shown, 1), np.nan)
+    share = np.divide(listed_, shown, out=np.full(len(shown), np.nan), where=shown > 0)
     return share, has
 
 
