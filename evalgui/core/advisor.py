@@ -166,10 +166,11 @@ def listed_counts(ranking) -> np.ndarray:
 
 
 def judged_caveats(run: str, ranking, measures: list[str], judged_below: float = JUDGED_BELOW,
-                   judged_only: bool = False) -> list[Caveat]:
+                   judged_only: bool = False, lazy: bool = False) -> list[Caveat]:
     """Where less than ``judged_below`` of ``run``'s documents are judged, at the depths of the ``measures``
     (see the module's doc): at most two caveats per run, the shallowest depth that falls short and the
-    deepest (which names the depths between)."""
+    deepest (which names the depths between). ``lazy``: each message is a function making it (for
+    :func:`judged_summaries`, which makes only those it keeps)."""
     if judged_only or ranking is None or not len(ranking.rel):
         return []
     sensitive = [m for m in measures if judged_sensitive(m)]
@@ -195,24 +196,33 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
         return []
     chosen = [failing[0]] + ([failing[-1]] if len(failing) > 1 else [])
     n = int(has.sum())
+
+    def message_of(k: int, depth, names, mean, share):
+        def message() -> str:
+            where = f"top {depth}" if depth is not None else f"{deepest:,} retrieved documents"
+            labels = list(dict.fromkeys(label(m) for m in names))
+            shown = ", ".join(labels[:4]) + (" and others" if len(labels) > 4 else "")
+            worst = np.argsort(share[has], kind="stable")[:3]
+            lowest = ", ".join(f"{q} {percent(v)}" for q, v in zip(ranking.query_ids[has][worst], share[has][worst]))
+            where_text = f"in its {where}" if depth is not None else f"among all its {where}"
+            text = (f"Only {percent(mean)} of the documents {run} ranks {where_text} are judged"
+                    + (f" (average over {n} queries; lowest: {lowest})" if n > 1 else "")
+                    + f". An unjudged document counts as not relevant, so {shown} may understate {run}.")
+            between = failing[1:-1] if k == 1 else []
+            if between:
+                text += " Also: " + "; ".join(f"top {d} {percent(v)}" for d, _, v, _ in between) + "."
+            return text + (" Check with a measure made for missing judgments (bpref, infAP) or evaluate judged "
+                           "documents only (the option \"Judged documents only\", -J on the command line).")
+        return message
+
     out = []
     for k, (depth, names, mean, share) in enumerate(chosen):
-        where = f"top {depth}" if depth is not None else f"{deepest:,} retrieved documents"
+        # The words are put together only for a caveat that is said on its own (see judged_summaries).
+        message = message_of(k, depth, names, mean, share)
         labels = list(dict.fromkeys(label(m) for m in names))
         shown = ", ".join(labels[:4]) + (" and others" if len(labels) > 4 else "")
-        worst = np.argsort(share[has], kind="stable")[:3]
-        lowest = ", ".join(f"{q} {percent(s)}" for q, s in zip(ranking.query_ids[has][worst], share[has][worst]))
-        severity = WARNING if mean < JUDGED_WARNING else NOTE
-        where_text = f"in its {where}" if depth is not None else f"among all its {where}"
-        message = (f"Only {percent(mean)} of the documents {run} ranks {where_text} are judged"
-                   + (f" (average over {n} queries; lowest: {lowest})" if n > 1 else "")
-                   + f". An unjudged document counts as not relevant, so {shown} may understate {run}.")
-        between = failing[1:-1] if k == 1 else []
-        if between:
-            message += " Also: " + "; ".join(f"top {d} {percent(v)}" for d, _, v, _ in between) + "."
-        message += (" Check with a measure made for missing judgments (bpref, infAP) or evaluate judged "
-                    "documents only (the option \"Judged documents only\", -J on the command line).")
-        out.append(Caveat("judged", severity, message, mean, run=run, measure=names[0] if len(names) == 1 else "",
+        out.append(Caveat("judged", WARNING if mean < JUDGED_WARNING else NOTE, message if lazy else message(), mean,
+                          run=run, measure=names[0] if len(names) == 1 else "",
                           group=("judged", f"rank in their top {depth}" if depth is not None else "retrieved", shown)))
     return out
 
@@ -228,6 +238,8 @@ def judged_summaries(caveats: list[Caveat]) -> list[Caveat]:
     for caveat in caveats:
         same = groups.get(caveat.group) if caveat.kind == "judged" and caveat.group else None
         if same is None or len(same) <= MAX_RUN_NOTES:
+            if callable(caveat.message):
+                caveat.message = caveat.message()
             out.append(caveat)
         elif caveat is same[0]:
             _, where, shown = caveat.group
@@ -371,7 +383,7 @@ class RunChecks:
         names = [c.name for c in evaluation.columns]
         options = self.options
         self.caveats += judged_caveats(name, ranking, names, self.judged_below,
-                                       bool(getattr(options, "judged_only", False)))
+                                       bool(getattr(options, "judged_only", False)), lazy=True)
         if requests is None:
             requests = list(dict.fromkeys(c.request for c in evaluation.columns))
         if options is not None and evaluation.per_query.shape[0]:
@@ -601,7 +613,8 @@ def summary_caveat(measure: str, these: np.ndarray, diffs, sds, mdd, counts, alp
     queries = int(np.median(counts[these]))
     span = num(low) if num(low) == num(high) else f"{num(low)} to {num(high)}"
     text = (f"On {label(measure)}, {n} of the {tested} pairs of runs differ by less than a paired t test on these "
-            f"{queries} queries reliably detects (power {percent(POWER)}): the smallest detectable {what} is {span} at α = {alpha:g}"
+            f"{queries} queries reliably detects (power {percent(POWER)}): the smallest detectable {what} is {span} "
+            f"at α = {alpha:g}"
             + (", larger still with the correction" if corrected else "")
             + ". None of them was called significant, and none should be read as 'no difference': these queries "
               "cannot tell. ")
@@ -805,6 +818,6 @@ def source_caveats(source) -> list[Caveat]:
     measures = [c.name for c in source.columns]
     out = []
     for name, prepared in zip(source.systems, source._prepared):
-        out += judged_caveats(name, prepared.ranking, measures, judged_only=judged_only)
+        out += judged_caveats(name, prepared.ranking, measures, judged_only=judged_only, lazy=True)
     return judged_summaries(out)
 
