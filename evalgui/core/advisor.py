@@ -259,31 +259,36 @@ def judged_summaries(caveats: list[Caveat]) -> list[Caveat]:
 
 # --------------------------------------------------------------------------- ties
 
-def tie_groups(ranking) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each ranked document's tie group (same query, same score) and the queries holding a group of documents
-    judged differently (None when no tie can change a value: the tie passes are skipped)."""
+def tie_groups(ranking) -> np.ndarray | None:
+    """The queries (indices, ascending) holding tied documents (same score) judged differently; None when no
+    tie can change a value (the tie passes are skipped). Only the tied positions are looked at past the first
+    comparison of neighbouring scores."""
     rows = ranking.run_rows
     run = ranking.run
     if rows is None or run is None or len(rows) < 2:
         return None
     placeholders = bool(ranking.missing.any())
     scores = np.asarray(run.score)[np.maximum(rows, 0) if placeholders else rows]
-    same = scores[1:] == scores[:-1]
-    if not same.any():                  # no tie at all (the usual case): nothing more to look at
+    tied = np.flatnonzero(scores[1:] == scores[:-1])           # position i ties with i + 1
+    if not len(tied):                                          # no tie at all (the usual case)
         return None
+    query = np.searchsorted(ranking.offsets, tied, side="right") - 1
+    # a tie within one query, between documents judged differently (a group is mixed iff two neighbours differ)
+    keep = (query == np.searchsorted(ranking.offsets, tied + 1, side="right") - 1) & \
+        (ranking.rel[tied] != ranking.rel[tied + 1])
+    if placeholders:
+        keep &= (rows[tied] >= 0) & (rows[tied + 1] >= 0)
+    return np.unique(query[keep]) if keep.any() else None
+
+
+def score_groups(ranking) -> np.ndarray:
+    """Each ranked document's tie group: same query, same score."""
+    rows = ranking.run_rows
+    scores = np.asarray(ranking.run.score)[np.maximum(rows, 0)]
     query = np.repeat(np.arange(ranking.n_queries), ranking.num_ret)
     new_group = np.ones(len(rows), dtype=bool)
-    new_group[1:] = ~same | (query[1:] != query[:-1])
-    if placeholders:
-        new_group[1:] |= (rows[1:] < 0) | (rows[:-1] < 0)
-    if new_group.all():
-        return None
-    starts = np.flatnonzero(new_group)
-    code = ranking.rel
-    varied = np.maximum.reduceat(code, starts) != np.minimum.reduceat(code, starts)
-    if not varied.any():
-        return None
-    return np.cumsum(new_group) - 1, np.unique(query[starts[varied]])
+    new_group[1:] = (scores[1:] != scores[:-1]) | (query[1:] != query[:-1]) | (rows[1:] < 0) | (rows[:-1] < 0)
+    return np.cumsum(new_group) - 1
 
 
 def some_queries(ranking, queries: np.ndarray):
@@ -313,15 +318,15 @@ def tie_ranges(ranking, requests, options) -> tuple[np.ndarray, dict] | None:
     queries are evaluated again, twice."""
     from evalgui.core.ranked.diversity import GROUP as DIVERSITY
 
-    found = tie_groups(ranking)
-    if found is None:
+    queries = tie_groups(ranking)
+    if queries is None:
         return None
-    group, queries = found
-    tied, at = some_queries(ranking, queries)
+    tied, _ = some_queries(ranking, queries)
+    group = score_groups(tied)
     # Diversity measures' best order depends on subtopics, not on grades alone: not ranged here.
     requests = [r for r in requests if r.measure.group != DIVERSITY and r.measure.aggregate == "mean"
                 and r.measure.name not in ("relstring", "runid")]
-    passes = [request_passes(reordered(tied, group[at], best), requests, options) for best in (False, True)]
+    passes = [request_passes(reordered(tied, group, best), requests, options) for best in (False, True)]
     return queries, {name: (passes[0][name], passes[1][name]) for name in passes[0]}
 
 
