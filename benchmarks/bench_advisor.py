@@ -145,7 +145,8 @@ def render(c: bc.Collection, machine: dict, rows: list[dict], repeat: int, took:
              f"{machine['commit']}. One process; each workflow run {repeat} times with its caveats and {repeat} "
              "times without (the advisor's entry points made no-ops), alternately; medians of the process's CPU "
              "time. 'Advisor' is the advisor's own time clocked inside the runs with caveats (median): the "
-             "overhead without the noise of a shared machine.", "",
+             "overhead without the noise of a shared machine (the two medians differ by more, or less, than it "
+             "when other jobs take turns with the benchmark: see the load).", "",
              "| Workflow | Without (s) | With (s) | Advisor (s) | Advisor share | Caveats | Load |",
              "|:---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
