@@ -12,8 +12,8 @@ import re
 
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QPolygon
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QScrollArea, QStyledItemDelegate, QToolButton, QToolTip,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QStyledItemDelegate, QToolButton,
+                               QToolTip, QVBoxLayout, QWidget)
 
 WARNING_COLOR = "#a04000"
 NOTE_COLOR = "#6b4b00"
@@ -88,6 +88,9 @@ class CaveatStrip(QFrame):
         self.header.setAutoRaise(True)
         self.header.setCheckable(True)
         self.header.toggled.connect(self._opened)
+        # The strip never widens the results column (a laptop's narrow window keeps its Data panel whole).
+        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(0)
         self.list = QWidget()
         self.list_layout = QVBoxLayout(self.list)
         self.list_layout.setContentsMargins(8, 0, 4, 4)
@@ -105,7 +108,7 @@ class CaveatStrip(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(0)
-        layout.addWidget(self.header, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.header)
         layout.addWidget(self.scroll)
         self.items: list[CaveatItem] = []
         self.frame = None
