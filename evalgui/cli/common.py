@@ -95,7 +95,8 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
 
 
 # The options that name a file the command writes, as the user typed them.
-OUTPUT_OPTIONS = {"output": "-o", "save_ranks": "--save-ranks", "export_ground_truth": "--export-ground-truth"}
+OUTPUT_OPTIONS = {"output": "-o", "save_ranks": "--save-ranks", "export_ground_truth": "--export-ground-truth",
+                  "caveats": "--caveats"}
 
 
 def check_outputs(args) -> None:

@@ -392,6 +392,4 @@ def evaluate_any(qrels: Qrels, run, requests, options: EvalOptions = EvalOptions
     state = state_or_default(state)
     held = kind("run").read(run.source)
     held.name = run.name
-    result = evaluate_run(qrels, held, requests, options, state)
-    result.ranking = None                 # it holds the run's arrays: let them go with the run
-    return result
+    return evaluate_run(qrels, held, requests, options, state)

@@ -159,6 +159,16 @@ class Outcome:
     def __getitem__(self, name: str):
         return self.tables[name]
 
+    @property
+    def caveats(self):
+        """What to watch in these results (:mod:`evalgui.core.advisor`): the ``caveats`` table, a DataFrame."""
+        from evalgui.core.advisor import empty_table, table
+
+        if "caveats" in self.tables:
+            return self.tables["caveats"]
+        listed = getattr(self, "caveat_list", None)
+        return table(listed) if listed is not None else empty_table()
+
     def stamp(self, inputs: list[dict] | None = None) -> "Outcome":
         """Fill in the provenance from the request (called by the workflow when it is done), and say which
         input files began with a UTF-8 byte-order mark that was left out."""

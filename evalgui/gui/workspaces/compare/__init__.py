@@ -78,7 +78,12 @@ class CompareWorkspace(ViewsWorkspace):
         # Views that only keep up while in sight (the matrix) catch up when shown.
         self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
 
-        self.lay_out(self.form, self.results_tabs, form_min_width=300)
+        from evalgui.gui.caveats import CaveatStrip
+        from evalgui.gui.workspaces.base import note_above
+
+        self.caveat_strip = CaveatStrip()            # things to watch in the results, their cells marked
+        self.caveat_strip.mark(self.table.view)
+        self.lay_out(self.form, note_above(self.caveat_strip, self.results_tabs), form_min_width=300)
         session.changed.connect(self.refresh_inputs)
         self.form.edited.connect(self.modified)
         self.refresh_inputs()
@@ -141,6 +146,7 @@ class CompareWorkspace(ViewsWorkspace):
         self.comparison_outcome, self.preference_outcome = compared, preferred
         self.comparison = comparison_from_outcome(compared) if compared is not None else None
         self.preferences = preferences_from_outcome(preferred) if preferred is not None else None
+        self.caveat_strip.show_outcomes(compared, preferred)
         self._refresh_views()
 
     def _show_finished(self, outcomes) -> None:
@@ -186,6 +192,7 @@ class CompareWorkspace(ViewsWorkspace):
         """Forget the results (another project is opened); a running comparison is stopped and ignored."""
         self.abandon_job()
         self.comparison = self.preferences = self.comparison_outcome = self.preference_outcome = None
+        self.caveat_strip.show_caveats(None)
         self._refresh_views()
 
     # ------------------------------------------------------------ projects

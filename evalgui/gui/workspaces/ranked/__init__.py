@@ -106,6 +106,11 @@ class RankedWorkspace(Workspace):
         # Results the form no longer describes say so above the tabs.
         self.stale_banner = StaleBanner()
         results_column = note_above(self.stale_banner, self.results_tabs)
+        from evalgui.gui.caveats import CaveatStrip
+
+        self.caveat_strip = CaveatStrip()            # things to watch in the results, their cells marked
+        self.caveat_strip.mark(self.summary.view)
+        results_column = note_above(self.caveat_strip, results_column)
 
         self.results_tabs.setMinimumWidth(300)
         self.lay_out(self.form, results_column)
@@ -225,6 +230,7 @@ class RankedWorkspace(Workspace):
 
     def _show_finished(self, _count) -> None:
         self._deferred_refresh()          # the last run's rows are in the tables before "finished"
+        self.caveat_strip.show_outcomes(_count if hasattr(_count, "tables") else None)
         absent = {name: r.absent_topics for name, r in self.results_set.runs.items() if r.absent_topics}
         message = f"Evaluated {len(self.results_set)} run(s)."
         if absent:
@@ -255,6 +261,7 @@ class RankedWorkspace(Workspace):
     # ------------------------------------------------------------ results
     def _clear_results(self) -> None:
         self.results_set.clear()
+        self.caveat_strip.show_caveats(None)
         self.curves.clear()
         self._evaluated = None
         self._changed_on_disk = []
