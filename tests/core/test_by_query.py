@@ -251,6 +251,7 @@ def test_a_partition_larger_than_its_share_is_split_again_with_the_same_output(c
     original = by_query._splits_needed
     # Room for about a tenth of a partition: each must be split again, every query still fits alone.
     monkeypatch.setattr(by_query, "_available", lambda: by_query.memory.READ_BASE + 12_000)
+    monkeypatch.setattr(by_query, "_piece_size", lambda source, free: 1 << 20)     # reading itself fits
     monkeypatch.setattr(by_query, "_splits_needed", lambda *a: splits.append(original(*a)) or splits[-1])
     parts = by_query.evaluate_run_by_query(qrels, str(run_path), requests, EvalOptions(complete=True), partitions=2)
     assert splits and min(splits) > 1
