@@ -27,9 +27,19 @@ from evalgui.core.errors import EvalInputError
 FORMAT = "evalgui-project"
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
+# The kind of a similarity model file a project names (``eg.save_project``): hashed, never loaded as a data file.
+MODEL_KIND = "similarity model"
 # A project's JSON is refused past this size (a project holds results, not data: the data stays in its files).
 MAX_PROJECT_BYTES = 512 << 20
 ENCODE_CHECK_PIECES = 5_000      # a save's cancel check every this many pieces of JSON (about 20 ms of encoding)
+# What opening a project may take in memory, estimated before parsing it (the parsed JSON takes many times its text).
+MAX_PROJECT_MEMORY = 4 << 30
+# Python's cost of each parsed piece, in bytes: an object (a dict with a few keys), a list, an item after a comma
+# (its pointer and a boxed value); the text itself is held twice (bytes read, then decoded).
+OBJECT_BYTES, LIST_BYTES, ITEM_BYTES, TEXT_FACTOR = 232, 64, 36, 2
+SCAN_CHUNK = 1 << 20
+FLAT = ("data", "rows")       # the keys of saved tables' columns
+MAX_DEPTH = 100          # forms, requests and results' inputs nest a few levels; deeper is a crafted file
 
 
 def _relative(path: str, folder: str) -> str:
@@ -189,25 +199,81 @@ def read_project(path: str, hash_files: bool = True) -> dict:
             raise EvalInputError(path, f"\"{key}\" must be a JSON {'list' if kind is list else 'object'}, "
                                        f"not {_json_type(data[key])}")
     folder = os.path.dirname(path)
-    files = []
+    files = {}          # path -> entry: a file listed again is read once (its first entry counts)
     for i, entry in enumerate(data.get("files", [])):
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not entry["path"]:
             raise EvalInputError(path, f"file entry {i + 1} has no path")
-        if "\0" in entry["path"]:
-            raise EvalInputError(path, f"file entry {i + 1} has a path with a NUL character")
+        _check_path(path, f"file entry {i + 1}", entry["path"])
         file_path = os.path.normpath(os.path.join(folder, entry["path"].replace("/", os.sep)))
+        if file_path in files:
+            continue
         item = {"path": file_path, "kind": entry.get("kind") if isinstance(entry.get("kind"), str) else None}
         if isinstance(entry.get("hash"), str):
             item["hash"] = entry["hash"]
-        files.append(item)
+        files[file_path] = item
+    files = list(files.values())
     forms = data.get("forms", {})
     results = data.get("results", {})
+    for key in ("forms", "requests", "results"):
+        _check_nesting(path, key, data.get(key, {}))
+    for key in ("forms", "requests"):
+        _check_form_paths(path, key, data.get(key, {}))
+    for key, value in results.items():
+        _with_inputs(value, lambda inputs, key=key: _check_form_paths(path, f"results \"{key}\"", inputs))
     results = {k: _with_inputs(v, lambda inputs: _absolute_form_paths(inputs, folder)) for k, v in results.items()}
     requests = {str(k): v for k, v in data.get("requests", {}).items() if isinstance(v, dict)}
     changed = [f["path"] for f in files if hash_files and "hash" in f and os.path.isfile(f["path"])
                and content_hash(f["path"]) != f["hash"]]
     return {"files": files, "forms": _absolute_form_paths(forms, folder), "results": results,
             "requests": _absolute_form_paths(requests, folder), "version": version, "changed": changed}
+
+
+def _path_problem(text: str) -> str | None:
+    """Why ``text`` cannot name a file (None: it can): a NUL, or a character no file name holds (a lone
+    surrogate other than those standing for a name's undecodable bytes)."""
+    if "\0" in text:
+        return "has a NUL character"
+    try:
+        os.fsencode(text)
+    except UnicodeError:
+        return "has a character that is not text (a lone surrogate)"
+    return None
+
+
+def _check_path(project_path: str, where: str, text: str) -> None:
+    problem = _path_problem(text)
+    if problem is not None:
+        raise EvalInputError(project_path, f"{where}: the path {ascii(text)} {problem}")
+
+
+def _check_form_paths(project_path: str, where: str, value) -> None:
+    """Every path a form, request or result names (its ``file:`` strings, a request's file values) can name a file."""
+    stack = [(value, where)]
+    while stack:
+        item, place = stack.pop()
+        if isinstance(item, str):
+            if item.startswith("file:") or os.path.isabs(item):
+                _check_path(project_path, place, item)
+        elif isinstance(item, dict):
+            stack.extend((v, f"{place}, \"{k}\"") for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, f"{place}, item {i + 1}") for i, v in enumerate(item))
+    return value
+
+
+def _check_nesting(project_path: str, where: str, value) -> None:
+    """Refuse ``value`` nested deeper than MAX_DEPTH (the walks after this one recurse); saved tables' columns
+    (``FLAT``: long, and read as flat columns) are not walked."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise EvalInputError(project_path, f"\"{where}\" is nested too deeply to be a project "
+                                               f"(more than {MAX_DEPTH} levels)")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for k, v in item.items() if k not in FLAT and isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
 
 
 def _json_type(value) -> str:
@@ -231,8 +297,16 @@ def _load_json(path: str):
         raise EvalInputError(path, f"{info.st_size:,} bytes is too large for a project "
                                    f"(at most {MAX_PROJECT_BYTES >> 20} MB)")
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.loads(fh.read(MAX_PROJECT_BYTES + 1))
+        _check_memory(path)
+        with open(path, "rb") as fh:
+            text = fh.read(MAX_PROJECT_BYTES + 1).decode("utf-8")
+        return json.loads(text)
+    except EvalInputError:
+        raise
+    except MemoryError:
+        from evalgui.core.memory import out_of_memory
+
+        raise EvalInputError(path, out_of_memory(path)) from None
     except UnicodeDecodeError:
         raise EvalInputError(path, "not a text file (an evalgui project is JSON)") from None
     except json.JSONDecodeError as exc:
@@ -243,6 +317,34 @@ def _load_json(path: str):
         raise EvalInputError(path, f"not a valid project: {exc}") from None
     except OSError as exc:
         raise EvalInputError(path, exc.strerror or str(exc)) from None
+
+
+def _check_memory(path: str) -> None:
+    """Refuse a project whose parsed JSON would not fit, before parsing it: a scan in chunks (constant memory)
+    counts its objects, lists and items, each of which Python holds as an object; refuse a JSON value other
+    than an object (a project is one) from its first character."""
+    from evalgui.core.memory import _mib, room
+
+    objects = lists = items = size = 0
+    first = None
+    with open(path, "rb") as fh:
+        while chunk := fh.read(SCAN_CHUNK):
+            if first is None and chunk.strip():
+                first = chunk.lstrip()[:1]
+                if first in b'["-0123456789tfn':
+                    raise EvalInputError(path, "not an evalgui project (its JSON is not an object)")
+            size += len(chunk)
+            objects += chunk.count(b"{")
+            lists += chunk.count(b"[")
+            items += chunk.count(b",")
+    need = TEXT_FACTOR * size + OBJECT_BYTES * objects + LIST_BYTES * lists + ITEM_BYTES * items
+    limit, what = MAX_PROJECT_MEMORY, f"the {_mib(MAX_PROJECT_MEMORY)} a project may take"
+    free = room()
+    if free is not None and free.free < limit:
+        limit, what = free.free, f"the {_mib(free.free)} that remain under {free.what}"
+    if need > limit:
+        raise EvalInputError(path, f"opening it would take about {_mib(need)} of memory ({objects + lists:,} "
+                                   f"objects and lists, {items:,} items), more than {what}")
 
 
 def _map_strings(value, change):
