@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from evalgui.core.errors import EvalInputError
 
@@ -174,17 +175,18 @@ def _request_paths(request) -> set[str]:
     return out
 
 
-def read_project(path: str, hash_files: bool = True) -> dict:
+def read_project(path: str, hash_files: bool = True, in_pieces: bool = False) -> dict:
     """Read and check a project; file paths come back absolute. Raises EvalInputError for a bad file.
 
     Returns ``files`` [{path, kind, hash?}], ``forms``, ``results``, ``requests`` (workflow key -> the
     request's JSON), ``version`` and ``changed``: the files whose content differs from when the project
     was saved (their results are stale). ``hash_files=False``: ``changed`` is left empty, no named file
-    is read (the window asks first about files outside the project's folder: :func:`checking_job`)."""
+    is read (the window asks first about files outside the project's folder: :func:`checking_job`).
+    ``in_pieces``: parse it with :func:`parse_in_pieces` (a worker beside the window's thread)."""
     from evalgui.core.hashing import content_hash
 
     path = os.path.abspath(path)
-    data = _load_json(path)
+    data = _load_json(path, in_pieces)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise EvalInputError(path, "not an evalgui project (no \"format\": \"evalgui-project\")")
     version = data.get("version")
@@ -281,7 +283,7 @@ def _json_type(value) -> str:
             list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
 
-def _load_json(path: str):
+def _load_json(path: str, in_pieces: bool = False):
     """The project's JSON; EvalInputError for what is not a regular file, too large, or not JSON."""
     import stat
 
@@ -300,7 +302,7 @@ def _load_json(path: str):
         _check_memory(path)
         with open(path, "rb") as fh:
             text = fh.read(MAX_PROJECT_BYTES + 1).decode("utf-8")
-        return json.loads(text)
+        return parse_in_pieces(text) if in_pieces else json.loads(text)
     except EvalInputError:
         raise
     except MemoryError:
@@ -317,6 +319,94 @@ def _load_json(path: str):
         raise EvalInputError(path, f"not a valid project: {exc}") from None
     except OSError as exc:
         raise EvalInputError(path, exc.strerror or str(exc)) from None
+
+
+PIECE_CHARS = 1 << 20          # the most text one call of the C parser reads (about 15 ms of numbers)
+FIRST_PIECE = 64               # a list's first piece: a short list costs one short failed try
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def parse_in_pieces(text: str):
+    """``json.loads(text)``, with no C call longer than PIECE_CHARS of text: json.loads holds the GIL for
+    the whole text (a 100 MB project froze the window's thread for seconds while its worker parsed it).
+    Objects and lists are walked here; scalars, and runs of items in a list (saved tables' columns), are
+    the C parser's. Bad JSON: json.loads's own error."""
+    scan = json.JSONDecoder().scan_once
+
+    def skip(i: int) -> int:
+        return _SPACE.match(text, i).end()
+
+    def value(i: int):
+        i = skip(i)
+        opening = text[i:i + 1]
+        if opening == "{":
+            return members(i + 1)
+        if opening == "[":
+            return items(i + 1)
+        return scan(text, i)
+
+    def following(i: int, end: str) -> int:
+        """After an item: where the next one starts (past the comma), or minus where the text goes on past
+        ``end``."""
+        i = skip(i)
+        if text[i:i + 1] == end:
+            return -(i + 1)
+        if text[i:i + 1] != ",":
+            raise ValueError
+        return skip(i + 1)
+
+    def members(i: int):
+        out = {}
+        i = skip(i)
+        if text[i:i + 1] == "}":
+            return out, i + 1
+        while True:
+            if text[i:i + 1] != '"':
+                raise ValueError
+            key, i = scan(text, i)
+            i = skip(i)
+            if text[i:i + 1] != ":":
+                raise ValueError
+            out[key], i = value(i + 1)
+            i = following(i, "}")
+            if i < 0:
+                return out, -i
+
+    def items(i: int):
+        out = []
+        i = skip(i)
+        if text[i:i + 1] == "]":
+            return out, i + 1
+        size, closing = FIRST_PIECE, ""
+        while True:
+            # The items up to a comma, as one piece for the C parser: a piece it takes holds whole items (a
+            # comma inside a string or a nested list, or past this list's end, leaves it invalid). Pieces grow
+            # while they parse, up to PIECE_CHARS; one that does not is parsed item by item here. The comma
+            # cut at follows what closed the last item ("}," after an object: not a comma inside one).
+            cut = text.rfind(closing + ",", i, i + size) if i + size < len(text) else -1
+            cut += len(closing) if cut >= 0 else 0
+            if cut > i:
+                try:
+                    out.extend(json.loads("[" + text[i:cut] + "]"))
+                    i = skip(cut + 1)
+                    size = min(2 * size, PIECE_CHARS)
+                    continue
+                except ValueError:
+                    size = FIRST_PIECE
+            item, i = value(i)
+            out.append(item)
+            closing = text[i - 1] if text[i - 1] in '}]"' else ""
+            i = following(i, "]")
+            if i < 0:
+                return out, -i
+
+    try:
+        result, end = value(0)
+        if skip(end) != len(text):
+            raise ValueError
+        return result
+    except (ValueError, StopIteration, IndexError):
+        return json.loads(text)               # raises json's own error (or, were this walk wrong, parses it)
 
 
 def _check_memory(path: str) -> None:
@@ -396,7 +486,7 @@ def reading_job(path: str):
         from evalgui.core import trust
 
         state.progress(0.0, f"Reading {os.path.basename(path)}")
-        project = read_project(path, hash_files=False)
+        project = read_project(path, hash_files=False, in_pieces=True)
         state.check()
         named = [f["path"] for f in project["files"]] + form_files(project["forms"])
         project["outside"] = trust.outside_folder(path, named)

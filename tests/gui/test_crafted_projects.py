@@ -45,7 +45,7 @@ def _crafted(kind: str, folder) -> str:
 @pytest.mark.parametrize("kind, reason", [
     ("a lone surrogate in a path", "file entry 1: the path 'data/\\ud800.run' has a character that is not text"),
     ("a NUL in a request's path", "the path 'file:a\\x00.run' has a NUL character"),
-    ("forms nested 500 deep", '"forms" is nested too deeply to be a project'),
+    ("forms nested 500 deep", "is nested too deeply to be a project"),
     ("too big for memory", "opening it would take about 26 MiB of memory"),
     ("a list of numbers", "not an evalgui project (its JSON is not an object)"),
 ])
