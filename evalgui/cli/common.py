@@ -18,7 +18,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit status 2."""
 
     def error(self, message):
-        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        sys.stderr.write(f"{self.prog}: error: {one_line(message)} (see --help)\n")
         sys.exit(2)
 
 

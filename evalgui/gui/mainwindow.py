@@ -692,7 +692,10 @@ class MainWindow(QMainWindow):
 
     def ask_trust(self, path: str, outside: list[str]) -> bool:
         """Read the files a project names outside its own folder? (Tests replace this method.)"""
-        shown = outside[:15] + ([f"… and {len(outside) - 15:,} more"] if len(outside) > 15 else [])
+        from evalgui.core.trust import where_it_leads
+
+        shown = [where_it_leads(p) for p in outside[:15]] + ([f"… and {len(outside) - 15:,} more"]
+                                                              if len(outside) > 15 else [])
         box = QMessageBox(QMessageBox.Icon.Question, "Files outside the project's folder",
                           f"{os.path.basename(path)} reads files outside its own folder. Read them?",
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
@@ -706,12 +709,13 @@ class MainWindow(QMainWindow):
         return _answer(box) == QMessageBox.StandardButton.Yes
 
     def _apply_project(self, path: str, project: dict, checked: dict) -> None:
-        from evalgui.core.project import drop_form_files
+        from evalgui.core.project import MODEL_KIND, drop_form_files
 
         self._opening = None
         forms = drop_form_files(project["forms"], checked["missing"] + list(checked["refused"]))
         # A kind this evalgui does not know (a newer version's) is detected from the content instead.
-        present = [(f["path"], f["kind"] if f["kind"] in kinds() else None) for f in checked["present"]]
+        present = [(f["path"], f["kind"] if f["kind"] in kinds() else None) for f in checked["present"]
+                   if f["kind"] != MODEL_KIND]          # models are the case-based form's, not data
         # The project replaces the session: stop what is running, forget files and results.
         self._generation += 1
         if self.demo is not None:
@@ -1033,7 +1037,11 @@ class MainWindow(QMainWindow):
 
     # ================================================================ dialogs
     def show_error(self, title: str, message: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, title, message.split("\n\nTraceback")[0], parent=self)
+        # The main text is one line (a list of files, a library's multi-line message: below it).
+        first, _, rest = message.split("\n\nTraceback")[0].strip("\n").partition("\n")
+        box = QMessageBox(QMessageBox.Icon.Warning, title, first, parent=self)
+        if rest.strip():
+            box.setInformativeText(rest.strip())
         if "Traceback" in message:
             box.setDetailedText(message)
         box.setObjectName("errorDialog")

@@ -21,9 +21,12 @@ ENCODING = "columns-1"
 
 
 def frame_to_json(frame) -> dict:
-    """A DataFrame as JSON-able columns (the index is dropped: tidy tables keep keys in columns)."""
+    """A DataFrame as JSON-able columns (the index is dropped: tidy tables keep keys in columns); a table kept
+    as a dict of columns (long tables an outcome builds only when asked) too."""
     import pandas as pd
 
+    if isinstance(frame, dict):
+        frame = pd.DataFrame(frame)
     columns, dtypes, data = [], [], []
     for name in frame.columns:
         series = frame[name]

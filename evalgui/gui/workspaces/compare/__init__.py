@@ -238,8 +238,14 @@ class CompareWorkspace(ViewsWorkspace):
                 return False
         else:                                  # a version-1 project's own layout
             compared, preferred = outcomes_from_v1(state)
+        # Preferences saved without a test (eg.preference without test=): this tab shows tested ones only.
+        untested = "" if preferred is not None or "preference" not in state else \
+            " The preferences it keeps were computed without a test, which this tab does not show: press Run to " \
+            "test them."
         if compared is None and preferred is None:
+            if untested:
+                self.progress_label.setText("Nothing restored from the project." + untested)
             return False
         self._show(compared, preferred)
-        self.progress_label.setText("Results restored from the project.")
+        self.progress_label.setText("Results restored from the project." + untested)
         return True

@@ -416,8 +416,12 @@ class RankedWorkspace(Workspace):
         curves = curves_by_run(curves) if curves is not None else {}
         for result in restored:
             result.curves = curves.get(result.name) or result.curves
-        inputs = EvaluationInputs.from_json(state.get("inputs"), self.session) if "inputs" in state \
-            else self._inputs_of_older_project([r.name for r in restored])
+        if "inputs" in state:
+            inputs = EvaluationInputs.from_json(state.get("inputs"), self.session)
+        elif isinstance(state.get("ranked"), dict):          # eg.save_project's outcome: its request
+            inputs = self._inputs_of_saved_outcome(state["ranked"], [r.name for r in restored])
+        else:
+            inputs = self._inputs_of_older_project([r.name for r in restored])
         self._clear_results()
         # A run whose file is not loaded keeps its saved rows until the next Run (nothing to remove it by).
         paths = {name: path for name, path in inputs.runs if self.session.find(path)} if inputs is not None else {}
@@ -428,6 +432,39 @@ class RankedWorkspace(Workspace):
         self._refresh_views()
         self._update_stale_banner()
         self._rederive(inputs)
+
+    def _inputs_of_saved_outcome(self, saved: dict, names: list[str]) -> EvaluationInputs | None:
+        """A project written by ``eg.save_project`` keeps the ranked outcome, not the tab's inputs: they are its
+        request's, and the form (the project keeps none) is set to them, as the tab's own Run would have left it."""
+        from evalgui.core.ranked.evaluate import EvalOptions
+
+        try:
+            request = EvaluateRequest.from_json(saved.get("request", {}))
+        except (RequestError, ValueError, TypeError, KeyError):
+            return None
+        runs = []
+        for path in request.runs:
+            item = self.session.find(path)
+            name = item.name if item is not None else os.path.splitext(os.path.basename(path))[0]
+            if name in names:
+                runs.append((name, path))
+        qrels = self.session.find(request.qrels)
+        options = EvalOptions(relevance_level=request.level, complete=request.complete, max_docs=request.max_docs,
+                              judged_only=request.judged_only, num_docs_in_coll=request.num_docs,
+                              diversity_order="rank" if request.ndeval_rank_order else "score")
+        inputs = EvaluationInputs(request.qrels, qrels.name if qrels is not None else "", tuple(runs),
+                                  tuple(request.measures), options).loaded_in(self.session)
+        form = self.form
+        form.set_qrels(request.qrels)
+        for item in self.session.of_kind("run"):
+            form.set_run_checked(item.path, item.path in {p for _, p in runs})
+        form.picker.set_checked({})
+        for spec in request.measures:
+            form.picker.add_custom(spec)
+        form.level_spin.setValue(request.level)
+        form.complete_check.setChecked(request.complete)
+        form.max_docs_spin.setValue(request.max_docs or 0)
+        return inputs
 
     def _inputs_of_older_project(self, names: list[str]) -> EvaluationInputs | None:
         """Projects saved before results named their inputs: the form, if it names the same runs."""
