@@ -196,6 +196,8 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
         return []
     chosen = [failing[0]] + ([failing[-1]] if len(failing) > 1 else [])
     n = int(has.sum())
+    # The messages are made later: they keep these small arrays, never the ranking (a run's whole arrays).
+    ids_with_results = ranking.query_ids[has]
 
     def message_of(k: int, depth, names, mean, share):
         def message() -> str:
@@ -203,7 +205,7 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
             labels = list(dict.fromkeys(label(m) for m in names))
             shown = ", ".join(labels[:4]) + (" and others" if len(labels) > 4 else "")
             worst = np.argsort(share[has], kind="stable")[:3]
-            lowest = ", ".join(f"{q} {percent(v)}" for q, v in zip(ranking.query_ids[has][worst], share[has][worst]))
+            lowest = ", ".join(f"{q} {percent(v)}" for q, v in zip(ids_with_results[worst], share[has][worst]))
             where_text = f"in its {where}" if depth is not None else f"among all its {where}"
             text = (f"Only {percent(mean)} of the documents {run} ranks {where_text} are judged"
                     + (f" (average over {n} queries; lowest: {lowest})" if n > 1 else "")
