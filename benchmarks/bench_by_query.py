@@ -35,7 +35,10 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-BEGIN, END = "<!-- bench_by_query: begin -->", "<!-- bench_by_query: end -->"
+
+def markers(lines: int) -> tuple[str, str]:
+    """Each size its own section of docs/benchmarks.md."""
+    return f"<!-- bench_by_query {lines}: begin -->", f"<!-- bench_by_query {lines}: end -->"
 
 
 def write_collection(folder: Path, lines: int, queries: int, seed: int = 11) -> tuple[Path, Path]:
@@ -154,19 +157,20 @@ def main(argv=None) -> int:
     table += [f"| {name} | {wall:.1f} | {peak / 2**20:,.0f} | "
               f"{'exit ' + str(status) if status else ('identical' if same[name] else 'differs')} |"
               for name, wall, peak, status in rows]
+    begin, end = markers(args.lines)
     section = "\n".join([
-        BEGIN, f"## Runs too large to hold: by query ({args.lines:,} lines)", "",
+        begin, f"## Runs too large to hold: by query ({args.lines:,} lines)", "",
         f"`benchmarks/bench_by_query.py --lines {args.lines} --queries {args.queries}`: a run of {args.lines:,} "
         f"lines ({size / 2**20:,.0f} MiB, {args.queries:,} queries, tied scores, every line shuffled) and "
         f"{judgments_per_query(args.queries)} judgments a query; each tool a fresh process, best of {args.repeat}; peak resident memory "
         f"of that one process (`RUSAGE_CHILDREN` in a small wrapper). Machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the end.", "",
-        *table, "", END, ""])
+        *table, "", end, ""])
     print(section)
     if args.write:
         sys.path.insert(0, str(REPO / "benchmarks"))
         from bench_compare import write_section
 
-        write_section(REPO / "docs" / "benchmarks.md", BEGIN, END, section)
+        write_section(REPO / "docs" / "benchmarks.md", begin, end, section)
     return 0 if all(same.values()) else 1
 
 
