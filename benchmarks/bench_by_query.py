@@ -35,20 +35,35 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-BEGIN, END = "<!-- bench_by_query: begin -->", "<!-- bench_by_query: end -->"
+
+def markers(lines: int) -> tuple[str, str]:
+    """Each size its own section of docs/benchmarks.md."""
+    return f"<!-- bench_by_query {lines}: begin -->", f"<!-- bench_by_query {lines}: end -->"
 
 
 def write_collection(folder: Path, lines: int, queries: int, seed: int = 11) -> tuple[Path, Path]:
-    """The run (tied scores, lines shuffled) and its qrels (100 judgments a query, a third relevant)."""
+    """The run (tied scores, lines shuffled) and its qrels (100 judgments a query, a third relevant; fewer
+    when there are many queries, as a recommender's test set has: 2 million judgments at most)."""
     run, qrels = folder / "run.txt", folder / "qrels.txt"
-    if run.exists() and qrels.exists():
-        return qrels, run
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     depth = lines // queries
     n_docs = max(10 * depth, 1000)
     chunk = max(1, 2_000_000 // depth)                 # queries written at once
     order_of_queries = rng.permutation(queries)
+    judged = judgments_per_query(queries)
+    if not run.exists():
+        _write_run(run, rng, queries, depth, n_docs, chunk, order_of_queries)
+    if not qrels.exists():
+        _write_qrels(qrels, rng, queries, depth, n_docs, judged)
+    return qrels, run
+
+
+def judgments_per_query(queries: int) -> int:
+    return max(5, min(100, 2_000_000 // queries))
+
+
+def _write_run(run, rng, queries, depth, n_docs, chunk, order_of_queries):
     with open(run.with_suffix(".tmp"), "w") as fh:
         for start in range(0, queries, chunk):
             q = np.repeat(order_of_queries[start:start + chunk], depth)
@@ -59,15 +74,18 @@ def write_collection(folder: Path, lines: int, queries: int, seed: int = 11) -> 
                              zip(q[shuffle].tolist(), docs[shuffle].tolist(), scores[shuffle].tolist()))
             fh.write(text + "\n")
     os.replace(run.with_suffix(".tmp"), run)
+
+
+def _write_qrels(qrels, rng, queries, depth, n_docs, judged):
+    chunk = max(1, 2_000_000 // judged)
     with open(qrels.with_suffix(".tmp"), "w") as fh:
         for start in range(0, queries, chunk):
-            q = np.repeat(np.arange(start, min(start + chunk, queries)), 100)
-            docs = rng.integers(0, n_docs, size=len(q)) * depth + np.tile(np.arange(100) % depth, len(q) // 100)
+            q = np.repeat(np.arange(start, min(start + chunk, queries)), judged)
+            docs = rng.integers(0, n_docs, size=len(q)) * depth + np.tile(np.arange(judged) % depth, len(q) // judged)
             grades = (rng.random(len(q)) < 1 / 3).astype(int) * rng.integers(1, 4, size=len(q))
             fh.write("\n".join(f"q{a} 0 d{b} {c}" for a, b, c in zip(q.tolist(), docs.tolist(), grades.tolist()))
                      + "\n")
     os.replace(qrels.with_suffix(".tmp"), qrels)
-    return qrels, run
 
 
 def gzipped(run: Path) -> Path:
@@ -139,19 +157,20 @@ def main(argv=None) -> int:
     table += [f"| {name} | {wall:.1f} | {peak / 2**20:,.0f} | "
               f"{'exit ' + str(status) if status else ('identical' if same[name] else 'differs')} |"
               for name, wall, peak, status in rows]
+    begin, end = markers(args.lines)
     section = "\n".join([
-        BEGIN, f"## Runs too large to hold: by query ({args.lines:,} lines)", "",
+        begin, f"## Runs too large to hold: by query ({args.lines:,} lines)", "",
         f"`benchmarks/bench_by_query.py --lines {args.lines} --queries {args.queries}`: a run of {args.lines:,} "
         f"lines ({size / 2**20:,.0f} MiB, {args.queries:,} queries, tied scores, every line shuffled) and "
-        f"100 judgments a query; each tool a fresh process, best of {args.repeat}; peak resident memory "
+        f"{judgments_per_query(args.queries)} judgments a query; each tool a fresh process, best of {args.repeat}; peak resident memory "
         f"of that one process (`RUSAGE_CHILDREN` in a small wrapper). Machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the end.", "",
-        *table, "", END, ""])
+        *table, "", end, ""])
     print(section)
     if args.write:
         sys.path.insert(0, str(REPO / "benchmarks"))
         from bench_compare import write_section
 
-        write_section(REPO / "docs" / "benchmarks.md", BEGIN, END, section)
+        write_section(REPO / "docs" / "benchmarks.md", begin, end, section)
     return 0 if all(same.values()) else 1
 
 

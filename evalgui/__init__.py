@@ -15,13 +15,15 @@ _API = ("evaluate", "compare", "preference", "metaeval", "open_project", "save_p
 _STABILITY_CASEBASE = {"stability": "evalgui._api_stability", "casebase": "evalgui._api_casebase",
                        "similarity": "evalgui._api_casebase"}
 # ---- end of eg.stability / eg.casebase
+# ---- eg.EvalguiWarning: the category of the results' caveats, raised as warnings (evalgui.core.advisor)
+_ADVISOR = {"EvalguiWarning": "evalgui.core.advisor"}
 
 
 def __getattr__(name: str):
-    if name in _STABILITY_CASEBASE:
+    if name in _STABILITY_CASEBASE or name in _ADVISOR:
         import importlib
 
-        return getattr(importlib.import_module(_STABILITY_CASEBASE[name]), name)
+        return getattr(importlib.import_module({**_STABILITY_CASEBASE, **_ADVISOR}[name]), name)
     # The version is read from the package metadata (pyproject.toml is its one source) when asked for.
     if name == "__version__":
         from evalgui.core.distribution import version
@@ -35,4 +37,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted([*globals(), "__version__", *_API, *_STABILITY_CASEBASE])
+    return sorted([*globals(), "__version__", *_API, *_STABILITY_CASEBASE, *_ADVISOR])

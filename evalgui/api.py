@@ -4,7 +4,10 @@ in ``outcome.tables``, notes, and provenance.
 
 Inputs are paths; ``evaluate`` and ``metaeval`` also take pandas DataFrames and the
 ``{query: {doc: score}}`` / ``{query: {doc: grade}}`` dicts of pytrec_eval and ranx
-(:mod:`evalgui.core.workflows.memory` converts them, for any workflow). A bad value raises
+(:mod:`evalgui.core.workflows.memory` converts them, for any workflow). ``evaluate``, ``compare``,
+``preference`` and ``metaeval`` also give ``outcome.caveats`` (what to watch in the numbers: unjudged
+documents, too few queries, uncorrected tests, ties, missing queries; :mod:`evalgui.core.advisor`), each
+also raised as an :class:`evalgui.EvalguiWarning`. A bad value raises
 :class:`~evalgui.core.workflows.params.RequestError` naming the parameter; bad data
 :class:`~evalgui.core.errors.EvalInputError` naming the input.
 """
@@ -22,6 +25,14 @@ def _paths(values) -> list[str]:
     return [os.fspath(v) for v in values]
 
 
+def _warned(outcome: Outcome) -> Outcome:
+    """The outcome, its caveats raised as :class:`evalgui.EvalguiWarning` (``outcome.caveats`` holds them too)."""
+    from evalgui.core.advisor import raise_warnings
+
+    raise_warnings(outcome.caveats, stacklevel=4)
+    return outcome
+
+
 def evaluate(qrels, runs, measures=("official",), **options) -> Outcome:
     """Evaluate runs against judgments; the ranked workflow's outcome.
 
@@ -36,7 +47,7 @@ def evaluate(qrels, runs, measures=("official",), **options) -> Outcome:
     qrels_key, run_keys, _, inputs = inputs_for(qrels, runs)
     measures = (measures,) if isinstance(measures, str) else tuple(measures)
     request = EvaluateRequest(qrels=qrels_key, runs=run_keys, measures=measures, **options)
-    return run_evaluate(request, inputs=inputs)
+    return _warned(run_evaluate(request, inputs=inputs))
 
 
 def compare(qrels=None, runs=(), measures=(), *, scores=None, **settings) -> Outcome:
@@ -51,7 +62,7 @@ def compare(qrels=None, runs=(), measures=(), *, scores=None, **settings) -> Out
     request = CompareRequest(qrels=None if qrels is None else _paths(qrels)[0], runs=_paths(runs),
                              measures=list(measures), scores=None if scores is None else _paths(scores)[0],
                              **settings)
-    return run_compare(request)
+    return _warned(run_compare(request))
 
 
 def preference(qrels, runs, measures=(), **settings) -> Outcome:
@@ -59,8 +70,8 @@ def preference(qrels, runs, measures=(), **settings) -> Outcome:
     Tables: ``pairs``, ``ranking``, ``matrix`` (and ``tests`` with a test)."""
     from evalgui.core.workflows.compare import PreferenceRequest, run_preference
 
-    return run_preference(PreferenceRequest(qrels=_paths(qrels)[0], runs=_paths(runs), measures=list(measures),
-                                            **settings))
+    request = PreferenceRequest(qrels=_paths(qrels)[0], runs=_paths(runs), measures=list(measures), **settings)
+    return _warned(run_preference(request))
 
 
 def metaeval(qrels=None, runs=(), measures=(), experiment="stability", scores=None, **settings) -> Outcome:
@@ -79,7 +90,7 @@ def metaeval(qrels=None, runs=(), measures=(), experiment="stability", scores=No
     measures = (measures,) if isinstance(measures, str) else tuple(measures)
     request = MetaevalRequest(qrels=qrels_key, runs=run_keys, scores=scores_key, measures=measures,
                               experiment=experiment, **settings)
-    return run_metaeval(request, inputs=inputs)
+    return _warned(run_metaeval(request, inputs=inputs))
 
 
 def open_project(path):

@@ -36,11 +36,12 @@ def files(tmp_path):
     return write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
 
 
-def run_cli(capsys, *argv):
-    """main(argv) -> (status, stdout, stderr lines)."""
+def run_cli(capsys, *argv, caveats: bool = False):
+    """main(argv) -> (status, stdout, stderr lines). The results' ``caveat:`` lines (the advisor's, tested in
+    tests/cli/test_caveats_cli.py) are left out unless ``caveats``: these tests check the other messages."""
     status = main([str(a) for a in argv])
     out, err = capsys.readouterr()
-    return status, out, err.splitlines()
+    return status, out, [l for l in err.splitlines() if caveats or not l.startswith("caveat: ")]
 
 
 def line(name: str, qid: str, value: float) -> str:

@@ -18,7 +18,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit status 2."""
 
     def error(self, message):
-        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        sys.stderr.write(f"{self.prog}: error: {one_line(message)} (see --help)\n")
         sys.exit(2)
 
 
@@ -89,12 +89,14 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
     from evalgui.core.export import FORMATS
 
     p.add_argument("--format", choices=FORMATS, default=None,
-                   help="output format (default: from -o's extension, else csv)")
+                   help="output format (default: from -o's extension, else csv); values are written exactly "
+                        "(no spreadsheet quoting of cells starting with =), Markdown escapes what would render")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of standard output")
 
 
 # The options that name a file the command writes, as the user typed them.
-OUTPUT_OPTIONS = {"output": "-o", "save_ranks": "--save-ranks", "export_ground_truth": "--export-ground-truth"}
+OUTPUT_OPTIONS = {"output": "-o", "save_ranks": "--save-ranks", "export_ground_truth": "--export-ground-truth",
+                  "caveats": "--caveats"}
 
 
 def check_outputs(args) -> None:

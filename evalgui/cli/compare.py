@@ -32,6 +32,9 @@ def add_arguments(p) -> None:
                        help="write every tested pair in both orders, seen from the row run (measure, row, column, "
                             "both means, difference and CI, p, adjusted p, wins/ties/losses): the window's matrix")
     add_output_options(p)
+    from evalgui.cli.caveats import add_caveats_option
+
+    add_caveats_option(p)
 
 
 def run(args) -> int:
@@ -47,6 +50,8 @@ def run(args) -> int:
     outcome = run_compare(request)
     for note in outcome.notes_for_cli():
         warn(note)
+    from evalgui.cli.caveats import report_caveats
+
     if args.paper:
         from evalgui.core.export import write_atomic
         from evalgui.core.stats.compare import paper_table
@@ -58,6 +63,8 @@ def run(args) -> int:
             import sys
 
             sys.stdout.write(text)
+        report_caveats(outcome, args)
         return 0
     write_table(outcome.tables["matrix" if args.matrix else "comparison"], fmt, args.output)
+    report_caveats(outcome, args)
     return 0

@@ -22,6 +22,9 @@ def add_arguments(p) -> None:
                           "evaluate this query only"},
     })
     add_output_options(p)
+    from evalgui.cli.caveats import add_caveats_option
+
+    add_caveats_option(p)
 
 
 def run(args) -> int:
@@ -35,4 +38,7 @@ def run(args) -> int:
     for note in outcome.notes:
         warn(note)
     write_table(outcome.tables["results"], fmt, args.output)
+    from evalgui.cli.caveats import report_caveats
+
+    report_caveats(outcome, args)
     return 0

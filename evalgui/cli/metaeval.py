@@ -63,6 +63,9 @@ def add_arguments(p) -> None:
                    help="robustness: write tau and flipped pairs of every repetition instead of their mean and "
                         "spread")
     add_output_options(p)
+    from evalgui.cli.caveats import add_caveats_option
+
+    add_caveats_option(p)
 
 
 def _check_experiment_options(args) -> None:
@@ -102,4 +105,7 @@ def run(args) -> int:
     for note in outcome.notes:                  # after the checks: an error is said in its one line alone
         warn(note)
     write_table(table, fmt, args.output)
+    from evalgui.cli.caveats import report_caveats
+
+    report_caveats(outcome, args)
     return 0

@@ -57,6 +57,9 @@ def add_arguments(p) -> None:
                             "rate (the share of the others a run is preferred to); with --test, also the pairs "
                             "each run wins and loses significantly")
     add_output_options(p)
+    from evalgui.cli.caveats import add_caveats_option
+
+    add_caveats_option(p)
 
 
 def run(args) -> int:
@@ -71,6 +74,9 @@ def run(args) -> int:
     for note in outcome.notes_for_cli():
         warn(note)
     write_table(outcome.tables[table], fmt, args.output)
+    from evalgui.cli.caveats import report_caveats
+
+    report_caveats(outcome, args)
     return 0
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from evalgui.cli.common import PROG, UsageProblem, warn
+from evalgui.cli.common import PROG, UsageProblem, one_line, warn
 
 NAME = "run"
 HELP = "re-run a saved project's jobs and write every table and plot"
@@ -64,7 +64,9 @@ def run(args) -> int:
                            "the format has none: open it in the window, press Run and save it)")
     outside = project.outside()
     if outside:
-        warn(f"{args.project} reads files outside its folder: {', '.join(outside)}")
+        from evalgui.core.trust import where_it_leads
+
+        warn(f"{args.project} reads files outside its folder: {', '.join(map(where_it_leads, outside))}")
     for path in project.changed:
         warn(f"{path} changed since the project was saved")
     os.makedirs(args.folder, exist_ok=True)
@@ -73,7 +75,7 @@ def run(args) -> int:
     inputs = Inputs()
     for key, problem in project.problems.items():
         if key not in project.requests:
-            sys.stderr.write(f"{PROG}: error: {key}: {problem}\n")
+            sys.stderr.write(f"{PROG}: error: {one_line(f'{key}: {problem}')}\n")
             failed += 1
     for key in [k for k in flows if k in project.requests]:
         flow, request = flows[key], project.requests[key]
@@ -81,11 +83,11 @@ def run(args) -> int:
             _regular_files(request)
             outcome = flow.run(request, JobState(_Progress(key)), inputs)
         except RequestError as exc:
-            sys.stderr.write(f"{PROG}: error: {key}: {exc.problems[0].for_cli()}\n")
+            sys.stderr.write(f"{PROG}: error: {one_line(f'{key}: {exc.problems[0].for_cli()}')}\n")
             failed += 1
             continue
         except (EvalInputError, EvalUsageError) as exc:
-            sys.stderr.write(f"{PROG}: error: {key}: {exc}\n")
+            sys.stderr.write(f"{PROG}: error: {one_line(f'{key}: {exc}')}\n")
             failed += 1
             continue
         for note in outcome.notes_for_cli():

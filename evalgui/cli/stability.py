@@ -129,7 +129,8 @@ def render(results, sections: tuple[str, ...], fmt: str) -> str:
         if len(sections) > 1:
             lines.append(f"## {name}" if fmt == "markdown" else f"{comment}{name}")
         if name == "sign":
-            lines.append(comment + results.legend_text())
+            legend = results.legend_text()
+            lines.append(export.markdown_escape(legend) if fmt == "markdown" else comment + legend)
         if fmt == "markdown" and lines:
             lines.append("")
         parts.append("".join(line + "\n" for line in lines) + export.to_text(tables[name], fmt))

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import math
 import os
+import re
 import secrets
 import stat
 from collections.abc import Iterator
@@ -114,6 +115,49 @@ def _latex_escape(text: str) -> str:
     return text
 
 
+# Markdown that would render from a name: HTML (as entities: every renderer reads them), and with a backslash
+# the code span, emphasis, strikethrough, link and image marks and the table's cell separator. An underscore
+# inside a word emphasises nothing (CommonMark, GFM, Python-Markdown), so run_a keeps its underscore bare.
+_MARKDOWN_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*~\[\]|]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|[&<>]|[\r\n]+")
+
+
+def markdown_escape(text: str) -> str:
+    """``text`` as Markdown that shows it literally (in a table cell too): no tag, link, image or emphasis."""
+    def escaped(match: re.Match) -> str:
+        mark = match.group()
+        if mark in _MARKDOWN_ENTITIES:
+            return _MARKDOWN_ENTITIES[mark]
+        return " " if mark[0] in "\r\n" else "\\" + mark
+
+    return _MARKDOWN_SPECIAL.sub(escaped, text)
+
+
+# OWASP's advice against formula injection: a spreadsheet runs a cell that starts with one of these.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# Harmless however a spreadsheet reads them: a number written as text (a query id -1), a mark of dashes ("--").
+_NO_FORMULA = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|-+")
+
+
+def spreadsheet_text(value):
+    """A text cell for a spreadsheet: one a spreadsheet would run as a formula gets a leading '."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _NO_FORMULA.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def _spreadsheet_frame(frame):
+    """A copy whose text cells (and column names) cannot run as formulas; number columns untouched."""
+    text = [c for c in frame.columns if frame[c].dtype.kind not in "biufcmM"]
+    renamed = {c: spreadsheet_text(c) for c in frame.columns if isinstance(c, str) and spreadsheet_text(c) != c}
+    if not text and not renamed:
+        return frame
+    frame = frame.copy()
+    for c in text:
+        frame[c] = frame[c].map(spreadsheet_text)
+    return frame.rename(columns=renamed)
+
+
 SIGNIFICANT_DIGITS = 15  # what a double holds exactly in decimal, and what spreadsheets show
 
 
@@ -161,10 +205,15 @@ def _clean_frame(frame):
     return frame
 
 
-def to_text(frame, fmt: str) -> str:
-    """Render a DataFrame in one of FORMATS (CSV/TSV/JSON: 15 significant digits; the others 4 decimals)."""
+def to_text(frame, fmt: str, spreadsheet: bool = False) -> str:
+    """Render a DataFrame in one of FORMATS (CSV/TSV/JSON: 15 significant digits; the others 4 decimals).
+
+    ``spreadsheet``: CSV and TSV for a spreadsheet (the window's exports): text cells that would run as
+    formulas start with '. Without it every value is written exactly, as programs read it."""
     if fmt in ("csv", "tsv", "json"):
         frame = _clean_frame(frame)
+    if spreadsheet and fmt in ("csv", "tsv"):
+        frame = _spreadsheet_frame(frame)
     if fmt == "csv":
         return frame.to_csv(index=False, lineterminator="\n")
     if fmt == "tsv":
@@ -183,9 +232,9 @@ def to_text(frame, fmt: str) -> str:
     rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
     numeric = [frame[c].dtype.kind in "fiu" for c in frame.columns]
     if fmt == "markdown":
-        out = ["| " + " | ".join(columns) + " |",
+        out = ["| " + " | ".join(markdown_escape(c) for c in columns) + " |",
                "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
-        out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+        out += ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows]
         return "\n".join(out) + "\n"
     if fmt == "latex":
         spec = "".join("r" if n else "l" for n in numeric)

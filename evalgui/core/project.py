@@ -21,15 +21,26 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from evalgui.core.errors import EvalInputError
 
 FORMAT = "evalgui-project"
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
+# The kind of a similarity model file a project names (``eg.save_project``): hashed, never loaded as a data file.
+MODEL_KIND = "similarity model"
 # A project's JSON is refused past this size (a project holds results, not data: the data stays in its files).
 MAX_PROJECT_BYTES = 512 << 20
 ENCODE_CHECK_PIECES = 5_000      # a save's cancel check every this many pieces of JSON (about 20 ms of encoding)
+# What opening a project may take in memory, estimated before parsing it (the parsed JSON takes many times its text).
+MAX_PROJECT_MEMORY = 4 << 30
+# Python's cost of each parsed piece, in bytes: an object (a dict with a few keys), a list, an item after a comma
+# (its pointer and a boxed value); the text itself is held twice (bytes read, then decoded).
+OBJECT_BYTES, LIST_BYTES, ITEM_BYTES, TEXT_FACTOR = 232, 64, 36, 2
+SCAN_CHUNK = 1 << 20
+FLAT = ("data", "rows")       # the keys of saved tables' columns
+MAX_DEPTH = 100          # forms, requests and results' inputs nest a few levels; deeper is a crafted file
 
 
 def _relative(path: str, folder: str) -> str:
@@ -164,17 +175,18 @@ def _request_paths(request) -> set[str]:
     return out
 
 
-def read_project(path: str, hash_files: bool = True) -> dict:
+def read_project(path: str, hash_files: bool = True, in_pieces: bool = False) -> dict:
     """Read and check a project; file paths come back absolute. Raises EvalInputError for a bad file.
 
     Returns ``files`` [{path, kind, hash?}], ``forms``, ``results``, ``requests`` (workflow key -> the
     request's JSON), ``version`` and ``changed``: the files whose content differs from when the project
     was saved (their results are stale). ``hash_files=False``: ``changed`` is left empty, no named file
-    is read (the window asks first about files outside the project's folder: :func:`checking_job`)."""
+    is read (the window asks first about files outside the project's folder: :func:`checking_job`).
+    ``in_pieces``: parse it with :func:`parse_in_pieces` (a worker beside the window's thread)."""
     from evalgui.core.hashing import content_hash
 
     path = os.path.abspath(path)
-    data = _load_json(path)
+    data = _load_json(path, in_pieces)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise EvalInputError(path, "not an evalgui project (no \"format\": \"evalgui-project\")")
     version = data.get("version")
@@ -189,19 +201,27 @@ def read_project(path: str, hash_files: bool = True) -> dict:
             raise EvalInputError(path, f"\"{key}\" must be a JSON {'list' if kind is list else 'object'}, "
                                        f"not {_json_type(data[key])}")
     folder = os.path.dirname(path)
-    files = []
+    files = {}          # path -> entry: a file listed again is read once (its first entry counts)
     for i, entry in enumerate(data.get("files", [])):
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not entry["path"]:
             raise EvalInputError(path, f"file entry {i + 1} has no path")
-        if "\0" in entry["path"]:
-            raise EvalInputError(path, f"file entry {i + 1} has a path with a NUL character")
+        _check_path(path, f"file entry {i + 1}", entry["path"])
         file_path = os.path.normpath(os.path.join(folder, entry["path"].replace("/", os.sep)))
+        if file_path in files:
+            continue
         item = {"path": file_path, "kind": entry.get("kind") if isinstance(entry.get("kind"), str) else None}
         if isinstance(entry.get("hash"), str):
             item["hash"] = entry["hash"]
-        files.append(item)
+        files[file_path] = item
+    files = list(files.values())
     forms = data.get("forms", {})
     results = data.get("results", {})
+    for key in ("forms", "requests", "results"):
+        _check_nesting(path, key, data.get(key, {}))
+    for key in ("forms", "requests"):
+        _check_form_paths(path, key, data.get(key, {}))
+    for key, value in results.items():
+        _with_inputs(value, lambda inputs, key=key: _check_form_paths(path, f"results \"{key}\"", inputs))
     results = {k: _with_inputs(v, lambda inputs: _absolute_form_paths(inputs, folder)) for k, v in results.items()}
     requests = {str(k): v for k, v in data.get("requests", {}).items() if isinstance(v, dict)}
     changed = [f["path"] for f in files if hash_files and "hash" in f and os.path.isfile(f["path"])
@@ -210,12 +230,60 @@ def read_project(path: str, hash_files: bool = True) -> dict:
             "requests": _absolute_form_paths(requests, folder), "version": version, "changed": changed}
 
 
+def _path_problem(text: str) -> str | None:
+    """Why ``text`` cannot name a file (None: it can): a NUL, or a character no file name holds (a lone
+    surrogate other than those standing for a name's undecodable bytes)."""
+    if "\0" in text:
+        return "has a NUL character"
+    try:
+        os.fsencode(text)
+    except UnicodeError:
+        return "has a character that is not text (a lone surrogate)"
+    return None
+
+
+def _check_path(project_path: str, where: str, text: str) -> None:
+    problem = _path_problem(text)
+    if problem is not None:
+        raise EvalInputError(project_path, f"{where}: the path {ascii(text)} {problem}")
+
+
+def _check_form_paths(project_path: str, where: str, value) -> None:
+    """Every path a form, request or result names (its ``file:`` strings, a request's file values) can name a file."""
+    stack = [(value, where)]
+    while stack:
+        item, place = stack.pop()
+        if isinstance(item, str):
+            if item.startswith("file:") or os.path.isabs(item):
+                _check_path(project_path, place, item)
+        elif isinstance(item, dict):
+            stack.extend((v, f"{place}, \"{k}\"") for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, f"{place}, item {i + 1}") for i, v in enumerate(item))
+    return value
+
+
+def _check_nesting(project_path: str, where: str, value) -> None:
+    """Refuse ``value`` nested deeper than MAX_DEPTH (the walks after this one recurse); saved tables' columns
+    (``FLAT``: long, and read as flat columns) are not walked."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise EvalInputError(project_path, f"\"{where}\" is nested too deeply to be a project "
+                                               f"(more than {MAX_DEPTH} levels)")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for k, v in item.items() if k not in FLAT and isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+
+
 def _json_type(value) -> str:
     return {type(None): "null", bool: "true or false", int: "a number", float: "a number", str: "text",
             list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
 
-def _load_json(path: str):
+def _load_json(path: str, in_pieces: bool = False):
     """The project's JSON; EvalInputError for what is not a regular file, too large, or not JSON."""
     import stat
 
@@ -231,8 +299,16 @@ def _load_json(path: str):
         raise EvalInputError(path, f"{info.st_size:,} bytes is too large for a project "
                                    f"(at most {MAX_PROJECT_BYTES >> 20} MB)")
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.loads(fh.read(MAX_PROJECT_BYTES + 1))
+        _check_memory(path)
+        with open(path, "rb") as fh:
+            text = fh.read(MAX_PROJECT_BYTES + 1).decode("utf-8")
+        return parse_in_pieces(text) if in_pieces else json.loads(text)
+    except EvalInputError:
+        raise
+    except MemoryError:
+        from evalgui.core.memory import out_of_memory
+
+        raise EvalInputError(path, out_of_memory(path)) from None
     except UnicodeDecodeError:
         raise EvalInputError(path, "not a text file (an evalgui project is JSON)") from None
     except json.JSONDecodeError as exc:
@@ -243,6 +319,122 @@ def _load_json(path: str):
         raise EvalInputError(path, f"not a valid project: {exc}") from None
     except OSError as exc:
         raise EvalInputError(path, exc.strerror or str(exc)) from None
+
+
+PIECE_CHARS = 1 << 20          # the most text one call of the C parser reads (about 15 ms of numbers)
+FIRST_PIECE = 64               # a list's first piece: a short list costs one short failed try
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def parse_in_pieces(text: str):
+    """``json.loads(text)``, with no C call longer than PIECE_CHARS of text: json.loads holds the GIL for
+    the whole text (a 100 MB project froze the window's thread for seconds while its worker parsed it).
+    Objects and lists are walked here; scalars, and runs of items in a list (saved tables' columns), are
+    the C parser's. Bad JSON: json.loads's own error."""
+    scan = json.JSONDecoder().scan_once
+
+    def skip(i: int) -> int:
+        return _SPACE.match(text, i).end()
+
+    def value(i: int):
+        i = skip(i)
+        opening = text[i:i + 1]
+        if opening == "{":
+            return members(i + 1)
+        if opening == "[":
+            return items(i + 1)
+        return scan(text, i)
+
+    def following(i: int, end: str) -> int:
+        """After an item: where the next one starts (past the comma), or minus where the text goes on past
+        ``end``."""
+        i = skip(i)
+        if text[i:i + 1] == end:
+            return -(i + 1)
+        if text[i:i + 1] != ",":
+            raise ValueError
+        return skip(i + 1)
+
+    def members(i: int):
+        out = {}
+        i = skip(i)
+        if text[i:i + 1] == "}":
+            return out, i + 1
+        while True:
+            if text[i:i + 1] != '"':
+                raise ValueError
+            key, i = scan(text, i)
+            i = skip(i)
+            if text[i:i + 1] != ":":
+                raise ValueError
+            out[key], i = value(i + 1)
+            i = following(i, "}")
+            if i < 0:
+                return out, -i
+
+    def items(i: int):
+        out = []
+        i = skip(i)
+        if text[i:i + 1] == "]":
+            return out, i + 1
+        size, closing = FIRST_PIECE, ""
+        while True:
+            # The items up to a comma, as one piece for the C parser: a piece it takes holds whole items (a
+            # comma inside a string or a nested list, or past this list's end, leaves it invalid). Pieces grow
+            # while they parse, up to PIECE_CHARS; one that does not is parsed item by item here. The comma
+            # cut at follows what closed the last item ("}," after an object: not a comma inside one).
+            cut = text.rfind(closing + ",", i, i + size) if i + size < len(text) else -1
+            cut += len(closing) if cut >= 0 else 0
+            if cut > i:
+                try:
+                    out.extend(json.loads("[" + text[i:cut] + "]"))
+                    i = skip(cut + 1)
+                    size = min(2 * size, PIECE_CHARS)
+                    continue
+                except ValueError:
+                    size = FIRST_PIECE
+            item, i = value(i)
+            out.append(item)
+            closing = text[i - 1] if text[i - 1] in '}]"' else ""
+            i = following(i, "]")
+            if i < 0:
+                return out, -i
+
+    try:
+        result, end = value(0)
+        if skip(end) != len(text):
+            raise ValueError
+        return result
+    except (ValueError, StopIteration, IndexError):
+        return json.loads(text)               # raises json's own error (or, were this walk wrong, parses it)
+
+
+def _check_memory(path: str) -> None:
+    """Refuse a project whose parsed JSON would not fit, before parsing it: a scan in chunks (constant memory)
+    counts its objects, lists and items, each of which Python holds as an object; refuse a JSON value other
+    than an object (a project is one) from its first character."""
+    from evalgui.core.memory import _mib, room
+
+    objects = lists = items = size = 0
+    first = None
+    with open(path, "rb") as fh:
+        while chunk := fh.read(SCAN_CHUNK):
+            if first is None and chunk.strip():
+                first = chunk.lstrip()[:1]
+                if first in b'["-0123456789tfn':
+                    raise EvalInputError(path, "not an evalgui project (its JSON is not an object)")
+            size += len(chunk)
+            objects += chunk.count(b"{")
+            lists += chunk.count(b"[")
+            items += chunk.count(b",")
+    need = TEXT_FACTOR * size + OBJECT_BYTES * objects + LIST_BYTES * lists + ITEM_BYTES * items
+    limit, what = MAX_PROJECT_MEMORY, f"the {_mib(MAX_PROJECT_MEMORY)} a project may take"
+    free = room()
+    if free is not None and free.free < limit:
+        limit, what = free.free, f"the {_mib(free.free)} that remain under {free.what}"
+    if need > limit:
+        raise EvalInputError(path, f"opening it would take about {_mib(need)} of memory ({objects + lists:,} "
+                                   f"objects and lists, {items:,} items), more than {what}")
 
 
 def _map_strings(value, change):
@@ -294,7 +486,7 @@ def reading_job(path: str):
         from evalgui.core import trust
 
         state.progress(0.0, f"Reading {os.path.basename(path)}")
-        project = read_project(path, hash_files=False)
+        project = read_project(path, hash_files=False, in_pieces=True)
         state.check()
         named = [f["path"] for f in project["files"]] + form_files(project["forms"])
         project["outside"] = trust.outside_folder(path, named)

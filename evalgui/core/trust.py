@@ -126,3 +126,10 @@ def outside_folder(project_path: str, paths) -> list[str]:
         if not inside:
             out.append(path)
     return out
+
+
+def where_it_leads(path: str) -> str:
+    """``path`` as the trust question names it: where its links lead (a link inside the project's folder
+    can lead anywhere), and the link itself beside it."""
+    target = os.path.realpath(path)
+    return path if target == os.path.abspath(path) else f"{target} (through the link {path})"

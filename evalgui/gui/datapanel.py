@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QTableView, QVBoxLayout, QWidget)
 
 from evalgui.core.inputs import LoadedInput, kinds
+from evalgui.gui.plain_text import tip
 from evalgui.gui.session import Session
 
 _COLUMNS = ("", "File", "Kind", "Contents")
@@ -87,7 +88,7 @@ class FilesModel(QAbstractTableModel):
             return self._described[row]
         if role == Qt.ItemDataRole.ToolTipRole:
             if row not in self._tips:
-                self._tips[row] = _tooltip(item)
+                self._tips[row] = tip(_tooltip(item))
             return self._tips[row]
         if role == Qt.ItemDataRole.UserRole and column == 0:
             return item.path

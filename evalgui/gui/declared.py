@@ -18,10 +18,17 @@ settings):
 
 View-only settings (which source page is shown) are declared with :func:`view` and bound the same way.
 A binding's name may be dotted (``ranked.on``): the state nests it (``{"ranked": {"on": ...}}``).
+
+:meth:`Bindings.keep_defaults` (the end of a form's constructor) keeps the values the form starts with, its
+declared defaults; :meth:`Bindings.reset` puts them back (a project or the demo then sets what it says, the
+rest stays at the defaults). :meth:`Bindings.remembered` is the part of a state kept from one session to the
+next: never a file, nor what describes the loaded data.
 """
 
 from __future__ import annotations
 
+import copy
+import os
 import re
 from typing import Any
 
@@ -162,6 +169,9 @@ class Binding:
             w.setText(_list_text(value) if p.type in LIST_TYPES else str(value))
         return True
 
+    def reset(self, value) -> None:
+        self.set_value(value)
+
     @property
     def changed(self):
         """The signal of the user's edits (a line edit's textEdited: the form setting it is none)."""
@@ -200,6 +210,9 @@ class _RestoringBinding:
         self.widget.restore(value)
         return True
 
+    def reset(self, value) -> None:
+        self.widget.restore(value)
+
     @property
     def changed(self):
         return self.widget.changed
@@ -211,6 +224,10 @@ class ChecklistBinding(_RestoringBinding):
 
     def value(self) -> dict:
         return dict(self.widget.ticks)
+
+    def reset(self, value) -> None:
+        self.widget.ticks.clear()       # restoring ticks adds to those there; the defaults replace them
+        self.widget.restore(value)
 
 
 class StateBinding(_RestoringBinding):
@@ -244,9 +261,12 @@ class HeldBinding:
     def value(self) -> Any:
         return self._get()
 
+    def reset(self, value) -> None:
+        self._put(copy.deepcopy(value))     # the form's own value: no check (None where a file is wanted)
+
     def set_value(self, value) -> bool:
         p = self.param
-        if value is None and not p.optional:
+        if value is None and not p.optional and p.type != "file":     # a file not chosen is None
             return False
         if p.type == "json":
             if p.default is not None and value is not None and not isinstance(value, type(p.default)):
@@ -272,11 +292,14 @@ class Bindings:
 
     def __init__(self, refresh=None):
         self._bindings: dict[str, Any] = {}
+        self._defaults: dict[str, Any] | None = None
+        self._session_only: set[str] = set()
         self.refresh = refresh
 
     def bind(self, param, widget, label: QLabel | None = None, *, name: str | None = None, dress: bool = True):
         """Dress ``widget`` from ``param`` and remember it under ``name`` (the parameter's by default); a
-        checklist gives its ticks, a control with ``state()``/``restore()`` its state. Returns the widget."""
+        checklist gives its ticks, a control with ``state()``/``restore()`` its state. Returns the widget.
+        A list of files (``files``) is never remembered from one session to the next."""
         from evalgui.gui.workspaces.run_picker import Checklist
 
         if isinstance(widget, Checklist):
@@ -289,10 +312,14 @@ class Bindings:
         return widget
 
     def hold(self, param, holder=None, attribute: str | None = None, *, name: str | None = None, get=None,
-             put=None, late: bool = False, shows=()) -> None:
-        """Bind a value the form holds (see :class:`HeldBinding`) under ``name`` (the parameter's by default)."""
+             put=None, late: bool = False, shows=(), session_only: bool = False) -> None:
+        """Bind a value the form holds (see :class:`HeldBinding`) under ``name`` (the parameter's by default).
+        ``session_only``: it describes the loaded data (a similarity model of a case base's attributes, the id
+        column of each file), so it is not remembered for the next session; a file (``file``) never is."""
         self._bindings[name or param.name] = HeldBinding(param, holder, attribute, get=get, put=put, late=late,
                                                          shows=shows)
+        if session_only:
+            self._session_only.add(name or param.name)
 
     def __getitem__(self, name: str):
         return self._bindings[name]
@@ -321,6 +348,48 @@ class Bindings:
             _put(out, name, binding.value())
         return out
 
+    # ------------------------------------------------------------ defaults and what is remembered
+    def keep_defaults(self) -> None:
+        """The values shown now are the form's defaults (called once the form is built, before any restore)."""
+        self._defaults = {name: copy.deepcopy(binding.value()) for name, binding in self._bindings.items()}
+
+    def defaults(self) -> dict:
+        """The form's defaults as a state."""
+        out: dict = {}
+        for name, value in self._kept_defaults().items():
+            _put(out, name, copy.deepcopy(value))
+        return out
+
+    def _kept_defaults(self) -> dict:
+        if self._defaults is None:
+            raise RuntimeError("the form did not keep its defaults (Bindings.keep_defaults)")
+        return self._defaults
+
+    def reset(self) -> None:
+        """Every value back to the form's default: ticks forgotten, files unchosen. No ``refresh``: the
+        restore that follows (a project's, the demo's) refreshes once (thousands of files: one refill)."""
+        defaults = self._kept_defaults()
+        for late in (False, True):
+            for name, binding in self._bindings.items():
+                if binding.late == late:
+                    binding.reset(copy.deepcopy(defaults[name]))
+
+    def names_data(self, name: str) -> bool:
+        """Whether the binding ``name`` names a file or describes the loaded data (not remembered)."""
+        return (name in self._session_only or self._bindings[name].param.type in ("file", "files"))
+
+    def remembered(self, state: dict) -> dict:
+        """What of ``state`` (the form's, or one remembered by an earlier version) seeds a new session: every
+        setting but the files and what describes the loaded data; nothing that names a file."""
+        if not isinstance(state, dict):
+            return {}
+        out: dict = {}
+        for name in self._bindings:
+            value = _lookup(state, name)
+            if value is not _MISSING and not self.names_data(name) and not _names_a_path(value):
+                _put(out, name, value)
+        return out
+
     def restore(self, state: dict, aliases: dict[str, str] | None = None) -> None:
         """Show the saved values (under their names, or an older name in ``aliases``; dotted names look into
         nested dicts); a value the parameter does not accept leaves its control as it is. Then the form's
@@ -344,6 +413,17 @@ class Bindings:
 
 
 _MISSING = object()
+
+
+def _names_a_path(value) -> bool:
+    """Whether ``value`` holds an absolute path (as a value, or as a key: ticks by file)."""
+    if isinstance(value, str):
+        return os.path.isabs(value) or value.startswith("file:")
+    if isinstance(value, dict):
+        return any(_names_a_path(k) or _names_a_path(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_names_a_path(v) for v in value)
+    return False
 
 
 def _lookup(state: dict, name: str):

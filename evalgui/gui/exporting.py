@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from evalgui.gui.plain_text import tip as plain_tip
+
 LAST_FOLDER_KEY = "last_export_folder"
 
 TABLE_FORMATS = (("CSV", ".csv"), ("TSV", ".tsv"), ("LaTeX", ".tex"), ("Markdown", ".md"), ("JSON", ".json"))
@@ -76,7 +78,7 @@ def export_dialog(parent: QWidget | None, default_name: str, formats: Sequence[t
     try:
         write(path)
     except Exception as exc:   # never let a failed export escape the slot that opened the dialog
-        QMessageBox.critical(parent, "Export failed", failure_text(path, exc))
+        QMessageBox.critical(parent, "Export failed", plain_tip(failure_text(path, exc)))
         return None
     remember_export_folder(path)   # only a folder that worked: a failed one would be offered again
     return path

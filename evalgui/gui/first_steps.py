@@ -181,6 +181,8 @@ class DemoTour(QObject):
         self.running = True
         self.pending = [key for key in SAMPLES if key in self.window.workspaces and (keys is None or key in keys)]
         self.failed = []
+        for key in self.pending:        # the demo as it is meant: its forms say what the samples need, the rest
+            self.window.workspaces[key].reset_form()       # at the defaults, never a value from earlier
         self.window.load_files(all_sample_files(self.pending), then=self._next, remember=False)
 
     def _next(self) -> None:

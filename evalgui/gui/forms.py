@@ -8,6 +8,7 @@ from PySide6.QtCore import QEvent, QRect, Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSizePolicy, QSpinBox
 
 from evalgui.core.errors import EvalUsageError
+from evalgui.gui.plain_text import tip as plain_tip
 
 
 def registry_combo(name: str, registry, labels: dict[str, str]) -> QComboBox:
@@ -122,4 +123,4 @@ class StatusLine(QLabel):
                     high = middle - 1
             shown = text[:low].rstrip() + "…"
         super().setText(shown)
-        self.setToolTip(text if shown != text else "")
+        self.setToolTip(plain_tip(text) if shown != text else "")

@@ -439,6 +439,7 @@ class MainWindow(QMainWindow):
         def prepare():
             if generation != self._generation:
                 return
+            ws.reset_form()           # the sample as it is meant, not with earlier settings
             sample.prepare(ws)
             ws.sample_opened = True
             ws.update_empty_hint()
@@ -691,11 +692,15 @@ class MainWindow(QMainWindow):
 
     def ask_trust(self, path: str, outside: list[str]) -> bool:
         """Read the files a project names outside its own folder? (Tests replace this method.)"""
-        shown = outside[:15] + ([f"… and {len(outside) - 15:,} more"] if len(outside) > 15 else [])
+        from evalgui.core.trust import where_it_leads
+
+        shown = [where_it_leads(p) for p in outside[:15]] + ([f"… and {len(outside) - 15:,} more"]
+                                                              if len(outside) > 15 else [])
         box = QMessageBox(QMessageBox.Icon.Question, "Files outside the project's folder",
                           f"{os.path.basename(path)} reads files outside its own folder. Read them?",
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setObjectName("trustQuestion")
+        box.setTextFormat(Qt.TextFormat.PlainText)
         box.setInformativeText("A project from someone else could name any file of yours. Yes: read them, and do "
                                "not ask again for this project. No: open the project without them.")
         box.setDetailedText("\n".join(shown))
@@ -704,12 +709,13 @@ class MainWindow(QMainWindow):
         return _answer(box) == QMessageBox.StandardButton.Yes
 
     def _apply_project(self, path: str, project: dict, checked: dict) -> None:
-        from evalgui.core.project import drop_form_files
+        from evalgui.core.project import MODEL_KIND, drop_form_files
 
         self._opening = None
         forms = drop_form_files(project["forms"], checked["missing"] + list(checked["refused"]))
         # A kind this evalgui does not know (a newer version's) is detected from the content instead.
-        present = [(f["path"], f["kind"] if f["kind"] in kinds() else None) for f in checked["present"]]
+        present = [(f["path"], f["kind"] if f["kind"] in kinds() else None) for f in checked["present"]
+                   if f["kind"] != MODEL_KIND]          # models are the case-based form's, not data
         # The project replaces the session: stop what is running, forget files and results.
         self._generation += 1
         if self.demo is not None:
@@ -724,6 +730,9 @@ class MainWindow(QMainWindow):
         self._set_modified(False)
 
         def restore():
+            # Exactly what the project says: what it does not say takes the default, not an earlier value.
+            for ws in self.workspaces.values():
+                ws.reset_form()
             for key, state in forms.items():
                 if key in self.workspaces:
                     self.workspaces[key].restore_form_state(state)
@@ -808,17 +817,15 @@ class MainWindow(QMainWindow):
                     form = json.loads(saved)
                 except ValueError:
                     continue
-                # Only the parameters: files of a past session are not loaded.
-                form.pop("qrels", None)
-                form.pop("runs", None)
-                ws.restore_form_state(form)
+                # Only the parameters seed the new session: no file of a past one (an older version kept them).
+                ws.restore_form_state(ws.remembered_form_state(form))
 
     def save_settings(self) -> None:
         settings = app_settings()
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/state", self.saveState())
         for key, ws in self.workspaces.items():
-            settings.setValue(f"workspaces/{key}", json.dumps(ws.form_state()))
+            settings.setValue(f"workspaces/{key}", json.dumps(ws.remembered_form_state()))
         settings.sync()
 
     def closeEvent(self, event) -> None:
@@ -917,6 +924,7 @@ class MainWindow(QMainWindow):
                           QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                           | QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("saveChangesQuestion")
+        box.setTextFormat(Qt.TextFormat.PlainText)
         box.setInformativeText(detail)
         box.setDefaultButton(QMessageBox.StandardButton.Save)
         box.setEscapeButton(QMessageBox.StandardButton.Cancel)
@@ -927,6 +935,7 @@ class MainWindow(QMainWindow):
         box = QMessageBox(QMessageBox.Icon.Question, "Report written",
                           f"The report is in {path}.\n\nOpen it in your web browser?",
                           QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)        # the path is text
         box.setDefaultButton(QMessageBox.StandardButton.Open)
         return _answer(box) == QMessageBox.StandardButton.Open
 
@@ -1028,10 +1037,15 @@ class MainWindow(QMainWindow):
 
     # ================================================================ dialogs
     def show_error(self, title: str, message: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, title, message.split("\n\nTraceback")[0], parent=self)
+        # The main text is one line (a list of files, a library's multi-line message: below it).
+        first, _, rest = message.split("\n\nTraceback")[0].strip("\n").partition("\n")
+        box = QMessageBox(QMessageBox.Icon.Warning, title, first, parent=self)
+        if rest.strip():
+            box.setInformativeText(rest.strip())
         if "Traceback" in message:
             box.setDetailedText(message)
         box.setObjectName("errorDialog")
+        box.setTextFormat(Qt.TextFormat.PlainText)        # messages name files and runs: text, never markup
         box.setWindowModality(Qt.WindowModality.WindowModal)
         box.open()
         self.last_error_dialog = box

@@ -52,6 +52,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QScrollArea
 
 from evalgui.core import display
 from evalgui.gui import naming
+from evalgui.gui.plain_text import tip
 from evalgui.gui.plots import plain_axes
 from evalgui.gui.tables import tsv_text
 
@@ -326,7 +327,7 @@ class MatrixModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return self.foreground(row, column)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self.tooltip(row, column)
+            return tip(self.tooltip(row, column))
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == RAW_ROLE:
@@ -337,8 +338,10 @@ class MatrixModel(QAbstractTableModel):
         labels = self._column_labels if orientation == Qt.Orientation.Horizontal else self._row_labels
         if not 0 <= section < len(labels):
             return None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        if role == Qt.ItemDataRole.DisplayRole:
             return naming.label(labels[section])       # a measure (agreement matrices) in the window's naming
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tip(naming.label(labels[section]))
         return None
 
 
@@ -659,7 +662,7 @@ def _all_fit(font: QFont, texts: list[str], width: float, height: float, ink: bo
 class HeatmapPlot(pg.PlotWidget):
     """The model's matrix as an image, row 0 at the top, with a colour bar over the model's levels."""
 
-    cell_activated = Signal(int, int)       # (row, column) of a double-clicked cell
+    cell_activated = Signal(int, int)       # (row, column) of a clicked cell
 
     def __init__(self, model: MatrixModel | None = None, parent=None, *, show_values: bool | None = None):
         axes = {"left": _LabelAxis("left"), "top": _LabelAxis("top")}
@@ -801,15 +804,16 @@ class HeatmapPlot(pg.PlotWidget):
         return None
 
     def _clicked(self, event) -> None:
+        # One click opens the cell (a double click's second click opens nothing more).
         cell = self.cell_at(event.scenePos())
-        if event.double() and cell is not None:
+        if cell is not None and not event.double() and event.button() == Qt.MouseButton.LeftButton:
             self.cell_activated.emit(*cell)
 
     def _hover(self, scene_position) -> None:
         text = self.hover_text(scene_position)
-        self.setToolTip(text)
+        self.setToolTip(tip(text))
         if text:
-            QToolTip.showText(QCursor.pos(), text, self)
+            QToolTip.showText(QCursor.pos(), tip(text), self)
         else:
             QToolTip.hideText()
 
@@ -820,7 +824,7 @@ class HeatmapPlot(pg.PlotWidget):
         if event.type() == QEvent.Type.ToolTip:
             text = self.hover_text(self.mapToScene(event.pos()))
             if text:
-                QToolTip.showText(event.globalPos(), text, self)
+                QToolTip.showText(event.globalPos(), tip(text), self)
             else:
                 QToolTip.hideText()
             event.setAccepted(bool(text))
@@ -906,14 +910,14 @@ def export_heatmap(model: MatrixModel, path: str, title_lines: list[str]) -> Non
 
 
 def on_cell_activated(slot, *views) -> None:
-    """Call ``slot(row, column)`` when a cell is double-clicked in a heatmap, or double-clicked or
-    activated (Enter) in a matrix table: a run × run cell opens its pair."""
+    """Call ``slot(row, column)`` when a cell is clicked in a heatmap, or clicked or activated (Enter) in a
+    matrix table: a run × run cell opens its pair at one click, as a spreadsheet's cell is chosen."""
     for view in views:
         if isinstance(view, HeatmapPlot):
             view.cell_activated.connect(slot)
         else:
-            # (a double click activates too, except where one click does: then one click opens)
-            view.activated.connect(lambda index: slot(index.row(), index.column()))
+            view.clicked.connect(lambda index: slot(index.row(), index.column()))
+            view.activated.connect(lambda index: slot(index.row(), index.column()))      # Enter; a double click
 
 
 # Colour levels snap to these, so that re-running with similar numbers keeps every colour.

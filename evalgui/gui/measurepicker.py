@@ -26,6 +26,7 @@ from evalgui.core import display
 from evalgui.core.ranked.measures import REGISTRY, Measure, ParamKind, params_text
 from evalgui.core.registry import Record
 from evalgui.gui import naming
+from evalgui.gui.plain_text import tip as plain_tip
 
 # What a new user starts with: the usual suspects at the usual cutoffs.
 DEFAULT_CHECKED = {"map": "", "P": "10", "ndcg_cut": "10", "recall": "100", "recip_rank": ""}
@@ -88,7 +89,7 @@ def mark_invalid(box: QLineEdit, reason: str | None) -> None:
     """Mark a text box red with ``reason`` as its tooltip, or clear the mark (None)."""
     box.setProperty("invalid", reason is not None)
     box.setStyleSheet("QLineEdit { border: 1px solid #c62828; background: #fdecea; }" if reason else "")
-    box.setToolTip(reason or "")
+    box.setToolTip(plain_tip(reason or ""))
 
 
 class _ParametersDelegate(QStyledItemDelegate):
@@ -388,7 +389,7 @@ class MeasurePicker(QWidget):
 
     def _refuse_parameters(self, name: str, text: str, kept: str, problem: str) -> None:
         self._show_problem(f"Not changed: {text.strip()!r} is not valid for {name}:", problem,
-                           f"<p>{name} keeps {html.escape(repr(kept or ''))}.</p>")
+                           f"<p>{html.escape(name)} keeps {html.escape(repr(kept or ''))}.</p>")
 
     def specs_problem(self) -> str | None:
         """Why the engine would refuse a ticked measure (the measure named), or None when it reads them all."""
@@ -402,12 +403,19 @@ class MeasurePicker(QWidget):
         return {"checked": self.checked(), "custom": [[s, on] for s, on in self.custom_specs()]}
 
     def restore(self, state: dict) -> None:
+        """The measures ticked, and those added, as ``state`` lists them (an added one it does not list goes)."""
         checked = state.get("checked")
         if isinstance(checked, dict):
             self.set_checked({k: str(v) for k, v in checked.items() if k in self.registry})
-        for entry in state.get("custom", []):
-            if isinstance(entry, (list, tuple)) and entry:
-                self.add_custom(str(entry[0]), bool(entry[1]) if len(entry) > 1 else True)
+        entries = [entry for entry in state.get("custom", []) if isinstance(entry, (list, tuple)) and entry]
+        if "custom" in state and self.custom_family in self._families:
+            listed = {str(entry[0]).strip() for entry in entries}
+            group = self._families[self.custom_family]
+            for i in reversed(range(group.childCount())):
+                if group.child(i).text(0) not in listed:
+                    group.removeChild(group.child(i))
+        for entry in entries:
+            self.add_custom(str(entry[0]), bool(entry[1]) if len(entry) > 1 else True)
 
     # ------------------------------------------------------------ view
     def _filter(self, text: str) -> None:

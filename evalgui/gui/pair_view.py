@@ -10,6 +10,8 @@ where the two runs disagree most at the top; a scatter of the row run's score ag
 column run's (the diagonal: equal scores); a table of the same queries. Selecting in the
 table, or clicking a bar or a point, selects those queries everywhere in the pane and tells
 ``queries_selected``, so that the workspace selects them in its own views (Orange's linked views).
+Every bar is named: each query on the axis when the names fit, else the pointer over a bar names its
+query and values; the line under the plots names the queries selected.
 
 A preference (a cell of Compare's preference matrix) has one value per query, the preference of the
 row run over the column run, and no score of either run: the same bars and table, without the scatter.
@@ -21,15 +23,17 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QCursor, QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout)
+                               QToolTip, QVBoxLayout)
 
 from evalgui.gui.accessibility import name_controls
 from evalgui.gui.naming import label as shown_name
+from evalgui.gui.plain_text import rich, tip
 from evalgui.gui.plots import plain_axes
 
 HIGHER, LOWER, PICKED = "#d6604d", "#4393c3", "#000000"
-BAR_LABELS = 40       # queries named on the bars' axis at most (more would collide); all are in the table
+NAMED_IN_SELECTION = 5      # queries the selection line names one by one (more: the first ones, and how many)
 
 
 def pair_differences(values: pd.DataFrame, row_run: str, column_run: str) -> pd.DataFrame:
@@ -77,7 +81,13 @@ class PairView(QDialog):
         self.row_run = self.column_run = self.measure = ""
         self.preferences = False       # showing a preference (one value per query, no scores to scatter)
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.caption.setWordWrap(True)
+        self.selection_caption = QLabel()
+        self.selection_caption.setTextFormat(Qt.TextFormat.PlainText)  # query names from the data show as text
+        self.selection_caption.setObjectName("pairSelection")
+        self.selection_caption.setWordWrap(True)
+        self.selection_caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.bars = pg.PlotWidget()
         self.bars.setObjectName("pairBars")
         self.bars.setAccessibleName("Per-query differences, largest first")
@@ -93,8 +103,11 @@ class PairView(QDialog):
         self.bars.addItem(self.bar_item)
         self.bar_item.setZValue(1)
         self.bars.scene().sigMouseClicked.connect(self._clicked_bars)
+        self.bars.scene().sigMouseMoved.connect(self._hover_bars)
+        self.bars.getPlotItem().getViewBox().sigResized.connect(self._name_bars)
         self.points = pg.ScatterPlotItem(size=8, pen=None)
         self.points.sigClicked.connect(self._clicked_points)
+        self.scatter.scene().sigMouseMoved.connect(self._hover_points)
         self.diagonal = pg.PlotDataItem(pen=pg.mkPen("#999999", style=Qt.PenStyle.DashLine))
         self.scatter.addItem(self.diagonal)
         self.scatter.addItem(self.points)
@@ -117,6 +130,7 @@ class PairView(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.caption)
         layout.addWidget(sides, 1)
+        layout.addWidget(self.selection_caption)
         name_controls(self)
 
     # ------------------------------------------------------------ content
@@ -148,7 +162,8 @@ class PairView(QDialog):
             f"queries with a relevant document, the strongest at the top: 1, {row_run} preferred outright; "
             f"−1, {column_run}. {row_run} is preferred on {wins}, {column_run} on {losses}, neither on "
             f"{len(frame) - wins - losses}; the mean, {mean:+.4f}, is the matrix's cell. Select queries in the "
-            f"table, or click a bar, to pick them out.")
+            f"table, or click a bar, to " + (f"select them in {self.linked_views} too." if self.linked_views
+                                             else "pick them out."))
         self._draw(f"Preference of {row_run} over {column_run}")
 
     def _draw(self, bar_label: str) -> None:
@@ -157,10 +172,8 @@ class PairView(QDialog):
         positions = np.arange(len(frame), dtype=np.float64)
         self.bar_item.setOpts(x0=np.minimum(difference, 0), width=np.abs(difference), y=positions, height=0.8,
                               brushes=[pg.mkBrush(HIGHER if d > 0 else LOWER) for d in difference], pen=None)
-        step = max(1, -(-len(frame) // BAR_LABELS))
-        axis = self.bars.getPlotItem().getAxis("left")
-        axis.setTicks([[(float(i), frame["query"].iat[i]) for i in range(0, len(frame), step)]])
-        self.bars.getPlotItem().setLabel("bottom", bar_label)
+        self._name_bars()
+        self.bars.getPlotItem().setLabel("bottom", rich(bar_label))
         self.bars.getPlotItem().setYRange(-0.5, max(len(frame), 1) - 0.5, padding=0.02)
         self.scatter.setVisible(not self.preferences)
         if self.preferences:
@@ -177,9 +190,52 @@ class PairView(QDialog):
             self.diagonal.setData([lo, hi], [lo, hi])
         else:
             self.diagonal.setData([], [])
-        self.scatter.getPlotItem().setLabel("bottom", column_run)
-        self.scatter.getPlotItem().setLabel("left", row_run)
+        self.scatter.getPlotItem().setLabel("bottom", rich(column_run))
+        self.scatter.getPlotItem().setLabel("left", rich(row_run))
         self._fill_table()
+
+    def bars_named_every(self) -> int:
+        """Every how many bars the axis names one: 1 when every query's name fits beside its bar."""
+        rows = len(self.frame)
+        line = QFontMetrics(self.bars.getPlotItem().getAxis("left").font()).height() + 1
+        height = self.bars.getPlotItem().getViewBox().height()
+        fitting = max(1, int(height // line)) if height > 0 else rows
+        return max(1, -(-rows // fitting))
+
+    def _name_bars(self) -> None:
+        """The queries on the bars' axis: all when they fit (the view is tall enough), else every n-th; the
+        pointer names any bar (:meth:`bar_text`)."""
+        frame = self.frame
+        step = self.bars_named_every() if len(frame) else 1
+        axis = self.bars.getPlotItem().getAxis("left")
+        axis.setTicks([[(float(i), frame["query"].iat[i]) for i in range(0, len(frame), step)]])
+
+    def bar_text(self, row: int) -> str:
+        """What a bar shows, in words: its query and values."""
+        r = self.frame.iloc[row]
+        if self.preferences:
+            who = self.row_run if r["difference"] > 0 else self.column_run if r["difference"] < 0 else "neither"
+            return f"Query {r['query']}: preference {r['difference']:+.4f} ({who} preferred)"
+        return (f"Query {r['query']}: {self.row_run} {r[self.row_run]:.4f}, {self.column_run} "
+                f"{r[self.column_run]:.4f}, difference {r['difference']:+.4f}")
+
+    def _bar_at(self, scene_position) -> int | None:
+        view = self.bars.getPlotItem().getViewBox()
+        if not view.sceneBoundingRect().contains(scene_position):
+            return None
+        row = int(round(view.mapSceneToView(scene_position).y()))
+        return row if 0 <= row < len(self.frame) else None
+
+    def _hover_bars(self, scene_position) -> None:
+        row = self._bar_at(scene_position)
+        _show_tip(self.bars, self.bar_text(row) if row is not None else "")
+
+    def _hover_points(self, scene_position) -> None:
+        """The queries under the pointer in the scatter (several share a point when their scores are equal)."""
+        found = self.points.pointsAt(self.points.mapFromScene(scene_position)) if len(self.frame) else []
+        rows = sorted(int(point.data()) for point in found)
+        more = f"\n… and {len(rows) - NAMED_IN_SELECTION:,} more" if len(rows) > NAMED_IN_SELECTION else ""
+        _show_tip(self.scatter, "\n".join(self.bar_text(r) for r in rows[:NAMED_IN_SELECTION]) + more)
 
     def _fill_table(self) -> None:
         frame = self.frame
@@ -207,6 +263,7 @@ class PairView(QDialog):
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self.table.blockSignals(False)
+        self._say_selection([])
 
     # ------------------------------------------------------------ selection
     def selected_queries(self) -> list[str]:
@@ -233,14 +290,23 @@ class PairView(QDialog):
             if not self.preferences:
                 self.points.setBrush([pg.mkBrush(PICKED if i in rows else "#4393c3") for i in range(n)])
                 self.points.setSize([12 if i in rows else 8 for i in range(n)])
+        self._say_selection(sorted(rows))
         self.queries_selected.emit(self.selected_queries())
 
+    def _say_selection(self, rows: list[int]) -> None:
+        """The line under the plots: the selected queries by name (one alone with its values)."""
+        if not rows:
+            self.selection_caption.setText("No query selected.")
+        elif len(rows) == 1:
+            self.selection_caption.setText("Selected: " + self.bar_text(rows[0]) + ".")
+        else:
+            names = [str(self.frame["query"].iat[r]) for r in rows[:NAMED_IN_SELECTION]]
+            more = f" and {len(rows) - NAMED_IN_SELECTION:,} more" if len(rows) > NAMED_IN_SELECTION else ""
+            self.selection_caption.setText(f"Selected {len(rows):,} queries: {', '.join(names)}{more}.")
+
     def _clicked_bars(self, event) -> None:
-        view = self.bars.getPlotItem().getViewBox()
-        if not view.sceneBoundingRect().contains(event.scenePos()):
-            return
-        row = int(round(view.mapSceneToView(event.scenePos()).y()))
-        if 0 <= row < len(self.frame):
+        row = self._bar_at(event.scenePos())
+        if row is not None:
             self._pick(row, event.modifiers())
 
     def _clicked_points(self, _item, points, event=None) -> None:
@@ -254,3 +320,13 @@ class PairView(QDialog):
         index = self.table.model().index(row, 0)
         self.table.selectionModel().select(index, how | flag.Rows)
         self.table.scrollTo(index)
+
+
+def _show_tip(widget, text: str) -> None:
+    """``text`` as the tooltip of ``widget`` and shown at the pointer at once (none: hidden)."""
+    text = tip(text)                 # query and run names from the data show as text
+    widget.setToolTip(text)
+    if text:
+        QToolTip.showText(QCursor.pos(), text, widget)
+    else:
+        QToolTip.hideText()

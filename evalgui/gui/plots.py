@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
 from evalgui.gui.naming import label as shown_name
+from evalgui.gui.plain_text import rich
 
 # Okabe-Ito: tells runs apart for colour-blind readers too.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -426,7 +427,7 @@ class PrecisionRecallPlot(pg.PlotWidget):
         if run not in self._curves:
             colour = run_colour(len(self._curves))
             label = run if len(run) <= 32 else run[:30] + "…"     # long names would cover the plot
-            self._curves[run] = self.plot([], [], name=label, pen=pg.mkPen(colour, width=2),
+            self._curves[run] = self.plot([], [], name=rich(label), pen=pg.mkPen(colour, width=2),
                                           symbol="o", symbolSize=6, symbolBrush=colour, symbolPen=None)
         self._update(run)
 
@@ -439,7 +440,7 @@ class PrecisionRecallPlot(pg.PlotWidget):
             self._update(run)
         self.getPlotItem().setTitle(("Interpolated precision at 11 recall levels" if self.kind == "interpolated"
                                      else "Precision after each relevant document")
-                                    + ("" if self.query == "all" else f", query {self.query}"), size="10pt")
+                                    + ("" if self.query == "all" else f", query {rich(self.query)}"), size="10pt")
 
     def _update(self, run: str) -> None:
         recall, precision = self._data[run].get((self.kind, self.query), (np.empty(0), np.empty(0)))
@@ -524,10 +525,10 @@ class DifferenceChart(pg.PlotWidget):
             top = top if top > 0 else 1.0
             item.setYRange(-top * 1.05, top * 1.05, padding=0)
         counts = frame["outcome"].value_counts() if n else {}
-        item.setLabel("left", f"{shown_name(measure)}: {run} − {baseline}")
+        item.setLabel("left", rich(f"{shown_name(measure)}: {run} − {baseline}"))
         left_out = "" if of_queries is None or of_queries <= n else \
             f" ({of_queries - n} of {of_queries} queries left out: not in both runs)"
-        item.setTitle(f"{run} vs {baseline}: helped {int(counts.get('helped', 0))}, "
+        item.setTitle(f"{rich(run)} vs {rich(baseline)}: helped {int(counts.get('helped', 0))}, "
                       f"hurt {int(counts.get('hurt', 0))}, tied {int(counts.get('tied', 0))}{left_out}", size="10pt")
 
 

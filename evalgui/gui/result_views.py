@@ -126,6 +126,7 @@ class PlotView(ResultView):
         super().__init__()
         self.plot = plot
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.caption.setWordWrap(True)
         export = export_button("Export plot…", self.export_dialog)
         self.page = with_toolbar(plot, [*controls, export])

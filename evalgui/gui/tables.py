@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QAbstractItemView, QFrame, QHeaderView, QMenu, QTa
 
 from evalgui.core import display
 from evalgui.gui import naming
+from evalgui.gui.plain_text import tip as plain_tip
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -229,7 +230,8 @@ class DataFrameModel(QAbstractTableModel):
                 tip = self._tooltips.get(name)
                 shown = self.header_text(section)
                 # The header's machine name (what exports and evalgui-cli call the column) ends its tooltip.
-                return (f"{tip}\n\n" if tip else "") + f"Column in exported files: {name}" if shown != name else tip
+                return plain_tip((f"{tip}\n\n" if tip else "") + f"Column in exported files: {name}" if shown != name
+                                 else tip)
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return str(section + 1)
@@ -535,7 +537,8 @@ def with_measure_names(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def export_frame(frame: pd.DataFrame, path: str) -> None:
-    """Write a table atomically, in the format its extension names (CSV by default)."""
+    """Write a table atomically, in the format its extension names (CSV by default). CSV and TSV are for a
+    spreadsheet: a text cell it would run as a formula (=, +, -, @) starts with '."""
     from evalgui.core.export import format_from_path, to_text, write_atomic
 
-    write_atomic(path, to_text(frame, format_from_path(path)))
+    write_atomic(path, to_text(frame, format_from_path(path), spreadsheet=True))

@@ -105,7 +105,8 @@ def test_a_version_1_project_opens_with_its_compare_results_migrated(capsys, tmp
     ('{"format": "evalgui-project", "version": 2, "forms": []}', '"forms" must be a JSON object'),
     ('{"format": "evalgui-project", "version": ' + "9" * 5000 + '}', "not a valid project"),
     ('{"format": "evalgui-project", "version": 3}', "project version 3 is newer than this evalgui reads"),
-    ('[' * 200_000 + ']' * 200_000, "nested too deeply"),
+    ('{"forms": ' + '[' * 200_000 + ']' * 200_000 + '}', "nested too deeply"),
+    ('[' * 200_000 + ']' * 200_000, "not an evalgui project (its JSON is not an object)"),
 ])
 def test_a_malformed_project_is_one_line_exit_2(capsys, tmp_path, content, reason):
     path = tmp_path / "bad.evalgui"

@@ -161,6 +161,7 @@ def test_a_query_too_large_for_the_memory_left_is_refused_by_name(tmp_path, monk
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("big 0 d1 1\nsmall 0 d1 1\n")
     monkeypatch.setattr(by_query, "_available", lambda: by_query.memory.READ_BASE + 10_000)
+    monkeypatch.setattr(by_query, "_piece_size", lambda source, free: 1 << 20)     # reading itself fits
     with pytest.raises(EvalInputError, match=r"one\.txt: the query 'big' alone has 3,000 results"):
         by_query.evaluate_run_by_query(read_qrels(qrels), str(run), requests_for(["official"]), partitions=2)
 
@@ -250,6 +251,7 @@ def test_a_partition_larger_than_its_share_is_split_again_with_the_same_output(c
     original = by_query._splits_needed
     # Room for about a tenth of a partition: each must be split again, every query still fits alone.
     monkeypatch.setattr(by_query, "_available", lambda: by_query.memory.READ_BASE + 12_000)
+    monkeypatch.setattr(by_query, "_piece_size", lambda source, free: 1 << 20)     # reading itself fits
     monkeypatch.setattr(by_query, "_splits_needed", lambda *a: splits.append(original(*a)) or splits[-1])
     parts = by_query.evaluate_run_by_query(qrels, str(run_path), requests, EvalOptions(complete=True), partitions=2)
     assert splits and min(splits) > 1

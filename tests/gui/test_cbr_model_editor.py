@@ -354,15 +354,21 @@ def test_with_the_summary_hidden_an_invalid_setting_marks_the_measure(qtbot, edi
     assert measure.styleSheet() == "" and measure.toolTip() == LOCAL_SIMILARITIES["exponential"].help_text
 
 
-def test_a_long_attribute_name_is_elided_with_its_tooltip(qtbot, cars):
+def _editor_of(qtbot, name: str) -> ModelEditor:
+    """An editor of a model of two numeric attributes: ``name`` and price."""
     from evalgui.core.cbr.model import AttributeModel
 
-    long_name = "engine_displacement_in_litres_as_measured_by_the_manufacturer"
     editor = ModelEditor()
     qtbot.addWidget(editor)
-    editor.set_model(SimilarityModel([AttributeModel(long_name, "numeric", "linear"),
+    editor.set_model(SimilarityModel([AttributeModel(name, "numeric", "linear"),
                                       AttributeModel("price", "numeric", "linear")], "<test>"))
     editor.show()
+    return editor
+
+
+def test_a_long_attribute_name_is_elided_with_its_tooltip(qtbot, cars):
+    long_name = "engine_displacement_in_litres_as_measured_by_the_manufacturer"
+    editor = _editor_of(qtbot, long_name)
     editor.resize(290, 500)
     qtbot.waitUntil(lambda: editor.table.viewport().width() < 290)
     assert not _sideways(editor.table)
@@ -398,3 +404,22 @@ def test_the_preview_wraps_in_a_narrow_column_and_shows_every_row(qtbot):
     # the whole preview (with the weights) is what Export writes; the similarities are read from it
     pd.testing.assert_frame_equal(view.exported("csv"), frame)
     assert box.global_similarity() == 0.59 and box.local_similarity("features") == 0.125
+
+
+def test_an_attribute_name_full_of_markup_is_shown_literally(qtbot):
+    from PySide6.QtGui import QTextDocument
+    from PySide6.QtWidgets import QGroupBox
+
+    def shown(tip: str) -> str:           # a tooltip that looks like markup is read as rich text
+        document = QTextDocument()
+        document.setHtml(tip)
+        return document.toPlainText()
+
+    name = "<b>A&B</b> <img src=x>"
+    editor = _editor_of(qtbot, name)
+    editor.table.setCurrentCell(0, 0)
+    assert shown(editor.table.item(0, 0).toolTip()) == name
+    assert editor.settings_box.title() == f"Settings of {name}: Linear"
+    assert shown(editor.settings_box.toolTip()) == editor.settings_box.title()
+    # the box draws its title with & doubled: Qt would take a single & for a shortcut mark and hide it
+    assert "A&&B" in QGroupBox.title(editor.settings_box)

@@ -448,7 +448,7 @@ def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, 
 
     shown = first.workflow_outcomes()["metaeval"]                # what a report is made of
     assert shown is metaeval.outcome and shown.request.qrels == str(data / "qrels.txt")
-    assert set(shown.tables) == {"table", "matrix"}
+    assert set(shown.tables) == {"table", "matrix", "caveats"}       # caveats: what to watch (the advisor)
     request = json.loads(project.read_text())["requests"]["metaeval"]
     assert (request["experiment"], request["set_sizes"], request["sets"], request["seed"], request["replacement"],
             request["complete"]) == ("stability", [5, 15], 200, 11, True, True)

@@ -29,6 +29,18 @@ def _double_click_cell(qtbot, table, row, column):
     qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
+def assert_selected_in_ranked(qtbot, ranked, pair, picked, measure, runs):
+    """Queries selected in ``pair`` are selected in Ranked ▸ Per query (showing ``measure``), the first in the
+    drill-down for the pair's two ``runs``."""
+    with qtbot.waitSignal(pair.queries_selected):
+        pair.select_queries(picked)
+    assert sorted(ranked.per_query.selected_queries()) == sorted(picked)
+    assert measure is None or ranked.per_query.measure.currentData() == measure
+    drill = ranked.drill_down
+    assert drill.query.currentData() == pair.selected_queries()[0]
+    assert (drill.run_a.currentData(), drill.run_b.currentData()) == runs
+
+
 def test_a_compare_matrix_cell_opens_its_pair(qtbot, window):
     compare = _compare_synthetic(qtbot, window, test="t", correction="holm")
     view = compare.matrix
@@ -79,14 +91,7 @@ def test_a_ranked_run_by_run_cell_opens_its_pair_and_selects_linked_queries(qtbo
     assert top["difference"] == pytest.approx(per_query.loc[query, "bm25"] - per_query.loc[query, "random"])
     assert abs(top["difference"]) == pytest.approx((per_query["bm25"] - per_query["random"]).abs().max())
     # selecting two queries there selects them in the per-query table and shows the first in the drill-down
-    picked = pair.frame["query"].tolist()[:2]
-    with qtbot.waitSignal(pair.queries_selected):
-        pair.select_queries(picked)
-    assert sorted(ranked.per_query.selected_queries()) == sorted(picked)
-    assert ranked.per_query.measure.currentData() == "P_10"
-    drill = ranked.drill_down
-    assert drill.query.currentData() == pair.selected_queries()[0]
-    assert (drill.run_a.currentData(), drill.run_b.currentData()) == ("bm25", "random")
+    assert_selected_in_ranked(qtbot, ranked, pair, pair.frame["query"].tolist()[:2], "P_10", ("bm25", "random"))
     # clicking a point of the scatter selects its query
     pair._pick(3, Qt.KeyboardModifier.NoModifier)
     assert pair.selected_queries() == [pair.frame["query"].iat[3]]

@@ -84,12 +84,16 @@ def _piece_size(source: str, free: int | None) -> int:
         return _PIECE
     fitting = (free - memory.READ_BASE) // (2 * memory.READ_FACTOR)
     if fitting < _SMALLEST_PIECE:
-        limit = memory.room()
-        under = f" under {limit.what} of {memory._mib(limit.limit)}" if limit is not None else ""
         need = memory.READ_BASE + 2 * memory.READ_FACTOR * _SMALLEST_PIECE
         raise EvalInputError(source, f"not enough memory to read it, even query by query: that needs about "
-                                     f"{memory._mib(need)}, and {memory._mib(free)} remain{under}")
+                                     f"{memory._mib(need)}, and {memory._mib(free)} remain{_under_limit()}")
     return int(min(_PIECE, fitting))
+
+
+def _under_limit() -> str:
+    """Which limit the memory left is under, in words ("" when it is the system's free memory)."""
+    limit = memory.room()
+    return f" under {limit.what} of {memory._mib(limit.limit)}" if limit is not None else " on this computer"
 
 
 def partitions_for(size: int, free: int | None) -> int:
@@ -340,7 +344,8 @@ def _splits_needed(table: pa.Table, source: str, free: int | None) -> int:
     alone = int(memory.READ_FACTOR * table.nbytes * rows / max(table.num_rows, 1))
     if memory.READ_BASE + alone > free:
         raise EvalInputError(source, f"the query '{query}' alone has {rows:,} results, which need about "
-                                     f"{memory._mib(alone)} to evaluate; {memory._mib(free)} remain")
+                                     f"{memory._mib(memory.READ_BASE + alone)} to evaluate; {memory._mib(free)} "
+                                     f"remain{_under_limit()}")
     return int(min(len(counts), math.ceil(need / max(free - memory.READ_BASE, 1)) * 2))
 
 
@@ -426,6 +431,4 @@ def evaluate_any(qrels: Qrels, run, requests, options: EvalOptions = EvalOptions
     state = state_or_default(state)
     held = kind("run").read(run.source)
     held.name = run.name
-    result = evaluate_run(qrels, held, requests, options, state)
-    result.ranking = None                 # it holds the run's arrays: let them go with the run
-    return result
+    return evaluate_run(qrels, held, requests, options, state)

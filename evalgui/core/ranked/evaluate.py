@@ -265,9 +265,12 @@ def unique_run_names(runs: list[Run]) -> list[str]:
 def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | list[MeasureRequest],
                      options: EvalOptions = EvalOptions(), *, per_query: bool = True,
                      state: JobState | None = None,
-                     on_absent: Callable[[Run, list[str]], None] | None = None) -> dict[str, np.ndarray]:
+                     on_absent: Callable[[Run, list[str]], None] | None = None,
+                     on_evaluation: Callable[[str, RunEvaluation], None] | None = None) -> dict[str, np.ndarray]:
     """:func:`evaluate`'s table as four columns (run, query, measure, value), without pandas. ``runs`` may be
-    :class:`~evalgui.core.ranked.by_query.RunFile` s, each read when its turn comes."""
+    :class:`~evalgui.core.ranked.by_query.RunFile` s, each read when its turn comes.
+    ``on_evaluation(name, evaluation)`` sees each run's evaluation (with its ranking, when it has one) before
+    it is dropped."""
     from evalgui.core.ranked.by_query import evaluate_any
 
     state = state_or_default(state)
@@ -283,6 +286,9 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
         if on_absent is not None and result.absent_topics:
             on_absent(run, result.absent_topics)
         result.run_name = name
+        if on_evaluation is not None:
+            on_evaluation(name, result)
+        result.ranking = None             # it holds the run's arrays: let them go before the next run is read
         parts.append(result.tidy_columns(per_query=per_query))
     state.progress(1.0, "Done")
     if not parts:

@@ -429,7 +429,7 @@ def paper_table(comparison: Comparison, fmt: str = "latex", digits: int = 4, nam
 
     Runs are lettered a, b, c... in the order given; the best mean of a measure is bold. A note
     under the table says how significance was decided, so the table can be quoted on its own."""
-    from evalgui.core.export import _latex_escape
+    from evalgui.core.export import _latex_escape, markdown_escape
 
     if fmt not in PAPER_FORMATS and fmt != "html":
         raise ValueError(f"the paper table is written as {' or '.join(PAPER_FORMATS)}, not '{fmt}'")
@@ -479,8 +479,9 @@ def paper_table(comparison: Comparison, fmt: str = "latex", digits: int = 4, nam
                   for i, run in enumerate(runs)]
         lines += ["\\bottomrule", "\\end{tabular}", f"% {note}"]
     else:
-        lines = ["| Run | " + " | ".join(head(m) for m in measures) + " |", "|:---|" + "---:|" * len(measures)]
-        lines += [f"| ({letters[i]}) {run} | " + " | ".join(cell(run, m) for m in measures) + " |"
+        lines = ["| Run | " + " | ".join(markdown_escape(head(m)) for m in measures) + " |",
+                 "|:---|" + "---:|" * len(measures)]
+        lines += [f"| ({letters[i]}) {markdown_escape(run)} | " + " | ".join(cell(run, m) for m in measures) + " |"
                   for i, run in enumerate(runs)]
         lines += ["", note]
     return "\n".join(lines) + "\n"

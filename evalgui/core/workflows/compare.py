@@ -184,11 +184,15 @@ def run_compare(request: CompareRequest, state: JobState | None = None, inputs: 
     request.check()
     notes: list[str] = []
     files: dict[str, str] = {}
+    checks = None
     if request.scores:
         scores, names, measures, universe = _from_scores(request, inputs)
     else:
+        from evalgui.core.advisor import RunChecks
+
         evaluation = state.scaled(0.0, EVALUATION_SHARE)
-        scores, names, files, measures, universe, notes = _from_runs(request, inputs, evaluation)
+        checks = RunChecks(eval_options(request))      # judged shares and ties, while each ranking is at hand
+        scores, names, files, measures, universe, notes = _from_runs(request, inputs, evaluation, checks)
         state = state.scaled(EVALUATION_SHARE, 1.0)
     options = options_of(request)
     options = type(options)(**{**options.__dict__, "baselines": tuple(files.get(b, b) for b in request.baselines)})
@@ -206,10 +210,14 @@ def run_compare(request: CompareRequest, state: JobState | None = None, inputs: 
                                  f"compare. {query_set.describe()} Score missing queries as 0 to compare over "
                                  "every query.")
     notes += comparison.warnings                 # e.g. one query: the p-values are undefined
-    return comparison_outcome(request, comparison, notes).stamp()
+    outcome = comparison_outcome(request, comparison, notes)
+    from evalgui.core.advisor import compare_caveats, table
+
+    outcome.tables["caveats"] = table(compare_caveats(comparison, checks, scores))
+    return outcome.stamp()
 
 
-def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState):
+def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState, checks=None):
     import numpy as np
     import pandas as pd
 
@@ -237,8 +245,13 @@ def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState):
                                         mentions=(request.param("complete"),)))
 
     options = eval_options(request)
+    from evalgui.core.ranked.evaluate import unique_run_names as _unique
+
+    renamed_of = dict(zip(_unique(runs), names)).get
     columns = evaluate_columns(qrels, runs, specs, options, per_query=True, state=state,
-                               on_absent=None if options.complete else absent)
+                               on_absent=None if options.complete else absent,
+                               on_evaluation=None if checks is None else
+                               lambda name, evaluation: checks.add(renamed_of(name), evaluation, specs))
     from evalgui.core.ranked.evaluate import unique_run_names
 
     renamed = dict(zip(unique_run_names(runs), names))
@@ -442,6 +455,9 @@ def preference_outcome(request, result, options, notes, state: JobState, per_que
     if wanted == ("pairs",) and options is None:
         outcome = Outcome("compare", request, {"pairs": result.tidy_columns(per_query=per_query)}, list(notes))
         outcome.preferences, outcome.result = None, result
+        from evalgui.core.advisor import preference_caveats
+
+        outcome.caveat_list = preference_caveats(result, None, request)
         return outcome
     import pandas as pd
 
@@ -470,6 +486,9 @@ def preference_outcome(request, result, options, notes, state: JobState, per_que
                                    "runs": [len(result.run_names)]})
     if "pair_queries" in wanted and pair_query_rows(result) <= PAIR_QUERY_ROWS:
         tables["pair_queries"] = pd.DataFrame(result.pair_query_columns())
+    from evalgui.core.advisor import preference_caveats, table
+
+    tables["caveats"] = table(preference_caveats(result, tested, request))
     outcome = Outcome("compare", request, tables, list(notes))
     outcome.preferences = tested
     outcome.result = result
@@ -519,10 +538,10 @@ def pair_preferences(outcome: Outcome, measure: str, row_run: str, column_run: s
         if rows > PAIR_QUERY_ROWS:
             return (f"With {runs} runs the per-query preferences ({rows:,} values) are too many to keep in a "
                     "project, so these results, read from one, have none. Press Run to compute them "
-                    "again, then double-click the cell.")
+                    "again, then click the cell.")
     return ("These results were saved by an older version of evalgui, which kept only each pair's mean "
             "preference, not its preference on each query. Press Run to compute them again, then "
-            "double-click the cell.")
+            "click the cell.")
 
 
 def preferences_from_outcome(outcome: Outcome):

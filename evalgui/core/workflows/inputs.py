@@ -14,6 +14,12 @@ from typing import Any
 from evalgui.core.errors import EvalInputError
 
 
+def in_memory(path: str) -> bool:
+    """Whether a request's ``path`` names data the Python API holds in memory: the ``<name>`` form that no
+    existing file holds (a real file may be called ``<b>.run``, or even ``<b>``)."""
+    return path.startswith("<") and path.endswith(">") and not os.path.lexists(path)
+
+
 class Inputs:
     """Data by path: ``get(path, kind)`` reads a file on first use and keeps it."""
 
@@ -39,7 +45,7 @@ class Inputs:
     def get(self, path: str, kind: str, **options) -> Any:
         if path in self._data:
             return self._data[path]
-        if path.startswith("<") and path.endswith(">"):
+        if in_memory(path):
             raise EvalInputError(path, "no such input in memory")
         key = (path, kind)
         if key not in self._read:
@@ -51,4 +57,4 @@ class Inputs:
     def files(self) -> list[str]:
         """The paths of real files among the inputs."""
         paths = list(self._data) + [path for path, _ in self._read]
-        return [p for p in dict.fromkeys(paths) if not (p.startswith("<") and p.endswith(">")) and os.path.exists(p)]
+        return [p for p in dict.fromkeys(paths) if not in_memory(p) and os.path.exists(p)]

@@ -322,7 +322,11 @@ def run_metaeval(request: MetaevalRequest, state: JobState | None = None,
     except ValueError as exc:            # settings the data cannot meet (a set size above the queries...)
         raise EvalUsageError(str(exc)) from None
     runs = list(source.systems) if source is not None else list(next(iter(full.values())).systems)
-    return metaeval_outcome(result, runs, list(full), report, notes, request).stamp()
+    outcome = metaeval_outcome(result, runs, list(full), report, notes, request)
+    from evalgui.core.advisor import metaeval_caveats, source_caveats, table
+
+    outcome.tables["caveats"] = table(metaeval_caveats(outcome) + source_caveats(source))
+    return outcome.stamp()
 
 
 def _scores_from_runs(request, inputs: Inputs, state: JobState, notes: list[str]):

@@ -21,9 +21,12 @@ ENCODING = "columns-1"
 
 
 def frame_to_json(frame) -> dict:
-    """A DataFrame as JSON-able columns (the index is dropped: tidy tables keep keys in columns)."""
+    """A DataFrame as JSON-able columns (the index is dropped: tidy tables keep keys in columns); a table kept
+    as a dict of columns (long tables an outcome builds only when asked) too."""
     import pandas as pd
 
+    if isinstance(frame, dict):
+        frame = pd.DataFrame(frame)
     columns, dtypes, data = [], [], []
     for name in frame.columns:
         series = frame[name]
@@ -158,6 +161,16 @@ class Outcome:
 
     def __getitem__(self, name: str):
         return self.tables[name]
+
+    @property
+    def caveats(self):
+        """What to watch in these results (:mod:`evalgui.core.advisor`): the ``caveats`` table, a DataFrame."""
+        from evalgui.core.advisor import empty_table, table
+
+        if "caveats" in self.tables:
+            return self.tables["caveats"]
+        listed = getattr(self, "caveat_list", None)
+        return table(listed) if listed is not None else empty_table()
 
     def stamp(self, inputs: list[dict] | None = None) -> "Outcome":
         """Fill in the provenance from the request (called by the workflow when it is done), and say which

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from evalgui.core.errors import EvalInputError
 from evalgui.core.workflows import workflows
+from evalgui.core.workflows.inputs import in_memory
 from evalgui.core.workflows.outcome import Outcome
 from evalgui.core.workflows.params import RequestError
 
@@ -35,7 +36,7 @@ class Project:
         folder = os.path.realpath(os.path.dirname(self.path))
         names = [f["path"] for f in self.files]
         for request in self.requests.values():
-            names += [p for p in request.files() if not p.startswith("<")]
+            names += [p for p in request.files() if not in_memory(p)]
         return [p for p in dict.fromkeys(names)
                 if os.path.commonpath([folder, os.path.realpath(p)]) != folder]
 
@@ -65,10 +66,12 @@ def open_project(path: str) -> Project:
             if flow is None or not isinstance(saved, dict) or "tables" not in saved:
                 continue
             try:
-                project.outcomes[key] = _completed(Outcome.from_json(saved, flow.request))
+                outcome = Outcome.from_json(saved, flow.request)
             except (RequestError, ValueError, TypeError, KeyError):
                 project.problems.setdefault(key, "its saved results cannot be read")
                 continue
+            _check_tables(project.path, key, outcome.tables)
+            project.outcomes[key] = _completed(outcome)
             if key == "metaeval":           # the engine's result again, which the plots read
                 from evalgui.core.workflows.metaeval import outcome_with_result
 
@@ -80,6 +83,7 @@ def open_project(path: str) -> Project:
             except (KeyError, TypeError, ValueError, RequestError):
                 outcome = None
             if outcome is not None:
+                _check_tables(project.path, workspace, outcome.tables)
                 project.outcomes[workspace] = outcome
         if workspace == "compare" and raw["version"] == 1:
             from evalgui.core.workflows.compare import outcomes_from_v1
@@ -89,6 +93,38 @@ def open_project(path: str) -> Project:
                 if outcome is not None:
                     project.outcomes[key] = outcome
     return project
+
+
+def _saved_columns() -> dict:
+    """(workflow, table) -> {column: whether it holds numbers}: what reports and the window read of saved tables."""
+    from evalgui.core import tidy
+    from evalgui.core.ranked.jobs import CURVE_COLUMNS, RUN_MATRIX_COLUMNS
+    from evalgui.core.workflows.compare import MATRIX_COLUMNS
+
+    tidy_columns = {name: name == tidy.VALUE for name in tidy.COLUMNS}
+    return {("ranked", "summary"): tidy_columns, ("ranked", "per_query"): tidy_columns,
+            ("ranked", "curves"): {name: name in ("recall", "precision") for name in CURVE_COLUMNS},
+            ("ranked", "run_matrix"): {name: name in ("mean_row", "mean_column", "diff", "n_queries")
+                                       for name in RUN_MATRIX_COLUMNS},
+            ("compare", "matrix"): {name: name in ("mean_row", "mean_column", "diff") for name in MATRIX_COLUMNS}}
+
+
+def _check_tables(path: str, key: str, tables: dict) -> None:
+    """A saved table lacking a column its readers need, or holding other than numbers where they need
+    numbers, is one EvalInputError naming the project and the table."""
+    import pandas as pd
+
+    for (workflow, name), columns in _saved_columns().items():
+        table = tables.get(name) if workflow == key else None
+        if not isinstance(table, pd.DataFrame):
+            continue
+        where = f"the saved results of \"{key}\", table \"{name}\""
+        missing = [column for column in columns if column not in table.columns]
+        if missing:
+            raise EvalInputError(path, f"{where} has no column {', '.join(map(repr, missing))}")
+        for column, numeric in columns.items():
+            if numeric and len(table) and not pd.api.types.is_numeric_dtype(table[column]):
+                raise EvalInputError(path, f"{where}: column '{column}' holds other than numbers")
 
 
 def _request_of_saved(workspace: str, state: dict):
@@ -144,6 +180,9 @@ def _completed(outcome: Outcome) -> Outcome:
     return outcome
 
 
+# A request's similarity model files: a project lists them with MODEL_KIND (the window does not load them as data).
+MODEL_PARAMS = ("model_file", "mac_model_file")
+
 # Workspaces whose project results keep their own layout: how to read them as outcomes (reports need them).
 _OWN_LAYOUTS = {"ranked": _ranked_saved, "metaeval": _metaeval_saved}
 
@@ -153,7 +192,7 @@ def save_project(path: str, requests: dict | None = None, outcomes: dict | None 
     (workflow key -> Outcome) as results of their workspaces. Returns the absolute path."""
     from evalgui.core.export import write_atomic
     from evalgui.core.inputs import detect_kind
-    from evalgui.core.project import make_project
+    from evalgui.core.project import MODEL_KIND, make_project
 
     path = os.path.abspath(path)
     flows = workflows()
@@ -166,12 +205,16 @@ def save_project(path: str, requests: dict | None = None, outcomes: dict | None 
         raise ValueError(f"no workflow '{unknown[0]}' (known: {', '.join(flows)})")
     files: dict[str, str] = {}
     for request in requests.values():
+        values = request.to_json()
+        models = {os.path.abspath(values[name]) for name in MODEL_PARAMS if isinstance(values.get(name), str)}
         for file_path in request.files():
-            if file_path.startswith("<"):
+            if in_memory(file_path):
                 raise ValueError(f"{file_path} is data in memory, which a project cannot name: save it to a "
                                  "file first")
             absolute = os.path.abspath(file_path)
-            if absolute not in files:
+            if absolute in models:             # read by the case-based form, not a data file of the session
+                files.setdefault(absolute, MODEL_KIND)
+            elif absolute not in files:
                 try:
                     files[absolute] = detect_kind(absolute).name
                 except EvalInputError:
@@ -190,7 +233,7 @@ def save_project(path: str, requests: dict | None = None, outcomes: dict | None 
 
 def _absolute(request_json: dict) -> dict:
     def fix(value):
-        if isinstance(value, str) and value and not value.startswith("<") and os.path.exists(value):
+        if isinstance(value, str) and value and not in_memory(value) and os.path.exists(value):
             return os.path.abspath(value)
         return value
     return {k: [fix(v) for v in value] if isinstance(value, list) else fix(value) for k, value in request_json.items()}

@@ -106,6 +106,9 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
             notes.append(f"{run.source} has no query in {request.qrels}; its values are 0")
 
     results, parts, curves = [], [], []
+    from evalgui.core.advisor import RunChecks
+
+    checks = RunChecks(options)                     # the caveats: judged shares, ties, coverage of each run
     pairs = RunPairs()
     n = len(runs)
     for i, (run, name, path) in enumerate(zip(runs, names, request.runs)):
@@ -124,6 +127,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
         if evaluation.absent_topics and id(run) not in lonely:
             notes.append(absent_note(run.source, evaluation.absent_topics))
         evaluation.run_name = name
+        checks.add(name, evaluation, specs)
         if "results" in tables:
             parts.append(evaluation.tidy_columns(per_query=request.per_query))
         if full:
@@ -169,6 +173,11 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
         if "run_matrix" in tables:
             out["run_matrix"] = run_matrix_table(results)
     outcome = Outcome("ranked", request, out, notes)
+    outcome.caveat_list = checks.finish()
+    if full:
+        from evalgui.core.advisor import table
+
+        out["caveats"] = table(outcome.caveat_list)
     outcome.results = results
     if for_window:          # no provenance either (its version look-up imports and reads pyproject.toml)
         return outcome

@@ -219,6 +219,7 @@ def section_html(section: Section, check=None) -> str:
     notes = section.outcome.notes_for_window() if hasattr(section.outcome, "notes_for_window") else []
     if notes:
         parts.append("<ul class=\"notes\">" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
+    parts.append(things_to_watch(section.outcome))
     if section.key == "compare":
         from evalgui.core.stats.compare import paper_table
         from evalgui.core.workflows.compare import comparison_from_outcome
@@ -272,6 +273,22 @@ def scoped_ids(svg: str, prefix: str) -> str:
     return re.sub(r'(href=")#(' + names + ')"', lambda m: f'{m.group(1)}#{prefix}{m.group(2)}"', svg)
 
 
+def things_to_watch(outcome) -> str:
+    """The outcome's caveats (:mod:`evalgui.core.advisor`) as the section's "Things to watch" part ("" without any)."""
+    from evalgui.core.advisor import WARNING
+    from evalgui.core.workflows.caveats import caveats_of
+
+    frame = caveats_of(outcome)
+    if frame is None or not len(frame):
+        return ""
+    items = "".join(f'<li class="{html.escape(severity)}"><strong>{"Warning" if severity == WARNING else "Note"}:'
+                    f'</strong> {html.escape(message)}</li>'
+                    for severity, message in zip(frame["severity"].tolist(), frame["message"].tolist()))
+    count = len(frame)
+    return (f'<div class="watch"><h3>Things to watch ({count} thing{"" if count == 1 else "s"})</h3>'
+            f"<ul>{items}</ul></div>")
+
+
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1a1a;background:#fff;margin:2em auto;
 max-width:70em;padding:0 1em;line-height:1.45}
@@ -282,6 +299,8 @@ table.sortable th{cursor:pointer;background:#f3f3f3}table.paper th{background:#f
 .footnote{font-size:.85em;color:#444}table.sortable th:hover{background:#e6e6e6}
 .table-wrap{overflow-x:auto}figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.9em;color:#444}.missing{color:#6b4b00;font-style:italic}.guide{color:#333}.notes{color:#6b4b00}details{margin:.5em 0}
+.watch{border-left:4px solid #c98a00;background:#fff8e6;padding:.2em 1em;margin:1em 0}
+.watch li.warning strong{color:#8a3b00}
 code{font-size:.85em}footer{margin-top:3em;font-size:.85em;color:#555}
 @media print{body{max-width:none;margin:0}details{display:block}details>summary{display:none}
 details:not([open])>*{display:block}.table-wrap{overflow:visible}table{page-break-inside:auto}

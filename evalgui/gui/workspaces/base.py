@@ -38,6 +38,7 @@ class StaleBanner(QLabel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("staleBanner")
+        self.setTextFormat(Qt.TextFormat.PlainText)       # it names the qrels file
         self.setStyleSheet(STALE_STYLE)
         self.setWordWrap(True)
         self.hide()
@@ -513,6 +514,23 @@ class Workspace(QWidget):
 
     def restore_form_state(self, state: dict) -> None:
         pass
+
+    def _form_bindings(self):
+        form = getattr(self, "form", None)
+        return getattr(form, "bindings", None)
+
+    def reset_form(self) -> None:
+        """The form at its defaults (a project or the demo then sets what it says; the rest stays so)."""
+        bindings = self._form_bindings()
+        if bindings is not None:
+            bindings.reset()
+
+    def remembered_form_state(self, state: dict | None = None) -> dict:
+        """What of the form's state (or of ``state``, remembered earlier) seeds the next new session: its
+        settings, never its files nor what describes the loaded data."""
+        state = self.form_state() if state is None else state
+        bindings = self._form_bindings()
+        return bindings.remembered(state) if bindings is not None else {}
 
     # Results for a project file (None: nothing to keep).
     def results_state(self) -> dict | None:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QGroup
                                QPushButton, QStyledItemDelegate, QToolTip, QVBoxLayout, QWidget)
 
 from evalgui.gui.naming import label
+from evalgui.gui.plain_text import tip
 
 _KEY = Qt.ItemDataRole.UserRole
 _CHECKED, _UNCHECKED = Qt.CheckState.Checked, Qt.CheckState.Unchecked
@@ -82,8 +83,8 @@ class ChecklistModel(QAbstractListModel):
             return key
         if role == Qt.ItemDataRole.ToolTipRole:
             if callable(self.tooltips):
-                return self.tooltips(key)
-            return self.tooltips.get(key) if self.tooltips else None
+                return tip(self.tooltips(key))
+            return tip(self.tooltips.get(key)) if self.tooltips else None
         if role == Qt.ItemDataRole.ForegroundRole and key in self.greyed:
             return Qt.GlobalColor.gray
         return None
@@ -230,7 +231,7 @@ class _ViewportWide(QStyledItemDelegate):
         text = index.data()
         if event.type() == QEvent.Type.ToolTip and not index.data(Qt.ItemDataRole.ToolTipRole) and text:
             if view.visualRect(index).width() - 30 < option.fontMetrics.horizontalAdvance(text):
-                QToolTip.showText(event.globalPos(), text, view)
+                QToolTip.showText(event.globalPos(), tip(text), view)
                 return True
         return super().helpEvent(event, view, option, index)
 
@@ -266,7 +267,7 @@ class QrelsRunsPicker(QGroupBox):
         self.qrels_combo.clear()
         for item in qrels_items:
             self.qrels_combo.addItem(item.name, item.path)
-            self.qrels_combo.setItemData(self.qrels_combo.count() - 1, item.path, Qt.ItemDataRole.ToolTipRole)
+            self.qrels_combo.setItemData(self.qrels_combo.count() - 1, tip(item.path), Qt.ItemDataRole.ToolTipRole)
         paths = [i.path for i in qrels_items]
         if self.qrels_path in paths:
             self.qrels_combo.setCurrentIndex(paths.index(self.qrels_path))

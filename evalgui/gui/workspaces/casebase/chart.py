@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel
 
 from evalgui.core.cbr.evaluate import FILTER_SIZE, K, LINEAR, MACFAC, METRIC, RETRIEVER, VALUE
 from evalgui.gui.naming import label as shown_name
+from evalgui.gui.plain_text import rich, tip
 from evalgui.gui.plot_palette import plot_colours
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.result_views import LazyView
@@ -96,7 +97,7 @@ class ChartTab(LazyView):
 
     @staticmethod
     def _tip(x: float, y: float, data) -> str:
-        return f"{data}\n{x:.4g} s\nvalue {y:.4f}"
+        return tip(f"{data}\n{x:.4g} s\nvalue {y:.4f}")
 
     def draw(self) -> None:
         super().draw()
@@ -132,8 +133,8 @@ class ChartTab(LazyView):
                 text.setPos(float(sx), float(sy))
                 item.addItem(text)
                 self.labels.append(text)
-        item.setLabel("left", shown_name(metric))
-        item.setTitle(f"{shown_name(metric)} vs time, {len(x)} MAC/FAC pair(s)", size="10pt")
+        item.setLabel("left", rich(shown_name(metric)))
+        item.setTitle(f"{rich(shown_name(metric))} vs time, {len(x)} MAC/FAC pair(s)", size="10pt")
         item.enableAutoRange()
         item.getViewBox().setDefaultPadding(0.1)
         values = np.concatenate([np.asarray(y, dtype=float), np.asarray(ly, dtype=float)])

@@ -25,6 +25,7 @@ from evalgui.core.ranked.measures import REGISTRY
 from evalgui.gui.declared import Bindings, checked_request, view
 from evalgui.gui.forms import parse_numbers
 from evalgui.gui.measurepicker import MeasurePicker, mark_invalid
+from evalgui.gui.plain_text import tip as plain_tip
 from evalgui.gui.workspaces.casebase.model_editor import ModelEditor, PreviewBox
 from evalgui.gui.workspaces.run_picker import Checklist
 
@@ -102,10 +103,9 @@ class CaseBaseForm(QWidget):
         self.truth_combo = self._file_combo("cbrGroundTruth", "The ground truth: a loaded similarity-results file "
                                                               "(columns query, case, similarity)")
         for key, combo in (("train", self.train_combo), ("test", self.test_combo), ("ground_truth", self.truth_combo)):
-            self.bindings.hold(view(key, "text"), self.wanted, key, shows=(combo,))    # paths, kept until loaded
+            self.bindings.hold(view(key, "file"), self.wanted, key, shows=(combo,))    # paths, kept until loaded
         self.bindings.hold(view("id_columns", "json", {}), get=lambda: dict(self.id_columns),
-                           put=lambda saved: self.id_columns.update({str(p): str(c) for p, c in saved.items()}),
-                           shows=(self.train_id, self.test_id))
+                           put=self._set_id_columns, shows=(self.train_id, self.test_id), session_only=True)
         self.pages = QStackedWidget()
         bases_page = QWidget()
         bases = QFormLayout(bases_page)
@@ -146,6 +146,7 @@ class CaseBaseForm(QWidget):
         self.mac_list.setToolTip("MAC's cheaper model: these attributes of the model, with their measures "
                                  "and weights")
         self.mac_file_label = QLabel(MAC_FILE_NONE)
+        self.mac_file_label.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.mac_file_label.setWordWrap(True)
         self.mac_file_button = QPushButton("MAC model file…")
         self.mac_file_button.setToolTip("MAC's own model file (JSON) instead of a subset of the model's attributes")
@@ -159,6 +160,7 @@ class CaseBaseForm(QWidget):
         self.ks.setObjectName("cbrKs")
         self.ks.setPlaceholderText("e.g. 5,10")
         self.pairs_note = QLabel()
+        self.pairs_note.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.pairs_note.setObjectName("cbrPairsProblem")
         self.pairs_note.setWordWrap(True)
         self.pairs_note.setStyleSheet("color: #c62828;")
@@ -225,9 +227,10 @@ class CaseBaseForm(QWidget):
         ranked_layout.addRow(thresholds_label, self.thresholds)
         ranked_layout.addRow(self.thresholds_note)
         ranked_layout.addRow(self.ranked_picker)
+        # The model describes the case base's attributes: it is the session's, not remembered for the next.
         self.bindings.hold(view("model", "json"), get=self._model_state, put=self._set_model, late=True,
-                           shows=(self.editor,))
-        self.bindings.hold(view("mac_model", "text"), get=lambda: self.mac_path,
+                           shows=(self.editor,), session_only=True)
+        self.bindings.hold(view("mac_model", "file"), get=lambda: self.mac_path,
                            put=lambda path: self.set_mac_file(path, restored=True), late=True)
         ranked_column = QVBoxLayout(ranked_box)
         ranked_column.addWidget(self.ranked_check)
@@ -271,6 +274,7 @@ class CaseBaseForm(QWidget):
                        self.thresholds.textEdited, self.ranked_picker.changed):
             signal.connect(self.edited)
         self.refresh_inputs()
+        self.bindings.keep_defaults()        # what a project or the demo does not say takes these
 
     # ------------------------------------------------------------ building
     @staticmethod
@@ -502,7 +506,7 @@ class CaseBaseForm(QWidget):
         self.mac_model = model
         self.mac_path = path
         self.mac_file_label.setText(os.path.basename(path) if path else MAC_FILE_NONE)
-        self.mac_file_label.setToolTip(path or "")
+        self.mac_file_label.setToolTip(plain_tip(path or ""))
         self.mac_list.setEnabled(path is None and self.source() == CASE_BASES)
         if not restored:
             self.edited.emit()
@@ -606,7 +610,7 @@ class CaseBaseForm(QWidget):
         combo.clear()
         for text, path in entries:
             combo.addItem(text, path)
-            combo.setItemData(combo.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
+            combo.setItemData(combo.count() - 1, plain_tip(path), Qt.ItemDataRole.ToolTipRole)
         index = combo.findData(wanted)
         combo.setCurrentIndex(index if index >= 0 else (0 if entries else -1))
         combo.blockSignals(False)
@@ -732,9 +736,18 @@ class CaseBaseForm(QWidget):
     def _model_state(self) -> dict | None:
         return self.editor.to_dict() if self.editor.table.rowCount() else None
 
+    def _set_id_columns(self, saved: dict) -> None:
+        self.id_columns.clear()
+        self.id_columns.update({str(p): str(c) for p, c in saved.items()})
+
     def _set_model(self, saved) -> bool:
         from evalgui.core.cbr.model import SimilarityModel
 
+        if saved is None:               # no model: the train case base's default (in the next turn)
+            self.editor.clear()
+            if self.train() is not None:
+                self.default_timer.start()
+            return True
         if not isinstance(saved, dict):
             return False
         try:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QDoubleSpinBox, QFormLay
                                QTableWidgetItem, QWidget)
 
 from evalgui.core.cbr.catalogue import LOCAL_SIMILARITIES
+from evalgui.gui.plain_text import tip as plain_tip
 
 INVALID_STYLE = "border: 1px solid #c62828; background: #fdecea;"
 INVALID_BRUSH = QColor("#fdecea")
@@ -29,7 +30,7 @@ def mark(widget: QWidget, reason: str | None, tip: str = "") -> None:
     widget.setProperty("invalid", reason is not None)
     name = type(widget).__name__
     widget.setStyleSheet(f"{name} {{ {INVALID_STYLE} }}" if reason else "")
-    widget.setToolTip(reason or tip)
+    widget.setToolTip(plain_tip(reason) or tip)
 
 
 def format_number(value: float) -> str:
@@ -419,7 +420,7 @@ class TableForm(MeasureForm):
                 item = self.grid.item(i, j)
                 reason = self._reason(item.text().strip())
                 item.setBackground(INVALID_BRUSH if reason else QColor(Qt.GlobalColor.transparent))
-                item.setToolTip(reason or "")
+                item.setToolTip(plain_tip(reason or ""))
                 if reason and first is None:
                     first = f"{self.names[i]} → {self.names[j]}: {reason}"
         self.grid.blockSignals(False)

@@ -27,6 +27,7 @@ from evalgui.core.display import plain_words
 from evalgui.core.cbr.model import TYPES, AttributeModel, SimilarityModel
 from evalgui.core.errors import EvalInputError
 from evalgui.gui.narrow import fit_narrow
+from evalgui.gui.plain_text import tip as plain_tip
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.workspaces.casebase.measure_forms import (INVALID_BRUSH, AttributeContext,
                                                            MeasureForm, form_for)
@@ -90,6 +91,7 @@ class ModelEditor(QWidget):
         box_layout.addStretch(1)             # the room a short form leaves goes below it
         self.settings_box.setMinimumHeight(280)          # the tallest form (a grid, the curve) whole, and the type
         self.problem_label = QLabel()
+        self.problem_label.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.problem_label.setObjectName("cbrModelProblem")
         self.problem_label.setWordWrap(True)
         self.problem_label.setStyleSheet("color: #c62828;")
@@ -134,6 +136,13 @@ class ModelEditor(QWidget):
         if self.table.rowCount():
             self.table.setCurrentCell(0, ATTRIBUTE)
         self.fit_columns()
+        self._edited()
+
+    def clear(self) -> None:
+        """No model (a project without one): the form then builds the train case base's default."""
+        self.source, self.added, self._earlier = "<model>", set(), {}
+        self._clear()
+        self._mark_rows()
         self._edited()
 
     def _clear(self) -> None:
@@ -240,7 +249,7 @@ class ModelEditor(QWidget):
         """The measure's description, after what is wrong with its settings (``reason``) if anything."""
         name = combo.currentData()
         tip = LOCAL_SIMILARITIES[name].help_text if name in LOCAL_SIMILARITIES else ""
-        combo.setToolTip(f"{reason}\n\n{tip}" if reason else tip)
+        combo.setToolTip(plain_tip(f"{reason}\n\n{tip}") if reason else tip)
 
     def widget(self, row: int, column: int | str):
         """The row's control: a cell's (MEASURE, WEIGHT), or in the panel under the table (TYPE, DELIMITER)."""
@@ -334,8 +343,8 @@ class ModelEditor(QWidget):
                 self.missing.add(name)
                 item.setBackground(MISSING_BRUSH)
                 item.setForeground(QColor("#c62828"))
-                item.setToolTip(f"Not a column of {cb.source}: its settings are kept, but the model cannot run "
-                                "until it is removed or another train case base is chosen")
+                item.setToolTip(plain_tip(f"Not a column of {cb.source}: its settings are kept, but the model cannot "
+                                    "run until it is removed or another train case base is chosen"))
             elif name in self.added:
                 item.setBackground(NEW_BRUSH)
                 item.setForeground(QColor(Qt.GlobalColor.black))
@@ -343,7 +352,7 @@ class ModelEditor(QWidget):
             else:
                 item.setBackground(QColor(Qt.GlobalColor.transparent))
                 item.setForeground(self.table.palette().text())
-                item.setToolTip(name)                # whole, when the column elides it
+                item.setToolTip(plain_tip(name))           # whole, when the column elides it
         self.remove_missing_button.setVisible(bool(self.missing))
 
     def remove_missing(self) -> None:
@@ -404,7 +413,8 @@ class ModelEditor(QWidget):
             summary.setText(reason or form.summary())
             summary.setBackground(INVALID_BRUSH if reason else QColor(Qt.GlobalColor.transparent))
             summary.setForeground(QColor("#c62828") if reason else self.table.palette().text())
-            summary.setToolTip((reason or form.summary()) + "\n(choose the row to edit the settings below the table)")
+            summary.setToolTip(plain_tip((reason or form.summary())
+                                         + "\n(choose the row to edit the settings below the table)"))
             # The summary column may be hidden (a narrow form): the measure says what is wrong too.
             measure = self.widget(row, MEASURE)
             measure.setStyleSheet("QComboBox { border: 1px solid #c62828; background: #fdecea; }" if reason else "")
@@ -505,7 +515,7 @@ class ElidedTitleBox(QGroupBox):
 
     def setTitle(self, title: str) -> None:
         self.full_title = title
-        self.setToolTip(title)
+        self.setToolTip(plain_tip(title))
         self._elide()
 
     def title(self) -> str:
@@ -513,7 +523,8 @@ class ElidedTitleBox(QGroupBox):
 
     def _elide(self) -> None:
         room = max(self.width() - 24, 40)
-        super().setTitle(self.fontMetrics().elidedText(self.full_title, Qt.TextElideMode.ElideRight, room))
+        shown = self.fontMetrics().elidedText(self.full_title, Qt.TextElideMode.ElideRight, room)
+        super().setTitle(shown.replace("&", "&&"))         # a group box's & marks a shortcut: a name's is text
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -608,7 +619,7 @@ class PreviewModel(DataFrameModel):
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.ToolTipRole and index.isValid() and index.column() < 2 \
                 and index.row() < len(self.tips):
-            return self.tips[index.row()][index.column()] or None
+            return plain_tip(self.tips[index.row()][index.column()]) or None
         return super().data(index, role)
 
 
@@ -694,6 +705,7 @@ class PreviewBox(QWidget):
         self.view = PreviewTable(self.shown, exported=lambda _fmt: self.model.frame)
         self.view.setObjectName("cbrPreviewTable")
         self.note = QLabel()
+        self.note.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.note.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(QLabel("Query"))

@@ -9,6 +9,7 @@ command line's columns), as LaTeX or Markdown as shown; and every metric's per-q
 from __future__ import annotations
 
 import pandas as pd
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 
 from evalgui.core.cbr.catalogue import METRICS
@@ -42,6 +43,7 @@ class PerQueryTab(LazyView):
         export = export_button("Export…", self.export_dialog,
                                "The table (CSV, TSV and JSON as tidy rows, as evalgui-cli writes per-query values)")
         self.note = QLabel()
+        self.note.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.note.setObjectName("cbrPerQueryNote")
         self.note.setWordWrap(True)
         self.note.hide()

@@ -236,7 +236,9 @@ def outcome_from_state(state) -> Results | None:
             from evalgui.core.workflows.outcome import Outcome
 
             outcome = Outcome.from_json(state[saved], SimilarityRequest if saved == "similarity" else CasebaseRequest)
-            summary, per_query = split_queries(outcome.tables["results"])
+            table = outcome.tables["results"]
+            # without per-query rows (eg.casebase's default) the table is the summary alone
+            summary, per_query = split_queries(table) if QUERY in table.columns else (table, None)
             return Results(summary, truth, lists, outcome.notes_for_window(), per_query, outcome.request, outcome)
         table = _table_from_state(state["table"])
         per_query = _table_from_state(state["per_query"]) if "per_query" in state else None

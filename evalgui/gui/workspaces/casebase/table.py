@@ -12,6 +12,7 @@ similarity-results file (query_id, case_id, similarity), which the Similarity fi
 from __future__ import annotations
 
 import pandas as pd
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
 
 from evalgui.core.cbr.catalogue import METRICS
@@ -74,6 +75,7 @@ class TableView:
                                      "One row per metric: the layout of the command line's table.")
         self.layout_combo.currentIndexChanged.connect(lambda _i: self.refresh(self.outcome))
         self.note = QLabel()
+        self.note.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.note.setObjectName("cbrTableNote")
         self.note.setWordWrap(True)
         export = export_button("Export table…", self.view.export_dialog)

@@ -68,6 +68,8 @@ class CompareWorkspace(ViewsWorkspace):
         self.scatter = ScatterTab()
         self.preference_view = PreferencesTab()
         self.preference_view.pair_source = self._preference_pair
+        for view in (self.matrix, self.preference_view):      # a pair's queries selected in Ranked retrieval too
+            view.links, view.on_queries_selected = self._ranked_links, self._select_in_ranked
         self.views = [self.table, self.matrix, self.scatter, self.preference_view]
         self.results_tabs = QTabWidget()
         self.results_tabs.setObjectName("compareResultsTabs")
@@ -76,7 +78,12 @@ class CompareWorkspace(ViewsWorkspace):
         # Views that only keep up while in sight (the matrix) catch up when shown.
         self.results_tabs.currentChanged.connect(lambda index: getattr(self.views[index], "shown", lambda: None)())
 
-        self.lay_out(self.form, self.results_tabs, form_min_width=300)
+        from evalgui.gui.caveats import CaveatStrip
+        from evalgui.gui.workspaces.base import note_above
+
+        self.caveat_strip = CaveatStrip()            # things to watch in the results, their cells marked
+        self.caveat_strip.mark(self.table.view)
+        self.lay_out(self.form, note_above(self.caveat_strip, self.results_tabs), form_min_width=300)
         session.changed.connect(self.refresh_inputs)
         self.form.edited.connect(self.modified)
         self.refresh_inputs()
@@ -90,6 +97,21 @@ class CompareWorkspace(ViewsWorkspace):
         ``workspaces`` by key, read-only, when the form needs it (refresh, Run)."""
         ranked = getattr(self.window(), "workspaces", {}).get("ranked")
         return getattr(ranked, "results_set", None)
+
+    def _ranked(self):
+        return getattr(self.window(), "workspaces", {}).get("ranked")
+
+    def _ranked_links(self, row_run: str, column_run: str) -> str:
+        """Where a pair's selected queries are selected too: Ranked retrieval's views, when its results have
+        both runs (as Ranked ▸ Run × run selects them)."""
+        ranked = self._ranked()
+        results = getattr(ranked, "results_set", None)
+        if results is None or not all(run in results for run in (row_run, column_run)):
+            return ""
+        return "Ranked retrieval's per-query table and drill-down"
+
+    def _select_in_ranked(self, queries: list, measure: str, row_run: str, column_run: str) -> None:
+        self._ranked().select_queries(queries, row_run, column_run, measure)
 
     def showEvent(self, event) -> None:
         # The Ranked retrieval tab may have new results since this tab was last in sight.
@@ -124,6 +146,7 @@ class CompareWorkspace(ViewsWorkspace):
         self.comparison_outcome, self.preference_outcome = compared, preferred
         self.comparison = comparison_from_outcome(compared) if compared is not None else None
         self.preferences = preferences_from_outcome(preferred) if preferred is not None else None
+        self.caveat_strip.show_outcomes(compared, preferred)
         self._refresh_views()
 
     def _show_finished(self, outcomes) -> None:
@@ -169,6 +192,7 @@ class CompareWorkspace(ViewsWorkspace):
         """Forget the results (another project is opened); a running comparison is stopped and ignored."""
         self.abandon_job()
         self.comparison = self.preferences = self.comparison_outcome = self.preference_outcome = None
+        self.caveat_strip.show_caveats(None)
         self._refresh_views()
 
     # ------------------------------------------------------------ projects
@@ -214,8 +238,14 @@ class CompareWorkspace(ViewsWorkspace):
                 return False
         else:                                  # a version-1 project's own layout
             compared, preferred = outcomes_from_v1(state)
+        # Preferences saved without a test (eg.preference without test=): this tab shows tested ones only.
+        untested = "" if preferred is not None or "preference" not in state else \
+            " The preferences it keeps were computed without a test, which this tab does not show: press Run to " \
+            "test them."
         if compared is None and preferred is None:
+            if untested:
+                self.progress_label.setText("Nothing restored from the project." + untested)
             return False
         self._show(compared, preferred)
-        self.progress_label.setText("Results restored from the project.")
+        self.progress_label.setText("Results restored from the project." + untested)
         return True

@@ -27,6 +27,7 @@ from evalgui.core.stats.catalogue import CORRECTION_LABELS, TEST_LABELS
 from evalgui.gui.forms import registry_combo, samples_per_test
 from evalgui.gui.measurepicker import MeasurePicker
 from evalgui.gui.naming import NAMING, label as shown_name
+from evalgui.gui.plain_text import tip as plain_tip
 from evalgui.gui.workspaces.run_picker import Checklist, QrelsRunsPicker
 
 RUNS, SCORES, RANKED = "runs", "scores", "ranked"
@@ -213,6 +214,7 @@ class CompareForm(QWidget):
                        self.baseline_list.itemChanged, self.preference_list.itemChanged, self.binary_check.toggled,
                        self.binary_spin.valueChanged):
             signal.connect(self.edited)
+        self.bindings.keep_defaults()        # what a project or the demo does not say takes these
 
     # ------------------------------------------------------------ building
     def _preferences_box(self) -> QGroupBox:
@@ -319,7 +321,8 @@ class CompareForm(QWidget):
         self.scores_combo.clear()
         for item in items:
             self.scores_combo.addItem(item.name, item.path)
-            self.scores_combo.setItemData(self.scores_combo.count() - 1, item.path, Qt.ItemDataRole.ToolTipRole)
+            self.scores_combo.setItemData(self.scores_combo.count() - 1, plain_tip(item.path),
+                                          Qt.ItemDataRole.ToolTipRole)
         paths = [i.path for i in items]
         if self.scores_path in paths:
             self.scores_combo.setCurrentIndex(paths.index(self.scores_path))

@@ -126,6 +126,7 @@ class PairMatrix(LazyView):
         self.heatmap = HeatmapPlot(self.model)       # hovering a cell shows the model's tooltip
         self.heatmap.setObjectName(f"{prefix}Heatmap")
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.caption.setWordWrap(True)
         # Before any result: what to do, above the empty matrix.
         self.hint = QLabel(self.empty_hint)
@@ -136,14 +137,19 @@ class PairMatrix(LazyView):
         self.sides = heatmap_over_table(EveryLabelArea(self.heatmap), self.lower_widget())
         self.page = with_toolbar(self.sides, [QLabel("Measure"), self.measure, QLabel("Show"), self.value, export])
         self.page.layout().insertWidget(1, self.hint)
-        # Why the cell just double-clicked opens nothing (e.g. results saved without per-query values).
+        # Why the cell just clicked opens nothing (e.g. results saved without per-query values).
         self.pair_note = QLabel()
+        self.pair_note.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.pair_note.setObjectName(f"{prefix}PairNote")
         self.pair_note.setWordWrap(True)
         self.pair_note.hide()
         self.page.layout().addWidget(self.pair_note)
         self.page.layout().addWidget(self.caption)
         self.pair_view = None            # made when a cell is first opened
+        # The workspace's: where the queries selected in a pair are selected too (Ranked retrieval's views):
+        # links(row run, column run) names those views ("": none), selected(queries, measure, row, column).
+        self.links = lambda _row_run, _column_run: ""
+        self.on_queries_selected = None
         on_cell_activated(self.open_pair, self.table, self.heatmap)
 
     # ------------------------------------------------------------ a cell opens its pair
@@ -174,7 +180,7 @@ class PairMatrix(LazyView):
         values = self.pair_values(measure)
         if values is None or row_run not in values.columns or column_run not in values.columns:
             return ""
-        self.pair_window().show_pair(measure, row_run, column_run, values)
+        self.pair_window(row_run, column_run).show_pair(measure, row_run, column_run, values)
         return None
 
     def refresh(self, comparison) -> None:
@@ -185,13 +191,20 @@ class PairMatrix(LazyView):
             if comparison is None or self.fill_pair(view.measure, view.row_run, view.column_run) is not None:
                 view.hide()
 
-    def pair_window(self):
-        """The pair view (one window, reused for every cell)."""
+    def pair_window(self, row_run: str = "", column_run: str = ""):
+        """The pair view (one window, reused for every cell), saying where the pair's queries are selected too."""
         from evalgui.gui.pair_view import PairView
 
         if self.pair_view is None:
             self.pair_view = PairView(self.page)
+            self.pair_view.queries_selected.connect(self._pair_queries_selected)
+        self.pair_view.linked_views = self.links(row_run, column_run)
         return self.pair_view
+
+    def _pair_queries_selected(self, queries: list) -> None:
+        view = self.pair_view
+        if self.on_queries_selected is not None and view.linked_views:
+            self.on_queries_selected(queries, view.measure, view.row_run, view.column_run)
 
     def raise_pair_window(self) -> None:
         self.pair_note.hide()
@@ -304,7 +317,7 @@ class PairMatrix(LazyView):
         test, correction = test_words(provenance)
         self.caption.setText(f"{self.describe(measure, value)} {MARK}: significant at α = {provenance['alpha']} "
                              f"({test}, correction: {correction}). Hover a cell for the details; "
-                             "double-click it to see the pair query by query.")
+                             "click it to see the pair query by query.")
 
     def _fit_table(self) -> None:
         fit_below(self.sides, self.table, self.model.rowCount())

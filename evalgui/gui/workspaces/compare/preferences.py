@@ -5,7 +5,7 @@ The heatmap shows one preference measure at a time (a combo box): the mean prefe
 over the column run (antisymmetric: red, the row run is preferred; blue, the column run), the adjusted
 p-value of the one-sample test, or the queries each run is preferred on; "*" marks the pairs significant
 after the correction. Hovering a cell gives the mean preference with its confidence interval, p,
-adjusted p and wins / ties / losses; double-clicking it opens the pair's preference on each query
+adjusted p and wins / ties / losses; clicking it opens the pair's preference on each query
 (gui/pair_view.py, from the workflow's ``pair_queries``). Under it: the runs ranked (mean preference over the others, then
 win rate), the tested pairs, and the matrix as a coloured table. Tables export as CSV, TSV, LaTeX,
 Markdown or JSON (every measure, with the provenance columns), the heatmap as PNG or SVG.
@@ -93,7 +93,7 @@ class PreferencesTab(PairMatrix):
             "No preferences have been computed yet."
         if isinstance(found, str):
             return found
-        self.pair_window().show_preferences(measure, row_run, column_run, found)
+        self.pair_window(row_run, column_run).show_preferences(measure, row_run, column_run, found)
         return None
 
     def lower_widget(self):

@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.plain_text import rich, tip
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
@@ -71,7 +72,7 @@ class ScatterTab(LazyView):
 
     def _tip(self, x: float, y: float, data) -> str:
         a, b = self._names
-        return f"query {data}\n{a}: {x:.4f}\n{b}: {y:.4f}\ndifference {x - y:+.4f}"
+        return tip(f"query {data}\n{a}: {x:.4f}\n{b}: {y:.4f}\ndifference {x - y:+.4f}")
 
     def outcomes(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """A_HIGHER, B_HIGHER or TIED per query, with the comparison's tie tolerance."""
@@ -99,18 +100,18 @@ class ScatterTab(LazyView):
         for key, points in self.points.items():
             chosen = outcome == key
             points.setData(x=x[chosen], y=y[chosen], data=queries[chosen])
-            self.legend.getLabel(points).setText(f"{labels[key]} ({int(chosen.sum())})")
+            self.legend.getLabel(points).setText(rich(f"{labels[key]} ({int(chosen.sum())})"))
         values = np.concatenate([x, y])
         lo, hi = (float(values.min()), float(values.max())) if len(values) else (0.0, 1.0)
         lo, hi = min(lo, 0.0), hi if hi > lo else lo + 1.0
         self.diagonal.setData([lo, hi], [lo, hi])
         pad = 0.04 * (hi - lo)
         item.setRange(xRange=(lo - pad, hi + pad), yRange=(lo - pad, hi + pad), padding=0)
-        item.setLabel("bottom", f"{a}: {shown_name(measure)}")
-        item.setLabel("left", f"{b}: {shown_name(measure)}")
+        item.setLabel("bottom", rich(f"{a}: {shown_name(measure)}"))
+        item.setLabel("left", rich(f"{b}: {shown_name(measure)}"))
         counts = {key: int((outcome == key).sum()) for key in labels}
-        item.setTitle(f"{shown_name(measure)} per query, {len(x)} queries: {a} higher on {counts[A_HIGHER]}, {b} higher on "
-                      f"{counts[B_HIGHER]}, ties {counts[TIED]}", size="10pt")
+        item.setTitle(rich(f"{shown_name(measure)} per query, {len(x)} queries: {a} higher on {counts[A_HIGHER]}, "
+                           f"{b} higher on {counts[B_HIGHER]}, ties {counts[TIED]}"), size="10pt")
 
     def export_dialog(self) -> None:
         self.shown()

@@ -60,6 +60,11 @@ class MetaevalWorkspace(ViewsWorkspace):
 
         self.stale_banner = StaleBanner()
         results_column = note_above(self.stale_banner, self.results_tabs)
+        from evalgui.gui.caveats import CaveatStrip
+
+        self.caveat_strip = CaveatStrip()            # things to watch in the results, their cells marked
+        self.caveat_strip.mark(self.table.view)
+        results_column = note_above(self.caveat_strip, results_column)
 
         self.lay_out(self.form, results_column)
         session.changed.connect(self.refresh_inputs)
@@ -99,6 +104,7 @@ class MetaevalWorkspace(ViewsWorkspace):
 
     def _show_finished(self, outcome, inputs) -> None:
         self.outcome = outcome
+        self.caveat_strip.show_outcomes(outcome)
         self._computed = inputs
         self._update_stale_banner()
         self._refresh_views()
@@ -120,6 +126,7 @@ class MetaevalWorkspace(ViewsWorkspace):
 
     def clear_results(self) -> None:
         self._computed = None
+        self.caveat_strip.show_caveats(None)
         super().clear_results()
         self._update_stale_banner()
 

@@ -165,6 +165,7 @@ class MetaevalForm(QWidget):
         self.edited.connect(self.changed)
         for line in (self.set_sizes_edit, self.fractions_edit):
             line.textChanged.connect(self.changed)         # textEdited (in edited) is the user's typing only
+        self.bindings.keep_defaults()        # what a project or the demo does not say takes these
 
     # ------------------------------------------------------------ the experiments' pages
     def _stability_page(self) -> QWidget:

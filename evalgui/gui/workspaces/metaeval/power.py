@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from evalgui.gui.naming import label as shown_name
+from evalgui.gui.plain_text import rich
 from evalgui.gui.plots import run_colour
 from evalgui.gui.result_views import PlotView, new_plot
 
@@ -54,7 +55,7 @@ class PowerView(PlotView):
             pairs = len(rows)
             colour = run_colour(i)
             self.curves[measure] = item.plot(rows["rank"].to_numpy(float), rows["p_adjusted"].to_numpy(float),
-                                             name=f"{shown_name(measure)} ({power[measure]:.0f}%)",
+                                             name=rich(f"{shown_name(measure)} ({power[measure]:.0f}%)"),
                                              pen=pg.mkPen(colour, width=2),
                                              symbol="o" if pairs <= 60 else None, symbolSize=6, symbolBrush=colour,
                                              symbolPen=None)

@@ -34,5 +34,15 @@ def outcome_state(outcome: MetaevalOutcome) -> dict:
 
 
 def outcome_from_state(state) -> MetaevalOutcome | None:
-    """The outcome :func:`outcome_state` saved; None when ``state`` is not one (another version's)."""
+    """The outcome :func:`outcome_state` saved, or the workflow's outcome under its key (as ``eg.save_project``
+    writes it); None when ``state`` is neither (another version's)."""
+    if isinstance(state, dict) and isinstance(state.get("metaeval"), dict) and "settings" not in state:
+        from evalgui.core.workflows.metaeval import MetaevalRequest, outcome_with_result
+        from evalgui.core.workflows.outcome import Outcome
+        from evalgui.core.workflows.params import RequestError
+
+        try:
+            return outcome_with_result(Outcome.from_json(state["metaeval"], MetaevalRequest))
+        except (RequestError, ValueError, TypeError, KeyError):
+            return None
     return outcome_from_saved(state)

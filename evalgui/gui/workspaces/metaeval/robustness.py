@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.plain_text import rich
 from evalgui.gui.plots import run_colour
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
@@ -82,7 +83,7 @@ class RobustnessView(PlotView):
                 item.addItem(edge)
             item.addItem(band)
             self._edges += edges
-            curve = self.curves[measure] = item.plot(x, mean, name=shown_name(measure), pen=pg.mkPen(colour, width=2), symbol="o",
+            curve = self.curves[measure] = item.plot(x, mean, name=rich(shown_name(measure)), pen=pg.mkPen(colour, width=2), symbol="o",
                                                      symbolSize=6, symbolBrush=colour, symbolPen=None)
             # Clicking the measure in the legend hides its curve, and its band with it.
             curve.visibleChanged.connect(lambda curve=curve, band=band: band.setVisible(curve.isVisible()))
@@ -101,7 +102,7 @@ class RobustnessView(PlotView):
                            padding=0.03)
             item.setLabel("left", "Run pairs flipped (%)")
         label = dict((key, text) for text, key in VALUES)[column]
-        item.setTitle(f"{label} as judgments are removed ({settings.repetitions} repetitions)", size="10pt")
+        item.setTitle(f"{rich(label)} as judgments are removed ({settings.repetitions} repetitions)", size="10pt")
         spread_text = "the range over the repetitions" if spread_kind == RANGE else "± one standard deviation"
         order = "by their means"
         if any(is_preference_measure(m) for m in self.measures()):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.plain_text import rich
 from evalgui.gui.plots import keep_legend_clear, run_colour
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
@@ -51,11 +52,11 @@ class SetSizeView(PlotView):
             rows = table[table["measure"] == measure].sort_values("set_size")
             colour = run_colour(i)
             self.curves[measure] = item.plot(rows["set_size"].to_numpy(float), rows[column].to_numpy(float),
-                                             name=shown_name(measure), pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=7,
+                                             name=rich(shown_name(measure)), pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=7,
                                              symbolBrush=colour, symbolPen=None)
-        item.setLabel("left", f"{label} (%)")
+        item.setLabel("left", rich(f"{label} (%)"))
         item.enableAutoRange()
-        item.setTitle(f"{label} against the query-set size", size="10pt")
+        item.setTitle(f"{rich(label)} against the query-set size", size="10pt")
         self.legend.place_clear()
         self.caption.setText(f"One curve per measure; each point is the mean over the repetitions of "
                              f"{self.outcome.result.settings.sets:,} query sets of that size.")

@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.naming import label as shown_name
+from evalgui.gui.plain_text import tip
 from evalgui.gui.plot_palette import dark_plot, readable_on_dark
 from evalgui.gui.plots import run_colour
 from evalgui.gui.result_views import PlotView, new_plot
@@ -56,7 +57,7 @@ class TradeoffView(PlotView):
 
     @staticmethod
     def _tip(x: float, y: float, data) -> str:
-        return f"{shown_name(data)}\ntie rate {x:.2f}%\nerror rate {y:.2f}%"
+        return tip(f"{shown_name(data)}\ntie rate {x:.2f}%\nerror rate {y:.2f}%")
 
     def draw(self) -> None:
         item = self.plot.getPlotItem()

@@ -67,8 +67,12 @@ class RankedWorkspace(Workspace):
     idle_message = "Pick qrels, runs and measures, then press Run."
 
     def _select_queries(self, queries: list, row_run: str, column_run: str) -> None:
-        """Queries selected in a pair's view: selected in the per-query table, the first in the drill-down."""
-        self.per_query.select_queries(queries, self.run_matrix.measure.currentData())
+        self.select_queries(queries, row_run, column_run, self.run_matrix.measure.currentData())
+
+    def select_queries(self, queries: list, row_run: str, column_run: str, measure: str | None = None) -> None:
+        """Queries selected in a pair's view (Run × run's, or Compare's): selected in the per-query table
+        (showing ``measure`` when it has it), the first in the drill-down for the two runs."""
+        self.per_query.select_queries(queries, measure)
         if queries:
             self.drill_down.show_pair(queries[0], row_run, column_run)
 
@@ -102,6 +106,11 @@ class RankedWorkspace(Workspace):
         # Results the form no longer describes say so above the tabs.
         self.stale_banner = StaleBanner()
         results_column = note_above(self.stale_banner, self.results_tabs)
+        from evalgui.gui.caveats import CaveatStrip
+
+        self.caveat_strip = CaveatStrip()            # things to watch in the results, their cells marked
+        self.caveat_strip.mark(self.summary.view)
+        results_column = note_above(self.caveat_strip, results_column)
 
         self.results_tabs.setMinimumWidth(300)
         self.lay_out(self.form, results_column)
@@ -221,6 +230,7 @@ class RankedWorkspace(Workspace):
 
     def _show_finished(self, _count) -> None:
         self._deferred_refresh()          # the last run's rows are in the tables before "finished"
+        self.caveat_strip.show_outcomes(_count if hasattr(_count, "tables") else None)
         absent = {name: r.absent_topics for name, r in self.results_set.runs.items() if r.absent_topics}
         message = f"Evaluated {len(self.results_set)} run(s)."
         if absent:
@@ -251,6 +261,7 @@ class RankedWorkspace(Workspace):
     # ------------------------------------------------------------ results
     def _clear_results(self) -> None:
         self.results_set.clear()
+        self.caveat_strip.show_caveats(None)
         self.curves.clear()
         self._evaluated = None
         self._changed_on_disk = []
@@ -405,8 +416,12 @@ class RankedWorkspace(Workspace):
         curves = curves_by_run(curves) if curves is not None else {}
         for result in restored:
             result.curves = curves.get(result.name) or result.curves
-        inputs = EvaluationInputs.from_json(state.get("inputs"), self.session) if "inputs" in state \
-            else self._inputs_of_older_project([r.name for r in restored])
+        if "inputs" in state:
+            inputs = EvaluationInputs.from_json(state.get("inputs"), self.session)
+        elif isinstance(state.get("ranked"), dict):          # eg.save_project's outcome: its request
+            inputs = self._inputs_of_saved_outcome(state["ranked"], [r.name for r in restored])
+        else:
+            inputs = self._inputs_of_older_project([r.name for r in restored])
         self._clear_results()
         # A run whose file is not loaded keeps its saved rows until the next Run (nothing to remove it by).
         paths = {name: path for name, path in inputs.runs if self.session.find(path)} if inputs is not None else {}
@@ -417,6 +432,39 @@ class RankedWorkspace(Workspace):
         self._refresh_views()
         self._update_stale_banner()
         self._rederive(inputs)
+
+    def _inputs_of_saved_outcome(self, saved: dict, names: list[str]) -> EvaluationInputs | None:
+        """A project written by ``eg.save_project`` keeps the ranked outcome, not the tab's inputs: they are its
+        request's, and the form (the project keeps none) is set to them, as the tab's own Run would have left it."""
+        from evalgui.core.ranked.evaluate import EvalOptions
+
+        try:
+            request = EvaluateRequest.from_json(saved.get("request", {}))
+        except (RequestError, ValueError, TypeError, KeyError):
+            return None
+        runs = []
+        for path in request.runs:
+            item = self.session.find(path)
+            name = item.name if item is not None else os.path.splitext(os.path.basename(path))[0]
+            if name in names:
+                runs.append((name, path))
+        qrels = self.session.find(request.qrels)
+        options = EvalOptions(relevance_level=request.level, complete=request.complete, max_docs=request.max_docs,
+                              judged_only=request.judged_only, num_docs_in_coll=request.num_docs,
+                              diversity_order="rank" if request.ndeval_rank_order else "score")
+        inputs = EvaluationInputs(request.qrels, qrels.name if qrels is not None else "", tuple(runs),
+                                  tuple(request.measures), options).loaded_in(self.session)
+        form = self.form
+        form.set_qrels(request.qrels)
+        for item in self.session.of_kind("run"):
+            form.set_run_checked(item.path, item.path in {p for _, p in runs})
+        form.picker.set_checked({})
+        for spec in request.measures:
+            form.picker.add_custom(spec)
+        form.level_spin.setValue(request.level)
+        form.complete_check.setChecked(request.complete)
+        form.max_docs_spin.setValue(request.max_docs or 0)
+        return inputs
 
     def _inputs_of_older_project(self, names: list[str]) -> EvaluationInputs | None:
         """Projects saved before results named their inputs: the form, if it names the same runs."""

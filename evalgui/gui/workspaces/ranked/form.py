@@ -54,6 +54,7 @@ class RankedForm(QWidget):
         layout.addWidget(self.data)
         layout.addWidget(measure_box, 1)
         layout.addWidget(options_box)
+        self.bindings.keep_defaults()        # what a project or the demo does not say takes these
 
     # ------------------------------------------------------------ inputs from the session
     @property

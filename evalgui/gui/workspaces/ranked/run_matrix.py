@@ -53,6 +53,7 @@ class RunMatrixView(LazyView):
         self.heatmap = HeatmapPlot(self.model)
         self.heatmap.setObjectName("runMatrixHeatmap")
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.caption.setWordWrap(True)
         export = QPushButton("Export plot…")
         export.clicked.connect(self.export_plot_dialog)

@@ -10,6 +10,7 @@ measures' tooltips and help are their records in the ``rankfile`` registry.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 
 from PySide6.QtCore import Qt, Signal
@@ -22,6 +23,7 @@ from evalgui.core.rankfile.measures import parse_measure
 from evalgui.core.workflows.stability import StabilityRequest
 from evalgui.gui.declared import Bindings, checked_request, view
 from evalgui.gui.forms import parse_numbers
+from evalgui.gui.plain_text import tip
 from evalgui.gui.workspaces.run_picker import QrelsRunsPicker
 from evalgui.gui.workspaces.stability.picker import RankMeasurePicker
 
@@ -87,11 +89,12 @@ class StabilityForm(QWidget):
         bindings.bind(view("source", "choice", RANK_FILE, tuple((k, label) for k, label, _ in SOURCES)),
                       self.source_combo, dress=False)
         self.rank_file_combo = QComboBox()
-        bindings.hold(view("rank_file", "text"), self, "rank_file_path", shows=(self.rank_file_combo,))
+        bindings.hold(view("rank_file", "file"), self, "rank_file_path", shows=(self.rank_file_combo,))
         self.rank_file_combo.setObjectName("stabilityRankFile")
         self.rank_file_combo.setToolTip("A loaded rank file (File ▸ Open data…)")
         self.rank_file_combo.currentIndexChanged.connect(self._rank_file_changed)
         self.rank_file_note = QLabel()
+        self.rank_file_note.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.rank_file_note.setWordWrap(True)
         rank_file_page = QWidget()
         rank_file_layout = QFormLayout(rank_file_page)
@@ -178,9 +181,11 @@ class StabilityForm(QWidget):
             experiments_layout.addRow(label, widget)
             if name in self.limit_notes:
                 experiments_layout.addRow(self.limit_notes[name])
-        for name, widget in (("error_rates", self.error_check), ("swap", self.swap_check)):
-            bindings.bind(param(name), widget)
-            experiments_layout.addRow(widget)
+        # The window's plots need the error rates (they cost little): on unless a project says otherwise.
+        bindings.bind(dataclasses.replace(param("error_rates"), default=True), self.error_check)
+        bindings.bind(param("swap"), self.swap_check)
+        experiments_layout.addRow(self.error_check)
+        experiments_layout.addRow(self.swap_check)
         for name, widget in (("seed", self.seed_spin), ("threads", self.threads_spin)):
             label = QLabel()
             bindings.bind(param(name), widget, label)
@@ -188,7 +193,6 @@ class StabilityForm(QWidget):
         bindings.bind(param("compat"), self.compat_check)
         self.compat_check.setToolTip(compat_tip())
         experiments_layout.addRow(self.compat_check)
-        self.error_check.setChecked(True)      # the window's plots need them; they cost little
         self.level_spin.setRange(-100, 100)    # grades are small numbers
         self._tips = {name: self.bindings[name].widget.toolTip() for name in DATA_LIMITED}
         self.experiment_widgets = [self.splits_edit, self.sigs_edit, self.systems_edit, self.entities_edit,
@@ -215,6 +219,7 @@ class StabilityForm(QWidget):
                        self.bootstrap_spin.valueChanged, self.error_check.toggled, self.swap_check.toggled,
                        self.seed_spin.valueChanged, self.threads_spin.valueChanged, self.compat_check.toggled):
             signal.connect(self.edited)
+        self.bindings.keep_defaults()        # what a project or the demo does not say takes these
 
     # ------------------------------------------------------------ reacting
     def source(self) -> str:
@@ -323,7 +328,7 @@ class StabilityForm(QWidget):
         self.rank_file_combo.clear()
         for item in items:
             self.rank_file_combo.addItem(item.name, item.path)
-            self.rank_file_combo.setItemData(self.rank_file_combo.count() - 1, item.path,
+            self.rank_file_combo.setItemData(self.rank_file_combo.count() - 1, tip(item.path),
                                              Qt.ItemDataRole.ToolTipRole)
         paths = [i.path for i in items]
         if self.rank_file_path in paths:

@@ -69,6 +69,7 @@ class SignificanceView(ResultView):
         self.heatmap.setObjectName("stabilitySignificanceHeatmap")
         self.heatmap.setMinimumSize(200, 150)
         self.caption = QLabel()
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)  # names from the data show as text
         self.caption.setWordWrap(True)
         export = export_button("Export plot…", self.export_plot_dialog)
         sides = QSplitter(Qt.Orientation.Vertical)

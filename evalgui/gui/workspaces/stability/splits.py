@@ -11,6 +11,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.plain_text import rich
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
 from evalgui.gui.workspaces.stability.results import EXPERIMENT, level_items
@@ -79,9 +80,9 @@ class SplitsView(PlotView):
             rows = table[table["method"] == measure].sort_values("splitCount")
             colour, symbol, line = measure_style(i)
             self.curves[measure] = item.plot(rows["splitCount"].to_numpy(float), rows[column].to_numpy(float),
-                                             name=shown_name(measure), pen=pg.mkPen(colour, width=2, style=line), symbol=symbol,
+                                             name=rich(shown_name(measure)), pen=pg.mkPen(colour, width=2, style=line), symbol=symbol,
                                              symbolSize=8, symbolBrush=colour, symbolPen=None)
-        item.setLabel("left", f"{label} (%)")
+        item.setLabel("left", rich(f"{label} (%)"))
         splits = sorted(set(table["splitCount"]))
         item.getAxis("bottom").setTicks([[(float(q), str(q)) for q in splits]])     # whole numbers of queries
         item.enableAutoRange()
@@ -89,7 +90,7 @@ class SplitsView(PlotView):
         low, high = (splits[0], splits[-1]) if splits else (0, 1)
         span = max(high - low, 1)
         item.setXRange(low - 0.05 * span, high + 0.45 * span, padding=0)
-        item.setTitle(f"{label} against the number of queries, fuzziness {level:g}", size="10pt")
+        item.setTitle(f"{rich(label)} against the number of queries, fuzziness {level:g}", size="10pt")
         caption = (f"One curve per measure: {systems} systems, {entities:,} entities split into "
                    f"{', '.join(map(str, splits))} queries; each point is the mean over "
                    f"{self.outcome.settings.iterations} iterations.")

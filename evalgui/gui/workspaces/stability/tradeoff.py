@@ -12,6 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel
 
+from evalgui.gui.plain_text import tip
 from evalgui.gui.plot_palette import dark_plot, readable_on_dark
 from evalgui.gui.result_views import PlotView, new_plot
 from evalgui.gui.toolbar import ChoiceBox
@@ -67,7 +68,7 @@ class TradeoffView(PlotView):
 
     @staticmethod
     def _tip(x: float, y: float, data) -> str:
-        return f"{data}\ntie rate {x:.2f}%\nerror rate {y:.2f}%"
+        return tip(f"{data}\ntie rate {x:.2f}%\nerror rate {y:.2f}%")
 
     def rows(self):
         return self.outcome.rows(combination_of(self.combination.currentData()), self.level.currentData())
@@ -139,7 +140,7 @@ class TradeoffView(PlotView):
         for m, px, py, (colour, _, _) in zip(measures, x, y, styles):
             label = pg.TextItem(m, color=readable_on_dark(colour) if dark else label_colour(colour))
             label.full_text = m
-            label.setToolTip(m)
+            label.setToolTip(tip(m))
             label.setPos(px, py)
             item.addItem(label, ignoreBounds=True)
             self.labels.append(label)

@@ -1,0 +1,74 @@
+"""Things to watch in the window: a strip above the results says how many caveats there are and opens to
+each, with its numbers; the cells they are about are marked, with the caveat as their tooltip."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from tests.gui.conftest import load_synthetic, run_and_wait
+
+
+def _header_count(strip) -> int:
+    return int(strip.header.text().split()[0])
+
+
+def test_ranked_results_show_their_caveats_and_mark_the_run_cells(qtbot, window):
+    load_synthetic(qtbot, window)
+    ranked = window.workspaces["ranked"]
+    strip = ranked.caveat_strip
+    assert strip.isHidden()
+    ranked.form.picker.set_checked({"P": "10", "map": ""})
+    run_and_wait(qtbot, ranked)
+    assert not strip.isHidden() and strip.frame is not None and len(strip.frame)
+    assert _header_count(strip) == len(strip.frame) == len(strip.items)
+    assert "things to watch" in strip.header.text() and "change a conclusion" in strip.header.text()
+    # closed, then opened by a click; each caveat opens to its whole message
+    assert strip.scroll.isHidden()
+    qtbot.mouseClick(strip.header, Qt.MouseButton.LeftButton)
+    assert not strip.scroll.isHidden()
+    item = strip.items[0]
+    assert item.details.isHidden() and "%" in item.title.text() and "lowest" not in item.title.text()
+    qtbot.mouseClick(item.toggle, Qt.MouseButton.LeftButton)
+    assert not item.details.isHidden() and item.details.text() == strip.frame["message"].iloc[0]
+    # the summary's cells a caveat is about are marked: a run's judged share on its run cell
+    marks = strip.marks[0]
+    view = ranked.summary.view
+    names = [view.source_model.column_name(c) for c in range(view.source_model.columnCount())]
+    judged = strip.frame[(strip.frame["kind"] == "judged") & (strip.frame["measure"] == "")]
+    run = judged["run"].iloc[0]
+    row = next(r for r in range(view.model().rowCount()) if view.model().index(r, 0).data() == run)
+    assert marks.caveats_at(view.model().index(row, names.index("run")))
+    measure_caveat = strip.frame[(strip.frame["kind"] == "judged") & (strip.frame["measure"] != "")].iloc[0]
+    row = next(r for r in range(view.model().rowCount())
+               if view.model().index(r, 0).data() == measure_caveat["run"])
+    assert marks.caveats_at(view.model().index(row, names.index(measure_caveat["measure"])))
+    # a new evaluation with nothing to watch hides the strip (P@5 of the judged top documents of bm25 only)
+    ranked.clear_results()
+    assert strip.isHidden() and not marks.caveats_at(view.model().index(0, 0))
+
+
+def test_compare_marks_the_pair_a_caveat_is_about(qtbot, window):
+    load_synthetic(qtbot, window)
+    compare = window.workspaces["compare"]
+    window.tabs.setCurrentWidget(compare)
+    compare.form.picker.set_checked({"map": "", "P": "10"})
+    index = compare.form.correction_combo.findData("none")
+    compare.form.correction_combo.setCurrentIndex(index)
+    run_and_wait(qtbot, compare)
+    strip = compare.caveat_strip
+    assert not strip.isHidden()
+    assert "multiple_comparisons" in set(strip.frame["kind"])
+    view = compare.table.view
+    source = view.source_model
+    names = [source.column_name(c) for c in range(source.columnCount())]
+    marked = [(r, c) for r in range(view.model().rowCount()) for c in range(len(names))
+              if strip.marks[0].caveats_at(view.model().index(r, c))]
+    assert marked and {names[c] for _, c in marked} <= {"measure", "diff", "p_value", "p_adjusted", "significant"}
+    pairs = strip.frame[strip.frame["kind"] == "queries"]
+    if len(pairs):
+        pair = pairs.iloc[0]
+        row = next(r for r in range(source.rowCount()) if source.raw(r, names.index("run_a")) == pair["run"]
+                   and source.raw(r, names.index("run_b")) == pair["other_run"]
+                   and source.raw(r, names.index("measure")) == pair["measure"])
+        found = strip.marks[0].caveats_at(view.model().index(row, names.index("diff")))
+        assert any(c.kind == "queries" for c in found)

@@ -1,0 +1,377 @@
+"""Names from the data are text everywhere: run names, query ids and doc ids full of markup are shown literally
+by the window's views, written literally by every export, and never become elements in an SVG or the report
+(issue 32: a run file named <img src=SECRET_probe.png ...>.run put that local image into the shared page)."""
+
+from __future__ import annotations
+
+import csv
+import html
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt
+from PySide6.QtGui import Qt as GuiQt
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QAbstractItemView, QGraphicsTextItem, QLabel, QWidget
+
+import pyqtgraph as pg
+
+from tests.gui.conftest import load, run_and_wait
+from tests.test_cli import run_cli
+
+PROBE = "SECRET_probe.png"
+IMAGE_RUN = f"<img src={PROBE} width=60 height=60>"
+BOLD_RUN = "<b>R&amp;1"
+QUOTE_RUN = "\"quote'"
+RUNS = (IMAGE_RUN, BOLD_RUN, QUOTE_RUN, "plain")
+FORMULA_QUERY = '=HYPERLINK("http://evil.example/x","y")'
+QUERIES = ("<b>q1</b>", FORMULA_QUERY, "q&amp;3", "\"quote'4", "[x](javascript:alert(1))")
+DOCS = tuple(f"d{i}" for i in range(12)) + ("<img/src=doc.png>", "@SUM(1)", "*star*", "-2")
+
+
+def write_collection(folder, runs=RUNS, queries=QUERIES, docs=DOCS) -> None:
+    """A qrels file and one run per name (the same numbers whatever the names: the generator is seeded)."""
+    folder.mkdir(exist_ok=True)
+    rng = np.random.default_rng(5)
+    with open(folder / "qrels.txt", "w", encoding="utf-8") as fh:
+        for q in queries:
+            fh.writelines(f"{q} 0 {d} {int(rng.integers(0, 3))}\n" for d in docs)
+    for name in runs:
+        with open(folder / f"{name}.run", "w", encoding="utf-8") as fh:
+            for q in queries:
+                fh.writelines(f"{q} Q0 {d} {r + 1} {100 - r} tag\n" for r, d in enumerate(rng.permutation(docs)))
+
+
+@pytest.fixture
+def hostile(tmp_path, monkeypatch):
+    """Runs whose names, query ids and doc ids are markup, in a folder that also holds the probe image (the
+    working folder: where a rendered <img src=...> would load it from)."""
+    from PySide6.QtGui import QColor, QImage
+
+    write_collection(tmp_path)
+    image = QImage(8, 8, QImage.Format.Format_RGB32)
+    image.fill(QColor("red"))
+    assert image.save(str(tmp_path / PROBE))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def shown(text: str) -> str:
+    """What a label or tooltip with this text shows: Qt reads it as rich text when it looks like markup."""
+    if not text or not GuiQt.mightBeRichText(text):
+        return text or ""
+    document = QTextDocument()
+    document.setHtml(text)
+    return document.toPlainText()
+
+
+def text_items(widget: pg.GraphicsView) -> list[QGraphicsTextItem]:
+    return [i for i in widget.scene().items() if isinstance(i, QGraphicsTextItem)]
+
+
+def assert_no_element(item: QGraphicsTextItem) -> None:
+    """A drawn text holds no image, link or bold run from a name (the literal characters instead)."""
+    rendered = item.document().toHtml()
+    assert "<img" not in rendered and "<a " not in rendered, rendered
+    assert "\ufffc" not in item.toPlainText()          # an inline object: an image
+
+
+def assert_nothing_read_as_markup(window) -> None:
+    """Every plot's texts, and every label's text and widget's tooltip that Qt would read as rich text, in the
+    whole window: no image and no inline object from a name."""
+    for view in window.findChildren(pg.GraphicsView):
+        for item in text_items(view):
+            assert_no_element(item)
+    for widget in window.findChildren(QWidget):
+        texts = [widget.toolTip()]
+        if isinstance(widget, QLabel) and widget.textFormat() != Qt.TextFormat.PlainText:
+            texts.append(widget.text())
+        if isinstance(widget, QAbstractItemView) and widget.model() is not None:       # tables' tooltips
+            model, tip, root = widget.model(), Qt.ItemDataRole.ToolTipRole, QModelIndex()
+            columns = 1 if isinstance(model, QAbstractListModel) else model.columnCount(root)
+            texts += [model.headerData(c, Qt.Orientation.Horizontal, tip) for c in range(columns)]
+            texts += [model.data(model.index(r, c, root), tip) for r in range(min(model.rowCount(root), 40))
+                      for c in range(columns)]
+        for text in texts:
+            if isinstance(text, str) and text and GuiQt.mightBeRichText(text):
+                document = QTextDocument()
+                document.setHtml(text)
+                assert "<img" not in document.toHtml() and "\ufffc" not in document.toPlainText(), text
+
+
+def elements(svg: str) -> set[str]:
+    return {element.tag.split("}")[-1] for element in ET.fromstring(svg).iter()}
+
+
+def assert_clean_svg(svg: str) -> None:
+    tags = elements(svg)
+    assert "image" not in tags and "a" not in tags and "foreignObject" not in tags, tags
+    assert "data:" not in svg
+
+
+def images(text: str) -> int:
+    """Image elements (an SVG's <image>, an HTML <img>) and data URIs in a page or an SVG."""
+    return len(re.findall(r"<image\b|<img\b|data:", text))
+
+
+def svg_text(svg: str) -> str:
+    return "".join(ET.fromstring(svg).itertext())
+
+
+def run_ranked(qtbot, window, folder):
+    load(qtbot, window, [folder / "qrels.txt", *(folder / f"{name}.run" for name in RUNS)])
+    ranked = window.workspaces["ranked"]
+    ranked.form.picker.set_checked({"map": "", "P": "10"})
+    run_and_wait(qtbot, ranked)
+    return ranked
+
+
+def test_the_windows_views_show_names_literally(qtbot, window, hostile):
+    ranked = run_ranked(qtbot, window, hostile)
+    for view in ranked.views:
+        getattr(view, "shown", lambda: None)()
+
+    # The precision-recall legend: the names as typed (long ones shortened), no image, no bold.
+    plot = ranked.curves.plot
+    legend = [label.item.toPlainText() for _, label in plot.legend.items]
+    assert BOLD_RUN in legend and QUOTE_RUN in legend
+    assert any(text.startswith(IMAGE_RUN[:30]) for text in legend), legend
+    for item in text_items(plot):
+        assert_no_element(item)
+
+    # The difference chart's title and axis name the runs; its ticks and hover the queries.
+    diff = ranked.differences
+    diff.baseline.setCurrentIndex(diff.baseline.findData(QUOTE_RUN))
+    diff.run.setCurrentIndex(diff.run.findData(BOLD_RUN))
+    texts = [item.toPlainText() for item in text_items(diff.chart)]
+    assert any(f"{BOLD_RUN} vs {QUOTE_RUN}" in t for t in texts), texts
+    assert any(f"{BOLD_RUN} − {QUOTE_RUN}" in t for t in texts), texts
+    for item in text_items(diff.chart):
+        assert_no_element(item)
+    assert "<b>q1</b>" in diff.chart.frame["query"].tolist()
+
+    # The run × run matrix: its cells' and headers' tooltips, and the heatmap's hover.
+    model = ranked.run_matrix.model
+    tips = [shown(model.data(model.index(r, c), Qt.ItemDataRole.ToolTipRole))
+            for r in range(model.rowCount()) for c in range(model.columnCount())]
+    assert any(BOLD_RUN in t and QUOTE_RUN in t for t in tips), tips
+    headers = [shown(model.headerData(i, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole))
+               for i in range(model.columnCount())]
+    assert IMAGE_RUN in headers and BOLD_RUN in headers
+    for item in text_items(ranked.run_matrix.heatmap):
+        assert_no_element(item)
+
+    # The summary table: the names in the cells (a table cell is always text).
+    summary = ranked.summary.model
+    cells = {summary.data(summary.index(r, 0)) for r in range(summary.rowCount())}
+    assert set(RUNS) <= cells
+
+    # Drill-down: the rich text labels escape the run and query they name.
+    drill = ranked.drill_down
+    drill.show_pair("<b>q1</b>", BOLD_RUN, IMAGE_RUN)
+    qtbot.waitUntil(lambda: "q1" in drill.label_a.text(), timeout=5000)
+    assert f"{BOLD_RUN}, query <b>q1</b>" in shown(drill.label_a.text())
+    assert IMAGE_RUN in shown(drill.label_b.text())
+
+    assert_nothing_read_as_markup(window)
+
+    # The Data dock: each file's tooltip names it as it is.
+    files = window.data_panel.tree.model()
+    tips = [shown(files.data(files.index(r, 1), Qt.ItemDataRole.ToolTipRole)) for r in range(files.rowCount())]
+    assert any(IMAGE_RUN in t for t in tips), tips
+
+
+def test_the_windows_exports_hold_the_names_as_text(qtbot, window, hostile):
+    from evalgui.gui.plots import export_plot
+    from evalgui.gui.tables import export_frame
+
+    ranked = run_ranked(qtbot, window, hostile)
+    per_query = ranked.per_query.model.frame
+    out = hostile / "out"
+    out.mkdir()
+
+    # CSV and TSV for a spreadsheet: the formula query id is text; numbers (negative ones too) stay numbers.
+    for ext, sep in ((".csv", ","), (".tsv", "\t")):
+        export_frame(per_query, str(out / f"per_query{ext}"))
+        with open(out / f"per_query{ext}", encoding="utf-8", newline="") as fh:
+            rows = list(csv.reader(fh, delimiter=sep))
+        first = [row[0] for row in rows[1:]] + [c for row in rows[1:] for c in row]
+        assert "'" + FORMULA_QUERY in first and FORMULA_QUERY not in first
+        assert not any(c.startswith(("=", "+", "@")) for c in first)
+        assert BOLD_RUN in rows[0] or any(BOLD_RUN in c for row in rows for c in row)
+
+    # Markdown: a renderer (Qt's: CommonMark with GitHub's tables) shows every name literally.
+    export_frame(per_query, str(out / "per_query.md"))
+    document = QTextDocument()
+    document.setMarkdown((out / "per_query.md").read_text(encoding="utf-8"))
+    rendered = document.toPlainText()
+    assert set(RUNS) <= set(per_query.columns) and set(QUERIES) <= set(per_query["query"])
+    for name in (*RUNS, *QUERIES):
+        assert name in rendered, name
+    assert "<img" not in document.toHtml() and "<a " not in document.toHtml()
+
+    # LaTeX keeps its escaping.
+    export_frame(per_query, str(out / "per_query.tex"))
+    assert r"q\&amp;3" in (out / "per_query.tex").read_text(encoding="utf-8")
+
+    # The precision-recall plot as SVG and PNG: the names as text, no image element, no data URI.
+    export_plot(ranked.curves.plot, str(out / "curves.svg"))
+    export_plot(ranked.curves.plot, str(out / "curves.png"))
+    svg = (out / "curves.svg").read_text(encoding="utf-8")
+    assert_clean_svg(svg)
+    assert BOLD_RUN in svg_text(svg) and QUOTE_RUN in svg_text(svg)
+    assert (out / "curves.png").stat().st_size > 0
+
+    # The run × run heatmap: the names on its axes, its images only its cells and colour scale.
+    ranked.run_matrix.export_plot(str(out / "heatmap.svg"))
+    svg = (out / "heatmap.svg").read_text(encoding="utf-8")
+    sizes = sorted((e.get("width"), e.get("height")) for e in ET.fromstring(svg).iter() if e.tag.endswith("image"))
+    assert len(sizes) == 2 and ("8", "8") not in sizes, sizes          # (the probe is 8 × 8)
+    assert not {"a", "foreignObject", "script"} & elements(svg)
+    drawn = svg_text(svg)
+    assert all(name in drawn for name in (BOLD_RUN, QUOTE_RUN, IMAGE_RUN[:20])), drawn
+
+
+class _Elements(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _project(folder, runs):
+    import evalgui as eg
+
+    qrels, paths = str(folder / "qrels.txt"), [str(folder / f"{name}.run") for name in runs]
+    return eg.save_project(str(folder / "p.evalgui"), eg.evaluate(qrels, paths, ["AP", "P@10"]),
+                           eg.compare(qrels, paths, ["AP"], test="t"))
+
+
+def test_evalgui_cli_run_and_report_write_names_as_text(qtbot, capsys, hostile):
+    # The same collection with ordinary names: what the plots and the page hold when nothing is injected.
+    ordinary_runs = [f"run{i}" for i in range(len(RUNS))]
+    write_collection(hostile / "ordinary", ordinary_runs, [f"q{i}" for i in range(len(QUERIES))],
+                     [f"doc{i}" for i in range(len(DOCS))])
+    written = {}
+    for folder, runs in ((hostile, RUNS), (hostile / "ordinary", ordinary_runs)):
+        project = _project(folder, runs)
+        status, _, err = run_cli(capsys, "run", project, "-o", folder / "out")
+        assert status == 0, err
+        status, _, err = run_cli(capsys, "report", project, "-o", folder / "report.html")
+        assert status == 0, err
+        written[folder] = ({p.name: p.read_text(encoding="utf-8") for p in (folder / "out").glob("*.svg")},
+                           (folder / "report.html").read_text(encoding="utf-8"))
+    svgs, page = written[hostile]
+    ordinary_svgs, ordinary_page = written[hostile / "ordinary"]
+
+    # evalgui-cli run: the precision-recall curves and the heatmap, their images only the heatmap's own.
+    assert sorted(svgs) == sorted(ordinary_svgs) == ["compare-heatmap-AP.svg", "ranked-precision-recall.svg"]
+    for name, svg in svgs.items():
+        assert images(svg) == images(ordinary_svgs[name]), name
+        assert not {"a", "foreignObject", "script"} & elements(svg)
+    assert_clean_svg(svgs["ranked-precision-recall.svg"])
+    for name in ("ranked-precision-recall.svg", "compare-heatmap-AP.svg"):
+        assert BOLD_RUN in svg_text(svgs[name]) and QUOTE_RUN in svg_text(svgs[name]), name
+    # The command line's tables feed programs: the values exactly.
+    with open(hostile / "out" / "ranked-summary.csv", encoding="utf-8", newline="") as fh:
+        assert set(RUNS) <= {cell for row in csv.reader(fh) for cell in row}
+
+    # evalgui-cli report: the names as the page's text; no element and no data URI beyond the ordinary page's.
+    parser, ordinary = _Elements(), _Elements()
+    parser.feed(page)
+    ordinary.feed(ordinary_page)
+    assert images(page) == images(ordinary_page)
+    risky = ("img", "image", "script", "iframe", "object", "embed", "foreignobject", "a", "link", "style")
+    assert [parser.tags.count(t) for t in risky] == [ordinary.tags.count(t) for t in risky]
+    assert "img" not in parser.tags
+    assert all(href.startswith("#") for href in re.findall(r'<a [^>]*href="([^"]*)"', page))
+    text = "".join(parser.text)
+    for name in (IMAGE_RUN, BOLD_RUN, QUOTE_RUN):
+        assert name in text, name
+
+
+def test_a_legend_with_a_markup_name_draws_it_literally(qtbot, tmp_path, monkeypatch):
+    """The drawing itself: the legend's text is as wide as the literal name (an image or bold text is not)."""
+    from evalgui.gui.plots import PrecisionRecallPlot
+
+    monkeypatch.chdir(tmp_path)
+    plot = PrecisionRecallPlot()
+    qtbot.addWidget(plot)
+    curve = {("interpolated", "all"): (np.linspace(0, 1, 11), np.linspace(1, 0, 11))}
+    for run in ("<b>bold</b>", "<img src=x onerror=alert(11)>"):
+        plot.set_run(run, curve)
+    plot.show_curves("interpolated", "all")
+    labels = {label.item.toPlainText() for _, label in plot.legend.items}
+    assert labels == {"<b>bold</b>", "<img src=x onerror=alert(11)>"}
+    for item in text_items(plot):
+        assert_no_element(item)
+    assert any(html.escape("<b>bold</b>") in label.text for _, label in plot.legend.items)
+
+
+def test_the_compare_views_show_names_literally(qtbot, window, hostile):
+    load(qtbot, window, [hostile / "qrels.txt", *(hostile / f"{name}.run" for name in RUNS)])
+    compare = window.workspaces["compare"]
+    window.tabs.setCurrentWidget(compare)
+    compare.form.picker.set_checked({"map": ""})
+    run_and_wait(qtbot, compare)
+    assert compare.comparison is not None, compare.progress_label.text()
+
+    # The scatter: legend, axis names and title name the two runs; a point's tooltip its query.
+    scatter = compare.scatter
+    compare.results_tabs.setCurrentWidget(scatter.page)
+    scatter.run_a.setCurrentIndex(scatter.run_a.findData(BOLD_RUN))
+    scatter.run_b.setCurrentIndex(scatter.run_b.findData(IMAGE_RUN))
+    legend = [label.item.toPlainText() for _, label in scatter.legend.items]
+    assert any(t.startswith(f"{BOLD_RUN} higher") for t in legend) and any(IMAGE_RUN in t for t in legend), legend
+    texts = [item.toPlainText() for item in text_items(scatter.plot)]
+    assert any(f"{BOLD_RUN}: " in t for t in texts) and any(f"{IMAGE_RUN} higher on" in t for t in texts), texts
+    for item in text_items(scatter.plot):
+        assert_no_element(item)
+    assert "<b>q1</b>" in shown(scatter._tip(0.5, 0.25, "<b>q1</b>"))
+
+    # The comparison matrix: cell and header tooltips; the pair view's caption and axes.
+    matrix = compare.matrix
+    compare.results_tabs.setCurrentWidget(matrix.page)
+    model = matrix.model
+    runs = list(model.frame.index)
+    a, b = runs.index(BOLD_RUN), runs.index(IMAGE_RUN)
+    tip = model.data(model.index(a, b), Qt.ItemDataRole.ToolTipRole)
+    assert BOLD_RUN in shown(tip) and IMAGE_RUN in shown(tip), tip
+    for item in text_items(matrix.heatmap):
+        assert_no_element(item)
+    matrix.open_pair(a, b)
+    pair = matrix.pair_view
+    assert pair.caption.textFormat() == Qt.TextFormat.PlainText and BOLD_RUN in pair.caption.text()
+    for widget in (pair.bars, pair.scatter):
+        for item in text_items(widget):
+            assert_no_element(item)
+    axes = [item.toPlainText().strip() for item in text_items(pair.scatter)]
+    assert BOLD_RUN in axes and IMAGE_RUN in axes, axes
+    for view in (compare.matrix, compare.scatter):
+        compare.results_tabs.setCurrentWidget(view.page)
+    assert_nothing_read_as_markup(window)
+
+
+@pytest.mark.parametrize("experiment", ["stability", "power"])
+def test_the_meta_evaluation_views_show_names_literally(qtbot, window, hostile, experiment):
+    load(qtbot, window, [hostile / "qrels.txt", *(hostile / f"{name}.run" for name in RUNS)])
+    metaeval = window.workspaces["metaeval"]
+    window.tabs.setCurrentWidget(metaeval)
+    metaeval.form.picker.set_checked({"map": "", "P": "10"})
+    metaeval.form.experiment_combo.setCurrentIndex(metaeval.form.experiment_combo.findData(experiment))
+    run_and_wait(qtbot, metaeval)
+    assert metaeval.outcome is not None, metaeval.progress_label.text()
+    for view in metaeval.views:
+        if metaeval.results_tabs.isTabVisible(metaeval.results_tabs.indexOf(view.page)):
+            metaeval.results_tabs.setCurrentWidget(view.page)
+    assert_nothing_read_as_markup(window)
+
