@@ -316,7 +316,10 @@ class MainWindow(QMainWindow):
         """
         failures: list[LoadFailure] = []
         read: list[str] = []
-        job = load_files_job(requests, [item.kind for item in self.session.items])
+        from evalgui.core.ranked.by_query import summarised_if_too_large
+
+        # A run too large to hold stays on disk and is evaluated query by query (one reading pass for its counts).
+        job = load_files_job(requests, [item.kind for item in self.session.items], summarised_if_too_large)
         if at_once:
             job = _naming_ahead(job, self.session.items)
         worker = Worker(job)

@@ -128,13 +128,11 @@ def test_the_window_answers_while_a_large_run_is_read_and_evaluated(qtbot, windo
     monkeypatch.setenv("EVALGUI_HOLD_AT_MOST", HOLD_LOW)
     qrels, run = big_collection
     load(qtbot, window, [qrels])
-    progress = []
     with Heartbeat() as heartbeat:
         qtbot.waitUntil(lambda: len(heartbeat.beats) >= 3, timeout=2000)
         start = time.perf_counter()
         with qtbot.waitSignal(window.files_loaded, timeout=60_000):
-            worker = window.load_files([(str(run), None)])
-            worker.progress.connect(lambda fraction, message: progress.append((fraction, message)))
+            window.load_files([(str(run), None)])
         loaded = time.perf_counter()
         assert window.session.find(str(run)).by_query
         ranked = window.workspaces["ranked"]
@@ -143,9 +141,22 @@ def test_the_window_answers_while_a_large_run_is_read_and_evaluated(qtbot, windo
         end = time.perf_counter()
     print("reading:", heartbeat.check(start, loaded))
     print("evaluating:", heartbeat.check(loaded, end))
-    reading = [f for f, message in progress if "reading the run" in message]
-    assert len(reading) >= 2 and 0 < reading[0] < reading[-1]     # progress while the file is read
     assert set(ranked.results["run"]) == {"big"}
+
+
+def test_loading_it_reports_progress_along_the_file(monkeypatch, big_collection):
+    from evalgui.core.inputs import LoadedInput, load_files_job
+    from evalgui.core.jobs import JobState
+    from evalgui.core.ranked import by_query
+
+    monkeypatch.setattr(by_query, "_PIECE", 1 << 20)
+    monkeypatch.setenv("EVALGUI_HOLD_AT_MOST", HOLD_LOW)
+    progress, loaded = [], []
+    state = JobState(lambda fraction, message: progress.append((fraction, message)), loaded.append, min_interval=0)
+    load_files_job([(str(big_collection[1]), None)], (), by_query.summarised_if_too_large)(state)
+    assert isinstance(loaded[0], LoadedInput) and loaded[0].by_query
+    reading = [f for f, message in progress if message == "Reading big.run (1 of 1): reading the run"]
+    assert len(reading) >= 5 and reading == sorted(reading) and 0 < reading[0] < 0.5 < reading[-1]
 
 
 def test_cancel_while_loading_a_large_run_leaves_the_session_as_it_was(qtbot, window, monkeypatch, tmp_path):

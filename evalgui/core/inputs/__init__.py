@@ -134,7 +134,9 @@ class InputKind:
     # The kind a file read as this one turned out to be (a qrels file with subtopics), by its data.
     kind_of: Callable[[Any], str] | None = None
     acts_as: str | None = None                       # another kind's name whose place this one can take
-    reads_with_state: bool = False                   # read() takes the job's state (progress and Cancel)
+    # read() takes the job's state (progress, Cancel) and too_large(path, state): the caller's reading of a file
+    # too large to hold (an engine's, which this layer does not import), None when it is to be read whole.
+    reads_large: bool = False
 
     @property
     def readable(self) -> bool:
@@ -309,11 +311,13 @@ class LoadFailure:
     message: str
 
 
-def _read_as(record: InputKind, path: str, options: dict, state: JobState | None = None) -> LoadedInput:
+def _read_as(record: InputKind, path: str, options: dict, state: JobState | None = None,
+             too_large=None) -> LoadedInput:
     if not record.readable:
         raise EvalInputError(path, f"this looks like a {record.label.lower()} file, which evalgui cannot read yet "
                                    f"(choose another kind with Read as, if this is wrong)")
-    data = record.read(path, **options, state=state) if record.reads_with_state else record.read(path, **options)
+    data = record.read(path, **options, state=state, too_large=too_large) if record.reads_large else \
+        record.read(path, **options)
     if record.kind_of is not None:
         record = kind(record.kind_of(data))
     summary = record.summary(data)
@@ -326,7 +330,7 @@ def _read_as(record: InputKind, path: str, options: dict, state: JobState | None
 
 
 def read_input(path: str | os.PathLike, kind_name: str | None = None, loaded_kinds: Iterable[str] = (),
-               state: JobState | None = None, **options) -> LoadedInput:
+               state: JobState | None = None, too_large=None, **options) -> LoadedInput:
     """Read one file as ``kind_name``, or as the kind its content (and ``loaded_kinds``, the kinds of
     the files already loaded) says. Raises EvalInputError.
 
@@ -342,20 +346,20 @@ def read_input(path: str | os.PathLike, kind_name: str | None = None, loaded_kin
         raise EvalInputError(path, "this is a folder, not a file")
     check_regular(path)         # a FIFO or a device would block or never end (pipes are spooled by the CLI)
     if kind_name is not None:
-        loaded = _read_as(kind(kind_name), path, options, state)
+        loaded = _read_as(kind(kind_name), path, options, state, too_large)
         loaded.kind_detected = False
         loaded.kind_reason = "kind chosen by you"
         return loaded
     (best, *others), reason = _confident_kinds(path, loaded_kinds)          # sniffed once
     fallbacks = [k for k in others if k.readable]
     try:
-        loaded = _read_as(best, path, options, state)
+        loaded = _read_as(best, path, options, state, too_large)
         loaded.kind_reason = reason
         return loaded
     except EvalInputError as first_error:
         for other in fallbacks:
             try:
-                loaded = _read_as(other, path, options, state)
+                loaded = _read_as(other, path, options, state, too_large)
             except EvalInputError:
                 continue
             loaded.kind_reason = f"it cannot be read as {best.label.lower()} ({first_error.reason})"
@@ -363,9 +367,10 @@ def read_input(path: str | os.PathLike, kind_name: str | None = None, loaded_kin
         raise first_error
 
 
-def load_files_job(requests: list[tuple[str, str | None]], loaded_kinds: Iterable[str] = ()):
+def load_files_job(requests: list[tuple[str, str | None]], loaded_kinds: Iterable[str] = (), too_large=None):
     """An engine job reading files; each arrives as a partial result (LoadedInput or LoadFailure).
-    ``loaded_kinds``: the kinds of the files loaded before; each file read joins them."""
+    ``loaded_kinds``: the kinds of the files loaded before; each file read joins them. ``too_large(path,
+    state)``: what a run too large to hold is read as instead (see InputKind.reads_large)."""
     loaded_kinds = list(loaded_kinds)
 
     def job(state: JobState) -> int:
@@ -376,7 +381,8 @@ def load_files_job(requests: list[tuple[str, str | None]], loaded_kinds: Iterabl
             state.progress(i / max(n, 1), reading)
             try:
                 # A run too large to hold is read by pieces: its progress is this file's share.
-                loaded = read_input(path, kind_name, loaded_kinds, state.scaled(i / n, (i + 1) / n, reading + ": "))
+                loaded = read_input(path, kind_name, loaded_kinds, state.scaled(i / n, (i + 1) / n, reading + ": "),
+                                    too_large)
                 loaded_kinds.append(loaded.kind)
                 state.partial(loaded)
             except EvalInputError as exc:

@@ -25,15 +25,14 @@ def sniff(head: FileHead) -> Claim:
     return Claim(0.0)
 
 
-def read(path, *, name: str | None = None, state=None, **_):
+def read(path, *, name: str | None = None, state=None, too_large=None, **_):
     from evalgui.core.formats import read_run
-    from evalgui.core.ranked import by_query
 
-    # A TREC run too large to hold stays on disk, named by its file, and is evaluated by query.
-    if (file := by_query.streamed(path)) is not None:
+    # A run too large to hold stays on disk, named by its file, and is evaluated by query (the window's loads).
+    if too_large is not None and (file := too_large(path, state)) is not None:
         if name:
             file.name = name
-        return by_query.summarised(file, state)
+        return file
     return read_run(path, name=name)
 
 
@@ -45,4 +44,4 @@ KIND = InputKind(
     name="run", label="Run", patterns=("*.run", "*.res", "*.trec", "*.txt", "*.gz")
     + patterns("json", "csv", "tsv", "parquet"),
     expected="TREC run 'query Q0 doc rank score tag', or a table with query, doc and score columns",
-    sniff=sniff, read=read, summary=summary, headline=("queries", "documents"), reads_with_state=True)
+    sniff=sniff, read=read, summary=summary, headline=("queries", "documents"), reads_large=True)

@@ -419,6 +419,13 @@ def streamed(source: str) -> RunFile | None:
     return file if file.by_query else None
 
 
+def summarised_if_too_large(source: str, state: JobState | None = None) -> RunFile | None:
+    """The window's reading of a run: a TREC run too large to hold as a :func:`summarised` RunFile, else None
+    (read it whole)."""
+    file = streamed(source)
+    return None if file is None else summarised(file, state)
+
+
 def evaluate_any(qrels: Qrels, run, requests, options: EvalOptions = EvalOptions(),
                  state: JobState | None = None) -> RunEvaluation:
     """Evaluate a run in memory, or a :class:`RunFile` (read whole, or by query), which is then let go."""
