@@ -252,3 +252,6 @@ def test_a_project_with_it_saves_and_reopens(qtbot, make_window, monkeypatch, tm
     restored = second.workspaces["ranked"]
     qtbot.waitUntil(lambda: not restored.is_busy(), timeout=20_000)
     pd.testing.assert_frame_equal(restored.results.reset_index(drop=True), shown.reset_index(drop=True))
+    assert restored.results_set["big"].by_query         # (whole.run too: EVALGUI_HOLD_AT_MOST is still low)
+    restored.results_tabs.setCurrentWidget(restored.curves.page)
+    qtbot.waitUntil(lambda: restored.curves.note.isVisibleTo(restored.curves.page))

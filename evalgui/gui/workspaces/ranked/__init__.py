@@ -482,7 +482,14 @@ class RankedWorkspace(Workspace):
             for name, path in inputs.runs:
                 item = self.session.find(path)
                 if item is not None and item.kind == "run" and name in self.results_set:
-                    runs.append((name, path, item.data))
+                    if item.by_query:       # no ranking nor curves to re-derive: not worth reading it again
+                        self.results_set[name].by_query = True
+                    else:
+                        runs.append((name, path, item.data))
+        if not runs and any(r.by_query for r in self.results_set.values()):
+            self.progress_label.setText("Results restored from the project.")
+            self._refresh_soon()
+            return
         if not runs:
             self.progress_label.setText("Results restored from the project. Their files are not loaded, so the "
                                         "curves and the drill-down stay empty until you press Run.")
@@ -515,6 +522,7 @@ class RankedWorkspace(Workspace):
         if not _same_numbers(saved, computed):
             self._changed_on_disk.append(self.session.find(computed.path).name)
         saved.curves, saved.ranking, saved.run = computed.curves, computed.ranking, computed.run
+        saved.by_query = computed.by_query
         saved.absent_topics = computed.absent_topics
         self.curves.add_run(saved.name, saved.curves)
         self._refresh_soon()
