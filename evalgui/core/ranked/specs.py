@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from evalgui.core import display
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked import diversity
 from evalgui.core.ranked.measures import NICKNAMES, REGISTRY, Measure, ParamKind
@@ -331,6 +332,7 @@ def parse_measures(specs: list[str], *, include_text: bool = False) -> list[Meas
         spec = spec.strip()
         if not spec:
             raise EvalUsageError("empty measure name")
+        spec = display.paper_alias(spec)
         if spec in NICKNAMES:
             expanded = [trec_request(n, None) for n in NICKNAMES[spec]
                         if include_text or REGISTRY[n].value_type != "text"]
