@@ -145,6 +145,11 @@ COLUMN_LABELS = {
     "tie_rate": "Tie rate", "tie_rate_sd": "Tie rate (SD)", "discriminative_power": "Discriminative power",
     "pairs": "Pairs", "significant_pairs": "Significant pairs", "fuzziness": "Fuzziness", "sets": "Sets",
     "kendall_tau": "Kendall's τ", "ap_correlation": "AP correlation", "min_difference": "Smallest difference",
+    "kendall_tau_sd": "Kendall's τ (SD)", "kendall_tau_min": "Kendall's τ (min)",
+    "kendall_tau_max": "Kendall's τ (max)", "flipped_pairs": "Flipped pairs", "flipped_pairs_sd": "Flipped pairs (SD)",
+    "judgments_kept": "Judgments kept", "fraction": "Judgments removed", "repetition": "Repetition",
+    "pearson": "Pearson's r", "sign_agreement": "Sign agreement", "measure_a": "Measure A", "measure_b": "Measure B",
+    "cells": "Cells",
     "power": "Power", "alpha": "α", "spread": "Spread", "rank": "Rank",
     # measure stability (the Ranking Evaluation Tool's names)
     "systemCount": "Systems", "entityCount": "Entities", "splitCount": "Queries (splits)",
@@ -230,6 +235,44 @@ def is_missing(value) -> bool:
         return bool(value != value)              # NaN, pd.NA raise or compare unequal
     except (TypeError, ValueError):
         return True
+
+
+def yes_no(value: bool) -> str:
+    """A true/false cell as people write it."""
+    return "yes" if value else "no"
+
+
+# The compared queries (core.stats.compare's SHARED and ZERO_FILLED) as the compare form says them.
+QUERY_SET_LABELS = {"shared": "Shared", "zero-filled": "All (0 where missing)"}
+_CELL_WORDS: dict[str, dict[str, str]] = {}
+
+
+def cell_word(column: str, value: str) -> str:
+    """A cell holding a setting's machine value (a test, a correction, the compared queries) as the form's
+    label says it: ``holm`` -> Holm, ``t`` -> Paired t-test, ``shared`` -> Shared; any other value unchanged."""
+    if not _CELL_WORDS:
+        from evalgui.core.stats.catalogue import CORRECTION_LABELS, TEST_LABELS
+
+        _CELL_WORDS.update({"test": TEST_LABELS, "correction": CORRECTION_LABELS, "queries": QUERY_SET_LABELS})
+    return _CELL_WORDS.get(column, {}).get(value, value)
+
+
+def full_number(value) -> str:
+    """A number at full precision, as exports and tooltips write it: the shortest digits that read back
+    exactly, without e-notation unless the number is tiny or huge (2.97951978425911e-05 -> 0.0000297951978425911)."""
+    if isinstance(value, bool):
+        return yes_no(value)
+    if isinstance(value, int):
+        return str(value)
+    if not isinstance(value, float):
+        return str(value)
+    if not math.isfinite(value):
+        return format_number(value)
+    if 1e-12 <= abs(value) < 1e16:
+        import numpy as np
+
+        return np.format_float_positional(value, unique=True, trim="-")
+    return repr(value)
 
 
 def format_number(value, *, precision: int = 4, kind: str = "real") -> str:

@@ -182,13 +182,13 @@ class DataFrameModel(QAbstractTableModel):
         if kind == "p":
             return display.format_p(value, self.resamples, precision=self._precision)
         if isinstance(value, bool):
-            return str(value)
+            return display.yes_no(value)
         if isinstance(value, (int, float)):
             return display.format_number(value, precision=self._precision,
                                          kind=kind if kind in ("count", "percent") else "real")
         if kind == "name" and isinstance(value, str):
             return naming.label(value)
-        return str(value)
+        return display.cell_word(self._names[column], value) if isinstance(value, str) else str(value)
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -205,7 +205,7 @@ class DataFrameModel(QAbstractTableModel):
             value = self.raw(row, column)
             if _is_missing(value):
                 return display.why_missing(self._names[column]) if self._numeric[column] else None
-            return repr(value) if isinstance(value, float) else None
+            return display.full_number(value) if isinstance(value, float) else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             horizontal = Qt.AlignmentFlag.AlignRight if self._numeric[column] else Qt.AlignmentFlag.AlignLeft
             return int(horizontal | Qt.AlignmentFlag.AlignVCenter)

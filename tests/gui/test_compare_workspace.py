@@ -179,7 +179,7 @@ def test_t_test_on_runs_and_qrels_equals_the_engine_and_scipy(qtbot, window):
     report = compare.table.report.text()
     for query_set in compare.comparison.query_sets.values():
         assert query_set.describe()[len(query_set.measure):] in report
-    assert "Test t" in report and "correction holm" in report
+    assert "Test: Paired t-test" in report and "correction: Holm" in report
     assert "Compared 4 runs on 2 measure(s)" in compare.progress_label.text()
     assert compare.progress.value() == compare.progress.maximum()
 

@@ -16,6 +16,7 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
+from evalgui.core.display import format_number
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.plots import export_plot_dialog
@@ -87,7 +88,7 @@ class DecisionsView(ResultView):
         shown = shown_name(measure)
         tips = np.array([[f"{a} against {b} · {shown}, {total[i, j]:,} query sets of {result.matrix_set_size}:\n"
                           f"better {counts[i, j, BETTER]:,}, worse {counts[i, j, WORSE]:,}, equal "
-                          f"{counts[i, j, EQUAL]:,}\nerror share min(B, W) / total = {share[i, j]:.2f}%"
+                          f"{counts[i, j, EQUAL]:,}\nerror share min(B, W) / total = {format_number(share[i, j], kind='percent')}"
                           for j, b in enumerate(runs)] for i, a in enumerate(runs)], dtype=object)
 
         def frame(values) -> pd.DataFrame:

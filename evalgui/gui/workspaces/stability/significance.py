@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QLabel, QSplitter
 
+from evalgui.core import display
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import ResultView
@@ -114,9 +115,11 @@ class SignificanceView(ResultView):
         self.model.set_frame(won, texts=labels, tooltips=self._tooltips(method, combination, labels))
         estimate = outcome.significance_estimate()
         rows = outcome.rows(combination, method=method).sort_values("fuzziness")
-        thresholds = ", ".join(f"{level:g}: {value:.4g}" for level, value in zip(rows["fuzziness"], rows[estimate]))
+        # an infinite difference required: no difference is enough at that level
+        thresholds = ", ".join(f"{level:g}: {value:.4g}" if np.isfinite(value) else f"{level:g}: none is enough"
+                               for level, value in zip(rows["fuzziness"], rows[estimate]))
         legend = "  ".join(f"{label} {level:g}" for label, level in outcome.legend)
-        text = (f"{method}, {combination_text(combination)}: the row system beats the column one by more than the "
+        text = (f"{display.paper_name(method)}, {combination_text(combination)}: the row system beats the column one by more than the "
                 f"difference required ({ESTIMATES.get(estimate, estimate)}, mean over {outcome.settings.iterations} iterations; {thresholds}) "
                 f"at the level its label names, on all {outcome.entities:,} entities. Labels: {legend}.")
         if outcome.settings.compat.significance_estimators and rows["cutoff"].notna().any():
