@@ -11,7 +11,23 @@ Inputs are paths; ``evaluate`` and ``metaeval`` also take pandas DataFrames and 
 
 from __future__ import annotations
 
+import functools
+
 from evalgui.core.workflows.outcome import Outcome
+
+
+def python_words(function):
+    """A bad value raises RequestError worded for a Python caller: the keyword (``level=-1: must be at least
+    0``, ``use complete=True``), as the window names its labels and the command line its flags."""
+    from evalgui.core.workflows.params import RequestError
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except RequestError as exc:
+            raise RequestError(exc.problems, python=True) from None
+    return call
 
 
 def _paths(values) -> list[str]:
@@ -22,6 +38,7 @@ def _paths(values) -> list[str]:
     return [os.fspath(v) for v in values]
 
 
+@python_words
 def evaluate(qrels, runs, measures=("official",), **options) -> Outcome:
     """Evaluate runs against judgments; the ranked workflow's outcome.
 
@@ -39,6 +56,7 @@ def evaluate(qrels, runs, measures=("official",), **options) -> Outcome:
     return run_evaluate(request, inputs=inputs)
 
 
+@python_words
 def compare(qrels=None, runs=(), measures=(), *, scores=None, **settings) -> Outcome:
     """Significance tests between runs (all pairs, or against ``baselines``), on each measure.
 
@@ -54,6 +72,7 @@ def compare(qrels=None, runs=(), measures=(), *, scores=None, **settings) -> Out
     return run_compare(request)
 
 
+@python_words
 def preference(qrels, runs, measures=(), **settings) -> Outcome:
     """Recall-Paired Preference and lexicographic preferences between every two runs; with ``test=``, tested.
     Tables: ``pairs``, ``ranking``, ``matrix`` (and ``tests`` with a test)."""
@@ -63,6 +82,7 @@ def preference(qrels, runs, measures=(), **settings) -> Outcome:
                                             **settings))
 
 
+@python_words
 def metaeval(qrels=None, runs=(), measures=(), experiment="stability", scores=None, **settings) -> Outcome:
     """Meta-evaluate measures (stability, power, robustness or agreement); the workflow's outcome.
 
@@ -98,6 +118,7 @@ def save_project(path, *outcomes: Outcome, requests=None) -> str:
     return saved(path, requests=requests, outcomes={by_type[type(o.request)]: o for o in outcomes})
 
 
+@python_words
 def run(project, key: str | None = None) -> dict:
     """Re-run a project's requests (or the one named ``key``): workflow key -> fresh Outcome."""
     from evalgui.core.workflows import workflows

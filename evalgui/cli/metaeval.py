@@ -88,7 +88,7 @@ def run(args) -> int:
     fmt = output_format(args)
     request = request_from_args(MetaevalRequest, args)
     outcome = run_metaeval(request)
-    for note in outcome.notes:
+    for note in outcome.notes_for_cli():
         warn(note)
     table = outcome.tables["table"]
     for dest, _, _, name in _WRITES:

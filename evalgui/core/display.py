@@ -135,6 +135,7 @@ COLUMN_LABELS = {
     "n_queries": "Queries", "p_value": "p", "p_adjusted": "p (adjusted)", "significant": "Significant",
     "measure": "Measure", "test": "Test", "correction": "Correction", "baseline": "Baseline", "run": "Run",
     "query": "Query", "value": "Value", "statistic": "Statistic", "wins": "Wins", "losses": "Losses",
+    "doc": "Document", "score": "Score", "grade": "Grade", "judgment": "Judgment",
     "ties": "Ties", "significant_wins": "Significant wins", "significant_losses": "Significant losses",
     "mean_preference": "Mean preference", "win_rate": "Win rate", "preference": "Preference",
     "policy": "Query set", "universe": "Queries available", "dropped": "Queries left out",

@@ -221,15 +221,13 @@ def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState):
         inputs.get(request.qrels, "qrels")
     runs = [inputs.get(path, "run") for path in request.runs]
     names = run_names(runs, list(request.runs), inputs)
-    absent_notes: list[str] = []
+    from evalgui.core.workflows.ranked import absent_note
+
+    absent_notes: list[Problem] = []
 
     def absent(run, topics):
         if topics:
-            shown = ", ".join(topics[:5]) + (f" and {len(topics) - 5} more" if len(topics) > 5 else "")
-            absent_notes.append(Problem(None, f"{len(topics)} judged quer{'y has' if len(topics) == 1 else 'ies have'} "
-                                              f"no results in {run.source} and {'was' if len(topics) == 1 else 'were'}"
-                                              f" skipped ({shown}); use {{complete}} to score them 0",
-                                        mentions=(request.param("complete"),)))
+            absent_notes.append(absent_note(run.source, topics, request.param("complete")))
 
     options = eval_options(request)
     columns = evaluate_columns(qrels, runs, specs, options, per_query=True, state=state,

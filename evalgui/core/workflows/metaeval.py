@@ -340,7 +340,7 @@ def _scores_from_runs(request, inputs: Inputs, state: JobState, notes: list[str]
     if not options.complete:
         for run, name in zip(runs, source.systems):
             if source.absent.get(name):
-                notes.append(absent_note(run.source, source.absent[name]))
+                notes.append(absent_note(run.source, source.absent[name], request.param("complete")))
     full = source.measure_scores(state.scaled(PREPARING_SHARE, EVALUATING_SHARE, "Full judgments: "))
     return source, full
 

@@ -145,6 +145,9 @@ class Outcome:
     def notes_for_cli(self) -> list[str]:
         return [n.for_cli() if hasattr(n, "for_cli") else str(n) for n in self.notes]
 
+    def notes_for_python(self) -> list[str]:
+        return [n.for_python() if hasattr(n, "for_python") else str(n) for n in self.notes]
+
     def __getitem__(self, name: str):
         return self.tables[name]
 

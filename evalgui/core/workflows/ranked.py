@@ -109,7 +109,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
         label = f"Evaluating {name} ({i + 1} of {n}): "
         evaluation = evaluate_run(qrels, run, specs, options, state.scaled(i / n, (i + 0.9) / n, label))
         if evaluation.absent_topics and id(run) not in lonely:
-            notes.append(absent_note(run.source, evaluation.absent_topics))
+            notes.append(absent_note(run.source, evaluation.absent_topics, request.param("complete")))
         evaluation.run_name = name
         if "results" in tables:
             parts.append(evaluation.tidy_columns(per_query=request.per_query))
@@ -349,11 +349,13 @@ def options_of(request: EvaluateRequest):
     return options
 
 
-def absent_note(source: str, absent: list[str]) -> str:
-    """Judged queries a run has no results for, skipped (trec_eval's behaviour without -c)."""
+def absent_note(source: str, absent: list[str], complete: Param) -> Problem:
+    """Judged queries a run has no results for, skipped (trec_eval's behaviour without -c); ``complete``: the
+    request's parameter that scores them 0, which each front end names its own way."""
     shown = ", ".join(absent[:5]) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
-    return (f"{len(absent)} judged quer{'y has' if len(absent) == 1 else 'ies have'} no results in {source} and "
-            f"{'was' if len(absent) == 1 else 'were'} skipped ({shown}); use -c to score them 0")
+    return Problem(None, f"{len(absent)} judged quer{'y has' if len(absent) == 1 else 'ies have'} no results in "
+                         f"{source} and {'was' if len(absent) == 1 else 'were'} skipped ({shown}); use {{complete}} "
+                         "to score them 0", mentions=(complete,))
 
 
 WORKFLOWS = (
