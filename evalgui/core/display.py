@@ -150,7 +150,7 @@ COLUMN_LABELS = {
     "kendall_tau_max": "Kendall's τ (max)", "flipped_pairs": "Flipped pairs", "flipped_pairs_sd": "Flipped pairs (SD)",
     "judgments_kept": "Judgments kept", "fraction": "Judgments removed", "repetition": "Repetition",
     "pearson": "Pearson's r", "sign_agreement": "Sign agreement", "measure_a": "Measure A", "measure_b": "Measure B",
-    "cells": "Cells",
+    "cells": "Cells", "better": "Better", "worse": "Worse", "equal": "Equal", "repetitions": "Repetitions", "replacement": "With replacement",
     "power": "Power", "alpha": "α", "spread": "Spread", "rank": "Rank",
     # measure stability (the Ranking Evaluation Tool's names)
     "systemCount": "Systems", "entityCount": "Entities", "splitCount": "Queries (splits)",
@@ -244,7 +244,8 @@ def yes_no(value: bool) -> str:
 
 
 # The compared queries (core.stats.compare's SHARED and ZERO_FILLED) as the compare form says them.
-QUERY_SET_LABELS = {"shared": "Shared", "zero-filled": "All (0 where missing)"}
+QUERY_SET_LABELS = {"shared": "Shared", "zero-filled": "All (0 where missing)",
+                    "with-relevant": "With a relevant document"}      # core.stats.compare's WITH_RELEVANT
 _CELL_WORDS: dict[str, dict[str, str]] = {}
 
 
@@ -269,6 +270,8 @@ def full_number(value) -> str:
         return str(value)
     if not math.isfinite(value):
         return format_number(value)
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
     if 1e-12 <= abs(value) < 1e16:
         import numpy as np
 

@@ -151,7 +151,7 @@ def load_bytes(path: str | os.PathLike, state=None) -> bytes:
         raise EvalInputError(source, "the file is empty")
     nul = data.find(b"\x00")
     if nul >= 0:
-        raise EvalInputError(source, "binary data (a NUL byte), not a text file", data.count(b"\n", 0, nul) + 1)
+        raise EvalInputError(source, "binary data, not a text file", data.count(b"\n", 0, nul) + 1)
     check_line_lengths(data, source)
     return data
 

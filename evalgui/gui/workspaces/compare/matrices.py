@@ -18,6 +18,7 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
+from evalgui.gui.exporting import file_words
 from evalgui.gui.matrix import (CellTextModel, EveryLabelArea, HeatmapPlot, MatrixView, nice_limit,
                                 on_cell_activated)
 from evalgui.gui.naming import label as shown_name
@@ -317,7 +318,7 @@ class PairMatrix(LazyView):
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        name = f"{self.name}_{self.measure.currentData() or ''}_{self.value.currentData()}".replace("/", "_")
+        name = file_words(self.name, self.measure.currentText(), self.value.currentText())
         from evalgui.gui.exporting import PLOT_FORMATS, export_dialog
 
         export_dialog(self.page, name, PLOT_FORMATS, self.export_plot, title="Export plot")

@@ -12,6 +12,7 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
+from evalgui.gui.exporting import file_words
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
 from evalgui.gui.naming import label
 from evalgui.gui.plots import export_plot_dialog
@@ -78,7 +79,7 @@ class AgreementView(ResultView):
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        export_plot_dialog(self.page, self.heatmap, f"agreement_{self.value.currentData()}")
+        export_plot_dialog(self.page, self.heatmap, file_words("Agreement", self.value.currentText()))
 
     def export_targets(self) -> list:
         if self.outcome is None:

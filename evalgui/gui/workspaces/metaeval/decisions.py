@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
 from evalgui.core.display import format_number
+from evalgui.gui.exporting import file_words
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.plots import export_plot_dialog
@@ -105,17 +106,17 @@ class DecisionsView(ResultView):
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        name = f"better_worse_equal_{self.measure.currentData() or ''}".replace("/", "_")
+        name = file_words("Better, worse, equal", self.measure.currentText())
         export_plot_dialog(self.page, self.heatmap, name)
 
     def export_counts_dialog(self) -> None:
         """The counts of every ordered pair, tidy (what evalgui-cli metaeval --matrix writes)."""
         from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
-        from evalgui.gui.tables import export_frame
+        from evalgui.gui.tables import export_shown
 
         measure = self.measure.currentData()
-        export_dialog(self.page, f"better_worse_equal_{measure}".replace("/", "_"), TABLE_FORMATS,
-                      lambda path: export_frame(self.outcome.result.matrix_frame(measure), path),
+        export_dialog(self.page, file_words("Better, worse, equal", self.measure.currentText()), TABLE_FORMATS,
+                      lambda path: export_shown(self.outcome.result.matrix_frame(measure), path),
                       title="Export the better / worse / equal counts")
 
     def export_targets(self) -> list:

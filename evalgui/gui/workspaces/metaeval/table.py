@@ -14,9 +14,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from evalgui.core.display import cell_word
+from evalgui.gui.exporting import file_words
 from evalgui.gui.naming import label
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
+from evalgui.gui.workspaces.metaeval.form import EXPERIMENT_LABELS
 
 MAIN = "table"
 DETAILS = {   # experiment -> (key, label) of its detailed table
@@ -144,9 +146,9 @@ class TableView:
         self.model.set_frame(frame, directions=None, integers=INTEGERS)
         shown = self.choice.currentData()
         self._key_columns_first(shown in (None, MAIN))
-        parts = ["metaeval", self.outcome.experiment if self.outcome is not None else None,
-                 None if shown in (None, MAIN) else shown]
-        self.view.name = "_".join(p for p in parts if p)
+        experiment = self.outcome.experiment if self.outcome is not None else None
+        self.view.name = file_words("Meta-evaluation", EXPERIMENT_LABELS.get(experiment, ""),
+                                    "" if shown in (None, MAIN) else self.choice.currentText())
 
     def _key_columns_first(self, main: bool) -> None:
         """The experiment's key columns right after the measure column(s), so they are in sight unscrolled."""

@@ -19,6 +19,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QLabel, QSplitter
 
 from evalgui.core import display
+from evalgui.gui.exporting import file_words
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import ResultView
@@ -149,7 +150,7 @@ class SignificanceView(ResultView):
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        name = f"significance_{self.measure.currentData() or ''}".replace("/", "_")
+        name = file_words("Significance", self.measure.currentText())
         export_plot_dialog(self.page, self.heatmap, name)
 
     def export_table_dialog(self) -> None:
@@ -159,10 +160,10 @@ class SignificanceView(ResultView):
     def export_all_dialog(self) -> None:
         """Every measure's and combination's matrix in one table, as evalgui-cli stability --printing sign."""
         from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
-        from evalgui.gui.tables import export_frame
+        from evalgui.gui.tables import export_shown
 
         export_dialog(self.page, "significance_matrices", TABLE_FORMATS,
-                      lambda path: export_frame(self.outcome.significance, path),
+                      lambda path: export_shown(self.outcome.significance, path),
                       title="Export every significance matrix")
 
     def export_targets(self) -> list:
