@@ -33,14 +33,16 @@ BANNED_WORDS = re.compile(r"\b(?:ks|Sep\.)(?!\w)|(?<!=)\b(?:True|False)\b(?! [a-
 def _setting_codes() -> re.Pattern:
     """A test's, a correction's or a query set's machine value (holm, randomization, shared) where the window
     names the setting: a whole cell, in brackets, or after "test" or "correction"."""
-    from evalgui.core.display import QUERY_SET_LABELS
     from evalgui.core.stats.catalogue import CORRECTION_LABELS, TEST_LABELS
+    from evalgui.core.stats.compare import SHARED, WITH_RELEVANT, ZERO_FILLED
+
+    query_sets = {code: "" for code in (SHARED, ZERO_FILLED, WITH_RELEVANT)}    # the compared queries' machine values
 
     def alternatives(*tables):
         return "|".join(sorted((re.escape(c) for labels in tables for c, shown in labels.items()
                                 if c != shown and c.lower() != "none"), key=len, reverse=True))
 
-    codes, tests, corrections = (alternatives(TEST_LABELS, CORRECTION_LABELS, QUERY_SET_LABELS),
+    codes, tests, corrections = (alternatives(TEST_LABELS, CORRECTION_LABELS, query_sets),
                                  alternatives(TEST_LABELS), alternatives(CORRECTION_LABELS))
     return re.compile(rf"^(?:{codes})$|\((?:{corrections})\)|\b[Tt]est:? (?:{tests})\b"
                       rf"|\b[Cc]orrection:? (?:{corrections})\b")
