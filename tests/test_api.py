@@ -179,3 +179,7 @@ def test_a_note_names_the_setting_as_each_front_end_does(tmp_path):
         window = [n for n in outcome.notes_for_window() if "skipped" in n]
         assert window and all("‘Score queries missing from a run as 0’" in n and "-c" not in n
                               and "complete=" not in n for n in window)
+    # a note about a measure: the window names it as papers do, the command line and Python as asked for
+    compared = eg.compare(QRELS, [str(cut), others[0]], ["map"])
+    assert "AP: 49 of 50 queries" in "\n".join(compared.notes_for_window())
+    assert "map: 49 of 50 queries" in "\n".join(compared.notes_for_cli()) and "'map: 49" in repr(compared.notes)

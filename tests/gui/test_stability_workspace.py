@@ -341,7 +341,9 @@ def test_exports_read_back(qtbot, window, ranks_file, tmp_path, monkeypatch):
     _save_as(monkeypatch, tmp_path / "all_matrices.csv")
     targets["Every significance matrix…"]()
     back = pd.read_csv(tmp_path / "all_matrices.csv", keep_default_na=False)
-    _frame_equal(back.astype(str), expected.significance_table().astype(str))
+    from evalgui.gui.workspaces.stability.significance import SIGNIFICANCE_HEADERS
+
+    _frame_equal(back.astype(str), as_shown(expected.significance_table(), "json", SIGNIFICANCE_HEADERS).astype(str))
     view = _show(stability, stability.significance)
     _choose(view.measure, "Average")
     _save_as(monkeypatch, tmp_path / "matrix.md")

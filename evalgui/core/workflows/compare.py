@@ -26,7 +26,7 @@ from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.workflows import Workflow
 from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, eval_options
 from evalgui.core.workflows.inputs import Inputs
-from evalgui.core.workflows.outcome import Outcome
+from evalgui.core.workflows.outcome import MeasureNote, Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
 
 EVALUATION_SHARE = 0.4       # of the progress bar, when the runs are evaluated first
@@ -200,7 +200,7 @@ def run_compare(request: CompareRequest, state: JobState | None = None, inputs: 
         raise EvalUsageError(str(exc)) from None
     for query_set in comparison.query_sets.values():
         if query_set.missing:
-            notes.append(query_set.describe())
+            notes.append(MeasureNote(query_set.measure, query_set.describe()[len(query_set.measure):]))
         if not query_set.queries:
             raise EvalUsageError(f"{query_set.measure}: no query is shared by every run, so there is nothing to "
                                  f"compare. {query_set.describe()} Score missing queries as 0 to compare over "

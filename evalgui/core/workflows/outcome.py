@@ -123,6 +123,28 @@ def version() -> str:
     return installed()
 
 
+@dataclass(frozen=True, repr=False)
+class MeasureNote:
+    """A note about one measure ("map: 49 of 50 queries…"): the window names the measure as papers do (AP: 49
+    of 50…); the command line and Python as it was asked for."""
+
+    measure: str
+    rest: str                   # what follows the measure's name, from ": "
+
+    def for_window(self) -> str:
+        from evalgui.core.display import paper_name
+
+        return paper_name(self.measure) + self.rest
+
+    def for_cli(self) -> str:
+        return self.measure + self.rest
+
+    for_python = __str__ = for_cli
+
+    def __repr__(self) -> str:
+        return repr(self.for_python())
+
+
 @dataclass
 class Outcome:
     """A workflow's answer: named tidy tables, notes for the user, and provenance.

@@ -33,6 +33,10 @@ from evalgui.gui.workspaces.stability.styles import show_combinations_whole
 ESTIMATES = {"estDiff": "Sakai's bootstrap estimate", "swapDiffMin": "the swap method's smallest difference"}
 
 
+# The original tool's "Systems" column names each row's system; its systemCount column is the Systems header.
+SIGNIFICANCE_HEADERS = {"Systems": "System"}
+
+
 class LabelMatrixView(MatrixView):
     """Copy and Export give the labels shown (the stars), not the numbers behind the colours."""
 
@@ -163,7 +167,7 @@ class SignificanceView(ResultView):
         from evalgui.gui.tables import export_shown
 
         export_dialog(self.page, "significance_matrices", TABLE_FORMATS,
-                      lambda path: export_shown(self.outcome.significance, path),
+                      lambda path: export_shown(self.outcome.significance, path, SIGNIFICANCE_HEADERS),
                       title="Export every significance matrix")
 
     def export_targets(self) -> list:
