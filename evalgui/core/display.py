@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 import re
 
+from evalgui.core.measure_names import CUT_OWN, PLAIN_OWN, PLAIN_RANKFILE
+
 PAPER = "paper"
 TREC_EVAL = "trec_eval"
 NAMINGS = (PAPER, TREC_EVAL)
@@ -28,24 +30,15 @@ SMALLEST_P = 1e-4            # p-values below it read "< 0.0001"
 _PLAIN = {"map": "AP", "ndcg": "nDCG", "recip_rank": "RR", "bpref": "Bpref", "set_P": "SetP",
           "set_recall": "SetR", "set_F": "SetF", "rbp": "RBP(p=0.9)", "num_ret": "NumRet", "num_rel": "NumRel",
           "num_rel_ret": "NumRelRet", "num_q": "NumQ", "Rprec": "Rprec", "infAP": "infAP", "gm_map": "GMAP"}
-# trec_eval's measures that ir_measures lacks, named as their papers (or trec_eval's documentation) do; the
-# measure parser reads these names back (:func:`paper_alias`), as it reads ir_measures' names.
-_PLAIN_OWN = {"num_nonrel_judged_ret": "NumNonRelJudgedRet", "yaap": "YAAP", "gm_bpref": "GMBpref",
-              "rbp_resid": "RBP residual", "set_relative_P": "SetRelP", "set_map": "SetAP",
-              "11pt_avg": "11-point AP", "dcg": "DCG", "ideal_dcg": "IDCG", "ndcg_rel": "nDCG (relevant)",
-              "Rndcg": "RnDCG", "utility": "Utility", "rbp_cwl": "RBP (C/W/L)"}
-# the Ranking Evaluation Tool's (measure stability's) areas and interpolated AP
-_PLAIN_RANKFILE = {"AP_inter": "AP (interpolated)", "AP_interpolated": "AP (interpolated)", "PR_AUC": "PR AUC",
-                   "PR_AUC_interpolated": "PR AUC (interpolated)", "ROC_AUC": "ROC AUC"}
-_PLAIN.update(_PLAIN_OWN)
-_PLAIN.update(_PLAIN_RANKFILE)
+# the names papers give the measures ir_measures lacks (:mod:`evalgui.core.measure_names`)
+_PLAIN.update(PLAIN_OWN)
+_PLAIN.update(PLAIN_RANKFILE)
 # The Ranking Evaluation Tool's per-mille measures end in "_per" (P@2000_per): papers write ‰.
 PER_MILLE = "_per"
 # trec_eval measure with a cutoff (name_<cutoff>) -> papers' name before "@"
 _CUT = {"ndcg_cut": "nDCG", "map_cut": "AP", "P": "P", "recall": "R", "recip_rank_cut": "RR",
         "success": "Success", "iprec_at_recall": "IPrec", "judged": "Judged"}
-_CUT_OWN = {"relative_P": "RelP", "Rprec_mult": "RprecMult", "unj": "Unjudged"}
-_CUT.update(_CUT_OWN)
+_CUT.update(CUT_OWN)
 _CUT_PATTERN = re.compile(r"^(?P<name>" + "|".join(sorted(map(re.escape, _CUT), key=len, reverse=True))
                           + r")_(?P<cutoff>\d+(?:\.\d+)?)$")
 _TO_TREC = {paper: trec for trec, paper in _PLAIN.items()}
@@ -102,17 +95,6 @@ def trec_name(name: str) -> str:
     if trec in ("iprec_at_recall", "Rprec_mult"):
         cutoff = f"{float(cutoff):.2f}"
     return f"{trec}_{cutoff}"
-
-
-def paper_alias(spec: str) -> str:
-    """A name :data:`_PLAIN_OWN` or :data:`_CUT_OWN` gives a trec_eval measure, as trec_eval writes it (YAAP ->
-    ``yaap``, RelP@10 -> ``relative_P_10``, RprecMult@0.2 -> ``Rprec_mult_0.20``); any other spec unchanged."""
-    if spec in _PLAIN_OWN.values():
-        return _TO_TREC[spec]
-    match = _PAPER_PATTERN.match(spec)
-    if match is not None and match["name"] in _CUT_OWN.values():
-        return trec_name(spec)
-    return spec
 
 
 def measure_label(name: str, naming: str = PAPER) -> str:

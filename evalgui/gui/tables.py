@@ -228,8 +228,10 @@ class DataFrameModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.ToolTipRole:
                 tip = self._tooltips.get(name)
                 shown = self.header_text(section)
-                # The header's machine name (what exports and evalgui-cli call the column) ends its tooltip.
-                return (f"{tip}\n\n" if tip else "") + f"Column in exported files: {name}" if shown != name else tip
+                # The header's machine name (what evalgui-cli, the Python API and projects call the column; the
+                # window's exports write the header shown) ends its tooltip.
+                return ((f"{tip}\n\n" if tip else "") + f"Name in evalgui-cli's files and in projects: {name}"
+                        if shown != name else tip)
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return str(section + 1)

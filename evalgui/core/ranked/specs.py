@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from evalgui.core import display
+from evalgui.core.measure_names import paper_alias
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked import diversity
 from evalgui.core.ranked.measures import NICKNAMES, REGISTRY, Measure, ParamKind
@@ -350,7 +350,7 @@ def parse_measures(specs: list[str], *, include_text: bool = False) -> list[Meas
         try:
             expanded = _expand(spec, include_text)
         except EvalUsageError:
-            alias = display.paper_alias(spec)        # a name the window gives a trec_eval measure (YAAP, RelP@10)
+            alias = paper_alias(spec)        # a name the window gives a trec_eval measure (YAAP, RelP@10)
             if alias == spec:
                 raise
             expanded = _expand(alias, include_text)

@@ -221,7 +221,7 @@ def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState):
         inputs.get(request.qrels, "qrels")
     runs = [inputs.get(path, "run") for path in request.runs]
     names = run_names(runs, list(request.runs), inputs)
-    from evalgui.core.workflows.ranked import absent_note
+    from evalgui.core.workflows.common import absent_note
 
     absent_notes: list[Problem] = []
 

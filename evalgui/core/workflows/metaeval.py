@@ -329,7 +329,7 @@ def _scores_from_runs(request, inputs: Inputs, state: JobState, notes: list[str]
     """The runs ranked once against the qrels, and every measure with the full judgments."""
     from evalgui.core.metaeval.scores import RankedSource
     from evalgui.core.workflows.common import eval_options
-    from evalgui.core.workflows.ranked import absent_note
+    from evalgui.core.workflows.common import absent_note
 
     options = eval_options(request)
     qrels = inputs.get(request.qrels, "qrels")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.workflows import Workflow
-from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, eval_options
+from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, absent_note, eval_options
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
@@ -347,15 +347,6 @@ def options_of(request: EvaluateRequest):
 
         options = replace(options, diversity_order="rank")
     return options
-
-
-def absent_note(source: str, absent: list[str], complete: Param) -> Problem:
-    """Judged queries a run has no results for, skipped (trec_eval's behaviour without -c); ``complete``: the
-    request's parameter that scores them 0, which each front end names its own way."""
-    shown = ", ".join(absent[:5]) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
-    return Problem(None, f"{len(absent)} judged quer{'y has' if len(absent) == 1 else 'ies have'} no results in "
-                         f"{source} and {'was' if len(absent) == 1 else 'were'} skipped ({shown}); use {{complete}} "
-                         "to score them 0", mentions=(complete,))
 
 
 WORKFLOWS = (
