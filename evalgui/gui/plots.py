@@ -38,9 +38,21 @@ def plain_axes(item: pg.PlotItem) -> None:
     from evalgui.gui.plot_palette import follow_palette
 
     for side in ("left", "bottom", "right", "top"):
-        item.getAxis(side).enableAutoSIPrefix(False)
+        axis = item.getAxis(side)
+        axis.enableAutoSIPrefix(False)
+        if type(axis).tickStrings is pg.AxisItem.tickStrings and not axis.logMode:
+            axis.tickStrings = decimal_ticks        # not pyqtgraph's e-notation (5e-05) on a small range
     for view in item.scene().views() if item.scene() is not None else ():
         follow_palette(view)
+
+
+def decimal_ticks(values, scale, spacing) -> list[str]:
+    """Tick labels as decimals, with as many places as the spacing needs (0.00005, not 5e-05)."""
+    import math
+
+    places = min(12, max(0, math.ceil(-math.log10(spacing * scale)))) if spacing * scale > 0 else 0
+    texts = [f"{v * scale:.{places}f}" for v in values]
+    return [t.lstrip("-") if float(t) == 0 else t for t in texts]         # no "-0.00"
 
 
 def _plot_view(plot) -> pg.GraphicsView:

@@ -26,7 +26,7 @@ from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.workflows import Workflow
 from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, eval_options
 from evalgui.core.workflows.inputs import Inputs
-from evalgui.core.workflows.outcome import Outcome
+from evalgui.core.workflows.outcome import MeasureNote, Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
 
 EVALUATION_SHARE = 0.4       # of the progress bar, when the runs are evaluated first
@@ -204,7 +204,7 @@ def run_compare(request: CompareRequest, state: JobState | None = None, inputs: 
         raise EvalUsageError(str(exc)) from None
     for query_set in comparison.query_sets.values():
         if query_set.missing:
-            notes.append(query_set.describe())
+            notes.append(MeasureNote(query_set.measure, query_set.describe()[len(query_set.measure):]))
         if not query_set.queries:
             raise EvalUsageError(f"{query_set.measure}: no query is shared by every run, so there is nothing to "
                                  f"compare. {query_set.describe()} Score missing queries as 0 to compare over "
@@ -234,15 +234,13 @@ def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState, checks=
     runs = [inputs.get(path, "run") if inputs.has(path) or path.startswith("<") else run_file(path)
             for path in request.runs]
     names = run_names(runs, list(request.runs), inputs)
-    absent_notes: list[str] = []
+    from evalgui.core.workflows.common import absent_note
+
+    absent_notes: list[Problem] = []
 
     def absent(run, topics):
         if topics:
-            shown = ", ".join(topics[:5]) + (f" and {len(topics) - 5} more" if len(topics) > 5 else "")
-            absent_notes.append(Problem(None, f"{len(topics)} judged quer{'y has' if len(topics) == 1 else 'ies have'} "
-                                              f"no results in {run.source} and {'was' if len(topics) == 1 else 'were'}"
-                                              f" skipped ({shown}); use {{complete}} to score them 0",
-                                        mentions=(request.param("complete"),)))
+            absent_notes.append(absent_note(run.source, topics, request.param("complete")))
 
     options = eval_options(request)
     from evalgui.core.ranked.evaluate import unique_run_names as _unique

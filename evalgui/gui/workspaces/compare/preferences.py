@@ -97,13 +97,13 @@ class PreferencesTab(PairMatrix):
         return None
 
     def lower_widget(self):
-        self.ranking_model = DataFrameModel(best=None)
+        self.ranking_model = DataFrameModel(best=None, headers={"queries": "Query set"})
         self.ranking_model.set_header_tooltips(RANKING_TIPS)
         # Shown: the chosen measure; exported: every measure, with how it was made.
         self.ranking_view = FrameTableView(self.ranking_model, name="preference_ranking",
                                            exported=lambda _fmt: self.comparison.ranking)
         self.ranking_view.setObjectName("preferenceRanking")
-        self.pairs_model = DataFrameModel(best=None)
+        self.pairs_model = DataFrameModel(best=None, headers={"queries": "Query set"})
         self.pairs_model.set_header_tooltips(PAIR_TIPS)
         self.pairs_view = FrameTableView(self.pairs_model, name="preference_tests",
                                          exported=lambda _fmt: self.comparison.table)
