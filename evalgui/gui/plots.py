@@ -84,9 +84,9 @@ def svg_bytes(widget: pg.GraphicsView, name: str = "") -> bytes:
     with on_white(widget):          # black on white in a dark window too: for documents
         svg = _svg_bytes(widget)
     # Qt names every drawing's clip paths clipPath1, clipPath2, …: a page quoting several SVGs would clip
-    # each with the first one's. Ids get a prefix of their own: the file's name (``name``), else the drawing's
-    # digest.
-    tag = re.sub(r"[^A-Za-z0-9_-]+", "_", name) if name else hashlib.sha1(svg).hexdigest()[:10]
+    # each with the first one's. Ids get a prefix of their own: a digest of the file's name (``name``; the name
+    # itself would put machine words such as P_10 into the file), else of the drawing.
+    tag = hashlib.sha1(name.encode("utf-8") if name else svg).hexdigest()[:10]
     return scoped_ids(svg.decode("utf-8"), f"plot-{tag}-").encode("utf-8")
 
 

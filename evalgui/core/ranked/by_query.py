@@ -359,6 +359,10 @@ class RunFile:
     by_query: bool = False
     runid: str = ""
 
+    def evaluate(self, qrels: Qrels, requests, options: EvalOptions = EvalOptions(),
+                 state: JobState | None = None) -> RunEvaluation:
+        return evaluate_any(qrels, self, requests, options, state)
+
 
 def run_file(source: str) -> RunFile:
     from evalgui.core.formats._text import file_stem
