@@ -453,6 +453,23 @@ def assert_exports_hold_names(written: dict, names) -> None:
             assert content[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def assert_window_report_holds_names(window, path, names) -> None:
+    """The window's report (File ▸ Export report): the names as the page's text, no image element, no data URI
+    but the plots' own, no link leaving the page."""
+    assert window.write_report(str(path))
+    page = path.read_text(encoding="utf-8")
+    parser = _Elements()
+    parser.feed(page)
+    assert not {"img", "iframe", "object", "embed", "foreignobject"} & set(parser.tags), set(parser.tags)
+    assert parser.tags.count("script") == 1 and "</footer><script>" in page      # the page's own (sortable tables)
+    assert all(href.startswith("#") for href in re.findall(r'<a [^>]*href="([^"]*)"', page))
+    assert PROBE not in page.replace(html.escape(IMAGE_RUN), "").replace(html.escape(IMAGE_RUN, quote=False), "") \
+        or "data:image/png" not in "".join(re.findall(r"<image[^>]*>", page))
+    text = "".join(parser.text)
+    for name in names:
+        assert name in text, name
+
+
 def test_the_stability_workspace_shows_and_exports_names_literally(qtbot, window, hostile, monkeypatch):
     from tests.gui.test_stability_workspace import _run
 
@@ -469,6 +486,17 @@ def test_the_stability_workspace_shows_and_exports_names_literally(qtbot, window
     stability.results_tabs.setCurrentWidget(view.page)
     for item in text_items(view.heatmap):
         assert_no_element(item)
+    # hovering a cell: its details name the two systems as they are
+    from PySide6.QtCore import QPointF
+
+    box = view.heatmap.getPlotItem().getViewBox()
+    rows = list(view.model.frame.index)
+    view.heatmap._hover(box.mapViewToScene(QPointF(rows.index(BOLD_RUN), rows.index(IMAGE_RUN))))
+    hover = view.heatmap.toolTip()
+    assert f"{IMAGE_RUN} against {BOLD_RUN}" in shown(hover), hover
+    document = QTextDocument()
+    document.setHtml(hover)
+    assert "<img" not in document.toHtml() and "\ufffc" not in document.toPlainText(), hover
     for widget in window.findChildren(QLabel):
         if widget.isVisibleTo(window) and widget.textFormat() != Qt.TextFormat.PlainText:
             assert "<img" not in QTextDocument(widget.text()).toHtml() or not GuiQt.mightBeRichText(widget.text())
@@ -479,6 +507,7 @@ def test_the_stability_workspace_shows_and_exports_names_literally(qtbot, window
     assert_exports_hold_names(written, systems)
     heatmaps = [c for n, c in written.items() if n.endswith(".svg") and BOLD_RUN in svg_text(c)]
     assert heatmaps, sorted(written)
+    assert_window_report_holds_names(window, hostile / "report.html", [BOLD_RUN, QUOTE_RUN, IMAGE_RUN])
 
 
 def test_the_casebase_workspace_shows_and_exports_names_literally(qtbot, window, hostile, monkeypatch):
@@ -551,3 +580,68 @@ def test_the_reports_of_stability_and_casebase_hold_names_as_text(qtbot, capsys,
     text = "".join(parser.text)
     for name in (BOLD_RUN, QUOTE_RUN, IMAGE_RUN):
         assert name in text, name
+
+
+ATTRIBUTES = (BOLD_RUN, "<img src=attr.png>", QUOTE_RUN, "price")
+
+
+def write_hostile_case_bases(folder) -> tuple:
+    """Case bases whose file names, case ids, query ids, attribute names and symbolic values are markup."""
+    rng = np.random.default_rng(6)
+    paths = []
+    for name, ids in ((f"{IMAGE_RUN} cases", [f"{e}{i}" for i in range(4) for e in ENTITIES]),
+                      (f"{BOLD_RUN} queries", [f"q{e}" for e in ENTITIES])):
+        path = folder / f"{name}.csv"
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["id", *ATTRIBUTES])
+            writer.writerows([case, ENTITIES[int(rng.integers(0, 6))], ENTITIES[int(rng.integers(0, 3))],
+                              f"<u>{int(rng.integers(0, 3))}</u>", int(rng.integers(1000, 9000))] for case in ids)
+        paths.append(path)
+    return tuple(paths)
+
+
+def test_the_casebase_workspace_with_case_bases_of_markup_names(qtbot, window, hostile, monkeypatch):
+    train, test = write_hostile_case_bases(hostile)
+    load(qtbot, window, [train, test])
+    casebase = window.workspaces["casebase"]
+    window.tabs.setCurrentWidget(casebase)
+    form = casebase.form
+    form.train_combo.setCurrentIndex(form.train_combo.findData(str(train)))
+    form.test_combo.setCurrentIndex(form.test_combo.findData(str(test)))
+    qtbot.waitUntil(lambda: form.editor.table.rowCount() == len(ATTRIBUTES), timeout=10_000)
+    assert [form.editor.table.item(r, 0).text() for r in range(len(ATTRIBUTES))] == list(ATTRIBUTES)
+    assert {form.mac_list.item(i).text() for i in range(form.mac_list.count())} == set(ATTRIBUTES)
+    qtbot.waitUntil(lambda: not casebase.preview_pending(), timeout=10_000)
+    form.filter_sizes.setText("3,6")
+    form.ks.setText("2,2")
+    errors = []
+    window.error_shown.connect(lambda title, message: errors.append((title, message)))
+    qtbot.mouseClick(casebase.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: casebase.outcome is not None or bool(errors), timeout=30_000)
+    qtbot.waitUntil(lambda: not casebase.is_busy(), timeout=30_000)
+    assert casebase.outcome is not None and not errors, (errors, casebase.progress_label.text())
+    for view in casebase.views:
+        if casebase.results_tabs.isTabVisible(casebase.results_tabs.indexOf(view.page)):
+            casebase.results_tabs.setCurrentWidget(view.page)
+            getattr(view, "shown", lambda: None)()
+    assert_nothing_read_as_markup(window)
+    # the drill-down's tables and choices hold the ids as they are
+    drill = casebase.drill_down
+    assert {drill.query.itemText(i) for i in range(drill.query.count())} == {f"q{e}" for e in ENTITIES}
+    cases = set(drill.model_truth.frame.iloc[:, 1].astype(str)) if len(drill.model_truth.frame) else set()
+    assert cases and cases <= {f"{e}{i}" for i in range(4) for e in ENTITIES}, cases
+    # the preview names the attributes in its table's cells
+    preview = form.preview.model.frame
+    assert set(ATTRIBUTES) <= set(preview.iloc[:, 0].astype(str)) | set(preview.columns), preview
+    window.resize(1360, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    casebase.results_tabs.setCurrentWidget(casebase.chart.page)
+    window.grab().save(str(hostile / "casebase-chart.png"))
+    out = hostile / "casebase-out"
+    out.mkdir()
+    written = export_everything(window, casebase, out, monkeypatch)
+    assert any(n.endswith(".svg") for n in written)
+    assert_exports_hold_names(written, ATTRIBUTES)
+    assert_window_report_holds_names(window, hostile / "report.html", [f"q{ENTITIES[0]}", IMAGE_RUN[:20]])
