@@ -7,8 +7,8 @@ compare workflow, then the preference workflow, :mod:`evalgui.core.workflows.com
 outcomes replace the shown ones only when it succeeds, so a failed or cancelled run keeps the
 previous ones. Each result tab is one module with the ranked workspace's small
 interface: ``page``, ``title``, ``refresh(results)``, ``choices()`` and
-``export_targets()``; the Preferences tab gets the preferences (tested, or from a project without a test), the others the
-comparison.
+``export_targets()``; the Preferences tab gets the preferences (tested, or from a project
+without a test), the others the comparison.
 """
 
 from __future__ import annotations
