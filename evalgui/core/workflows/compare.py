@@ -542,19 +542,23 @@ def pair_preferences(outcome: Outcome, measure: str, row_run: str, column_run: s
             "click the cell.")
 
 
-def preferences_from_outcome(outcome: Outcome):
-    """The engine's tested PreferenceComparison rebuilt from a (saved) outcome's tables; None without a test."""
+def preferences_from_outcome(outcome: Outcome, untested: bool = False):
+    """The engine's tested PreferenceComparison rebuilt from a (saved) outcome's tables; None without a test,
+    unless ``untested``: then one without verdicts (no tested pair, ``tested`` False) from the means."""
     import numpy as np
     import pandas as pd
 
     from evalgui.core.ranked.preference import RUN_A, RUN_B
-    from evalgui.core.stats.compare import PreferenceComparison
+    from evalgui.core.stats.compare import PREFERENCE_COLUMNS, PreferenceComparison
 
     existing = getattr(outcome, "preferences", None)
-    if existing is not None:
+    if existing is not None and (existing.tested or untested):
         return existing
     tables = outcome.tables
-    if "tests" not in tables or "matrix" not in tables or "ranking" not in tables:
+    if "matrix" not in tables or "ranking" not in tables:
+        return None
+    tested = "tests" in tables
+    if not tested and not untested:
         return None
     matrix = tables["matrix"]
     measures = list(dict.fromkeys(matrix[tidy.MEASURE].tolist()))
@@ -566,8 +570,9 @@ def preferences_from_outcome(outcome: Outcome):
                                          columns=pd.Index(runs, name=RUN_B))
     n_queries = int(tables["info"]["n_queries"].iloc[0]) if "info" in tables and len(tables["info"]) else 0
     request = outcome.request
-    comparison = PreferenceComparison(tables["tests"], tables["ranking"], matrices, runs, measures,
-                                      options_of(request), n_queries, request.binary_threshold)
+    table = tables["tests"] if tested else pd.DataFrame({c: [] for c in PREFERENCE_COLUMNS})
+    comparison = PreferenceComparison(table, tables["ranking"], matrices, runs, measures, options_of(request),
+                                      n_queries, request.binary_threshold, tested=tested)
     outcome.preferences = comparison
     return comparison
 

@@ -315,11 +315,14 @@ class PairMatrix(LazyView):
         self.model.set_frame(frame(numbers), marks=frame(marks), tooltips=tip, texts=frame(texts),
                              diverging=diverging, reverse=value == P_ADJUSTED, levels=scale)
         self._fit_table()
+        self.caption.setText(f"{self.describe(measure, value)} {self.caption_end()}")
+
+    def caption_end(self) -> str:
+        """The caption after what the cells show: how pairs are marked, what hovering and clicking do."""
         provenance = self.comparison.provenance()
         test, correction = test_words(provenance)
-        self.caption.setText(f"{self.describe(measure, value)} {MARK}: significant at α = {provenance['alpha']} "
-                             f"({test}, correction: {correction}). Hover a cell for the details; "
-                             "click it to see the pair query by query.")
+        return (f"{MARK}: significant at α = {provenance['alpha']} ({test}, correction: {correction}). Hover a cell "
+                "for the details; click it to see the pair query by query.")
 
     def _fit_table(self) -> None:
         fit_below(self.sides, self.table, self.model.rowCount())
