@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from evalgui.api import python_words
+
 import os
 
 
@@ -29,6 +31,7 @@ def _model(values: dict, name: str, model) -> None:
         values[name] = model.to_dict()["attributes"] if hasattr(model, "to_dict") else model
 
 
+@python_words
 def casebase(train, *, model, test=None, mac_model=None, predicted=(), state=None, **settings):
     """Retrieve with the linear retriever (the ground truth) and MAC/FAC, time and evaluate every retrieval.
 
@@ -53,6 +56,7 @@ def casebase(train, *, model, test=None, mac_model=None, predicted=(), state=Non
     return run_casebase(CasebaseRequest(**values), state, inputs)
 
 
+@python_words
 def similarity(ground_truth, predicted, *, state=None, **settings):
     """Retrievers' similarity results against a ground truth, by ProCAKE's metrics.
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from evalgui.api import python_words
 
+
+@python_words
 def stability(ranks=None, *, qrels=None, runs=(), state=None, **settings):
     """Evaluate ranking systems from the ranks they give test entities, and the measures themselves.
 

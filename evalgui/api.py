@@ -14,7 +14,23 @@ also raised as an :class:`evalgui.EvalguiWarning`. A bad value raises
 
 from __future__ import annotations
 
+import functools
+
 from evalgui.core.workflows.outcome import Outcome
+
+
+def python_words(function):
+    """A bad value raises RequestError worded for a Python caller: the keyword (``level=-1: must be at least
+    0``, ``use complete=True``), as the window names its labels and the command line its flags."""
+    from evalgui.core.workflows.params import RequestError
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except RequestError as exc:
+            raise RequestError(exc.problems, python=True) from None
+    return call
 
 
 def _paths(values) -> list[str]:
@@ -33,6 +49,7 @@ def _warned(outcome: Outcome) -> Outcome:
     return outcome
 
 
+@python_words
 def evaluate(qrels, runs, measures=("official",), **options) -> Outcome:
     """Evaluate runs against judgments; the ranked workflow's outcome.
 
@@ -50,6 +67,7 @@ def evaluate(qrels, runs, measures=("official",), **options) -> Outcome:
     return _warned(run_evaluate(request, inputs=inputs))
 
 
+@python_words
 def compare(qrels=None, runs=(), measures=(), *, scores=None, **settings) -> Outcome:
     """Significance tests between runs (all pairs, or against ``baselines``), on each measure.
 
@@ -65,6 +83,7 @@ def compare(qrels=None, runs=(), measures=(), *, scores=None, **settings) -> Out
     return _warned(run_compare(request))
 
 
+@python_words
 def preference(qrels, runs, measures=(), **settings) -> Outcome:
     """Recall-Paired Preference and lexicographic preferences between every two runs; with ``test=``, tested.
     Tables: ``pairs``, ``ranking``, ``matrix`` (and ``tests`` with a test)."""
@@ -74,6 +93,7 @@ def preference(qrels, runs, measures=(), **settings) -> Outcome:
     return _warned(run_preference(request))
 
 
+@python_words
 def metaeval(qrels=None, runs=(), measures=(), experiment="stability", scores=None, **settings) -> Outcome:
     """Meta-evaluate measures (stability, power, robustness or agreement); the workflow's outcome.
 
@@ -109,6 +129,7 @@ def save_project(path, *outcomes: Outcome, requests=None) -> str:
     return saved(path, requests=requests, outcomes={by_type[type(o.request)]: o for o in outcomes})
 
 
+@python_words
 def run(project, key: str | None = None) -> dict:
     """Re-run a project's requests (or the one named ``key``): workflow key -> fresh Outcome."""
     from evalgui.core.workflows import workflows

@@ -137,9 +137,10 @@ def test_metaeval_from_a_scores_dataframe_equals_from_the_runs():
 
 
 def test_bad_values_and_bad_data_name_what_is_wrong():
-    with pytest.raises(RequestError, match="Relevant from grade: must be at least 0"):
+    # named by the keyword a Python caller wrote, not the window's label
+    with pytest.raises(RequestError, match="^level=-1: must be at least 0"):
         eg.evaluate(QRELS, RUNS, measures="AP", level=-1)
-    with pytest.raises(RequestError, match="Query sets: must be at most"):
+    with pytest.raises(RequestError, match="^sets=1000000000: must be at most"):
         eg.metaeval(QRELS, RUNS, measures="AP", experiment="stability", sets=10**9)
     with pytest.raises(EvalInputError, match="grade 'high' is not a whole number|grade is not a number"):
         eg.evaluate({"q1": {"d1": "high"}}, {"q1": {"d1": 1.0}}, measures="AP")
@@ -158,3 +159,27 @@ def test_the_readme_data_example_runs(monkeypatch, capsys):
     exec(compile(block.group(1), "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert "nDCG@10" in out and "mine" in out and "P@10" in out
+
+
+def test_a_note_names_the_setting_as_each_front_end_does(tmp_path):
+    """A run without some judged query: Python reads the keyword, the command line the flag, the window the
+    label; in every workflow that evaluates runs."""
+    lines = RUNS["bm25"].read_text().splitlines()
+    first = lines[0].split()[0]
+    cut = tmp_path / "cut.run"
+    cut.write_text("".join(line + "\n" for line in lines if line.split()[0] != first))
+    others = [str(RUNS["dense"]), str(RUNS["rerank"])]
+    outcomes = [eg.evaluate(QRELS, [str(cut)], measures=["AP"]), eg.compare(QRELS, [str(cut), others[0]], ["AP"]),
+                eg.metaeval(QRELS, [str(cut), *others], ["AP"], experiment="agreement")]
+    for outcome in outcomes:
+        python = [str(n) for n in outcome.notes if "skipped" in str(n)]
+        assert python and all(n.endswith("use complete=True to score them 0") for n in python), outcome.notes
+        assert "use complete=True" in repr(outcome.notes)          # printing the list reads the same
+        assert any(n.endswith("use -c to score them 0") for n in outcome.notes_for_cli())
+        window = [n for n in outcome.notes_for_window() if "skipped" in n]
+        assert window and all("‘Score queries missing from a run as 0’" in n and "-c" not in n
+                              and "complete=" not in n for n in window)
+    # a note about a measure: the window names it as papers do, the command line and Python as asked for
+    compared = eg.compare(QRELS, [str(cut), others[0]], ["map"])
+    assert "AP: 49 of 50 queries" in "\n".join(compared.notes_for_window())
+    assert "map: 49 of 50 queries" in "\n".join(compared.notes_for_cli()) and "'map: 49" in repr(compared.notes)

@@ -32,8 +32,8 @@ def test_stability_equals_the_cli_from_a_path_and_from_a_dataframe(capsys):
     for name in ("actual", "evaluation", "significance"):
         pd.testing.assert_frame_equal(again[name], outcome[name])
     assert again["ranks"]["entities"].tolist() == [60]
-    # a bad value is named by the parameter's label
-    with pytest.raises(ValueError, match=r"Queries \(splits\): 60 entities cannot be split into 100 queries; "
+    # a bad value is named by the parameter's keyword
+    with pytest.raises(ValueError, match=r"splits=\(100,\): 60 entities cannot be split into 100 queries; "
                                          r"choose 60 or fewer"):
         eg.stability(frame, total_ranks=5000, splits=(100,))
 
@@ -77,7 +77,7 @@ def test_casebase_equals_the_cli_from_paths_and_dataframes(capsys):
 
 
 def test_a_model_record_problem_names_the_attribute():
-    with pytest.raises(ValueError, match="Similarity model: attribute 'price': .*"):
+    with pytest.raises(ValueError, match="^model: attribute 'price': .*"):
         eg.casebase(CBR / "cars.csv", model=[{"name": "price", "type": "numeric", "measure": "nope"}])
 
 

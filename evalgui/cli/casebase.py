@@ -57,7 +57,7 @@ def run(args) -> int:
                                ".parquet, .json), which similarity --ground-truth reads")
     request = request_from_args(CasebaseRequest, args, **split_predicted(args.predicted_specs))
     outcome = run_casebase(request)
-    for message in outcome.notes:
+    for message in outcome.notes_for_cli():
         warn(message)
     if args.export_ground_truth:
         outcome.ground_truth.write(args.export_ground_truth)

@@ -35,7 +35,7 @@ def run(args) -> int:
     fmt = output_format(args)
     request = request_from_args(EvaluateRequest, args)
     outcome = run_evaluate(request, tables=("results",))
-    for note in outcome.notes:
+    for note in outcome.notes_for_cli():
         warn(note)
     write_table(outcome.tables["results"], fmt, args.output)
     from evalgui.cli.caveats import report_caveats

@@ -102,7 +102,7 @@ def run(args) -> int:
         if wanted not in outcome.measures:
             raise UsageProblem(f"--matrix {args.matrix}: not one of the measures ({', '.join(outcome.measures)})")
         table = table[table["measure"] == wanted].reset_index(drop=True)
-    for note in outcome.notes:                  # after the checks: an error is said in its one line alone
+    for note in outcome.notes_for_cli():        # after the checks: an error is said in its one line alone
         warn(note)
     write_table(table, fmt, args.output)
     from evalgui.cli.caveats import report_caveats

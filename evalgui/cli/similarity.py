@@ -75,7 +75,7 @@ def run(args) -> int:
     output_format(args)
     request = request_from_args(SimilarityRequest, args, **split_predicted(args.predicted_specs))
     outcome = run_similarity(request)
-    for message in outcome.notes:
+    for message in outcome.notes_for_cli():
         warn(message)
     write_result(outcome.tables["results"], args)
     return 0

@@ -92,7 +92,7 @@ def run(args) -> int:
     told = len(checked.warnings)
     state = JobState(on_progress=_report) if args.verbose else None
     outcome = run_stability(request, state, inputs)
-    for message in outcome.notes[told:]:        # what only the values on all entities show
+    for message in outcome.notes_for_cli()[told:]:        # what only the values on all entities show
         warn(message)
     text = render(outcome.results, SECTIONS[args.printing], fmt)
     if args.output:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 import re
 
+from evalgui.core.measure_names import CUT_OWN, PLAIN_OWN, PLAIN_RANKFILE
+
 PAPER = "paper"
 TREC_EVAL = "trec_eval"
 NAMINGS = (PAPER, TREC_EVAL)
@@ -28,9 +30,15 @@ SMALLEST_P = 1e-4            # p-values below it read "< 0.0001"
 _PLAIN = {"map": "AP", "ndcg": "nDCG", "recip_rank": "RR", "bpref": "Bpref", "set_P": "SetP",
           "set_recall": "SetR", "set_F": "SetF", "rbp": "RBP(p=0.9)", "num_ret": "NumRet", "num_rel": "NumRel",
           "num_rel_ret": "NumRelRet", "num_q": "NumQ", "Rprec": "Rprec", "infAP": "infAP", "gm_map": "GMAP"}
+# the names papers give the measures ir_measures lacks (:mod:`evalgui.core.measure_names`)
+_PLAIN.update(PLAIN_OWN)
+_PLAIN.update(PLAIN_RANKFILE)
+# The Ranking Evaluation Tool's per-mille measures end in "_per" (P@2000_per): papers write ‰.
+PER_MILLE = "_per"
 # trec_eval measure with a cutoff (name_<cutoff>) -> papers' name before "@"
 _CUT = {"ndcg_cut": "nDCG", "map_cut": "AP", "P": "P", "recall": "R", "recip_rank_cut": "RR",
         "success": "Success", "iprec_at_recall": "IPrec", "judged": "Judged"}
+_CUT.update(CUT_OWN)
 _CUT_PATTERN = re.compile(r"^(?P<name>" + "|".join(sorted(map(re.escape, _CUT), key=len, reverse=True))
                           + r")_(?P<cutoff>\d+(?:\.\d+)?)$")
 _TO_TREC = {paper: trec for trec, paper in _PLAIN.items()}
@@ -59,6 +67,8 @@ def paper_name(name: str) -> str:
     paper's, or unknown) unchanged."""
     if name in _PLAIN:
         return _PLAIN[name]
+    if name.endswith(PER_MILLE) and len(name) > len(PER_MILLE):
+        return paper_name(name[:-len(PER_MILLE)]) + " ‰"
     match = _CUT_PATTERN.match(name)
     if match is None:
         return _preferences().get(name, name)
@@ -73,13 +83,16 @@ def trec_name(name: str) -> str:
     (a preference's registered name); others unchanged."""
     if name in _TO_TREC:
         return _TO_TREC[name]
+    if name.endswith(" ‰"):                    # the Ranking Evaluation Tool's name: P@2000_per, AP_inter_per
+        base = name[:-2]
+        return ("AP_inter" if base == "AP (interpolated)" else base) + PER_MILLE
     match = _PAPER_PATTERN.match(name)
     if match is None or match["name"] not in _TO_TREC_CUT:
         _preferences()
         return _PREFERENCE_CODE.get(name, name)
     trec = _TO_TREC_CUT[match["name"]]
     cutoff = match["cutoff"]
-    if trec == "iprec_at_recall":
+    if trec in ("iprec_at_recall", "Rprec_mult"):
         cutoff = f"{float(cutoff):.2f}"
     return f"{trec}_{cutoff}"
 
@@ -104,6 +117,7 @@ COLUMN_LABELS = {
     "n_queries": "Queries", "p_value": "p", "p_adjusted": "p (adjusted)", "significant": "Significant",
     "measure": "Measure", "test": "Test", "correction": "Correction", "baseline": "Baseline", "run": "Run",
     "query": "Query", "value": "Value", "statistic": "Statistic", "wins": "Wins", "losses": "Losses",
+    "doc": "Document", "score": "Score", "grade": "Grade", "judgment": "Judgment",
     "ties": "Ties", "significant_wins": "Significant wins", "significant_losses": "Significant losses",
     "mean_preference": "Mean preference", "win_rate": "Win rate", "preference": "Preference",
     "policy": "Query set", "universe": "Queries available", "dropped": "Queries left out",
@@ -114,6 +128,11 @@ COLUMN_LABELS = {
     "tie_rate": "Tie rate", "tie_rate_sd": "Tie rate (SD)", "discriminative_power": "Discriminative power",
     "pairs": "Pairs", "significant_pairs": "Significant pairs", "fuzziness": "Fuzziness", "sets": "Sets",
     "kendall_tau": "Kendall's τ", "ap_correlation": "AP correlation", "min_difference": "Smallest difference",
+    "kendall_tau_sd": "Kendall's τ (SD)", "kendall_tau_min": "Kendall's τ (min)",
+    "kendall_tau_max": "Kendall's τ (max)", "flipped_pairs": "Flipped pairs", "flipped_pairs_sd": "Flipped pairs (SD)",
+    "judgments_kept": "Judgments kept", "fraction": "Judgments removed", "repetition": "Repetition",
+    "pearson": "Pearson's r", "sign_agreement": "Sign agreement", "measure_a": "Measure A", "measure_b": "Measure B",
+    "cells": "Cells", "better": "Better", "worse": "Worse", "equal": "Equal", "repetitions": "Repetitions", "replacement": "With replacement",
     "power": "Power", "alpha": "α", "spread": "Spread", "rank": "Rank",
     # measure stability (the Ranking Evaluation Tool's names)
     "systemCount": "Systems", "entityCount": "Entities", "splitCount": "Queries (splits)",
@@ -199,6 +218,47 @@ def is_missing(value) -> bool:
         return bool(value != value)              # NaN, pd.NA raise or compare unequal
     except (TypeError, ValueError):
         return True
+
+
+def yes_no(value: bool) -> str:
+    """A true/false cell as people write it."""
+    return "yes" if value else "no"
+
+
+# The compared queries (core.stats.compare's SHARED and ZERO_FILLED) as the compare form says them.
+QUERY_SET_LABELS = {"shared": "Shared", "zero-filled": "All (0 where missing)",
+                    "with-relevant": "With a relevant document"}      # core.stats.compare's WITH_RELEVANT
+_CELL_WORDS: dict[str, dict[str, str]] = {}
+
+
+def cell_word(column: str, value: str) -> str:
+    """A cell holding a setting's machine value (a test, a correction, the compared queries) as the form's
+    label says it: ``holm`` -> Holm, ``t`` -> Paired t-test, ``shared`` -> Shared; any other value unchanged."""
+    if not _CELL_WORDS:
+        from evalgui.core.stats.catalogue import CORRECTION_LABELS, TEST_LABELS
+
+        _CELL_WORDS.update({"test": TEST_LABELS, "correction": CORRECTION_LABELS, "queries": QUERY_SET_LABELS})
+    return _CELL_WORDS.get(column, {}).get(value, value)
+
+
+def full_number(value) -> str:
+    """A number at full precision, as exports and tooltips write it: the shortest digits that read back
+    exactly, without e-notation unless the number is tiny or huge (2.97951978425911e-05 -> 0.0000297951978425911)."""
+    if isinstance(value, bool):
+        return yes_no(value)
+    if isinstance(value, int):
+        return str(value)
+    if not isinstance(value, float):
+        return str(value)
+    if not math.isfinite(value):
+        return format_number(value)
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    if 1e-12 <= abs(value) < 1e16:
+        import numpy as np
+
+        return np.format_float_positional(value, unique=True, trim="-")
+    return repr(value)
 
 
 def format_number(value, *, precision: int = 4, kind: str = "real") -> str:

@@ -64,12 +64,36 @@ def nothing_to_export(parent: QWidget | None) -> None:
     QMessageBox.information(parent, "Nothing to export", "There is nothing to export yet: run an evaluation first.")
 
 
+_NOT_IN_FILE_NAMES = re.compile(r'[/\\:*?"<>|]+')
+
+
+def file_words(*parts: str) -> str:
+    """A file name people read, from the words the window shows (a plot, a measure, a choice): the parts
+    joined by " - "; a part that is a machine name (per_query) written as words (Per query), a measure as papers
+    write it; characters no file system takes replaced."""
+    from evalgui.core.display import plain_words
+    from evalgui.gui.naming import label
+
+    shown = []
+    for part in parts:
+        if not part:
+            continue
+        words = label(str(part))
+        # the first part names the table or plot: a machine name there (comparison, per_query) becomes words
+        machine = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)" + ("*" if not shown else "+")
+        if words == part and re.fullmatch(machine, part):
+            words = plain_words(part)
+        shown.append(_NOT_IN_FILE_NAMES.sub("-", words))
+    return " - ".join(shown)
+
+
 def export_dialog(parent: QWidget | None, default_name: str, formats: Sequence[tuple[str, str]],
                   write: Callable[[str], None], *, title: str = "Export") -> str | None:
     """Ask where to save, then ``write(path)``. ``formats``: (label, ".ext") pairs, the first is the default.
 
     Returns the path written, or None when the dialog was cancelled or writing failed."""
-    name = default_name if os.path.splitext(default_name)[1] else default_name + formats[0][1]
+    stem, extension = os.path.splitext(default_name)
+    name = (file_words(stem) + extension) if extension else file_words(default_name) + formats[0][1]
     path, chosen = QFileDialog.getSaveFileName(parent, title, os.path.join(last_export_folder(), name),
                                                file_filter(formats))
     if not path:

@@ -430,14 +430,14 @@ class MatrixView(QTableView):
         menu.exec(self.viewport().mapToGlobal(pos))
 
     def export_dialog(self) -> None:
-        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog, nothing_to_export
-        from evalgui.gui.tables import export_frame
+        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog, file_words, nothing_to_export
+        from evalgui.gui.tables import export_shown
 
         if not self.model().rowCount():
             nothing_to_export(self)
             return
-        export_dialog(self, self.name, TABLE_FORMATS, lambda path: export_frame(self.export_frame(), path),
-                      title=f"Export {self.name}")
+        export_dialog(self, self.name, TABLE_FORMATS, lambda path: export_shown(self.export_frame(), path),
+                      title=f"Export {file_words(self.name)}")
 
 
 def _shrunk(font: QFont, share: float) -> QFont:

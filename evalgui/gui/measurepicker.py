@@ -32,6 +32,11 @@ from evalgui.gui.plain_text import tip as plain_tip
 DEFAULT_CHECKED = {"map": "", "P": "10", "ndcg_cut": "10", "recall": "100", "recip_rank": ""}
 CUSTOM_FAMILY = "Custom (written as in papers or as in trec_eval)"
 _NAME_ROLE = Qt.ItemDataRole.UserRole
+_SPEC_ROLE = Qt.ItemDataRole.UserRole + 1      # a custom item's spec as typed (its text is the papers' name)
+
+
+def _spec(item: QTreeWidgetItem) -> str:
+    return item.data(0, _SPEC_ROLE) or item.text(0)
 _EDITABLE_KINDS = (ParamKind.LONG_CUTOFFS, ParamKind.DOUBLE_CUTOFFS, ParamKind.DOUBLE_PARAMS, ParamKind.PAIRS)
 
 HELP_LINES = 8          # the help pane shows this many lines at least
@@ -50,8 +55,11 @@ def paper_label(record: Record) -> str:
     """``record`` as papers write it: its ir_measures name (AP, nDCG@k), else the paper notation
     of its trec_eval name (gm_map: GMAP) or of a preference (rpp: RPP), else its plain header, else its name."""
     ir_name = getattr(record, "ir_name", None)
-    if ir_name:
-        return ir_name
+    if ir_name:       # the intent-aware measures as their papers write them (ERR-IA@k, AP-IA), not ir_measures
+        return re.sub(r"_IA\b", "-IA", ir_name)
+    plain = display.paper_name(record.name + "_1")      # a measure with cut-offs: RelP@k, RprecMult@k
+    if plain.endswith("@1") and plain != record.name + "_1":
+        return plain[:-1] + "k"
     plain = display.paper_name(record.name)
     if plain != record.name:
         return plain
@@ -307,7 +315,7 @@ class MeasurePicker(QWidget):
                 continue
             name = item.data(0, _NAME_ROLE)
             if name is None:                    # a custom spec
-                out.append(item.text(0))
+                out.append(_spec(item))
                 continue
             params = item.text(1).strip().replace(" ", "")
             measure = self.registry[name]
@@ -319,7 +327,7 @@ class MeasurePicker(QWidget):
                 if item.data(0, _NAME_ROLE) is not None and item.checkState(0) == Qt.CheckState.Checked}
 
     def custom_specs(self) -> list[tuple[str, bool]]:
-        return [(item.text(0), item.checkState(0) == Qt.CheckState.Checked) for item in self._items()
+        return [(_spec(item), item.checkState(0) == Qt.CheckState.Checked) for item in self._items()
                 if item.data(0, _NAME_ROLE) is None]
 
     def set_checked(self, checked: dict[str, str]) -> None:
@@ -342,10 +350,12 @@ class MeasurePicker(QWidget):
             return
         group = self._group(self.custom_family)
         for i in range(group.childCount()):
-            if group.child(i).text(0) == spec:
+            if _spec(group.child(i)) == spec:
                 group.child(i).setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
                 return
-        item = QTreeWidgetItem(group, [spec, "", ""])
+        shown = display.paper_name(spec)              # P@2000_per reads P@2000 ‰
+        item = QTreeWidgetItem(group, [shown, "", spec if shown != spec else ""])
+        item.setData(0, _SPEC_ROLE, spec)
         item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable)
         item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
         self.changed.emit()
@@ -451,7 +461,7 @@ class MeasurePicker(QWidget):
         if name is not None:
             self.help.setHtml(help_html(self.registry[name], naming.current()))
         elif item.parent() is not None:
-            self.help.setHtml(self.custom_help(item.text(0)))
+            self.help.setHtml(self.custom_help(_spec(item)))
 
     def custom_help(self, spec: str) -> str:
         """The help pane's text for a measure the user added."""

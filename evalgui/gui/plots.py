@@ -38,9 +38,21 @@ def plain_axes(item: pg.PlotItem) -> None:
     from evalgui.gui.plot_palette import follow_palette
 
     for side in ("left", "bottom", "right", "top"):
-        item.getAxis(side).enableAutoSIPrefix(False)
+        axis = item.getAxis(side)
+        axis.enableAutoSIPrefix(False)
+        if type(axis).tickStrings is pg.AxisItem.tickStrings and not axis.logMode:
+            axis.tickStrings = decimal_ticks        # not pyqtgraph's e-notation (5e-05) on a small range
     for view in item.scene().views() if item.scene() is not None else ():
         follow_palette(view)
+
+
+def decimal_ticks(values, scale, spacing) -> list[str]:
+    """Tick labels as decimals, with as many places as the spacing needs (0.00005, not 5e-05)."""
+    import math
+
+    places = min(12, max(0, math.ceil(-math.log10(spacing * scale)))) if spacing * scale > 0 else 0
+    texts = [f"{v * scale:.{places}f}" for v in values]
+    return [t.lstrip("-") if float(t) == 0 else t for t in texts]         # no "-0.00"
 
 
 def _plot_view(plot) -> pg.GraphicsView:
@@ -72,9 +84,9 @@ def svg_bytes(widget: pg.GraphicsView, name: str = "") -> bytes:
     with on_white(widget):          # black on white in a dark window too: for documents
         svg = _svg_bytes(widget)
     # Qt names every drawing's clip paths clipPath1, clipPath2, …: a page quoting several SVGs would clip
-    # each with the first one's. Ids get a prefix of their own: the file's name (``name``), else the drawing's
-    # digest.
-    tag = re.sub(r"[^A-Za-z0-9_-]+", "_", name) if name else hashlib.sha1(svg).hexdigest()[:10]
+    # each with the first one's. Ids get a prefix of their own: a digest of the file's name (``name``; the name
+    # itself would put machine words such as P_10 into the file), else of the drawing.
+    tag = hashlib.sha1(name.encode("utf-8") if name else svg).hexdigest()[:10]
     return scoped_ids(svg.decode("utf-8"), f"plot-{tag}-").encode("utf-8")
 
 

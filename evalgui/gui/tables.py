@@ -183,13 +183,13 @@ class DataFrameModel(QAbstractTableModel):
         if kind == "p":
             return display.format_p(value, self.resamples, precision=self._precision)
         if isinstance(value, bool):
-            return str(value)
+            return display.yes_no(value)
         if isinstance(value, (int, float)):
             return display.format_number(value, precision=self._precision,
                                          kind=kind if kind in ("count", "percent") else "real")
         if kind == "name" and isinstance(value, str):
             return naming.label(value)
-        return str(value)
+        return display.cell_word(self._names[column], value) if isinstance(value, str) else str(value)
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -206,7 +206,7 @@ class DataFrameModel(QAbstractTableModel):
             value = self.raw(row, column)
             if _is_missing(value):
                 return display.why_missing(self._names[column]) if self._numeric[column] else None
-            return repr(value) if isinstance(value, float) else None
+            return display.full_number(value) if isinstance(value, float) else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             horizontal = Qt.AlignmentFlag.AlignRight if self._numeric[column] else Qt.AlignmentFlag.AlignLeft
             return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
@@ -229,9 +229,10 @@ class DataFrameModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.ToolTipRole:
                 tip = self._tooltips.get(name)
                 shown = self.header_text(section)
-                # The header's machine name (what exports and evalgui-cli call the column) ends its tooltip.
-                return plain_tip((f"{tip}\n\n" if tip else "") + f"Column in exported files: {name}" if shown != name
-                                 else tip)
+                # The header's machine name (what evalgui-cli, the Python API and projects call the column; the
+                # window's exports write the header shown) ends its tooltip.
+                return plain_tip((f"{tip}\n\n" if tip else "") + f"Name in evalgui-cli's files and in projects: {name}"
+                                 if shown != name else tip)
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return str(section + 1)
@@ -424,7 +425,7 @@ class FrameTableView(QTableView):
     def export_dialog(self) -> None:
         """Ask for a file and write the table there (by default what the view shows: its order and filter)."""
         from evalgui.core.export import format_from_path
-        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog, nothing_to_export
+        from evalgui.gui.exporting import TABLE_FORMATS, export_dialog, file_words, nothing_to_export
 
         if not self.source_model.rowCount() and not self.own_export:
             nothing_to_export(self)
@@ -434,9 +435,9 @@ class FrameTableView(QTableView):
             frame = self.exported(format_from_path(path))
             if frame.empty:         # never an empty file
                 raise ValueError("there is nothing to export yet")
-            export_frame(with_measure_names(frame), path)
+            export_shown(frame, path, self.source_model.headers)
 
-        export_dialog(self, self.name, TABLE_FORMATS, write, title=f"Export {self.name}")
+        export_dialog(self, self.name, TABLE_FORMATS, write, title=f"Export {file_words(self.name)}")
 
 
 class FrozenColumn(QTableView):
@@ -534,6 +535,37 @@ def with_measure_names(frame: pd.DataFrame) -> pd.DataFrame:
     for column in columns:
         frame[column] = frame[column].map(lambda v: display.measure_label(v, chosen) if isinstance(v, str) else v)
     return frame.rename(columns=renamed)
+
+
+def as_shown(frame: pd.DataFrame, fmt: str = "csv", headers: dict[str, str] | None = None) -> pd.DataFrame:
+    """What the window exports: the table as it shows it. Its headers (``headers``: the table's own, then
+    display.column_label), measures in the window's naming, yes/no, a setting's label (Holm, not holm); numbers
+    at full precision, in CSV and TSV without e-notation where a plain decimal reads back the same."""
+    frame = with_measure_names(frame)
+    chosen = naming.current()
+    out = {}
+    for column in frame.columns:
+        values = frame[column]
+        name = str(column)
+        if values.dtype.kind == "b" or (values.dtype == object and values.map(lambda v: isinstance(v, bool)).any()):
+            values = values.map(lambda v: display.yes_no(v) if isinstance(v, bool) else v)
+        elif name in NAME_COLUMNS and (values.dtype == object or pd.api.types.is_string_dtype(values.dtype)):
+            values = values.map(lambda v: display.column_label(v, chosen) if isinstance(v, str) else v)  # a metric too
+        elif values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
+            values = values.map(lambda v, n=name: display.cell_word(n, v) if isinstance(v, str) else v)
+        elif values.dtype.kind == "f" and fmt in ("csv", "tsv"):
+            # an infinity stays one ("inf": what spreadsheets and pandas read back), not the window's ∞
+            values = values.map(lambda v: "" if v != v else display.full_number(float(v)) if math.isfinite(v) else v)
+        header = display.column_label(name, chosen, headers)
+        out[header if header not in out else f"{header} ({name})"] = values     # two columns never share a header
+    return pd.DataFrame(out)
+
+
+def export_shown(frame: pd.DataFrame, path: str, headers: dict[str, str] | None = None) -> None:
+    """Write a table as the window shows it (:func:`as_shown`), in the format its extension names."""
+    from evalgui.core.export import format_from_path
+
+    export_frame(as_shown(frame, format_from_path(path), headers), path)
 
 
 def export_frame(frame: pd.DataFrame, path: str) -> None:

@@ -269,18 +269,18 @@ def test_exports_read_back(qtbot, window, monkeypatch, tmp_path):
     _save_as(monkeypatch, tmp_path / "table.csv")
     targets["Case-based retrieval table…"]()
     back = pd.read_csv(tmp_path / "table.csv")
-    assert np.allclose(back["value"], casebase.table.tidy_model.frame["value"])
-    assert list(back.columns)[-2:] == ["retrieval_seconds", "speedup"]
-    assert list(back.columns)[:5] == ["retriever", "filter_size", "k", "metric", "value"]   # documented, tidy
+    assert np.allclose(back["Value"], casebase.table.tidy_model.frame["value"])
+    assert list(back.columns)[-2:] == ["Retrieval time (s)", "Speed-up"]
+    assert list(back.columns)[:5] == ["Retriever", "Filter size", "k", "Metric", "Value"]   # tidy, as shown
     _save_as(monkeypatch, tmp_path / "grid.csv")
     targets["Case-based retrieval grid (a column per metric)…"]()
     grid = pd.read_csv(tmp_path / "grid.csv")
-    assert len(grid) == 3 and "metric" not in grid.columns and "kendall" in grid.columns
+    assert len(grid) == 3 and "Metric" not in grid.columns and "Kendall's τ" in grid.columns
     for name, fmt in (("table.tex", "LaTeX (*.tex)"), ("table.md", "Markdown (*.md)")):
         _save_as(monkeypatch, tmp_path / name, fmt)
         targets["Case-based retrieval table…"]()
         text = (tmp_path / name).read_text()
-        assert "kendall" in text and "<NA>" not in text and "nan" not in text.lower()
+        assert "Kendall's τ" in text and "<NA>" not in text and "nan" not in text.lower()
     _save_as(monkeypatch, tmp_path / "gt.csv")
     targets["Ground truth (similarity file)…"]()
     truth = kind("similarity results").read(str(tmp_path / "gt.csv"))
@@ -295,9 +295,9 @@ def test_exports_read_back(qtbot, window, monkeypatch, tmp_path):
                                                                                drill.model_lists)):
         _save_as(monkeypatch, tmp_path / "list.csv")
         targets[target]()
-        back = pd.read_csv(tmp_path / "list.csv", dtype={"case_id": str})
-        assert len(back) == len(model.frame) > 0 and list(back["case_id"]) == list(model.frame["case_id"])
-        assert np.allclose(back["similarity"], model.frame["similarity"])
+        back = pd.read_csv(tmp_path / "list.csv", dtype={"Case": str})
+        assert len(back) == len(model.frame) > 0 and list(back["Case"]) == list(model.frame["case_id"])
+        assert np.allclose(back["Similarity"], model.frame["similarity"])
     casebase.results_tabs.setCurrentWidget(casebase.chart.page)
     for ext in (".png", ".svg"):
         _save_as(monkeypatch, tmp_path / f"chart{ext}")
@@ -605,22 +605,24 @@ def test_per_query_values_sort_filter_and_export(qtbot, window, monkeypatch, tmp
     targets = dict(casebase.export_targets())
     _save_as(monkeypatch, tmp_path / "per_query.csv")
     targets["Per-query table…"]()
-    back = pd.read_csv(tmp_path / "per_query.csv", dtype={"query": str})
-    assert list(back.columns) == ["retriever", "filter_size", "k", "query", "metric", "value"]  # as the CLI writes
+    back = pd.read_csv(tmp_path / "per_query.csv", dtype={"Query": str})
+    assert list(back.columns) == ["Retriever", "Filter size", "k", "Query", "Metric", "Value"]  # as the window says
     want = rows[rows["query"] == "q2"]
-    assert list(back["query"]) == ["q2"] * 3 and list(back["metric"]) == ["quality_mueller"] * 3
-    assert list(back["value"]) == pytest.approx(list(want["value"]), abs=1e-12)
+    assert list(back["Query"]) == ["q2"] * 3 and list(back["Metric"]) == ["Quality (Müller)"] * 3
+    assert list(back["Value"]) == pytest.approx(list(want["value"]), abs=1e-12)
     _save_as(monkeypatch, tmp_path / "per_query.md", "Markdown (*.md)")
     targets["Per-query table…"]()
     text = (tmp_path / "per_query.md").read_text()
-    assert "macfac 3/3" in text and "quality_mueller" in text and "q1" not in text
+    assert "macfac 3/3" in text and "Quality (Müller)" in text and "q1" not in text
     _save_as(monkeypatch, tmp_path / "every_metric.csv")
     targets["Per-query values, every metric…"]()
-    every = pd.read_csv(tmp_path / "every_metric.csv", dtype={"query": str, "k": "Int64", "filter_size": "Int64"})
-    pd.testing.assert_frame_equal(every[["retriever", "filter_size", "k", "query", "metric"]],
-                                  expected[["retriever", "filter_size", "k", "query", "metric"]], check_dtype=False)
+    every = pd.read_csv(tmp_path / "every_metric.csv", dtype={"Query": str, "k": "Int64", "Filter size": "Int64"})
+    from evalgui.gui.tables import as_shown
+
+    named = ["Retriever", "Filter size", "k", "Query", "Metric"]         # the window's headers and metric names
+    pd.testing.assert_frame_equal(every[named], as_shown(expected, "json")[named], check_dtype=False)
     timing = expected["metric"].isin(["retrieval_seconds", "seconds_per_query"])
-    assert np.allclose(every["value"][~timing], expected["value"][~timing], atol=1e-12)
+    assert np.allclose(every["Value"][~timing], expected["value"][~timing], atol=1e-12)
 
 
 # ---------------------------------------------------------------------------- bad input, cancel

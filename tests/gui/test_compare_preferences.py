@@ -240,16 +240,17 @@ def test_exports_tables_and_heatmap(qtbot, window, tmp_path, monkeypatch):
     _save_as(monkeypatch, tmp_path / "ranking.csv")
     targets["Preference ranking…"]()
     ranking = pd.read_csv(tmp_path / "ranking.csv")
-    # every measure; its measure column in the window's naming, as a ranked export's (evalgui-cli takes both)
-    expected = compare.preferences.ranking[["measure", "rank", "run", "mean_preference"]]
-    _frames_equal(ranking[["measure", "rank", "run", "mean_preference"]],
-                  expected.assign(measure=expected["measure"].map(lambda m: P.REGISTRY[m].paper_name)))
-    assert list(dict.fromkeys(ranking["measure"])) == ["RPP", "Lexiprecision"]
-    assert set(ranking["test"]) == {"bootstrap"} and set(ranking["samples"]) == {300}
+    # every measure; what the window shows: its headers, the measures as papers write them, a test's name
+    from evalgui.gui.tables import as_shown
+
+    expected = as_shown(compare.preferences.ranking, "json", compare.preference_view.ranking_model.headers)
+    _frames_equal(ranking[expected.columns[:4]], expected[expected.columns[:4]])
+    assert list(dict.fromkeys(ranking["Measure"])) == ["RPP", "Lexiprecision"]
+    assert set(ranking["Test"]) == {"Bootstrap (Sakai)"} and set(ranking["Resamples (B)"]) == {300}
     _save_as(monkeypatch, tmp_path / "tests.csv")
     targets["Preference tests…"]()
     tests = pd.read_csv(tmp_path / "tests.csv")
-    assert len(tests) == 12 and set(tests["queries"]) == {"with-relevant"}
+    assert len(tests) == 12 and set(tests["Query set"]) == {"With a relevant document"}
     for ext, marker in ((".tex", "\\begin{tabular}"), (".md", "| bm25 |"), (".csv", "bm25,")):
         _save_as(monkeypatch, tmp_path / f"matrix{ext}")
         targets["Preference matrix table…"]()

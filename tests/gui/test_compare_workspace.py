@@ -179,7 +179,7 @@ def test_t_test_on_runs_and_qrels_equals_the_engine_and_scipy(qtbot, window):
     report = compare.table.report.text()
     for query_set in compare.comparison.query_sets.values():
         assert query_set.describe()[len(query_set.measure):] in report
-    assert "Test t" in report and "correction holm" in report
+    assert "Test: Paired t-test" in report and "correction: Holm" in report
     assert "Compared 4 runs on 2 measure(s)" in compare.progress_label.text()
     assert compare.progress.value() == compare.progress.maximum()
 
@@ -302,10 +302,12 @@ def test_exports_table_csv_with_provenance_paper_tables_and_plots(qtbot, window,
     _save_as(monkeypatch, tmp_path / "comparison.csv")
     targets["Comparison table…"]()
     back = pd.read_csv(tmp_path / "comparison.csv")
-    assert {"test", "samples", "seed", "correction", "alpha", "queries"} <= set(back.columns)
-    assert set(back["test"]) == {"randomization"} and set(back["samples"]) == {2000} and set(back["seed"]) == {42}
+    # the window's headers and words (evalgui-cli and the Python API keep the machine names)
+    assert {"Test", "Resamples (B)", "Seed", "Correction", "α", "Query set"} <= set(back.columns)
+    assert set(back["Test"]) == {"Randomization (permutation)"} and set(back["Resamples (B)"]) == {2000}
+    assert set(back["Seed"]) == {42}
     expected = compare.comparison.table
-    assert np.allclose(back["p_value"], expected["p_value"]) and np.allclose(back["diff"], expected["diff"])
+    assert np.allclose(back["p"], expected["p_value"]) and np.allclose(back["Difference"], expected["diff"])
 
     _save_as(monkeypatch, tmp_path / "paper", "LaTeX (*.tex)")       # the extension comes from the format
     targets["Paper table (LaTeX)…"]()

@@ -143,15 +143,62 @@ def test_projects_written_by_the_api_open_in_the_window_with_every_result(qtbot,
         window.close()
 
 
-def test_untested_preferences_from_the_api_are_said_not_dropped(qtbot, window, tmp_path):
-    data = copy_synthetic(tmp_path / "syn", runs=("bm25", "dense"))
-    outcome = eg.preference(str(data / "qrels.txt"), [str(data / "bm25.run"), str(data / "dense.run")])
+def test_untested_preferences_from_the_api_are_shown_without_verdicts(qtbot, window, tmp_path):
+    """eg.preference without a test, saved by eg.save_project: the Preferences tab shows the outcome's means,
+    pairs, ranking and per-query values, with no significance mark and the p-values said not tested."""
+    import numpy as np
+    import pandas as pd
+    from PySide6.QtCore import Qt
+
+    data = copy_synthetic(tmp_path / "syn", runs=("bm25", "dense", "random"))
+    outcome = eg.preference(str(data / "qrels.txt"), [str(data / f"{r}.run") for r in ("bm25", "dense", "random")])
     path = eg.save_project(str(tmp_path / "untested.evalgui"), outcome)
     with qtbot.waitSignal(window.files_loaded, timeout=20_000):
         window.open_project(path)
     qtbot.waitUntil(lambda: not window._loaders, timeout=20_000)
-    label = window.workspaces["compare"].progress_label.text()
-    assert "computed without a test" in label and "press Run" in label
+    compare = window.workspaces["compare"]
+    assert compare.has_results() and compare.preferences is not None and not compare.preferences.tested
+    assert "computed without a test" in compare.progress_label.text()
+    view = compare.preference_view
+    window.tabs.setCurrentWidget(compare)
+    compare.results_tabs.setCurrentWidget(view.page)
+    view.shown()
+    matrix, ranking, pair_queries = (outcome.tables[t] for t in ("matrix", "ranking", "pair_queries"))
+    runs = ["bm25", "dense", "random"]
+    for measure in ("rpp", "lexirecall"):
+        view.measure.setCurrentIndex(view.measure.findData(measure))
+        # the matrix of means: the outcome's, off the diagonal; no cell marked significant
+        expected = matrix[matrix["measure"] == measure].set_index("run_a")[runs].loc[runs].to_numpy(dtype=float)
+        shown = view.model.frame.loc[runs, runs].to_numpy(dtype=float)
+        off = ~np.eye(3, dtype=bool)
+        np.testing.assert_allclose(shown[off], expected[off], rtol=0, atol=1e-12)
+        assert not any(view.model.display_text(i, j).endswith("*") for i in range(3) for j in range(3))
+        tip = view.model.data(view.model.index(0, 1), Qt.ItemDataRole.ToolTipRole)
+        assert "not tested: computed without a test" in tip and "significant" not in tip
+        assert "Not tested" in view.caption.text() and "significant at α" not in view.caption.text()
+        # the ranking, as the outcome has it
+        rows = ranking[ranking["measure"] == measure].drop(columns="measure").reset_index(drop=True)
+        pd.testing.assert_frame_equal(view.ranking_model.frame[rows.columns], rows, check_dtype=False)
+        # each pair's mean preference, its p-values not tested
+        view.lower.setCurrentWidget(view.pairs_view)
+        pairs = view.pairs_model.frame
+        assert len(pairs) == 3 and set(pairs["p_value"]) == set(pairs["p_adjusted"]) == {"not tested"}
+        for a, b, mean in zip(pairs["run_a"], pairs["run_b"], pairs["preference"]):
+            assert mean == pytest.approx(expected[runs.index(a), runs.index(b)], abs=1e-12)
+        # a cell opens the pair's per-query preferences, the outcome's
+        assert view.fill_pair(measure, "bm25", "dense") is None
+        want = pair_queries[(pair_queries["measure"] == measure) & (pair_queries["run_a"] == "bm25")
+                            & (pair_queries["run_b"] == "dense")]
+        got = view.pair_view.frame
+        assert len(got) == len(want) > 0
+        np.testing.assert_allclose(np.sort(got["difference"].to_numpy(dtype=float)),
+                                   np.sort(want["preference"].to_numpy(dtype=float)), rtol=0, atol=1e-12)
+        view.lower.setCurrentWidget(view.ranking_view)
+    window.resize(1360, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    window.grab().save(str(tmp_path / "untested.png"))
+    print("screenshot", tmp_path / "untested.png")
 
 
 def test_an_error_dialogs_main_text_is_one_line(qtbot, window):

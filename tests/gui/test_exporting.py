@@ -58,12 +58,12 @@ def test_dialog_adds_the_extension_and_remembers_the_folder(qtbot, tmp_path, mon
     starts = _save_as(monkeypatch, tmp_path / "table", "TSV (*.tsv)")
     assert export_dialog(None, "summary", TABLE_FORMATS, written.append) == str(tmp_path / "table.tsv")
     assert written == [str(tmp_path / "table.tsv")] and shown == []
-    assert os.path.basename(starts[0]) == "summary.csv"          # the first format is the default
+    assert os.path.basename(starts[0]) == "Summary.csv"          # the first format is the default
 
     starts = _save_as(monkeypatch, tmp_path / "figure.svg", "PNG image (*.png)")    # a typed extension wins
-    export_dialog(None, "pr", (("PNG image", ".png"), ("SVG", ".svg")), written.append)
+    export_dialog(None, "Precision-recall", (("PNG image", ".png"), ("SVG", ".svg")), written.append)
     assert written[-1] == str(tmp_path / "figure.svg")
-    assert starts[0] == os.path.join(str(tmp_path), "pr.png")    # starts in the remembered folder
+    assert starts[0] == os.path.join(str(tmp_path), "Precision-recall.png")    # starts in the remembered folder
 
 
 def test_cancelled_dialog_writes_nothing(qtbot, monkeypatch, shown):
@@ -300,7 +300,7 @@ def test_nothing_to_export_before_results_and_never_an_empty_file(qtbot, window,
         assert [a.text() for a in window.export_menu.actions()] == ["Nothing to export"], key
     window.workspaces["metaeval"].table.view.export_dialog()
     assert told == ["Nothing to export"] and not (tmp_path / "empty.csv").exists()
-    assert window.workspaces["metaeval"].table.view.name == "metaeval"       # not "metaeval_"
+    assert window.workspaces["metaeval"].table.view.name == "Meta-evaluation"       # not "Meta-evaluation - "
     # results arrive: the buttons of the views that show them come on
     compare = _compare_synthetic(qtbot, window)
     assert all(b.isEnabled() for view in (compare.table, compare.matrix, compare.scatter)

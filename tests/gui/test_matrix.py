@@ -158,10 +158,10 @@ def test_export_csv_has_row_labels_and_is_atomic(qtbot, tmp_path, monkeypatch):
         return str(tmp_path / "matrix"), "CSV (*.csv)"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(save_as))
     view.export_dialog()
-    assert asked and asked[0][0].endswith("run_by_run.csv") and "LaTeX (*.tex)" in asked[0][1]
+    assert asked and asked[0][0].endswith("Run by run.csv") and "LaTeX (*.tex)" in asked[0][1]     # words
     assert sorted(os.listdir(tmp_path)) == ["evalgui-settings.ini", "matrix.csv"]   # no temporary file left
     lines = (tmp_path / "matrix.csv").read_text().splitlines()
-    assert lines[0] == "run,bm25,dense,rerank"
+    assert lines[0] == "Run,bm25,dense,rerank"
     assert lines[1] == "bm25,,0.08,-0.02"
     back = pd.read_csv(tmp_path / "matrix.csv", index_col=0)
     pd.testing.assert_frame_equal(back, model.shown_frame(), check_names=False)

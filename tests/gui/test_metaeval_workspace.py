@@ -227,19 +227,18 @@ def test_stability_equals_the_engine_with_its_points_curves_and_matrix(qtbot, wi
     targets = dict(metaeval.export_targets())
     _save_as(monkeypatch, tmp_path / "stability.csv")
     targets["Meta-evaluation table…"]()
-    from evalgui.core.display import paper_name
+    from evalgui.gui.tables import as_shown
 
-    # the measure column as the window names measures (View ▸ Measure names: papers by default)
-    _frame_equal(pd.read_csv(tmp_path / "stability.csv"), expected.table.assign(
-        measure=expected.table["measure"].map(paper_name)))
-    for ext, marker in ((".tex", "\\begin{tabular}"), (".md", "| measure")):
+    # what the window shows: its headers, yes/no, the measures as it names them (papers' by default)
+    _frame_equal(pd.read_csv(tmp_path / "stability.csv"), as_shown(expected.table, "json"))
+    for ext, marker in ((".tex", "\\begin{tabular}"), (".md", "| Measure")):
         _save_as(monkeypatch, tmp_path / f"stability{ext}")
         targets["Meta-evaluation table…"]()
         text = (tmp_path / f"stability{ext}").read_text()
         assert marker in text and "RR" in text          # recip_rank, as papers name it
     _save_as(monkeypatch, tmp_path / "counts.csv")
     targets["Better / worse / equal counts…"]()
-    _frame_equal(pd.read_csv(tmp_path / "counts.csv"), expected.matrix_frame("P_10"))
+    _frame_equal(pd.read_csv(tmp_path / "counts.csv"), as_shown(expected.matrix_frame("P_10"), "json"))
     _export_plots(monkeypatch, tmp_path, targets, ["Error rate vs tie rate plot…", "Rate vs set size plot…",
                                                    "Better / worse / equal heatmap…"])
     # the details table: every measure's counts, as evalgui-cli metaeval --matrix writes them

@@ -375,3 +375,285 @@ def test_the_meta_evaluation_views_show_names_literally(qtbot, window, hostile, 
             metaeval.results_tabs.setCurrentWidget(view.page)
     assert_nothing_read_as_markup(window)
 
+
+
+# ---------------------------------------------------------------- Measure stability and Case-based retrieval
+ENTITIES = ("<b>e1</b>", FORMULA_QUERY, "e&amp;3", "\"quote'4", "[x](javascript:alert(1))", "<img src=e.png>")
+
+
+def write_hostile_ranks(folder, systems=(IMAGE_RUN, BOLD_RUN, QUOTE_RUN, "plain"), names=ENTITIES) -> str:
+    """A rank file whose systems (its header) and test entities (its first column) are markup."""
+    rng = np.random.default_rng(3)
+    entities = [f"{name}{i}" for i in range(8) for name in names]
+    latent = rng.normal(4.5, 1.5, len(entities))
+    ranks = np.clip(np.round(np.exp(latent[:, None] + rng.normal(0, 1, (len(entities), len(systems))))), 1, 5000)
+    lines = ["Generated\t" + "\t".join(systems)]
+    lines += [f"{e}\t" + "\t".join(f"{v:g}" for v in row) for e, row in zip(entities, ranks)]
+    path = folder / f"{systems[0]}.tsv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_hostile_similarities(folder, files=(f"{BOLD_RUN}truth", IMAGE_RUN, QUOTE_RUN), queries=ENTITIES[:4],
+                               cases=(BOLD_RUN, IMAGE_RUN, QUOTE_RUN, "c4", "<i>c5</i>")) -> tuple:
+    """A ground truth and two retrievers' similarity files: their file names, query ids and case ids markup."""
+    rng = np.random.default_rng(4)
+    paths = []
+    for name in files:
+        path = folder / f"{name}.csv"
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["query_id", "case_id", "similarity"])
+            writer.writerows((q, c, f"{rng.random():.4f}") for q in queries for c in cases)
+        paths.append(path)
+    return tuple(paths)
+
+
+def assert_svg_holds(svg: str, names) -> None:
+    assert_clean_svg(svg) if "image" not in elements(svg) else None
+    assert not {"a", "foreignObject", "script"} & elements(svg), elements(svg)
+    assert PROBE not in svg or all(e.get("href", "").startswith("data:image/png") is False
+                                   for e in ET.fromstring(svg).iter() if e.tag.endswith("image"))
+    drawn = svg_text(svg)
+    assert any(name in drawn for name in names), drawn[:500]
+
+
+def export_everything(window, workspace, folder, monkeypatch) -> dict:
+    """Every export target of the workspace in every format it offers: {file name: text or bytes}."""
+    from PySide6.QtWidgets import QFileDialog
+
+    written = {}
+    for i, (label, export) in enumerate(workspace.export_targets()):
+        if "similarity file" in label:
+            continue            # a data file evalgui reads back (the ids exactly), not a spreadsheet's
+        plot = label.endswith("plot…") or "heatmap" in label.lower() or "chart" in label.lower()
+        for ext in ((".png", ".svg") if plot else (".csv", ".md", ".tex")):
+            path = folder / f"export{i}{ext}"
+            monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, p=path, **k: (str(p), "")))
+            export()
+            if path.exists():
+                written[path.name] = path.read_bytes() if ext == ".png" else path.read_text(encoding="utf-8")
+    return written
+
+
+def assert_exports_hold_names(written: dict, names) -> None:
+    assert written, "nothing exported"
+    for name, content in written.items():
+        if name.endswith(".svg"):
+            assert not {"a", "foreignObject", "script"} & elements(content), name
+            assert "data:image/png" not in content or "<image" in content, name
+        elif name.endswith(".md"):
+            document = QTextDocument()
+            document.setMarkdown(content)
+            assert "<img" not in document.toHtml() and "<a " not in document.toHtml(), name
+        elif name.endswith(".csv"):
+            cells = [c for row in csv.reader(content.splitlines()) for c in row]
+            assert not any(c.startswith(("=", "@")) for c in cells), name
+        elif name.endswith(".png"):
+            assert content[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def assert_window_report_holds_names(window, path, names) -> None:
+    """The window's report (File ▸ Export report): the names as the page's text, no image element, no data URI
+    but the plots' own, no link leaving the page."""
+    assert window.write_report(str(path))
+    page = path.read_text(encoding="utf-8")
+    parser = _Elements()
+    parser.feed(page)
+    assert not {"img", "iframe", "object", "embed", "foreignobject"} & set(parser.tags), set(parser.tags)
+    assert parser.tags.count("script") == 1 and "</footer><script>" in page      # the page's own (sortable tables)
+    assert all(href.startswith("#") for href in re.findall(r'<a [^>]*href="([^"]*)"', page))
+    assert PROBE not in page.replace(html.escape(IMAGE_RUN), "").replace(html.escape(IMAGE_RUN, quote=False), "") \
+        or "data:image/png" not in "".join(re.findall(r"<image[^>]*>", page))
+    text = "".join(parser.text)
+    for name in names:
+        assert name in text, name
+
+
+def test_the_stability_workspace_shows_and_exports_names_literally(qtbot, window, hostile, monkeypatch):
+    from tests.gui.test_stability_workspace import _run
+
+    path = write_hostile_ranks(hostile)
+    stability = _run(qtbot, window, path, measures=("AP", "Average"))
+    systems = stability.outcome.systems
+    assert IMAGE_RUN in systems and BOLD_RUN in systems
+    for view in stability.views:
+        if stability.results_tabs.isTabVisible(stability.results_tabs.indexOf(view.page)):
+            stability.results_tabs.setCurrentWidget(view.page)
+    assert_nothing_read_as_markup(window)
+    # the significance heatmap names the systems on its axes, as they are
+    view = stability.significance
+    stability.results_tabs.setCurrentWidget(view.page)
+    for item in text_items(view.heatmap):
+        assert_no_element(item)
+    # hovering a cell: its details name the two systems as they are
+    from PySide6.QtCore import QPointF
+
+    box = view.heatmap.getPlotItem().getViewBox()
+    rows = list(view.model.frame.index)
+    view.heatmap._hover(box.mapViewToScene(QPointF(rows.index(BOLD_RUN), rows.index(IMAGE_RUN))))
+    hover = view.heatmap.toolTip()
+    assert f"{IMAGE_RUN} against {BOLD_RUN}" in shown(hover), hover
+    window.resize(1360, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    window.grab().save(str(hostile / "stability.png"))
+    document = QTextDocument()
+    document.setHtml(hover)
+    assert "<img" not in document.toHtml() and "\ufffc" not in document.toPlainText(), hover
+    for widget in window.findChildren(QLabel):
+        if widget.isVisibleTo(window) and widget.textFormat() != Qt.TextFormat.PlainText:
+            assert "<img" not in QTextDocument(widget.text()).toHtml() or not GuiQt.mightBeRichText(widget.text())
+    out = hostile / "stability-out"
+    out.mkdir()
+    written = export_everything(window, stability, out, monkeypatch)
+    assert any(n.endswith(".svg") for n in written) and any(n.endswith(".md") for n in written)
+    assert_exports_hold_names(written, systems)
+    heatmaps = [c for n, c in written.items() if n.endswith(".svg") and BOLD_RUN in svg_text(c)]
+    assert heatmaps, sorted(written)
+    assert_window_report_holds_names(window, hostile / "report.html", [BOLD_RUN, QUOTE_RUN, IMAGE_RUN])
+
+
+def test_the_casebase_workspace_shows_and_exports_names_literally(qtbot, window, hostile, monkeypatch):
+    truth, *predicted = write_hostile_similarities(hostile)
+    load(qtbot, window, [truth, *predicted])
+    casebase = window.workspaces["casebase"]
+    window.tabs.setCurrentWidget(casebase)
+    form = casebase.form
+    form.source_combo.setCurrentIndex(form.source_combo.findData("files"))
+    form.truth_combo.setCurrentIndex(form.truth_combo.findData(str(truth)))
+    for i in range(form.predicted.count()):
+        item = form.predicted.item(i)
+        item.setCheckState(Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) != str(truth)
+                           else Qt.CheckState.Unchecked)
+    form.ks.setText("2")
+    run_and_wait(qtbot, casebase)
+    assert casebase.outcome is not None, casebase.progress_label.text()
+    retrievers = set(casebase.outcome.table["retriever"])
+    assert IMAGE_RUN in retrievers and QUOTE_RUN in retrievers, retrievers
+    for view in casebase.views:
+        if casebase.results_tabs.isTabVisible(casebase.results_tabs.indexOf(view.page)):
+            casebase.results_tabs.setCurrentWidget(view.page)
+            getattr(view, "shown", lambda: None)()
+    assert_nothing_read_as_markup(window)
+    # the table's cells and the drill-down's choices name the retrievers as they are
+    assert retrievers <= set(casebase.table.tidy_model.frame["retriever"])
+    drill = casebase.drill_down.retriever
+    assert {drill.itemText(i) for i in range(drill.count())} >= {IMAGE_RUN, QUOTE_RUN}
+    window.resize(1360, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    window.grab().save(str(hostile / "casebase.png"))
+    out = hostile / "casebase-out"
+    out.mkdir()
+    written = export_everything(window, casebase, out, monkeypatch)
+    assert_exports_hold_names(written, retrievers)
+
+
+def test_the_reports_of_stability_and_casebase_hold_names_as_text(qtbot, capsys, hostile):
+    import evalgui as eg
+
+    pages = []
+    for folder, names in ((hostile, None), (hostile / "ordinary", "ordinary")):
+        folder.mkdir(exist_ok=True)
+        if names is None:
+            ranks, (truth, *predicted) = write_hostile_ranks(folder), write_hostile_similarities(folder)
+        else:
+            ranks = write_hostile_ranks(folder, ("s1", "s2", "s3", "s4"), [f"e{i}" for i in range(6)])
+            truth, *predicted = write_hostile_similarities(folder, ("truth", "r1", "r2"), ["q1", "q2", "q3", "q4"],
+                                                           ["c1", "c2", "c3", "c4", "c5"])
+        outcomes = [eg.stability(str(ranks), total_ranks=5000, iterations=5, splits=(2,)),
+                    eg.similarity(str(truth), [str(p) for p in predicted], ks=(2,))]
+        if names is None:           # case bases: markup attribute names, case and query ids, file names
+            from evalgui.core.cbr.model import default_model
+            from evalgui.core.inputs.case_base import read_case_base
+
+            cases, queries = write_hostile_case_bases(folder)
+            model = default_model(read_case_base(cases))
+            outcomes.append(eg.casebase(str(cases), test=str(queries), model=model,
+                                       mac_attributes=[ATTRIBUTES[1], "price"], filter_sizes=(3,), ks=(2,)))
+        project = eg.save_project(str(folder / "p.evalgui"), *outcomes)
+        status, _, err = run_cli(capsys, "report", project, "-o", folder / "report.html")
+        assert status == 0, err
+        pages.append((folder / "report.html").read_text(encoding="utf-8"))
+        status, _, err = run_cli(capsys, "run", project, "-o", folder / "out")
+        assert status == 0, err
+        for svg in (folder / "out").glob("*.svg"):
+            assert not {"a", "foreignObject", "script"} & elements(svg.read_text(encoding="utf-8")), svg.name
+    page, ordinary_page = pages
+    parser, ordinary = _Elements(), _Elements()
+    parser.feed(page)
+    ordinary.feed(ordinary_page)
+    # no element and no image beyond the ordinary page's: the names are the page's text
+    assert images(page) == images(ordinary_page)      # (the case-base chart has none)
+    risky = ("img", "script", "iframe", "object", "embed", "foreignobject", "link", "style", "b", "i", "u")
+    assert [parser.tags.count(t) for t in risky] == [ordinary.tags.count(t) for t in risky]
+    assert all(href.startswith("#") for href in re.findall(r'<a [^>]*href="([^"]*)"', page))
+    text = "".join(parser.text)
+    for name in (BOLD_RUN, QUOTE_RUN, IMAGE_RUN, *ATTRIBUTES):
+        assert name in text, name
+
+
+ATTRIBUTES = (BOLD_RUN, "<img src=attr.png>", QUOTE_RUN, "price")
+
+
+def write_hostile_case_bases(folder) -> tuple:
+    """Case bases whose file names, case ids, query ids, attribute names and symbolic values are markup."""
+    rng = np.random.default_rng(6)
+    paths = []
+    for name, ids in ((f"{IMAGE_RUN} cases", [f"{e}{i}" for i in range(4) for e in ENTITIES]),
+                      (f"{BOLD_RUN} queries", [f"q{e}" for e in ENTITIES])):
+        path = folder / f"{name}.csv"
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["id", *ATTRIBUTES])
+            writer.writerows([case, ENTITIES[int(rng.integers(0, 6))], ENTITIES[int(rng.integers(0, 3))],
+                              f"<u>{int(rng.integers(0, 3))}</u>", int(rng.integers(1000, 9000))] for case in ids)
+        paths.append(path)
+    return tuple(paths)
+
+
+def test_the_casebase_workspace_with_case_bases_of_markup_names(qtbot, window, hostile, monkeypatch):
+    train, test = write_hostile_case_bases(hostile)
+    load(qtbot, window, [train, test])
+    casebase = window.workspaces["casebase"]
+    window.tabs.setCurrentWidget(casebase)
+    form = casebase.form
+    form.train_combo.setCurrentIndex(form.train_combo.findData(str(train)))
+    form.test_combo.setCurrentIndex(form.test_combo.findData(str(test)))
+    qtbot.waitUntil(lambda: form.editor.table.rowCount() == len(ATTRIBUTES), timeout=10_000)
+    assert [form.editor.table.item(r, 0).text() for r in range(len(ATTRIBUTES))] == list(ATTRIBUTES)
+    assert {form.mac_list.item(i).text() for i in range(form.mac_list.count())} == set(ATTRIBUTES)
+    qtbot.waitUntil(lambda: not casebase.preview_pending(), timeout=10_000)
+    form.filter_sizes.setText("3,6")
+    form.ks.setText("2,2")
+    errors = []
+    window.error_shown.connect(lambda title, message: errors.append((title, message)))
+    qtbot.mouseClick(casebase.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: casebase.outcome is not None or bool(errors), timeout=30_000)
+    qtbot.waitUntil(lambda: not casebase.is_busy(), timeout=30_000)
+    assert casebase.outcome is not None and not errors, (errors, casebase.progress_label.text())
+    for view in casebase.views:
+        if casebase.results_tabs.isTabVisible(casebase.results_tabs.indexOf(view.page)):
+            casebase.results_tabs.setCurrentWidget(view.page)
+            getattr(view, "shown", lambda: None)()
+    assert_nothing_read_as_markup(window)
+    # the drill-down's tables and choices hold the ids as they are
+    drill = casebase.drill_down
+    assert {drill.query.itemText(i) for i in range(drill.query.count())} == {f"q{e}" for e in ENTITIES}
+    cases = set(drill.model_truth.frame.iloc[:, 1].astype(str)) if len(drill.model_truth.frame) else set()
+    assert cases and cases <= {f"{e}{i}" for i in range(4) for e in ENTITIES}, cases
+    # the preview names the attributes in its table's cells
+    preview = form.preview.model.frame
+    assert set(ATTRIBUTES) <= set(preview.iloc[:, 0].astype(str)) | set(preview.columns), preview
+    window.resize(1360, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    casebase.results_tabs.setCurrentWidget(casebase.chart.page)
+    window.grab().save(str(hostile / "casebase-chart.png"))
+    out = hostile / "casebase-out"
+    out.mkdir()
+    written = export_everything(window, casebase, out, monkeypatch)
+    assert any(n.endswith(".svg") for n in written)
+    assert_exports_hold_names(written, ATTRIBUTES)
+    assert_window_report_holds_names(window, hostile / "report.html", [f"q{ENTITIES[0]}", IMAGE_RUN[:20]])

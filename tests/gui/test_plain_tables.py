@@ -127,10 +127,10 @@ def test_exports_write_measures_in_the_chosen_naming_and_read_back(qtbot, naming
             back = pd.read_csv(path, sep="\t" if file.endswith(".tsv") else ",", dtype=str)
             if file == "wide.csv":
                 written = list(back.columns[1:])
-                assert back.columns[0] == "run"
+                assert back.columns[0] == "Run"
             else:
-                written = back["measure"].tolist()
-                assert list(back.columns) == ["run", "query", "measure", "value"]      # headers stay machine names
+                written = back["Measure"].tolist()
+                assert list(back.columns) == ["Run", "Query", "Measure", "Value"]      # the headers the window shows
             assert written == [display.measure_label(n, chosen) for n in names]
             if chosen == display.PAPER:
                 assert {"AP", "P@10", "nDCG@10", "RR", "R@100"} <= set(written)

@@ -82,7 +82,7 @@ def test_exported_plots_and_wide_tables_follow_the_measure_names(qtbot, window, 
             monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, p=csv, **k: (str(p), "")))
             ranked.summary.view.export_dialog()
             columns = list(pd.read_csv(csv).columns)
-            assert columns[0] == "run" and shown in columns and hidden not in columns
+            assert columns[0] == "Run" and shown in columns and hidden not in columns
     finally:
         naming.set_current(display.PAPER)
 

@@ -33,7 +33,7 @@ def _read_csv(path, **kwargs):
     # Floats parsed by Python's float() (exact round trip of repr), so equality can be exact.
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     for column in frame.columns:
-        if column not in kwargs.get("dtype", {}) and column not in ("run", "query"):
+        if column not in kwargs.get("dtype", {}) and column not in ("run", "query", "Run", "Query"):
             frame[column] = [float(v) if v != "" else float("nan") for v in frame[column]]
     return frame
 
@@ -61,12 +61,13 @@ def test_export_summary_csv_through_the_dialog(qtbot, demo, tmp_path, monkeypatc
     assert calls, "the save dialog was not asked"
     back = _read_csv(path)
     frame = demo.summary.model.frame
-    # the measures' columns as the window names them (View ▸ Measure names: papers' by default)
-    assert list(back.columns) == ["run", "AP", "RR", "P@10", "R@100", "nDCG@10"]
+    # the headers the window shows, the measures as it names them (View ▸ Measure names: papers' by default),
+    # every number at full precision
+    assert list(back.columns) == ["Run", "AP", "RR", "P@10", "R@100", "nDCG@10"]
     assert list(frame.columns) == ["run", "map", "recip_rank", "P_10", "recall_100", "ndcg_cut_10"]
-    pd.testing.assert_frame_equal(back, _as_exported(frame).set_axis(back.columns, axis=1), check_exact=True,
-                                  check_dtype=False)
-    assert list(back["run"]) == list(SYNTHETIC_RUNS)
+    pd.testing.assert_frame_equal(back, frame.reset_index(drop=True).set_axis(back.columns, axis=1),
+                                  check_exact=True, check_dtype=False)
+    assert list(back["Run"]) == list(SYNTHETIC_RUNS)
     assert _no_temp_files(tmp_path) == []
 
 
@@ -78,11 +79,11 @@ def test_export_per_query_csv_through_the_dialog_and_export_frame(qtbot, demo, t
     path = tmp_path / "per_query.csv"
     _save_as(monkeypatch, path)
     demo.per_query.view.export_dialog()
-    back = _read_csv(path, dtype={"query": str, "measure": str})
-    assert list(back.columns) == ["run", "query", "measure", "value"] and set(back["measure"]) == {"AP"}   
-    wide = back.pivot(index="query", columns="run", values="value").reset_index()[list(frame.columns)]
-    pd.testing.assert_frame_equal(wide.rename_axis(columns=None), _as_exported(frame), check_exact=True,
-                                  check_dtype=False)
+    back = _read_csv(path, dtype={"Query": str, "Measure": str})
+    assert list(back.columns) == ["Run", "Query", "Measure", "Value"] and set(back["Measure"]) == {"AP"}
+    wide = back.pivot(index="Query", columns="Run", values="Value").reset_index().rename(columns={"Query": "query"})
+    pd.testing.assert_frame_equal(wide[list(frame.columns)].rename_axis(columns=None), frame.reset_index(drop=True),
+                                  check_exact=True, check_dtype=False)
 
     from evalgui.gui.tables import export_frame
 
@@ -112,13 +113,12 @@ def test_export_shows_what_the_view_shows(qtbot, demo, tmp_path, monkeypatch):
     path = tmp_path / "visible.csv"
     _save_as(monkeypatch, path)
     view.export_dialog()
-    back = _read_csv(path, dtype={"query": str, "measure": str})
+    back = _read_csv(path, dtype={"Query": str, "Measure": str})
     frame = demo.per_query.model.frame
-    expected = _as_exported(frame[frame["query"].str.contains("12")].sort_values("bm25", ascending=False,
-                                                                                  kind="stable"))
-    bm25 = back[back["run"] == "bm25"]                     # tidy rows, run by run (issue 9, point 2)
-    assert list(bm25["query"]) == list(expected["query"])
-    assert bm25["value"].tolist() == expected["bm25"].tolist()
+    expected = frame[frame["query"].str.contains("12")].sort_values("bm25", ascending=False, kind="stable")
+    bm25 = back[back["Run"] == "bm25"]                     # tidy rows, run by run (issue 9, point 2)
+    assert list(bm25["Query"]) == list(expected["query"])
+    assert bm25["Value"].tolist() == expected["bm25"].tolist()
 
 
 def test_export_latex_and_markdown(qtbot, demo, tmp_path, monkeypatch):

@@ -69,11 +69,11 @@ def test_per_query_export_follows_the_view_and_leaves_out_queries_a_run_lacks(qt
     _save_as(monkeypatch, path)
     view.view.export_dialog()
 
-    back = pd.read_csv(path, sep="\t", dtype={"query": str})
-    assert list(back.columns) == ["run", "query", "measure", "value"] and set(back["measure"]) == {"AP"}
+    back = pd.read_csv(path, sep="\t", dtype={"Query": str})
+    assert list(back.columns) == ["Run", "Query", "Measure", "Value"] and set(back["Measure"]) == {"AP"}
     shown = [view.view.proxy.index(r, 0).data() for r in range(view.view.proxy.rowCount())]
-    assert list(back.loc[back["run"] == "bm25", "query"]) == shown          # the view's filter and order
-    assert list(back.loc[back["run"] == "partial", "query"]) == [q for q in shown if q != "112"]
+    assert list(back.loc[back["Run"] == "bm25", "Query"]) == shown          # the view's filter and order
+    assert list(back.loc[back["Run"] == "partial", "Query"]) == [q for q in shown if q != "112"]
 
 
 def test_per_query_latex_export_names_the_measure(qtbot, demo, tmp_path, monkeypatch):
@@ -84,9 +84,9 @@ def test_per_query_latex_export_names_the_measure(qtbot, demo, tmp_path, monkeyp
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (captured.append(a[2]), (str(path), "LaTeX (*.tex)"))[1]))
     view.view.export_dialog()
-    assert captured[0].endswith("per_query_ndcg_cut_10.csv")              # the measure in the offered name
+    assert captured[0].endswith("Per query - nDCG@10.csv")              # the measure in the offered name
     lines = (tmp_path / "table.tex").read_text().splitlines()
-    assert lines[2].startswith("query & measure & bm25")
+    assert lines[2].startswith("Query & Measure & bm25")
     assert lines[4].startswith("101 & nDCG@10 & ")
 
 

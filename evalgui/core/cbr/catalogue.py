@@ -100,8 +100,8 @@ for _record in (
            description="Kendall's τ of the two orders over the pairs of listed cases (tied pairs count 0).",
            formula="kendall = (C − D) / (n(n − 1)/2)", notes=(_UNDEFINED_PAIRS,)),
     Metric(name="spearman", family="cbr", group="Order", kernel_name="spearman",
-           description="Spearman's ρ: the Pearson correlation of the listed cases' positions in RL_k and "
-                       "their order in GT.",
+           description="Spearman's ρ: the Pearson correlation of the positions of the k cases the retriever lists "
+                       "and their order in the ground truth.",
            formula="spearman = 1 − 6 Σ d_c² / (n(n² − 1)), d_c = rank_RL(c) − rank of c among RL_k's cases in GT",
            notes=(_UNDEFINED_PAIRS,)),
     Metric(name="distance", family="cbr", group="Order", kernel_name="distance", direction="lower",

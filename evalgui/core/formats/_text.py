@@ -180,7 +180,7 @@ def _nul_problem(data: bytes, source: str) -> None:
     if len(sample) >= 8 and sample.count(0) * 2 == len(sample) and (not any(sample[1::2]) or not any(sample[0::2])):
         raise EvalInputError(source, "UTF-16 text without a byte-order mark (every other byte is 0): save it as "
                                      "UTF-8 (or as UTF-16 with a byte-order mark)", line)
-    raise EvalInputError(source, "binary data (a NUL byte), not a text file", line)
+    raise EvalInputError(source, "binary data, not a text file", line)
 
 
 HEAD_CHECK_BYTES = 1 << 16

@@ -28,7 +28,7 @@ from evalgui.core.errors import EvalInputError
 from evalgui.core.formats import _text
 
 RUN_LAYOUT = "query Q0 doc rank score tag"
-QRELS_LAYOUT = "query iter doc relevance"
+QRELS_LAYOUT = "query 0 doc grade"
 
 
 # What C's atol/atof accept as a whole field (Python's int/float also take "1_0" and non-ASCII digits).

@@ -43,7 +43,7 @@ def warnings(qrels, counts: dict) -> list[str]:
 
 KIND = InputKind(
     name="qrels", label="Qrels", patterns=("*.qrels", "*.txt", "*.gz") + patterns("json", "csv", "tsv", "parquet"),
-    expected="TREC qrels 'query iter doc relevance', a list of relevant documents, or a table with query, doc "
+    expected="TREC qrels 'query 0 doc grade', a list of relevant documents, or a table with query, doc "
              "and relevance columns",
     sniff=sniff, read=read, summary=summary, headline=("queries", "judged", "relevant"), warnings=warnings,
     usually_one_per_session=True, kind_of=lambda data: "subtopic qrels" if hasattr(data, "lines") else "qrels")

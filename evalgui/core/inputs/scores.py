@@ -104,7 +104,7 @@ def read_per_query_scores(path: str | os.PathLike) -> PerQueryScores:
 
 
 def sniff(head: FileHead) -> float:
-    return 0.95 if set(tidy.COLUMNS) <= set(head.header_names) else 0.0
+    return 0.95 if set(tidy.COLUMNS) <= {str(n).strip().lower() for n in head.header_names} else 0.0   # the window exports Run, Query...
 
 
 def read(path, **_) -> PerQueryScores:

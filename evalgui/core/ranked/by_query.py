@@ -393,6 +393,10 @@ def summarised(file: RunFile, state: JobState | None = None) -> RunFile:
                    {"queries": len(query_ids), "documents": rows, "max_per_query": int(counts.max()),
                     "runid": runid})
 
+    def evaluate(self, qrels: Qrels, requests, options: EvalOptions = EvalOptions(),
+                 state: JobState | None = None) -> RunEvaluation:
+        return evaluate_any(qrels, self, requests, options, state)
+
 
 def run_file(source: str) -> RunFile:
     from evalgui.core.formats._text import file_stem

@@ -484,8 +484,8 @@ def _nrbp_kernel(r, params):
 
 
 @_register("nNRBP", GROUP, ir_name="nNRBP(alpha=0.5,beta=0.5)", **_DEF,
-           description="NRBP divided by the ideal ranking's NRBP (collection dependent). NaN for a query without "
-                       "relevant documents, as in ndeval. Needs subtopic qrels.",
+           description="NRBP divided by the ideal ranking's NRBP (collection dependent). Undefined for a query "
+                       "without relevant documents, as in ndeval. Needs subtopic qrels.",
            formula="nNRBP = NRBP / NRBP(ideal ranking)")
 def _nnrbp_kernel(r, params):
     return _nrbp_of(r, params, True)

@@ -271,8 +271,6 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
     :class:`~evalgui.core.ranked.by_query.RunFile` s, each read when its turn comes.
     ``on_evaluation(name, evaluation)`` sees each run's evaluation (with its ranking, when it has one) before
     it is dropped."""
-    from evalgui.core.ranked.by_query import evaluate_any
-
     state = state_or_default(state)
     runs = [runs] if isinstance(runs, Run) else list(runs)
     requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
@@ -281,8 +279,12 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
     n = max(len(runs), 1)
     for i, (run, name) in enumerate(zip(runs, names)):
         state.check()
-        # A by_query.RunFile is read here, one at a time, and let go: many runs never sit in memory together.
-        result = evaluate_any(qrels, run, requests, options, state.scaled(i / n, (i + 1) / n, f"Evaluating {name}: "))
+        step = state.scaled(i / n, (i + 1) / n, f"Evaluating {name}: ")
+        # A by_query.RunFile evaluates itself here, read one at a time and let go: many runs never sit in memory
+        # together.
+        evaluate_itself = None if isinstance(run, Run) else getattr(run, "evaluate", None)
+        result = evaluate_itself(qrels, requests, options, step) if evaluate_itself is not None else \
+            evaluate_run(qrels, run, requests, options, step)
         if on_absent is not None and result.absent_topics:
             on_absent(run, result.absent_topics)
         result.run_name = name

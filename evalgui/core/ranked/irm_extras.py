@@ -42,8 +42,8 @@ def _options(params):
            description="Compatibility (Clarke, Vtyurina and Smucker): how close the ranking is to an ideal ranking of "
                        "the relevant documents (best grade first; among equal grades, retrieved documents first, in "
                        "the run's order), measured by rank-biased overlap with persistence p (default 0.95), and "
-                       "divided by the ideal ranking's overlap with itself (normalize=False in ir_measures syntax "
-                       "leaves that out).",
+                       "divided by the ideal ranking's overlap with itself (Compat(normalize=False) in ir_measures "
+                       "syntax leaves that out).",
            formula="RBO = sum_{d<D} p^(d-1) |ranking_{<=d} & ideal_{<=d}|/d / sum_{d<D} p^(d-1), D = max(|ranking|, "
                    "|ideal|); Compat = RBO(ranking, ideal) / RBO(ideal, ideal)")
 def _compat(r, params):

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from evalgui.core.measure_names import paper_alias
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.ranked import diversity
 from evalgui.core.ranked.measures import NICKNAMES, REGISTRY, Measure, ParamKind
@@ -319,6 +320,21 @@ def is_ir_syntax(spec: str) -> bool:
     return any(c in spec for c in "@(") or spec in IR_MEASURES and spec not in REGISTRY or spec in diversity.IR_ALIASES
 
 
+def _expand(spec: str, include_text: bool) -> list[MeasureRequest]:
+    """One spec's requests: a nickname's measures, or the one measure it names."""
+    if spec in NICKNAMES:
+        return [trec_request(n, None) for n in NICKNAMES[spec] if include_text or REGISTRY[n].value_type != "text"]
+    if is_ir_syntax(spec):
+        return [ir_request(spec)]
+    if (output := output_request(spec)) is not None:
+        return [output]
+    name, params = split_trec_spec(spec)
+    req = trec_request(name, params, spec)
+    if req.measure.value_type == "text" and not include_text:
+        raise EvalUsageError(f"'{spec}' is text, not a number; it is available with 'evalgui-cli trec_eval -q'")
+    return [req]
+
+
 def parse_measures(specs: list[str], *, include_text: bool = False) -> list[MeasureRequest]:
     """Parse measure specs in either syntax; nicknames expand in trec_eval order.
 
@@ -331,19 +347,13 @@ def parse_measures(specs: list[str], *, include_text: bool = False) -> list[Meas
         spec = spec.strip()
         if not spec:
             raise EvalUsageError("empty measure name")
-        if spec in NICKNAMES:
-            expanded = [trec_request(n, None) for n in NICKNAMES[spec]
-                        if include_text or REGISTRY[n].value_type != "text"]
-        elif is_ir_syntax(spec):
-            expanded = [ir_request(spec)]
-        elif (output := output_request(spec)) is not None:
-            expanded = [output]
-        else:
-            name, params = split_trec_spec(spec)
-            req = trec_request(name, params, spec)
-            if req.measure.value_type == "text" and not include_text:
-                raise EvalUsageError(f"'{spec}' is text, not a number; it is available with 'evalgui-cli trec_eval -q'")
-            expanded = [req]
+        try:
+            expanded = _expand(spec, include_text)
+        except EvalUsageError:
+            alias = paper_alias(spec)        # a name the window gives a trec_eval measure (YAAP, RelP@10)
+            if alias == spec:
+                raise
+            expanded = _expand(alias, include_text)
         for req in expanded:
             ident = (req.key, req.names)
             if ident not in seen:

@@ -61,7 +61,7 @@ DESCRIPTIONS = {
                        "queries nearly every pair is significant)",
     "missing_query_ties": "a missing score makes every comparison on its query a tie, and its pairs significant "
                           "in the ASL",
-    "relrate_buckets": "the entities used by AP_inter_per are its 1,000 buckets instead of the entities",
+    "relrate_buckets": "the entities used by AP (interpolated) ‰ are its 1,000 buckets instead of the entities",
 }
 
 

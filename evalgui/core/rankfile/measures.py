@@ -611,7 +611,7 @@ _add("PR_AUC", "Areas", "Area under the precision-recall curve through the point
      per_mille="PR_AUC_per: the points (cap(c_i / (i*w)), c_i / n) of the 1,000 buckets.",
      kernel=pr_auc, per_mille_kernel=pr_auc_per,
      notes=(_COUNT + "n.",))
-_add("PR_AUC_interpolated", "Areas", "PR_AUC with interpolated precision (the best precision at or after each "
+_add("PR_AUC_interpolated", "Areas", "PR AUC with interpolated precision (the best precision at or after each "
      "point).", "PR_AUC_interpolated = Σ_{i=2..n} (p̂_{i-1} + p̂_i) / 2 · 1/n, p̂_i = max_{j >= i} cap(j / r_j)",
      per_mille="PR_AUC_interpolated_per: the same over the buckets' points.",
      kernel=pr_auc_interpolated, per_mille_kernel=pr_auc_interpolated_per,

@@ -337,6 +337,7 @@ class PreferenceComparison:
     options: CompareOptions
     n_queries: int
     binary_threshold: int | None = None
+    tested: bool = True                  # False: computed without a test (``table`` empty, no verdicts)
 
     def rows(self, measure: str) -> pd.DataFrame:
         return self.table[self.table["measure"] == measure]

@@ -3,7 +3,7 @@ the significance test's settings."""
 
 from __future__ import annotations
 
-from evalgui.core.workflows.params import Param
+from evalgui.core.workflows.params import Param, Problem
 
 # trec_eval's -l -c -M -J -N: how runs are evaluated wherever qrels and runs are the source.
 LEVEL = Param(name="level", type="int", default=1, minimum=0, flag="--level_for_rel", short="-l", metavar="N",
@@ -46,3 +46,12 @@ def eval_options(request):
 
     return EvalOptions(relevance_level=request.level, complete=request.complete, max_docs=request.max_docs,
                        judged_only=request.judged_only, num_docs_in_coll=request.num_docs)
+
+
+def absent_note(source: str, absent: list[str], complete: Param) -> Problem:
+    """Judged queries a run has no results for, skipped (trec_eval's behaviour without -c); ``complete``: the
+    request's parameter that scores them 0, which each front end names its own way."""
+    shown = ", ".join(absent[:5]) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
+    return Problem(None, f"{len(absent)} judged quer{'y has' if len(absent) == 1 else 'ies have'} no results in "
+                         f"{source} and {'was' if len(absent) == 1 else 'were'} skipped ({shown}); use {{complete}} "
+                         "to score them 0", mentions=(complete,))

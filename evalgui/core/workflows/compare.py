@@ -26,7 +26,7 @@ from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.workflows import Workflow
 from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, eval_options
 from evalgui.core.workflows.inputs import Inputs
-from evalgui.core.workflows.outcome import Outcome
+from evalgui.core.workflows.outcome import MeasureNote, Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
 
 EVALUATION_SHARE = 0.4       # of the progress bar, when the runs are evaluated first
@@ -204,7 +204,7 @@ def run_compare(request: CompareRequest, state: JobState | None = None, inputs: 
         raise EvalUsageError(str(exc)) from None
     for query_set in comparison.query_sets.values():
         if query_set.missing:
-            notes.append(query_set.describe())
+            notes.append(MeasureNote(query_set.measure, query_set.describe()[len(query_set.measure):]))
         if not query_set.queries:
             raise EvalUsageError(f"{query_set.measure}: no query is shared by every run, so there is nothing to "
                                  f"compare. {query_set.describe()} Score missing queries as 0 to compare over "
@@ -234,15 +234,13 @@ def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState, checks=
     runs = [inputs.get(path, "run") if inputs.has(path) or path.startswith("<") else run_file(path)
             for path in request.runs]
     names = run_names(runs, list(request.runs), inputs)
-    absent_notes: list[str] = []
+    from evalgui.core.workflows.common import absent_note
+
+    absent_notes: list[Problem] = []
 
     def absent(run, topics):
         if topics:
-            shown = ", ".join(topics[:5]) + (f" and {len(topics) - 5} more" if len(topics) > 5 else "")
-            absent_notes.append(Problem(None, f"{len(topics)} judged quer{'y has' if len(topics) == 1 else 'ies have'} "
-                                              f"no results in {run.source} and {'was' if len(topics) == 1 else 'were'}"
-                                              f" skipped ({shown}); use {{complete}} to score them 0",
-                                        mentions=(request.param("complete"),)))
+            absent_notes.append(absent_note(run.source, topics, request.param("complete")))
 
     options = eval_options(request)
     from evalgui.core.ranked.evaluate import unique_run_names as _unique
@@ -544,19 +542,23 @@ def pair_preferences(outcome: Outcome, measure: str, row_run: str, column_run: s
             "click the cell.")
 
 
-def preferences_from_outcome(outcome: Outcome):
-    """The engine's tested PreferenceComparison rebuilt from a (saved) outcome's tables; None without a test."""
+def preferences_from_outcome(outcome: Outcome, untested: bool = False):
+    """The engine's tested PreferenceComparison rebuilt from a (saved) outcome's tables; None without a test,
+    unless ``untested``: then one without verdicts (no tested pair, ``tested`` False) from the means."""
     import numpy as np
     import pandas as pd
 
     from evalgui.core.ranked.preference import RUN_A, RUN_B
-    from evalgui.core.stats.compare import PreferenceComparison
+    from evalgui.core.stats.compare import PREFERENCE_COLUMNS, PreferenceComparison
 
     existing = getattr(outcome, "preferences", None)
-    if existing is not None:
+    if existing is not None and (existing.tested or untested):
         return existing
     tables = outcome.tables
-    if "tests" not in tables or "matrix" not in tables or "ranking" not in tables:
+    if "matrix" not in tables or "ranking" not in tables:
+        return None
+    tested = "tests" in tables
+    if not tested and not untested:
         return None
     matrix = tables["matrix"]
     measures = list(dict.fromkeys(matrix[tidy.MEASURE].tolist()))
@@ -568,8 +570,9 @@ def preferences_from_outcome(outcome: Outcome):
                                          columns=pd.Index(runs, name=RUN_B))
     n_queries = int(tables["info"]["n_queries"].iloc[0]) if "info" in tables and len(tables["info"]) else 0
     request = outcome.request
-    comparison = PreferenceComparison(tables["tests"], tables["ranking"], matrices, runs, measures,
-                                      options_of(request), n_queries, request.binary_threshold)
+    table = tables["tests"] if tested else pd.DataFrame({c: [] for c in PREFERENCE_COLUMNS})
+    comparison = PreferenceComparison(table, tables["ranking"], matrices, runs, measures, options_of(request),
+                                      n_queries, request.binary_threshold, tested=tested)
     outcome.preferences = comparison
     return comparison
 

@@ -333,7 +333,7 @@ def _scores_from_runs(request, inputs: Inputs, state: JobState, notes: list[str]
     """The runs ranked once against the qrels, and every measure with the full judgments."""
     from evalgui.core.metaeval.scores import RankedSource
     from evalgui.core.workflows.common import eval_options
-    from evalgui.core.workflows.ranked import absent_note
+    from evalgui.core.workflows.common import absent_note
 
     options = eval_options(request)
     qrels = inputs.get(request.qrels, "qrels")
@@ -344,7 +344,7 @@ def _scores_from_runs(request, inputs: Inputs, state: JobState, notes: list[str]
     if not options.complete:
         for run, name in zip(runs, source.systems):
             if source.absent.get(name):
-                notes.append(absent_note(run.source, source.absent[name]))
+                notes.append(absent_note(run.source, source.absent[name], request.param("complete")))
     full = source.measure_scores(state.scaled(PREPARING_SHARE, EVALUATING_SHARE, "Full judgments: "))
     return source, full
 

@@ -137,6 +137,28 @@ def version() -> str:
     return installed()
 
 
+@dataclass(frozen=True, repr=False)
+class MeasureNote:
+    """A note about one measure ("map: 49 of 50 queries…"): the window names the measure as papers do (AP: 49
+    of 50…); the command line and Python as it was asked for."""
+
+    measure: str
+    rest: str                   # what follows the measure's name, from ": "
+
+    def for_window(self) -> str:
+        from evalgui.core.display import paper_name
+
+        return paper_name(self.measure) + self.rest
+
+    def for_cli(self) -> str:
+        return self.measure + self.rest
+
+    for_python = __str__ = for_cli
+
+    def __repr__(self) -> str:
+        return repr(self.for_python())
+
+
 @dataclass
 class Outcome:
     """A workflow's answer: named tidy tables, notes for the user, and provenance.
@@ -158,6 +180,9 @@ class Outcome:
 
     def notes_for_cli(self) -> list[str]:
         return [n.for_cli() if hasattr(n, "for_cli") else str(n) for n in self.notes]
+
+    def notes_for_python(self) -> list[str]:
+        return [n.for_python() if hasattr(n, "for_python") else str(n) for n in self.notes]
 
     def __getitem__(self, name: str):
         return self.tables[name]

@@ -138,7 +138,7 @@ def _number(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Problem:
     """Something wrong with a request, named by its parameter (None: the request as a whole).
 
@@ -166,8 +166,19 @@ class Problem:
         shown = "" if self.value is None or self.param.type == "bool" else f" {_cli_value(self.value)}"
         return f"{self.param.short or self.param.flag}{shown}: {text}"
 
+    def for_python(self) -> str:
+        """As the Python API's caller writes it: the keyword (``complete=True``, ``samples=``)."""
+        text = self._text(python_name)
+        if self.param is None:
+            return text[:1].upper() + text[1:]
+        shown = "" if self.value is None else f"={self.value!r}"
+        return f"{self.param.name}{shown}: {text}"
+
     def __str__(self) -> str:
-        return self.for_window()
+        return self.for_python()
+
+    def __repr__(self) -> str:          # a Python caller printing ``outcome.notes`` reads the note
+        return repr(self.for_python())
 
 
 def cli_name(param: Param) -> str:
@@ -179,6 +190,13 @@ def cli_name(param: Param) -> str:
     return f"{name}s" if param.type in LIST_TYPES else name
 
 
+def python_name(param: Param) -> str:
+    """How a Python caller names a parameter: its keyword; a switch with the value that turns it on."""
+    if param.type == "bool":
+        return f"{param.name}={not param.default}"
+    return f"{param.name}="
+
+
 def _cli_value(value) -> str:
     if isinstance(value, (list, tuple)):
         return " ".join(map(str, value))
@@ -188,9 +206,10 @@ def _cli_value(value) -> str:
 class RequestError(ValueError):
     """A request that cannot run: its problems, for each front end to word."""
 
-    def __init__(self, problems: list[Problem]):
+    def __init__(self, problems: list[Problem], *, python: bool = False):
         self.problems = list(problems)
-        super().__init__("; ".join(p.for_window() for p in self.problems))
+        # The window and the CLI word each problem themselves; the Python API raises it again with ``python``.
+        super().__init__("; ".join(p.for_python() if python else p.for_window() for p in self.problems))
 
 
 class Request:

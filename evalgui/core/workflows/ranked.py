@@ -21,7 +21,7 @@ from __future__ import annotations
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.workflows import Workflow
-from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, eval_options
+from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, absent_note, eval_options
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
@@ -125,7 +125,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
         else:
             evaluation = evaluate_run(qrels, run, specs, options, step)
         if evaluation.absent_topics and id(run) not in lonely:
-            notes.append(absent_note(run.source, evaluation.absent_topics))
+            notes.append(absent_note(run.source, evaluation.absent_topics, request.param("complete")))
         evaluation.run_name = name
         checks.add(name, evaluation, specs)
         if "results" in tables:
@@ -371,13 +371,6 @@ def options_of(request: EvaluateRequest):
 
         options = replace(options, diversity_order="rank")
     return options
-
-
-def absent_note(source: str, absent: list[str]) -> str:
-    """Judged queries a run has no results for, skipped (trec_eval's behaviour without -c)."""
-    shown = ", ".join(absent[:5]) + (f" and {len(absent) - 5} more" if len(absent) > 5 else "")
-    return (f"{len(absent)} judged quer{'y has' if len(absent) == 1 else 'ies have'} no results in {source} and "
-            f"{'was' if len(absent) == 1 else 'were'} skipped ({shown}); use -c to score them 0")
 
 
 WORKFLOWS = (

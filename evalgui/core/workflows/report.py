@@ -86,10 +86,14 @@ def _cell(value, column: str, samples=None, best: bool = False) -> str:
         from evalgui.core.display import why_missing
 
         return f'<td class="num" title="{html.escape(why_missing(column))}">–</td>'
-    if isinstance(value, str) and column in ("measure", "method", "norm"):
-        from evalgui.core.display import measure_label
+    if isinstance(value, str) and column in ("measure", "method", "norm", "metric", "measure_a", "measure_b"):
+        from evalgui.core.display import label
 
-        return f"<td>{html.escape(measure_label(value))}</td>"
+        return f"<td>{html.escape(label(value))}</td>"
+    if isinstance(value, str):                  # a setting's machine value (holm) as its form names it
+        from evalgui.core.display import cell_word
+
+        return f"<td>{html.escape(cell_word(column, value))}</td>"
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value is not None:
         full = repr(float(value)) if isinstance(value, float) else str(value)
         if best:
@@ -123,19 +127,49 @@ def table_html(frame, caption: str = "", best: set | None = None, check=None) ->
 
 
 def _provenance(section: Section) -> str:
+    """How the section's results were made: the evalgui version and time, each parameter in its form's words,
+    and every input with its size and content hash (read now when the saved outcome did not record them)."""
+    from evalgui.core.workflows.outcome import describe_inputs, version
+
     prov = getattr(section.outcome, "provenance", {}) or {}
     request = prov.get("request") or section.outcome.request.to_json()
     params = "".join(f"<tr><th scope=\"row\" title=\"{html.escape(str(k))}\">{html.escape(_param_label(section, k))}"
-                     f"</th>{_param_cell(k, v)}</tr>" for k, v in request.items() if v not in (None, [], ""))
+                     f"</th>{_param_cell(section, k, v)}</tr>" for k, v in request.items() if v not in (None, [], ""))
+    described = prov.get("inputs") or []
+    if not any("hash" in i for i in described):         # an outcome saved without them: the files as they are now
+        described = describe_inputs(_input_paths(section, request))
     inputs = "".join(f"<tr><td>{html.escape(str(i.get('path', '')))}</td>"
                      f"<td class=\"num\">{html.escape(number_text(i.get('size')))}</td>"
                      f"<td><code>{html.escape(str(i.get('hash') or '–'))}</code></td></tr>"
-                     for i in prov.get("inputs", []))
+                     for i in described)
+    made = f"evalgui {prov.get('version') or version()}" + (f", {_when(prov['created'])}" if prov.get("created") else "")
     return (f'<details class="provenance"><summary>How these results were made</summary>'
-            f'<p>evalgui {html.escape(str(prov.get("version", "?")))}, {html.escape(str(prov.get("created", "")))}</p>'
+            f'<p>{html.escape(made)}</p>'
             f'<table class="plain"><tbody>{params}</tbody></table>'
             f'<table class="plain"><thead><tr><th>Input</th><th>Bytes</th><th>Content hash</th></tr></thead>'
             f'<tbody>{inputs}</tbody></table></details>')
+
+
+def _when(created: str) -> str:
+    """A recorded ISO time (2026-11-26T00:02:38+00:00) as people write it: 2026-11-26 00:02 UTC."""
+    try:
+        moment = datetime.datetime.fromisoformat(str(created)).astimezone(datetime.timezone.utc)
+    except ValueError:
+        return str(created)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _input_paths(section: Section, request: dict) -> list[str]:
+    """The files a request read: its declared file parameters."""
+    try:
+        return list(section.outcome.request.files())
+    except (AttributeError, TypeError, ValueError):
+        params = getattr(getattr(section.outcome, "request", None), "params", lambda: {})()
+        paths = []
+        for name, value in request.items():
+            if name in params and params[name].type in ("file", "files") and value:
+                paths += list(value) if isinstance(value, (list, tuple)) else [value]
+        return [str(p) for p in paths]
 
 
 def _param_label(section: Section, name: str) -> str:
@@ -148,16 +182,87 @@ def _param_label(section: Section, name: str) -> str:
         return plain_words(str(name))
 
 
-def _param_cell(name: str, value) -> str:
-    """A request value; measures as the tables name them (RPP, not rpp), the request's spelling in the title."""
+def _param_cell(section: Section, name: str, value) -> str:
+    """A request value in its form's words (a choice's label, yes/no, measures as papers write them, a model's
+    attributes), the request's own spelling in the title."""
     text = _plain(value)
-    if name == "measures" and isinstance(value, (list, tuple)):
-        from evalgui.core.display import measure_label
-
-        shown = ", ".join(measure_label(str(v)) for v in value)
-        if shown != text:
-            return f'<td title="{html.escape(text)}">{html.escape(shown)}</td>'
+    try:
+        param = section.outcome.request.param(str(name))
+    except (AttributeError, KeyError, LookupError, StopIteration):
+        param = None
+    shown = param_words(param, name, value)
+    if shown != text:
+        return f'<td title="{html.escape(text)}">{html.escape(shown)}</td>'
     return f"<td>{html.escape(text)}</td>"
+
+
+def param_words(param, name: str, value) -> str:
+    """A parameter's value as its form says it (``param``: its declaration, or None)."""
+    from evalgui.core import display
+
+    if isinstance(value, bool):
+        return display.yes_no(value)
+    if param is not None and param.type == "choice":
+        return param.choice_label(value)
+    if name == "measures" and isinstance(value, (list, tuple)):
+        return ", ".join(measure_words(str(v)) for v in value)
+    if param is not None and param.type == "json" or isinstance(value, dict) or \
+            (isinstance(value, list) and value and isinstance(value[0], dict)):
+        return _json_words(value)
+    if isinstance(value, float):
+        return f"{int(value):,}" if value.is_integer() and abs(value) >= 10_000 else display.full_number(value)
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10_000 else str(value)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(param_words(None, "", v) for v in value)
+    return display.cell_word(name, display.label(str(value)))
+
+
+def measure_words(spec: str) -> str:
+    """A measure as the request spells it (AP, P.10, ndcg_cut.10, P.5,10) as papers write it (AP, P@10, nDCG@10,
+    P@5, P@10)."""
+    from evalgui.core.display import paper_name
+
+    name, dot, params = spec.partition(".")
+    if dot and params and all(p.replace(".", "", 1).isdigit() for p in params.split(",")):
+        return ", ".join(paper_name(f"{name}_{p}") for p in params.split(","))
+    return paper_name(spec)
+
+
+def _json_words(value) -> str:
+    """A compound value (a similarity model: one record per attribute) as words: "price: linear, weight 3"."""
+    from evalgui.core.display import plain_words
+
+    if isinstance(value, dict) and not isinstance(value.get("attributes", value.get("records")), list):
+        # a record's table of values: {"estate": {"saloon": 0.4}} -> "estate–saloon 0.4"
+        return ", ".join(f"{k}–{_json_words(v)}" if isinstance(v, dict) else f"{k} {param_words(None, '', v)}"
+                         for k, v in value.items())
+    if isinstance(value, dict):
+        records = value.get("attributes", value.get("records")) if isinstance(value.get("attributes",
+                                                                                       value.get("records")), list) else None
+        if records is None:
+            return "; ".join(f"{k}: {_json_words(v)}" for k, v in value.items())
+        value = records
+    if isinstance(value, list):
+        parts = []
+        for record in value:
+            if not isinstance(record, dict):
+                parts.append(_json_words(record))
+                continue
+            head = str(record.get("name", ""))
+            what = [plain_words(str(record[k])) for k in ("measure", "type") if k in record][:1]
+            if "weight" in record:
+                what.append(f"weight {param_words(None, '', record['weight'])}")
+            extra = record.get("parameters") or {}
+            if isinstance(extra, dict) and extra:
+                what.append(", ".join(f"{plain_words(str(k)).lower()} "
+                                      f"{_json_words(v) if isinstance(v, dict) else param_words(None, '', v)}"
+                                      for k, v in extra.items()))
+            parts.append(f"{head}: {', '.join(what)}" if head else ", ".join(what))
+        return "; ".join(parts)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def _plain(value) -> str:
@@ -166,8 +271,14 @@ def _plain(value) -> str:
     return str(value)
 
 
-def reading_guide(workspace: str) -> str:
-    """The first paragraph of the workspace's Getting started page (the in-app help's words), as text."""
+# Sections that share a workspace's page: the page's definition of their results tab, not its introduction
+# (which the workspace's own section already says).
+GUIDE_TERMS = {"preference": "Preferences"}
+
+
+def reading_guide(workspace: str, term: str | None = None) -> str:
+    """The first paragraph of the workspace's Getting started page (the in-app help's words), as text; with
+    ``term``, the page's definition of that term (a results tab) instead."""
     import re
 
     from evalgui.core.resources import resource
@@ -176,7 +287,8 @@ def reading_guide(workspace: str) -> str:
         page = resource("help", f"{workspace}.html").read_text(encoding="utf-8")
     except (OSError, ValueError):
         return ""
-    found = re.search(r"<p>(.*?)</p>", page, re.S)
+    found = re.search(r"<dt><b>" + re.escape(term) + r"</b></dt><dd>(.*?)</dd>", page, re.S) if term else \
+        re.search(r"<p>(.*?)</p>", page, re.S)
     if not found:
         return ""
     return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", found.group(1)))).strip()
@@ -213,7 +325,8 @@ def section_html(section: Section, check=None) -> str:
     title, wanted = SECTIONS.get(section.key, (section.key, []))
     tables = section.outcome.tables
     parts = [f'<section id="{html.escape(section.key)}"><h2>{html.escape(title)}</h2>']
-    guide = section.guide or reading_guide(getattr(section.outcome, "workspace", "") or section.key)
+    guide = section.guide or reading_guide(getattr(section.outcome, "workspace", "") or section.key,
+                                           GUIDE_TERMS.get(section.key))
     if guide:
         parts.append(f'<p class="guide">{html.escape(guide)}</p>')
     notes = section.outcome.notes_for_window() if hasattr(section.outcome, "notes_for_window") else []

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from evalgui.core.cbr.evaluate import FILTER_SIZE, K, LINEAR, MACFAC, METRIC, RETRIEVER, VALUE
+from evalgui.gui.exporting import file_words
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.plain_text import rich, tip
 from evalgui.gui.plot_palette import plot_colours
@@ -151,7 +152,7 @@ class ChartTab(LazyView):
 
     def export_dialog(self) -> None:
         self.shown()
-        export_plot_dialog(self.page, self.plot, f"quality_time_{self.metric.currentData() or ''}")
+        export_plot_dialog(self.page, self.plot, file_words("Quality against time", self.metric.currentText()))
 
     def export_targets(self) -> list:
         return [("Quality vs time chart…", self.export_dialog)] if self.outcome is not None else []

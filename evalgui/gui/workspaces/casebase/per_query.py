@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 
 from evalgui.core.cbr.catalogue import METRICS
 from evalgui.core.cbr.evaluate import METRIC, QUERY, VALUE
-from evalgui.gui.exporting import TIDY_FORMATS
+from evalgui.gui.exporting import TIDY_FORMATS, file_words
 from evalgui.gui.result_views import LazyView
-from evalgui.gui.tables import DataFrameModel, FrameTableView, export_frame, visible_frame
+from evalgui.gui.tables import DataFrameModel, FrameTableView, export_shown, visible_frame
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 from evalgui.gui.workspaces.casebase.results import per_query_frame
 
@@ -70,7 +70,7 @@ class PerQueryTab(LazyView):
         rows, metric = self._rows(), self.metric.currentData()
         self.note.setText(NOT_KEPT if self.outcome is not None and rows is None else "")
         self.note.setVisible(bool(self.note.text()))
-        self.view.name = f"per_query_{metric}" if metric else "per_query"      # the export's file name
+        self.view.name = file_words("Per query", self.metric.currentText() if metric else "")  # the export's file name
         if rows is None or metric is None:
             self.model.set_frame(pd.DataFrame({QUERY: []}))
             return
@@ -109,7 +109,7 @@ class PerQueryTab(LazyView):
 
         rows = self._rows()
         if rows is not None:
-            export_dialog(self.page, "per_query_values", TABLE_FORMATS, lambda path: export_frame(rows, path),
+            export_dialog(self.page, "per_query_values", TABLE_FORMATS, lambda path: export_shown(rows, path),
                           title="Export the per-query values")
 
     def export_targets(self) -> list:

@@ -7,8 +7,8 @@ compare workflow, then the preference workflow, :mod:`evalgui.core.workflows.com
 outcomes replace the shown ones only when it succeeds, so a failed or cancelled run keeps the
 previous ones. Each result tab is one module with the ranked workspace's small
 interface: ``page``, ``title``, ``refresh(results)``, ``choices()`` and
-``export_targets()``; the Preferences tab gets the tested preferences, the others the
-comparison.
+``export_targets()``; the Preferences tab gets the preferences (tested, or from a project
+without a test), the others the comparison.
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ class CompareWorkspace(ViewsWorkspace):
 
         self.comparison_outcome, self.preference_outcome = compared, preferred
         self.comparison = comparison_from_outcome(compared) if compared is not None else None
-        self.preferences = preferences_from_outcome(preferred) if preferred is not None else None
+        self.preferences = preferences_from_outcome(preferred, untested=True) if preferred is not None else None
         self.caveat_strip.show_outcomes(compared, preferred)
         self._refresh_views()
 
@@ -232,20 +232,17 @@ class CompareWorkspace(ViewsWorkspace):
                         compared = None
                 if "preference" in state:
                     preferred = Outcome.from_json(state["preference"], PreferenceRequest)
-                    if preferences_from_outcome(preferred) is None:
+                    if preferences_from_outcome(preferred, untested=True) is None:
                         preferred = None
             except (RequestError, ValueError, KeyError, TypeError, IndexError):
                 return False
         else:                                  # a version-1 project's own layout
             compared, preferred = outcomes_from_v1(state)
-        # Preferences saved without a test (eg.preference without test=): this tab shows tested ones only.
-        untested = "" if preferred is not None or "preference" not in state else \
-            " The preferences it keeps were computed without a test, which this tab does not show: press Run to " \
-            "test them."
         if compared is None and preferred is None:
-            if untested:
-                self.progress_label.setText("Nothing restored from the project." + untested)
             return False
         self._show(compared, preferred)
+        # Preferences saved without a test (eg.preference without test=) are shown without verdicts.
+        untested = "" if self.preferences is None or self.preferences.tested else \
+            " Its preferences were computed without a test: the Preferences tab shows their means, not tested."
         self.progress_label.setText("Results restored from the project." + untested)
         return True

@@ -18,10 +18,12 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
+from evalgui.gui.exporting import file_words
 from evalgui.gui.matrix import (CellTextModel, EveryLabelArea, HeatmapPlot, MatrixView, nice_limit,
                                 on_cell_activated)
 from evalgui.gui.naming import label as shown_name
 from evalgui.core.stats.catalogue import CORRECTION_LABELS, TEST_LABELS
+from evalgui.core.display import cell_word
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
 
@@ -84,7 +86,7 @@ def cell_tooltip(row: str, column: str, measure: str, cell: dict, options) -> st
     """Everything about one pair, seen from the row run (``options``: the comparison's CompareOptions)."""
     low, high = cell["ci"]
     verdict = "significant" if cell["significant"] else "not significant"
-    correction = options.effective_correction
+    correction = cell_word("correction", options.effective_correction)
     return (f"{row} vs {column} · {shown_name(measure)} ({cell['n']} queries)\n"
             f"mean {row}: {cell['mean_row']:.4f}   mean {column}: {cell['mean_column']:.4f}\n"
             f"difference {_signed(cell['diff'])}, {options.confidence:.0%} CI [{_signed(low)}, {_signed(high)}]\n"
@@ -313,11 +315,14 @@ class PairMatrix(LazyView):
         self.model.set_frame(frame(numbers), marks=frame(marks), tooltips=tip, texts=frame(texts),
                              diverging=diverging, reverse=value == P_ADJUSTED, levels=scale)
         self._fit_table()
+        self.caption.setText(f"{self.describe(measure, value)} {self.caption_end()}")
+
+    def caption_end(self) -> str:
+        """The caption after what the cells show: how pairs are marked, what hovering and clicking do."""
         provenance = self.comparison.provenance()
         test, correction = test_words(provenance)
-        self.caption.setText(f"{self.describe(measure, value)} {MARK}: significant at α = {provenance['alpha']} "
-                             f"({test}, correction: {correction}). Hover a cell for the details; "
-                             "click it to see the pair query by query.")
+        return (f"{MARK}: significant at α = {provenance['alpha']} ({test}, correction: {correction}). Hover a cell "
+                "for the details; click it to see the pair query by query.")
 
     def _fit_table(self) -> None:
         fit_below(self.sides, self.table, self.model.rowCount())
@@ -329,7 +334,7 @@ class PairMatrix(LazyView):
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        name = f"{self.name}_{self.measure.currentData() or ''}_{self.value.currentData()}".replace("/", "_")
+        name = file_words(self.name, self.measure.currentText(), self.value.currentText())
         from evalgui.gui.exporting import PLOT_FORMATS, export_dialog
 
         export_dialog(self.page, name, PLOT_FORMATS, self.export_plot, title="Export plot")
@@ -374,7 +379,7 @@ class MatrixTab(PairMatrix):
         if value == DIFF:
             what = f"Mean per-query difference in {shown_name(measure)}, row run minus column run."
         elif value == P_ADJUSTED:
-            return (f"Adjusted p-values ({self.comparison.provenance()['correction']}) of {shown_name(measure)}: "
+            return (f"Adjusted p-values ({cell_word('correction', self.comparison.provenance()['correction'])}) of {shown_name(measure)}: "
                     "the darker, the smaller.")
         else:
             what = (f"Queries where the row run scores higher / ties / scores lower than the column run on "

@@ -59,8 +59,8 @@ def preference_tooltip(row: str, column: str, measure: str, cell: dict, preferen
     """Everything about one pair, seen from the row run."""
     head = f"{row} over {column} · {shown_name(measure)} ({preferences.n_queries} queries)"
     if cell["p_adjusted"] is None:
-        return (f"{head}\nmean preference {_signed(cell['mean'])}\n"
-                "not tested: only the pairs with a baseline are")
+        why = "only the pairs with a baseline are" if preferences.tested else "computed without a test"
+        return f"{head}\nmean preference {_signed(cell['mean'])}\nnot tested: {why}"
     options = preferences.options
     correction = CORRECTION_LABELS.get(options.correction, options.correction)
     low, high = cell["ci"]
@@ -97,13 +97,13 @@ class PreferencesTab(PairMatrix):
         return None
 
     def lower_widget(self):
-        self.ranking_model = DataFrameModel(best=None)
+        self.ranking_model = DataFrameModel(best=None, headers={"queries": "Query set"})
         self.ranking_model.set_header_tooltips(RANKING_TIPS)
         # Shown: the chosen measure; exported: every measure, with how it was made.
         self.ranking_view = FrameTableView(self.ranking_model, name="preference_ranking",
                                            exported=lambda _fmt: self.comparison.ranking)
         self.ranking_view.setObjectName("preferenceRanking")
-        self.pairs_model = DataFrameModel(best=None)
+        self.pairs_model = DataFrameModel(best=None, headers={"queries": "Query set"})
         self.pairs_model.set_header_tooltips(PAIR_TIPS)
         self.pairs_view = FrameTableView(self.pairs_model, name="preference_tests",
                                          exported=lambda _fmt: self.comparison.table)
@@ -151,6 +151,8 @@ class PreferencesTab(PairMatrix):
             return (f"Mean {shown_name(measure)} preference of the row run over the column run, over the "
                     f"{p.n_queries} queries with a relevant document{binary}: from −1 (the column run always "
                     "preferred) to 1. Red: the row run is preferred; blue: the column run.")
+        if value != DIFF and not p.tested:
+            return f"The {shown_name(measure)} preferences were not tested: these cells are blank; show the mean."
         if value == P_ADJUSTED:
             correction = CORRECTION_LABELS.get(p.options.correction, p.options.correction)
             return (f"Adjusted p-values ({correction}) of {shown_name(measure)}: is the mean preference 0? The "
@@ -172,11 +174,28 @@ class PreferencesTab(PairMatrix):
         measure = self.measure.currentData()
         if self.comparison is None or measure not in self.comparison.measures:
             return pd.DataFrame()
+        if table == "table" and not self.comparison.tested:
+            return self._untested_pairs(measure)
         table = getattr(self.comparison, table)
         rows = table[table[tidy.MEASURE].to_numpy() == measure]
         from evalgui.core.stats.compare import PREFERENCE_PROVENANCE     # (imported when needed: start-up)
 
         return rows.drop(columns=[tidy.MEASURE, *PREFERENCE_PROVENANCE], errors="ignore").reset_index(drop=True)
+
+    def _untested_pairs(self, measure: str) -> pd.DataFrame:
+        """Each pair's mean preference (run A over run B), its p-values said not tested: no verdict invented."""
+        runs = self.comparison.runs
+        means = self.untested_means(measure)
+        a, b = np.triu_indices(len(runs), k=1)
+        names = np.asarray(runs, dtype=object)
+        return pd.DataFrame({"run_a": names[a], "run_b": names[b], "preference": means[a, b],
+                             "p_value": "not tested", "p_adjusted": "not tested"})
+
+    def caption_end(self) -> str:
+        if self.comparison.tested:
+            return super().caption_end()
+        return ("Not tested: these preferences were computed without a test, so no pair is marked significant. "
+                "Hover a cell for the details; click it to see the pair query by query.")
 
     def _fill_pairs(self) -> None:
         if self._pairs_stale and self.lower.currentWidget() is self.pairs_view:

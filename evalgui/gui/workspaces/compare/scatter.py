@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from evalgui.gui.plain_text import rich, tip
+from evalgui.gui.exporting import file_words
 from evalgui.gui.plots import export_plot_dialog, plain_axes, run_colour
 from evalgui.gui.result_views import LazyView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
@@ -115,8 +116,9 @@ class ScatterTab(LazyView):
 
     def export_dialog(self) -> None:
         self.shown()
-        name = f"scatter_{self.measure.currentData() or ''}_{self.run_a.currentData()}_{self.run_b.currentData()}"
-        export_plot_dialog(self.page, self.plot, name.replace("/", "_"))
+        name = file_words("Scatter", self.measure.currentText(), f"{self.run_a.currentText()} against "
+                                                                 f"{self.run_b.currentText()}")
+        export_plot_dialog(self.page, self.plot, name)
 
     def export_targets(self) -> list:
         return [("Per-query scatter…", self.export_dialog)] if self.comparison is not None else []

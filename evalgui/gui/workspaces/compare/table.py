@@ -12,6 +12,7 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from evalgui.core.display import cell_word
 from evalgui.gui.naming import label
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.toolbar import export_button, with_toolbar
@@ -30,7 +31,8 @@ HEADER_TIPS = {
     "ties": "Queries where the two runs are within the tie tolerance",
     "losses": "Queries where run A scores lower than run B",
     "n_queries": "Queries the test was paired over",
-    "queries": "shared: the queries every compared run has; zero-filled: every query, 0 where a run has none",
+    "queries": "Shared: the queries every compared run has; all (0 where missing): every query, 0 where a run "
+               "has none",
 }
 
 
@@ -38,8 +40,9 @@ def describe(comparison) -> str:
     """How the table was made, then which queries each measure was paired over (measures whose
     report reads the same share a line), and Sakai's estimate after a bootstrap test."""
     p = comparison.provenance()
-    lines = [f"Test {p['test']}" + (f" (B = {p['samples']:,}, seed {p['seed']})" if p["samples"] else "")
-             + f", correction {p['correction']}, α = {p['alpha']}."]
+    lines = [f"Test: {cell_word('test', p['test'])}" + (f" (B = {p['samples']:,}, seed {p['seed']})"
+                                                        if p["samples"] else "")
+             + f"; correction: {cell_word('correction', p['correction'])}; α = {p['alpha']}."]
     same: dict[str, list[str]] = {}
     for measure in comparison.measures:
         if measure in comparison.query_sets:
@@ -58,7 +61,7 @@ class TableView:
 
     def __init__(self):
         self.comparison = None
-        self.model = DataFrameModel(best=None)
+        self.model = DataFrameModel(best=None, headers={"queries": "Query set"})
         self.model.set_header_tooltips(HEADER_TIPS)
         self.view = FrameTableView(self.model, name="comparison")
         self.view.setObjectName("compareTable")

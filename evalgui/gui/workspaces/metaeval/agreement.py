@@ -12,7 +12,9 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
+from evalgui.gui.exporting import file_words
 from evalgui.gui.matrix import HeatmapPlot, MatrixModel, MatrixView
+from evalgui.gui.naming import label
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import ResultView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
@@ -68,7 +70,7 @@ class AgreementView(ResultView):
         result = self.outcome.result
         frame = result.matrix(value)
         table = result.table.set_index(["measure_a", "measure_b"])
-        tips = pd.DataFrame([[f"{a} · {b}: Pearson {table.loc[(a, b), PEARSON]:.4f}, sign agreement "
+        tips = pd.DataFrame([[f"{label(a)} · {label(b)}: Pearson {table.loc[(a, b), PEARSON]:.4f}, sign agreement "
                               f"{table.loc[(a, b), SIGN]:.2f}%, Kendall's τ {table.loc[(a, b), TAU]:.4f} "
                               f"({int(table.loc[(a, b), 'cells']):,} cells, {int(table.loc[(a, b), 'queries'])} queries)"
                               for b in frame.columns] for a in frame.index], index=frame.index, columns=frame.columns)
@@ -78,7 +80,7 @@ class AgreementView(ResultView):
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        export_plot_dialog(self.page, self.heatmap, f"agreement_{self.value.currentData()}")
+        export_plot_dialog(self.page, self.heatmap, file_words("Agreement", self.value.currentText()))
 
     def export_targets(self) -> list:
         if self.outcome is None:

@@ -16,6 +16,8 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSplitter
 
+from evalgui.core.display import format_number
+from evalgui.gui.exporting import file_words
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView, nice_limit
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.plots import export_plot_dialog
@@ -88,7 +90,7 @@ class DecisionsView(ResultView):
         shown = shown_name(measure)
         tips = np.array([[f"{a} against {b} · {shown}, {total[i, j]:,} query sets of {result.matrix_set_size}:\n"
                           f"better {counts[i, j, BETTER]:,}, worse {counts[i, j, WORSE]:,}, equal "
-                          f"{counts[i, j, EQUAL]:,}\nerror share min(B, W) / total = {share[i, j]:.2f}%"
+                          f"{counts[i, j, EQUAL]:,}\nerror share min(B, W) / total = {format_number(share[i, j], kind='percent')}"
                           for j, b in enumerate(runs)] for i, a in enumerate(runs)], dtype=object)
 
         def frame(values) -> pd.DataFrame:
@@ -105,17 +107,17 @@ class DecisionsView(ResultView):
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        name = f"better_worse_equal_{self.measure.currentData() or ''}".replace("/", "_")
+        name = file_words("Better, worse, equal", self.measure.currentText())
         export_plot_dialog(self.page, self.heatmap, name)
 
     def export_counts_dialog(self) -> None:
         """The counts of every ordered pair, tidy (what evalgui-cli metaeval --matrix writes)."""
         from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
-        from evalgui.gui.tables import export_frame
+        from evalgui.gui.tables import export_shown
 
         measure = self.measure.currentData()
-        export_dialog(self.page, f"better_worse_equal_{measure}".replace("/", "_"), TABLE_FORMATS,
-                      lambda path: export_frame(self.outcome.result.matrix_frame(measure), path),
+        export_dialog(self.page, file_words("Better, worse, equal", self.measure.currentText()), TABLE_FORMATS,
+                      lambda path: export_shown(self.outcome.result.matrix_frame(measure), path),
                       title="Export the better / worse / equal counts")
 
     def export_targets(self) -> list:

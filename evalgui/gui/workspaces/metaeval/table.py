@@ -13,8 +13,12 @@ import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from evalgui.core.display import cell_word
+from evalgui.gui.exporting import file_words
+from evalgui.gui.naming import label
 from evalgui.gui.tables import DataFrameModel, FrameTableView
 from evalgui.gui.toolbar import ChoiceBox, export_button, with_toolbar
+from evalgui.gui.workspaces.metaeval.form import EXPERIMENT_LABELS
 
 MAIN = "table"
 DETAILS = {   # experiment -> (key, label) of its detailed table
@@ -64,7 +68,8 @@ def describe(outcome) -> str:
     elif outcome.experiment == "power":
         samples = outcome.result.table["samples"].iloc[0] if len(outcome.result.table) else None
         resampled = f", B = {int(samples):,}, seed {s.seed}" if samples is not None and pd.notna(samples) else ""
-        how = (f"Discriminative power: test {s.test}{resampled}, correction {s.correction}, α = {s.alpha:g}; "
+        how = (f"Discriminative power: test: {cell_word('test', s.test)}{resampled}; correction: "
+               f"{cell_word('correction', s.correction)}; α = {s.alpha:g}; "
                f"{runs}, {len(outcome.runs) * (len(outcome.runs) - 1) // 2} pairs.")
     elif outcome.experiment == "robustness":
         fractions = ", ".join(f"{f:g}" for f in s.fractions)
@@ -72,7 +77,14 @@ def describe(outcome) -> str:
                f"seed {s.seed}; {runs}.")
     else:
         how = f"Agreement between every two measures over every pair of the {runs} and every query."
-    return "\n".join([how, *outcome.query_report])
+    return "\n".join([how, *map(report_line, outcome.query_report)])
+
+
+def report_line(line: str) -> str:
+    """A line of the query report ("map: 45 of 46 queries…", as evalgui-cli writes it) with its measure as the
+    window names it (AP: 45 of 46 queries…)."""
+    measure, colon, rest = line.partition(": ")
+    return f"{label(measure)}{colon}{rest}" if colon else line
 
 
 class TableView:
@@ -134,9 +146,9 @@ class TableView:
         self.model.set_frame(frame, directions=None, integers=INTEGERS)
         shown = self.choice.currentData()
         self._key_columns_first(shown in (None, MAIN))
-        parts = ["metaeval", self.outcome.experiment if self.outcome is not None else None,
-                 None if shown in (None, MAIN) else shown]
-        self.view.name = "_".join(p for p in parts if p)
+        experiment = self.outcome.experiment if self.outcome is not None else None
+        self.view.name = file_words("Meta-evaluation", EXPERIMENT_LABELS.get(experiment, ""),
+                                    "" if shown in (None, MAIN) else self.choice.currentText())
 
     def _key_columns_first(self, main: bool) -> None:
         """The experiment's key columns right after the measure column(s), so they are in sight unscrolled."""

@@ -66,7 +66,7 @@ class TradeoffView(PlotView):
         self.labels = []
         if self.outcome is None or self.set_size.currentData() is None:
             self.points.clear()
-            self.bars.setData(x=np.zeros(0), y=np.zeros(0))
+            self.bars.setData(x=np.zeros(0), y=np.zeros(0), height=None, width=None)   # clears the old bars, as a run with other sizes would leave them
             item.setTitle("")
             self.caption.setText("")
             return

@@ -97,6 +97,9 @@ class DrillDownView:
         query, (frame_a, frame_b) = result
         if query != self.query.currentData():
             return
+        # each side's column of ranks in the other run ("rank in <run>", as the job names it)
+        self.model_a.headers = {f"rank in {b}": f"Rank in {b}"}
+        self.model_b.headers = {f"rank in {a}": f"Rank in {a}"}
         self.model_a.set_frame(frame_a)
         self.model_b.set_frame(frame_b)
         for label, name, frame in ((self.label_a, a, frame_a), (self.label_b, b, frame_b)):

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 
 from evalgui.core import tidy
 from evalgui.core.ranked.jobs import ResultSet, per_query_frame
+from evalgui.gui.exporting import file_words
 from evalgui.gui.exporting import TIDY_FORMATS
 from evalgui.gui.naming import label as shown_name
 from evalgui.gui.tables import DataFrameModel, FrameTableView, visible_frame
@@ -42,7 +43,7 @@ class PerQueryView:
 
     def _show(self) -> None:
         measure = self.measure.currentData()
-        self.view.name = f"per_query_{measure}" if measure else "per_query"     # the export's file name
+        self.view.name = file_words("Per query", self.measure.currentText())     # the export's file name
         if not measure:
             self.model.set_frame(pd.DataFrame({tidy.QUERY: []}))
             return

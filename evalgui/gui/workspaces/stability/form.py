@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QSizePolicy, QSpinBox,
                                QStackedWidget, QVBoxLayout, QWidget)
 
+from evalgui.core import display
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.rankfile import COMPAT_MODES, DEFAULT_MEASURES, DEFAULT_SIGS
 from evalgui.core.rankfile.measures import parse_measure
@@ -241,11 +242,11 @@ class StabilityForm(QWidget):
 
     def _update_total_note(self) -> None:
         """Say whether T is needed: only by the per-mille measures (and ROC_AUC) ticked."""
-        needing = self.picker.needs_total()
+        needing = [display.paper_name(name) for name in self.picker.needs_total()]
         if not needing:
-            text = "Not needed: no per-mille measure (_per) or ROC_AUC is ticked."
+            text = "Not needed: no per-mille measure (‰) or ROC AUC is ticked."
             if not self.picker.is_original():
-                per_mille = [name for name in DEFAULT_MEASURES if parse_measure(name).needs_total]
+                per_mille = [display.paper_name(name) for name in DEFAULT_MEASURES if parse_measure(name).needs_total]
                 text += (f" <a href='original'>Tick the original tool's set</a> (with {' and '.join(per_mille)}, "
                          "which need T).")
         elif self.total_spin.value():

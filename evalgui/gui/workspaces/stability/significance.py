@@ -18,6 +18,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QLabel, QSplitter
 
+from evalgui.core import display
+from evalgui.gui.exporting import file_words
 from evalgui.gui.matrix import CellTextModel, HeatmapPlot, MatrixView
 from evalgui.gui.plots import export_plot_dialog
 from evalgui.gui.result_views import ResultView
@@ -29,6 +31,10 @@ from evalgui.gui.workspaces.stability.styles import show_combinations_whole
 
 # The eval table's column the matrices compare with, in words.
 ESTIMATES = {"estDiff": "Sakai's bootstrap estimate", "swapDiffMin": "the swap method's smallest difference"}
+
+
+# The original tool's "Systems" column names each row's system; its systemCount column is the Systems header.
+SIGNIFICANCE_HEADERS = {"Systems": "System"}
 
 
 class LabelMatrixView(MatrixView):
@@ -115,9 +121,11 @@ class SignificanceView(ResultView):
         self.model.set_frame(won, texts=labels, tooltips=self._tooltips(method, combination, labels))
         estimate = outcome.significance_estimate()
         rows = outcome.rows(combination, method=method).sort_values("fuzziness")
-        thresholds = ", ".join(f"{level:g}: {value:.4g}" for level, value in zip(rows["fuzziness"], rows[estimate]))
+        # an infinite difference required: no difference is enough at that level
+        thresholds = ", ".join(f"{level:g}: {value:.4g}" if np.isfinite(value) else f"{level:g}: none is enough"
+                               for level, value in zip(rows["fuzziness"], rows[estimate]))
         legend = "  ".join(f"{label} {level:g}" for label, level in outcome.legend)
-        text = (f"{method}, {combination_text(combination)}: the row system beats the column one by more than the "
+        text = (f"{display.paper_name(method)}, {combination_text(combination)}: the row system beats the column one by more than the "
                 f"difference required ({ESTIMATES.get(estimate, estimate)}, mean over {outcome.settings.iterations} iterations; {thresholds}) "
                 f"at the level its label names, on all {outcome.entities:,} entities. Labels: {legend}.")
         if outcome.settings.compat.significance_estimators and rows["cutoff"].notna().any():
@@ -147,7 +155,7 @@ class SignificanceView(ResultView):
 
     def export_plot_dialog(self) -> None:
         self.shown()
-        name = f"significance_{self.measure.currentData() or ''}".replace("/", "_")
+        name = file_words("Significance", self.measure.currentText())
         export_plot_dialog(self.page, self.heatmap, name)
 
     def export_table_dialog(self) -> None:
@@ -157,10 +165,10 @@ class SignificanceView(ResultView):
     def export_all_dialog(self) -> None:
         """Every measure's and combination's matrix in one table, as evalgui-cli stability --printing sign."""
         from evalgui.gui.exporting import TABLE_FORMATS, export_dialog
-        from evalgui.gui.tables import export_frame
+        from evalgui.gui.tables import export_shown
 
         export_dialog(self.page, "significance_matrices", TABLE_FORMATS,
-                      lambda path: export_frame(self.outcome.significance, path),
+                      lambda path: export_shown(self.outcome.significance, path, SIGNIFICANCE_HEADERS),
                       title="Export every significance matrix")
 
     def export_targets(self) -> list:

@@ -80,7 +80,7 @@ class TradeoffView(PlotView):
         self.labels = []
         self._placing = None
         self.points.clear()
-        self.bars.setData(x=np.zeros(0), y=np.zeros(0))
+        self.bars.setData(x=np.zeros(0), y=np.zeros(0), height=None, width=None)   # clears the old bars, as a run with other sizes would leave them
         item.setTitle("")
 
     def _place(self, labels, x, y, x_range, y_range) -> None:
