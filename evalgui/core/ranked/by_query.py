@@ -366,6 +366,10 @@ class RunFile:
     def summary(self) -> dict:
         return dict(self.counts or {})
 
+    def evaluate(self, qrels: Qrels, requests, options: EvalOptions = EvalOptions(),
+                 state: JobState | None = None) -> RunEvaluation:
+        return evaluate_any(qrels, self, requests, options, state)
+
 
 BY_QUERY_NOTE = ("too large to hold in memory: it is evaluated query by query, so it has no precision-recall "
                  "curves and no rankings to show")
@@ -392,10 +396,6 @@ def summarised(file: RunFile, state: JobState | None = None) -> RunFile:
     return RunFile(file.source, file.name, file.by_query, runid, query_ids,
                    {"queries": len(query_ids), "documents": rows, "max_per_query": int(counts.max()),
                     "runid": runid})
-
-    def evaluate(self, qrels: Qrels, requests, options: EvalOptions = EvalOptions(),
-                 state: JobState | None = None) -> RunEvaluation:
-        return evaluate_any(qrels, self, requests, options, state)
 
 
 def run_file(source: str) -> RunFile:

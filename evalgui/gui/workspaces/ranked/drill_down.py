@@ -52,7 +52,7 @@ class DrillDownView:
         body_layout.addWidget(self.note)
         body_layout.addWidget(sides, 1)
         self.page = with_toolbar(body, [QLabel("Query"), self.query, QLabel("Run A"), self.run_a,
-                                         QLabel("Run B"), self.run_b])
+                                        QLabel("Run B"), self.run_b])
         self._shown_queries: list[str] | None = None
 
     def choices(self) -> list[ChoiceBox]:
