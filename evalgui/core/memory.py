@@ -203,3 +203,11 @@ def ran_out() -> str:
     if limit is None:
         return "out of memory: this computer has too little free memory for the job"
     return f"out of memory under {limit.what} of {_mib(limit.limit)}"
+
+
+def too_little_to_start() -> str:
+    """The libraries (numpy, Arrow, Qt) could not be loaded under the memory limit, in words."""
+    limit = _address_space() or room()
+    if limit is None:
+        return "not enough memory to load the libraries evalgui uses"
+    return f"not enough memory to start: the libraries evalgui uses do not fit under {limit.what} of {_mib(limit.limit)}"
