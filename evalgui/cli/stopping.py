@@ -17,8 +17,7 @@ import os
 import signal
 import sys
 
-from evalgui.cli.common import PROG
-
+PROG = "evalgui-cli"          # (here, not in common.py: this module imports nothing of evalgui's, to be first)
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 # Folders of this process's own (the copies of pipes) that the handler removes.
 FOLDERS: list[str] = []
