@@ -135,6 +135,9 @@ def _thrifty_under_a_memory_limit() -> None:
         pyarrow.set_memory_pool(pyarrow.system_memory_pool())
     else:
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    # OpenBLAS (numpy's, scipy's) allocates a 32 MiB buffer per thread as it loads, and scipy's retries a failed
+    # one for ever: the process hung under ulimit -v.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -269,11 +272,13 @@ def _run(args, folder: str, copies: dict[str, str]) -> int:
             where = "standard output"
         raise _Failure(f"{where or ''}: {exc.strerror or exc}".lstrip(": ")) from None
     except Exception as exc:  # a bug, not bad input: still one line, with a way to see more
-        if isinstance(exc, ImportError) and any(words in str(exc) for words in _NO_ROOM_TO_LOAD):
-            from evalgui.core import memory
+        from evalgui.core import memory
 
+        if isinstance(exc, ImportError) and any(words in str(exc) for words in _NO_ROOM_TO_LOAD):
             # a library loaded late (scipy, Qt) that the memory limit leaves no room to map
             raise _Failure(memory.too_little_to_start()) from None
+        if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc) and memory.limited():
+            raise _Failure(memory.ran_out()) from None
         if os.environ.get("EVALGUI_DEBUG"):
             raise
         raise _Failure(f"internal error: {type(exc).__name__}: {exc} (set EVALGUI_DEBUG=1 for details)", 1) from None

@@ -343,7 +343,7 @@ def _image_bytes(image, ext: str, path: str) -> bytes:
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     try:
         if not image.save(buffer, ext.lstrip(".").upper()):
-            raise OSError(errno.EIO, f"Qt cannot write {ext} images", path)
+            raise OSError(errno.EIO, f"Qt could not make the {ext} image (too little memory?)", path)
     finally:
         buffer.close()
     return bytes(data)
