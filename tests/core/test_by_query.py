@@ -323,3 +323,27 @@ def test_utf16_runs_are_read_whole(tmp_path, collection):
     wide = tmp_path / "wide.txt"
     wide.write_bytes(run_path.read_text().encode("utf-16"))
     assert by_query._streams(str(wide)) is False
+
+
+@pytest.mark.parametrize("signum", [15, 1, 2])
+def test_a_signal_mid_evaluation_removes_the_partitions(tmp_path, signum):
+    import signal
+    import time
+
+    qrels, run = write_collection(tmp_path, n_queries=2000, depth=200, n_docs=3000, seed=4)
+    scratch_root = tmp_path / "scratch"
+    scratch_root.mkdir()
+    env = dict(os.environ, EVALGUI_HOLD_AT_MOST="1", EVALGUI_SCRATCH=str(scratch_root))
+    child = subprocess.Popen([sys.executable, "-m", "evalgui.cli", "trec_eval", "-q", str(qrels), str(run)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    deadline = time.monotonic() + 60
+    # Wait (bounded) until the partitions are being written, then stop the process.
+    while not any((scratch_root / name).is_dir() and os.listdir(scratch_root / name)
+                  for name in _scratch_folders(scratch_root)):
+        assert child.poll() is None and time.monotonic() < deadline, child.stderr.read() if child.poll() else "slow"
+        time.sleep(0.01)
+    child.send_signal(signum)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 128 + signum, err
+    assert err.count("\n") == 1 and f"stopped by {signal.Signals(signum).name}" in err
+    assert _scratch_folders(scratch_root) == []
