@@ -229,7 +229,7 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
     return out
 
 
-def judged_summaries(caveats: list[Caveat]) -> list[Caveat]:
+def judged_summaries(caveats: list[Caveat], judged_below: float = JUDGED_BELOW) -> list[Caveat]:
     """The judged caveats, those of more than MAX_RUN_NOTES runs at one depth said once (the runs with the
     lowest shares named), so that thirty runs judged alike make one line, not thirty."""
     groups: dict = {}
@@ -249,7 +249,7 @@ def judged_summaries(caveats: list[Caveat]) -> list[Caveat]:
             lowest = ", ".join(f"{c.run} {percent(c.value)}" for c in shares[:3])
             severity = WARNING if any(c.severity == WARNING for c in same) else NOTE
             out.append(Caveat("judged", severity,
-                              f"{len(same)} runs have less than {percent(JUDGED_BELOW)} of the documents they "
+                              f"{len(same)} runs have less than {percent(judged_below)} of the documents they "
                               f"{where} judged: from {percent(shares[0].value)} to "
                               f"{percent(shares[-1].value)} (lowest: {lowest}). An unjudged document counts as not "
                               f"relevant, so {shown} may understate these runs, the more the fewer are judged. Check "
@@ -402,7 +402,7 @@ class RunChecks:
             self.no_relevant = [ranking.query_ids[empty].tolist(), ranking.relevance_level, ranking.n_queries]
 
     def finish(self) -> list[Caveat]:
-        out = judged_summaries(self.caveats)
+        out = judged_summaries(self.caveats, self.judged_below)
         if self.no_relevant and self.no_relevant[0]:
             queries, level, n = self.no_relevant
             out.append(Caveat("coverage", NOTE,
@@ -817,7 +817,7 @@ def best_measure(result, frame) -> list[Caveat]:
     return []
 
 
-def source_caveats(source) -> list[Caveat]:
+def source_caveats(source, judged_below: float = JUDGED_BELOW) -> list[Caveat]:
     """The judged shares of a Meta-evaluation's ranked runs (None: it read a scores table)."""
     if source is None:
         return []
@@ -825,6 +825,6 @@ def source_caveats(source) -> list[Caveat]:
     measures = [c.name for c in source.columns]
     out = []
     for name, prepared in zip(source.systems, source._prepared):
-        out += judged_caveats(name, prepared.ranking, measures, judged_only=judged_only, lazy=True)
-    return judged_summaries(out)
+        out += judged_caveats(name, prepared.ranking, measures, judged_below, judged_only=judged_only, lazy=True)
+    return judged_summaries(out, judged_below)
 

@@ -400,3 +400,26 @@ def test_many_small_differences_of_one_measure_make_one_note_and_significant_one
     caveats = advisor.queries_caveats(pairs, diffs, sds, counts, 0.05, "holm", n, significant, "AP")
     assert [c.severity for c in caveats] == ["warning", "warning", "note"]
     assert "6 of the 8 pairs" in caveats[-1].message
+
+
+# --------------------------------------------------------------------------- the judged-share threshold, a request parameter
+
+def test_the_judged_share_threshold_is_a_saved_request_parameter_of_every_workflow_that_checks_runs():
+    from evalgui.core.workflows.compare import CompareRequest
+    from evalgui.core.workflows.metaeval import MetaevalRequest
+    from evalgui.core.workflows.ranked import EvaluateRequest
+
+    qrels = judged_qrels()
+    docs = [f"d{i}" for i in range(10)]
+    half = {f"run{i}": ranked_run({q: docs[:5] + [f"x{i}{j}" for j in range(5)] for q in qrels}) for i in range(6)}
+    said = quiet(eg.evaluate, qrels, half, ["P@10"], judged_below=60)
+    [message] = said.caveats.loc[said.caveats["kind"] == "judged", "message"]
+    assert message.startswith("6 runs have less than 60 %")          # the summary names the threshold used
+    assert "judged" not in kinds(quiet(eg.evaluate, qrels, half, ["P@10"], judged_below=40))
+    assert "judged" not in kinds(quiet(eg.compare, QRELS, RUNS[:2], ["P@10"], judged_below=0))
+    assert "judged" in kinds(quiet(eg.compare, QRELS, RUNS[:2], ["P@10"], judged_below=100))
+    for request_type in (EvaluateRequest, CompareRequest, MetaevalRequest):
+        request = request_type(judged_below=75)
+        assert request_type.from_json(request.to_json()).judged_below == 75     # a project keeps it
+        assert request_type(judged_below=101).problems()[0].for_cli() == \
+            "--judged-below 101.0: must be at most 100"

@@ -24,7 +24,7 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.stats import catalogue
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.workflows import Workflow
-from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, eval_options
+from evalgui.core.workflows.common import EVALUATION, JUDGED_BELOW, QRELS, TOPIC, eval_options
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
@@ -80,7 +80,7 @@ class CompareRequest(Request):
         Param(name="correction", type="choice", default="holm", choices=CORRECTIONS, flag="--correction",
               label="Correction for multiple comparisons",
               help="How the p-values of one measure's pairs are adjusted for testing many pairs at once."),
-        BASELINES, ALPHA, SAMPLES, SEED, TIE_TOLERANCE, *EVALUATION, TOPIC,
+        BASELINES, ALPHA, SAMPLES, SEED, TIE_TOLERANCE, *EVALUATION, TOPIC, JUDGED_BELOW,
     )
 
     def cross_problems(self, inputs=None) -> list[Problem]:
@@ -191,7 +191,8 @@ def run_compare(request: CompareRequest, state: JobState | None = None, inputs: 
         from evalgui.core.advisor import RunChecks
 
         evaluation = state.scaled(0.0, EVALUATION_SHARE)
-        checks = RunChecks(eval_options(request))      # judged shares and ties, while each ranking is at hand
+        # judged shares and ties, while each ranking is at hand
+        checks = RunChecks(eval_options(request), request.judged_below / 100)
         scores, names, files, measures, universe, notes = _from_runs(request, inputs, evaluation, checks)
         state = state.scaled(EVALUATION_SHARE, 1.0)
     options = options_of(request)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.workflows import Workflow
-from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, eval_options
+from evalgui.core.workflows.common import EVALUATION, JUDGED_BELOW, QRELS, TOPIC, eval_options
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
@@ -43,7 +43,7 @@ PER_QUERY = Param(name="per_query", type="bool", default=False, flag="--per-quer
 
 class EvaluateRequest(Request):
     WORKSPACE = "ranked"
-    PARAMS = (QRELS, RUNS, MEASURES, PER_QUERY, *EVALUATION, RANK_ORDER, TOPIC)
+    PARAMS = (QRELS, RUNS, MEASURES, PER_QUERY, *EVALUATION, RANK_ORDER, TOPIC, JUDGED_BELOW)
 
     def cross_problems(self, inputs=None) -> list[Problem]:
         problems = []
@@ -108,7 +108,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     results, parts, curves = [], [], []
     from evalgui.core.advisor import RunChecks
 
-    checks = RunChecks(options)                     # the caveats: judged shares, ties, coverage of each run
+    checks = RunChecks(options, request.judged_below / 100)    # the caveats: judged shares, ties, coverage
     pairs = RunPairs()
     n = len(runs)
     for i, (run, name, path) in enumerate(zip(runs, names, request.runs)):
