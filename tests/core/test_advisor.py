@@ -423,3 +423,16 @@ def test_the_judged_share_threshold_is_a_saved_request_parameter_of_every_workfl
         assert request_type.from_json(request.to_json()).judged_below == 75     # a project keeps it
         assert request_type(judged_below=101).problems()[0].for_cli() == \
             "--judged-below 101.0: must be at most 100"
+
+
+def test_a_projects_saved_caveats_are_read_back_exactly():
+    from evalgui.core.workflows.caveats import caveats_state, saved_caveats
+
+    outcome = quiet(eg.evaluate, QRELS, RUNS, ["P@10", "AP"])
+    assert len(outcome.caveats)
+    mine = saved_caveats({"rows": {}, "caveats": caveats_state(outcome.caveats)})       # the tab's own layout
+    written = saved_caveats({"ranked": outcome.to_json()})                              # eg.save_project's
+    for back in (mine, written):
+        pd.testing.assert_frame_equal(back, outcome.caveats, check_exact=True)
+    assert caveats_state(advisor.empty_table()) is None
+    assert saved_caveats({"caveats": {"not": "a table"}}) is None and saved_caveats({"rows": {}}) is None

@@ -247,9 +247,15 @@ def outcome_from_saved(state, request: MetaevalRequest | None = None) -> Metaeva
         else:
             result = ex.AgreementResult(table, settings, measures)
         report = [str(line) for line in state.get("query_report", [])]
-        return metaeval_outcome(result, runs, measures, report, request=request)
+        outcome = metaeval_outcome(result, runs, measures, report, request=request)
     except (KeyError, TypeError, ValueError, AttributeError, RequestError):
         return None
+    from evalgui.core.workflows.caveats import saved_caveats
+
+    caveats = saved_caveats(state)
+    if caveats is not None:
+        outcome.tables["caveats"] = caveats
+    return outcome
 
 
 def outcome_with_result(outcome: Outcome) -> MetaevalOutcome | None:

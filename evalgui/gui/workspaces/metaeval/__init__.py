@@ -225,6 +225,7 @@ class MetaevalWorkspace(ViewsWorkspace):
     def restore_results_state(self, state: dict) -> bool:
         if not super().restore_results_state(state):
             return False
+        self.caveat_strip.show_outcomes(self.outcome)
         self._computed = EvaluationInputs.from_json(state.get("inputs"), self.session) if "inputs" in state else None
         self._update_stale_banner()
         return True

@@ -17,6 +17,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.ranked.jobs import ResultSet, RunResult
+from evalgui.core.workflows.caveats import caveats_state, saved_caveats
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.params import RequestError
 from evalgui.core.workflows.ranked import EvaluateRequest, restored_results, run_evaluate
@@ -340,6 +341,9 @@ class RankedWorkspace(Workspace):
             state["curves"] = curves_state(self.results_set.values())
         if self._evaluated is not None:
             state["inputs"] = self._evaluated.to_json()
+        caveats = caveats_state(self.caveat_strip.frame)      # reopened, the strip shows them again
+        if caveats is not None:
+            state["caveats"] = caveats
         return state
 
     def results_state_job(self):
@@ -350,6 +354,7 @@ class RankedWorkspace(Workspace):
         results = self.results_set.values()
         order = list(self.results_set.measure_info())
         inputs = self._evaluated.to_json() if self._evaluated is not None else None
+        caveats = self.caveat_strip.frame
 
         def state():
             import pandas as pd
@@ -362,6 +367,8 @@ class RankedWorkspace(Workspace):
                 saved["curves"] = curves_state(results)
             if inputs is not None:
                 saved["inputs"] = inputs
+            if caveats_state(caveats) is not None:
+                saved["caveats"] = caveats_state(caveats)
             return saved
         return state
 
@@ -398,6 +405,8 @@ class RankedWorkspace(Workspace):
             from evalgui.core.ranked.jobs import curve_table
 
             tables["curves"] = curve_table(self.results_set.values())
+        if self.caveat_strip.frame is not None:                 # the report's Things to watch
+            tables["caveats"] = self.caveat_strip.frame
         return {"ranked": Outcome("ranked", EvaluateRequest.from_json(requests["ranked"]), tables)}
 
     def restore_results_state(self, state: dict) -> None:
@@ -429,6 +438,7 @@ class RankedWorkspace(Workspace):
             result.path = paths.get(result.name, "")
             self.results_set.add(result)
         self._evaluated = inputs
+        self.caveat_strip.show_caveats(saved_caveats(state))
         self._refresh_views()
         self._update_stale_banner()
         self._rederive(inputs)
