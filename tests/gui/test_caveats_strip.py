@@ -110,3 +110,26 @@ def test_results_reopened_from_a_project_show_their_caveats(qtbot, make_window, 
         assert _header_count(strip) == len(frame)
     qtbot.waitUntil(lambda: not second.workspaces["ranked"].is_busy(), timeout=20_000)
     assert second.workspaces["ranked"].caveat_strip.frame is not None      # re-reading the rankings keeps them
+
+
+def test_the_ranked_forms_judged_share_setting_reaches_the_caveats_and_the_project(qtbot, window, tmp_path):
+    import json
+
+    load_synthetic(qtbot, window)
+    ranked = window.workspaces["ranked"]
+    form = ranked.form
+    assert form.judged_spin.value() == 90 and form.judged_spin.suffix() == " %"
+    form.picker.set_checked({"P": "10", "map": ""})
+
+    def judged_runs(percent):
+        form.judged_spin.setValue(percent)
+        run_and_wait(qtbot, ranked)
+        frame = ranked.caveat_strip.frame
+        return set() if frame is None else set(frame.loc[frame["kind"] == "judged", "run"])
+
+    assert judged_runs(0) == set()
+    assert judged_runs(100) == set(ranked.results_set.runs)           # no run has every document judged
+    assert ranked.workflow_requests()["ranked"]["judged_below"] == 100
+    assert window.write_project(str(tmp_path / "p.evalgui"))
+    saved = json.loads((tmp_path / "p.evalgui").read_text())
+    assert saved["requests"]["ranked"]["judged_below"] == 100 and saved["forms"]["ranked"]["judged_below"] == 100
