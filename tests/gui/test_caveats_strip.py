@@ -3,6 +3,7 @@ each, with its numbers; the cells they are about are marked, with the caveat as 
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 
 from tests.gui.conftest import load_synthetic, run_and_wait
@@ -133,3 +134,26 @@ def test_the_ranked_forms_judged_share_setting_reaches_the_caveats_and_the_proje
     assert window.write_project(str(tmp_path / "p.evalgui"))
     saved = json.loads((tmp_path / "p.evalgui").read_text())
     assert saved["requests"]["ranked"]["judged_below"] == 100 and saved["forms"]["ranked"]["judged_below"] == 100
+
+
+@pytest.mark.parametrize("key", ["compare", "metaeval"])
+def test_compare_and_metaeval_forms_set_the_judged_share_too(qtbot, window, key):
+    load_synthetic(qtbot, window)
+    workspace = window.workspaces[key]
+    window.tabs.setCurrentWidget(workspace)
+    form = workspace.form
+    form.picker.set_checked({"map": "", "P": "10"})
+    if key == "metaeval":
+        form.experiment_combo.setCurrentIndex(form.experiment_combo.findData("power"))
+        form.samples_spin.setValue(100)
+    assert form.judged_spin.value() == 90 and form.judged_spin.suffix() == " %"
+
+    def judged(percent):
+        form.judged_spin.setValue(percent)
+        run_and_wait(qtbot, workspace)
+        frame = workspace.caveat_strip.frame
+        return frame is not None and "judged" in set(frame["kind"])
+
+    assert not judged(0) and judged(100)
+    requests = workspace.workflow_requests()
+    assert requests[key]["judged_below"] == 100
