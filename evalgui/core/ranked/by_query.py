@@ -261,9 +261,10 @@ def _run_of(table: pa.Table, name: str, runid: str, source: str) -> Run:
 
 def evaluate_run_by_query(qrels: Qrels, source: str, requests, options: EvalOptions = EvalOptions(),
                           state: JobState | None = None, name: str | None = None,
-                          partitions: int | None = None) -> RunEvaluation:
+                          partitions: int | None = None, on_part=None) -> RunEvaluation:
     """Evaluate the run file ``source`` partition by partition (see the module's doc): the same
-    :class:`RunEvaluation` as reading it whole, without ``ranking``."""
+    :class:`RunEvaluation` as reading it whole, without ``ranking``. ``on_part(evaluation)``: each part's
+    evaluation, its ranking still at hand (the advisor's checks), before the ranking is dropped."""
     from evalgui.core.formats import _text
 
     state = state_or_default(state)
@@ -315,6 +316,8 @@ def evaluate_run_by_query(qrels: Qrels, source: str, requests, options: EvalOpti
                     continue
                 run = _run_of(rows, name, runid, source)
                 result = evaluate_run(_qrels_part(qrels, np.sort(judged_rows)), run, requests, options)
+                if on_part is not None:
+                    on_part(result)
                 result.ranking = None
                 pieces.append(result)
             del groups

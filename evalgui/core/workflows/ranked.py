@@ -116,7 +116,8 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
         label = f"Evaluating {name} ({i + 1} of {n}): "
         step = state.scaled(i / n, (i + 0.9) / n, label)
         if isinstance(run, RunFile):
-            evaluation = evaluate_run_by_query(qrels, run.source, specs, options, step, name=run.name)
+            evaluation = evaluate_run_by_query(qrels, run.source, specs, options, step, name=run.name,
+                                               on_part=lambda part, name=name: checks.add_part(name, part, specs))
             if not len(evaluation.query_ids):
                 notes.append(f"{run.source} has no query in {request.qrels}; its values are 0")
             elif full and "curves" in tables:
