@@ -356,3 +356,15 @@ def test_the_ranked_workflow_checks_a_run_evaluated_by_query(collection, monkeyp
     parts = eg.evaluate(str(qrels_path), [str(run_path)], measures).caveats
     assert {"judged", "ties"} <= set(parts["kind"])
     assert parts.equals(whole)
+
+
+def test_compare_checks_a_run_evaluated_by_query(collection, monkeypatch):
+    import evalgui as eg
+
+    qrels_path, run_path = collection
+    runs = [str(run_path), str(run_path)]
+    whole = eg.compare(str(qrels_path), runs, ["AP", "P@10"]).caveats
+    monkeypatch.setenv("EVALGUI_HOLD_AT_MOST", "1")
+    parts = eg.compare(str(qrels_path), runs, ["AP", "P@10"]).caveats
+    assert {"judged", "ties"} <= set(parts["kind"])
+    assert parts.equals(whole)

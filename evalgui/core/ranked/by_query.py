@@ -384,12 +384,13 @@ def streamed(source: str) -> RunFile | None:
 
 
 def evaluate_any(qrels: Qrels, run, requests, options: EvalOptions = EvalOptions(),
-                 state: JobState | None = None) -> RunEvaluation:
-    """Evaluate a run in memory, or a :class:`RunFile` (read whole, or by query), which is then let go."""
+                 state: JobState | None = None, on_part=None) -> RunEvaluation:
+    """Evaluate a run in memory, or a :class:`RunFile` (read whole, or by query), which is then let go;
+    ``on_part``: see :func:`evaluate_run_by_query`."""
     if not isinstance(run, RunFile):
         return evaluate_run(qrels, run, requests, options, state)
     if run.by_query:
-        return evaluate_run_by_query(qrels, run.source, requests, options, state, name=run.name)
+        return evaluate_run_by_query(qrels, run.source, requests, options, state, name=run.name, on_part=on_part)
     from evalgui.core.inputs import kind
 
     state = state_or_default(state)

@@ -266,11 +266,12 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
                      options: EvalOptions = EvalOptions(), *, per_query: bool = True,
                      state: JobState | None = None,
                      on_absent: Callable[[Run, list[str]], None] | None = None,
-                     on_evaluation: Callable[[str, RunEvaluation], None] | None = None) -> dict[str, np.ndarray]:
+                     on_evaluation: Callable[[str, RunEvaluation], None] | None = None,
+                     on_part: Callable[[str, RunEvaluation], None] | None = None) -> dict[str, np.ndarray]:
     """:func:`evaluate`'s table as four columns (run, query, measure, value), without pandas. ``runs`` may be
     :class:`~evalgui.core.ranked.by_query.RunFile` s, each read when its turn comes.
     ``on_evaluation(name, evaluation)`` sees each run's evaluation (with its ranking, when it has one) before
-    it is dropped."""
+    it is dropped; ``on_part(name, part)`` each part of a run evaluated by query, with the part's ranking."""
     from evalgui.core.ranked.by_query import evaluate_any
 
     state = state_or_default(state)
@@ -282,7 +283,8 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
     for i, (run, name) in enumerate(zip(runs, names)):
         state.check()
         # A by_query.RunFile is read here, one at a time, and let go: many runs never sit in memory together.
-        result = evaluate_any(qrels, run, requests, options, state.scaled(i / n, (i + 1) / n, f"Evaluating {name}: "))
+        result = evaluate_any(qrels, run, requests, options, state.scaled(i / n, (i + 1) / n, f"Evaluating {name}: "),
+                              on_part=None if on_part is None else lambda part, name=name: on_part(name, part))
         if on_absent is not None and result.absent_topics:
             on_absent(run, result.absent_topics)
         result.run_name = name

@@ -252,7 +252,9 @@ def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState, checks=
     columns = evaluate_columns(qrels, runs, specs, options, per_query=True, state=state,
                                on_absent=None if options.complete else absent,
                                on_evaluation=None if checks is None else
-                               lambda name, evaluation: checks.add(renamed_of(name), evaluation, specs))
+                               lambda name, evaluation: checks.add(renamed_of(name), evaluation, specs),
+                               on_part=None if checks is None else
+                               lambda name, part: checks.add_part(renamed_of(name), part, specs))
     from evalgui.core.ranked.evaluate import unique_run_names
 
     renamed = dict(zip(unique_run_names(runs), names))
