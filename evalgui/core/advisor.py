@@ -181,6 +181,20 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
                        lambda depth: judged_share(ranking, depth, counts)[0], judged_below, lazy)
 
 
+def judged_data(ranking, measures: list[str]):
+    """What :func:`judged_from` needs of a ranking, small enough to keep after it is dropped (the preferences'
+    runs): (has results, query ids, deepest, {depth: per-query share}); None when no measure is judged-sensitive
+    or no query has results."""
+    if ranking is None or not len(ranking.rel) or not any(judged_sensitive(m) for m in measures):
+        return None
+    has = (ranking.num_ret > 0) & ~ranking.missing
+    if not has.any():
+        return None
+    counts = listed_counts(ranking)
+    return has, ranking.query_ids, int(ranking.num_ret[has].max()), \
+        {depth: judged_share(ranking, depth, counts)[0] for depth in judged_depths(measures)}
+
+
 def judged_depths(measures: list[str]) -> list:
     """Every depth the judged-share check may look at for these measures (None: all retrieved)."""
     return sorted({d for m in measures if judged_sensitive(m)
@@ -824,10 +838,19 @@ def compare_coverage(comparison, scores) -> list[Caveat]:
 
 
 def preference_caveats(result, tested, request) -> list[Caveat]:
-    """Caveats of a tested preference outcome: uncorrected pairs, preferences below the detectable difference."""
+    """Caveats of a preference outcome: the runs' judged shares (kept by the workflow's check as each run was
+    ranked); tested, uncorrected pairs and preferences below the detectable difference."""
     # Runs lacking queries are the outcome's notes already (no other query policy to compare with).
     out: list[Caveat] = []
     names = list(result.run_names)
+    judged_below = getattr(request, "judged_below", 100 * JUDGED_BELOW) / 100
+    judged = []
+    for name, data in zip(names, getattr(result, "checks", None) or []):
+        if data is not None:
+            has, query_ids, deepest, shares = data
+            judged += judged_from(name, list(result.measures), has, query_ids, deepest, shares.__getitem__,
+                                  judged_below, lazy=True)
+    out += judged_summaries(judged, judged_below)
     if tested is None:
         return out
     options = tested.options

@@ -45,7 +45,7 @@ def test_the_caveats_file_cannot_be_an_input(capsys):
     assert status == 2 and "--caveats" in err[-1] and "also an input" in err[-1]
 
 
-@pytest.mark.parametrize("name", ["evaluate", "compare", "metaeval"])
+@pytest.mark.parametrize("name", ["evaluate", "compare", "preference", "metaeval"])
 def test_judged_below_sets_the_judged_share_the_caveats_watch_for(capsys, name):
     def judged_lines(*extra):
         status, _, err = run_cli(capsys, *COMMANDS[name], *extra, caveats=True)

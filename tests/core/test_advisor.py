@@ -436,3 +436,16 @@ def test_a_projects_saved_caveats_are_read_back_exactly():
         pd.testing.assert_frame_equal(back, outcome.caveats, check_exact=True)
     assert caveats_state(advisor.empty_table()) is None
     assert saved_caveats({"caveats": {"not": "a table"}}) is None and saved_caveats({"rows": {}}) is None
+
+
+def test_preferences_say_the_judged_shares_of_the_runs_they_compare_tested_or_not():
+    runs = RUNS[:3]
+    evaluated = quiet(eg.evaluate, QRELS, runs, ["AP"], judged_below=100).caveats
+    for settings in ({}, {"test": "t", "correction": "holm"}):
+        preferred = quiet(eg.preference, QRELS, runs, ["RPP"], judged_below=100, **settings).caveats
+        judged = preferred[preferred["kind"] == "judged"]
+        # the same shares as the runs' evaluation (RPP, like AP, has no depth: checked at 10 and at the run's depth)
+        assert judged[["run", "severity", "value"]].reset_index(drop=True).equals(
+            evaluated.loc[evaluated["kind"] == "judged", ["run", "severity", "value"]].reset_index(drop=True))
+        assert all("RPP may understate" in m for m in judged["message"])
+    assert "judged" not in kinds(quiet(eg.preference, QRELS, runs, ["RPP"], judged_below=0))

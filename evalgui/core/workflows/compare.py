@@ -122,7 +122,7 @@ class PreferenceRequest(Request):
         Param(name="correction", type="choice", default="holm", choices=CORRECTIONS, flag="--correction",
               label="Correction for multiple comparisons",
               help="How the p-values of one preference's pairs are adjusted for testing many pairs at once."),
-        BASELINES, ALPHA, SAMPLES, SEED, TOPIC,
+        BASELINES, ALPHA, SAMPLES, SEED, TOPIC, JUDGED_BELOW,
     )
 
     def __init__(self, **values):
@@ -437,11 +437,14 @@ def run_preference(request: PreferenceRequest, state: JobState | None = None, in
                          f"{'has' if len(absent) == 1 else 'have'} no results in {run.source}: counted as "
                          f"retrieving nothing ({shown})")
 
+    from evalgui.core.advisor import judged_data
+
+    check = partial(judged_data, measures=measures)        # each run's judged shares, while its ranking is at hand
     in_memory = all(inputs.has(p) for p in request.runs)
     if in_memory:
         loaders = [inputs.get(p, "run") for p in request.runs]
         result = prefer(qrels, loaders, measures, binary_threshold=request.binary_threshold,
-                        state=state.scaled(0.0, 0.5), on_run=lacking)
+                        state=state.scaled(0.0, 0.5), on_run=lacking, check=check)
         names = [inputs.name(p) for p in request.runs]
         if all(names):
             result.run_names = names
@@ -449,7 +452,8 @@ def run_preference(request: PreferenceRequest, state: JobState | None = None, in
         # Runs are read, reduced to their relevance vectors and dropped, a few at a time on every core.
         loaders = [partial(inputs.get, path, "run") for path in request.runs]
         result = prefer(qrels, loaders, measures, binary_threshold=request.binary_threshold, n_runs=len(loaders),
-                        workers=min(os.cpu_count() or 1, 4), on_run=lacking, state=state.scaled(0.0, 0.5))
+                        workers=min(os.cpu_count() or 1, 4), on_run=lacking, state=state.scaled(0.0, 0.5),
+                        check=check)
     return preference_outcome(request, result, options, notes, state.scaled(0.5, 1.0), per_query, tables).stamp()
 
 

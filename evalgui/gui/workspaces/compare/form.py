@@ -427,7 +427,8 @@ class CompareForm(QWidget):
                                                      judged_below=self.judged_spin.value(), **settings)
                 if preferences:
                     preference_request = PreferenceRequest(qrels=qrels.path, runs=paths, measures=preferences,
-                                                           binary_threshold=self.binary_threshold(), **settings)
+                                                           binary_threshold=self.binary_threshold(),
+                                                           judged_below=self.judged_spin.value(), **settings)
             else:
                 if source == SCORES:
                     item = self.scores_item()
