@@ -449,3 +449,17 @@ def test_preferences_say_the_judged_shares_of_the_runs_they_compare_tested_or_no
             evaluated.loc[evaluated["kind"] == "judged", ["run", "severity", "value"]].reset_index(drop=True))
         assert all("RPP may understate" in m for m in judged["message"])
     assert "judged" not in kinds(quiet(eg.preference, QRELS, runs, ["RPP"], judged_below=0))
+
+
+def test_ndevals_every_query_mean_is_said_for_a_run_lacking_queries(tmp_path):
+    # Query 1: A covers subtopics 1 and 2, B subtopic 2, C subtopic 3; query 2 is judged, the run lacks it.
+    (tmp_path / "q.txt").write_text("1 1 A 1\n1 2 A 1\n1 2 B 1\n1 3 C 1\n1 1 D 0\n2 1 X 1\n2 2 Y 2\n")
+    (tmp_path / "r.txt").write_text("1 Q0 A 1 9.3 r\n1 Q0 D 2 8.4 r\n1 Q0 E 3 8.1 r\n1 Q0 B 4 7.6 r\n")
+    outcome = quiet(eg.evaluate, str(tmp_path / "q.txt"), [str(tmp_path / "r.txt")], ["alpha_nDCG@5"])
+    said = outcome.caveats[outcome.caveats["message"].str.startswith("ndeval averages")]
+    [value] = outcome.tables["summary"]["value"]
+    assert len(said) == 1 and said["value"].iloc[0] == pytest.approx(value / 2)      # over both judged queries
+    assert said["run"].iloc[0] == "r" and said["measure"].iloc[0] == "alpha_nDCG@5"
+    with_zeros = quiet(eg.evaluate, str(tmp_path / "q.txt"), [str(tmp_path / "r.txt")], ["alpha_nDCG@5"],
+                       complete=True)
+    assert not with_zeros.caveats["message"].str.startswith("ndeval averages").any()    # -c is what ndeval does
