@@ -924,13 +924,18 @@ def best_measure(result, frame) -> list[Caveat]:
 
 
 def source_caveats(source, judged_below: float = JUDGED_BELOW) -> list[Caveat]:
-    """The judged shares of a Meta-evaluation's ranked runs (None: it read a scores table)."""
+    """The judged shares and tie ranges of a Meta-evaluation's ranked runs (None: it read a scores table)."""
     if source is None:
         return []
-    judged_only = bool(getattr(source.options, "judged_only", False))
+    options = source.options
+    judged_only = bool(getattr(options, "judged_only", False))
     measures = [c.name for c in source.columns]
-    out = []
+    requests = list(dict.fromkeys(c.request for c in source.columns))
+    out, ties = [], []
     for name, prepared in zip(source.systems, source._prepared):
-        out += judged_caveats(name, prepared.ranking, measures, judged_below, judged_only=judged_only, lazy=True)
-    return judged_summaries(out, judged_below)
+        ranking = prepared.ranking
+        out += judged_caveats(name, ranking, measures, judged_below, judged_only=judged_only, lazy=True)
+        if requests and tie_groups(ranking) is not None:       # only a run whose ties change a value: evaluated
+            ties += tie_caveats(name, ranking, requests, options, request_passes(ranking, requests, options))
+    return judged_summaries(out, judged_below) + ties
 

@@ -463,3 +463,19 @@ def test_ndevals_every_query_mean_is_said_for_a_run_lacking_queries(tmp_path):
     with_zeros = quiet(eg.evaluate, str(tmp_path / "q.txt"), [str(tmp_path / "r.txt")], ["alpha_nDCG@5"],
                        complete=True)
     assert not with_zeros.caveats["message"].str.startswith("ndeval averages").any()    # -c is what ndeval does
+
+
+def test_metaeval_says_the_tie_ranges_its_runs_evaluation_says(tmp_path):
+    from tests.core.test_by_query import write_collection
+
+    qrels, run = write_collection(tmp_path, n_queries=30, depth=30)
+    coarse = tmp_path / "coarse.txt"          # the same documents, scores rounded further: other ties
+    coarse.write_text("".join(" ".join(parts[:4] + [str(round(float(parts[4]) * 2) / 2), parts[5]]) + "\n"
+                              for parts in (line.split() for line in run.read_text().splitlines())))
+    runs, measures = [str(run), str(coarse)], ["AP", "P@10"]
+    evaluated = quiet(eg.evaluate, str(qrels), runs, measures).caveats
+    meta = quiet(eg.metaeval, str(qrels), runs, measures, experiment="power", samples=50).caveats
+    columns = ["run", "measure", "value", "message"]
+    expected = evaluated.loc[evaluated["kind"] == "ties", columns].reset_index(drop=True)
+    assert len(expected) >= 2
+    pd.testing.assert_frame_equal(meta.loc[meta["kind"] == "ties", columns].reset_index(drop=True), expected)
