@@ -887,6 +887,8 @@ def metaeval_caveats(outcome, checks: RunChecks | None = None) -> list[Caveat]:
 def best_measure(result, frame) -> list[Caveat]:
     import pandas as pd
 
+    if frame is not None and len(frame) and {"measure_a", "measure_b", "pearson"} <= set(frame.columns):
+        return most_agreeing(pd.DataFrame(frame))
     if frame is None or not len(frame) or "measure" not in frame.columns:
         return []
     frame = pd.DataFrame(frame)
@@ -921,6 +923,22 @@ def best_measure(result, frame) -> list[Caveat]:
                 f"({others}). It is the safest choice when judgments are incomplete.")
         return [Caveat("measure", NOTE, text, float(score[best]), measure=str(best))]
     return []
+
+
+def most_agreeing(frame) -> list[Caveat]:
+    """The agreement experiment's measure that agrees most with the others (three measures or more): the mean
+    Pearson correlation of its per-query differences between runs with each other measure's."""
+    others = frame[frame["measure_a"] != frame["measure_b"]]
+    score = others.groupby("measure_a", sort=False)["pearson"].mean().dropna()
+    if len(score) < 3:
+        return []
+    best, least = score.idxmax(), score.idxmin()
+    shown = "; ".join(f"{label(m)} {v:.2f}" for m, v in score.items() if m != best)
+    text = (f"Of the measures compared, {label(best)} agreed most with the others on these runs: the correlation "
+            f"of its per-query differences between runs with theirs is {score[best]:.2f} on average ({shown}). "
+            f"Measures that agree tell the same story about the runs; the one that agrees least ({label(least)}) "
+            "sees something the others miss, or is noisier.")
+    return [Caveat("measure", NOTE, text, float(score[best]), measure=str(best))]
 
 
 def source_caveats(source, judged_below: float = JUDGED_BELOW) -> list[Caveat]:

@@ -479,3 +479,15 @@ def test_metaeval_says_the_tie_ranges_its_runs_evaluation_says(tmp_path):
     expected = evaluated.loc[evaluated["kind"] == "ties", columns].reset_index(drop=True)
     assert len(expected) >= 2
     pd.testing.assert_frame_equal(meta.loc[meta["kind"] == "ties", columns].reset_index(drop=True), expected)
+
+
+def test_the_agreement_experiment_names_the_measure_agreeing_most_with_the_others():
+    three = quiet(eg.metaeval, QRELS, RUNS, ["AP", "P@10", "RR"], experiment="agreement")
+    table = three.tables["table"]
+    others = table[table["measure_a"] != table["measure_b"]]
+    means = others.groupby("measure_a")["pearson"].mean()
+    [said] = three.caveats[three.caveats["kind"] == "measure"].itertuples()
+    assert said.measure == means.idxmax() and said.value == pytest.approx(means.max())
+    assert f"the one that agrees least ({means.idxmin()})" in said.message
+    two = quiet(eg.metaeval, QRELS, RUNS, ["AP", "P@10"], experiment="agreement")
+    assert "measure" not in kinds(two)                        # two measures agree with each other alike
