@@ -265,9 +265,10 @@ def _run_of(table: pa.Table, name: str, runid: str, source: str) -> Run:
 
 def evaluate_run_by_query(qrels: Qrels, source: str, requests, options: EvalOptions = EvalOptions(),
                           state: JobState | None = None, name: str | None = None,
-                          partitions: int | None = None) -> RunEvaluation:
+                          partitions: int | None = None, on_part=None) -> RunEvaluation:
     """Evaluate the run file ``source`` partition by partition (see the module's doc): the same
-    :class:`RunEvaluation` as reading it whole, without ``ranking``."""
+    :class:`RunEvaluation` as reading it whole, without ``ranking``. ``on_part(evaluation)``: each part's
+    evaluation, its ranking still at hand (the advisor's checks), before the ranking is dropped."""
     from evalgui.core.formats import _text
 
     state = state_or_default(state)
@@ -319,6 +320,8 @@ def evaluate_run_by_query(qrels: Qrels, source: str, requests, options: EvalOpti
                     continue
                 run = _run_of(rows, name, runid, source)
                 result = evaluate_run(_qrels_part(qrels, np.sort(judged_rows)), run, requests, options)
+                if on_part is not None:
+                    on_part(result)
                 result.ranking = None
                 pieces.append(result)
             del groups
@@ -360,8 +363,8 @@ class RunFile:
     runid: str = ""
 
     def evaluate(self, qrels: Qrels, requests, options: EvalOptions = EvalOptions(),
-                 state: JobState | None = None) -> RunEvaluation:
-        return evaluate_any(qrels, self, requests, options, state)
+                 state: JobState | None = None, on_part=None) -> RunEvaluation:
+        return evaluate_any(qrels, self, requests, options, state, on_part=on_part)
 
 
 def run_file(source: str) -> RunFile:
@@ -390,12 +393,13 @@ def streamed(source: str) -> RunFile | None:
 
 
 def evaluate_any(qrels: Qrels, run, requests, options: EvalOptions = EvalOptions(),
-                 state: JobState | None = None) -> RunEvaluation:
-    """Evaluate a run in memory, or a :class:`RunFile` (read whole, or by query), which is then let go."""
+                 state: JobState | None = None, on_part=None) -> RunEvaluation:
+    """Evaluate a run in memory, or a :class:`RunFile` (read whole, or by query), which is then let go;
+    ``on_part``: see :func:`evaluate_run_by_query`."""
     if not isinstance(run, RunFile):
         return evaluate_run(qrels, run, requests, options, state)
     if run.by_query:
-        return evaluate_run_by_query(qrels, run.source, requests, options, state, name=run.name)
+        return evaluate_run_by_query(qrels, run.source, requests, options, state, name=run.name, on_part=on_part)
     from evalgui.core.inputs import kind
 
     state = state_or_default(state)
