@@ -392,3 +392,16 @@ def test_compare_checks_a_run_evaluated_by_query(collection, monkeypatch):
     parts = eg.compare(str(qrels_path), runs, ["AP", "P@10"]).caveats
     assert {"judged", "ties"} <= set(parts["kind"])
     assert parts.equals(whole)
+
+
+def test_a_truncated_gzip_run_is_named_as_the_whole_file_reader_names_it(tmp_path, collection):
+    qrels_path, run_path = collection
+    packed = tmp_path / "cut.txt.gz"
+    with gzip.open(packed, "wb") as fh:
+        fh.write(run_path.read_bytes())
+    packed.write_bytes(packed.read_bytes()[: packed.stat().st_size // 2])
+    with pytest.raises(EvalInputError) as whole:
+        read_run(packed)
+    with pytest.raises(EvalInputError) as parts:
+        by_query.evaluate_run_by_query(read_qrels(qrels_path), str(packed), requests_for(["official"]), partitions=3)
+    assert str(parts.value) == str(whole.value)

@@ -114,19 +114,27 @@ class _Piece:
 
 
 def _open(source: str):
-    try:
+    from evalgui.core.formats._text import reading_errors
+
+    with reading_errors(source):
         fh = open(source, "rb")
         if fh.read(2) == b"\x1f\x8b":
             fh.close()
             return gzip.open(source, "rb")
         fh.seek(0)
         return fh
-    except FileNotFoundError:
-        raise EvalInputError(source, "no such file") from None
-    except IsADirectoryError:
-        raise EvalInputError(source, "is a folder, not a file") from None
-    except OSError as exc:
-        raise EvalInputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+
+
+def _read(fh, size: int, source: str) -> bytes:
+    import zlib
+
+    from evalgui.core.formats._text import reading_errors
+
+    try:
+        with reading_errors(source):
+            return fh.read(size)
+    except (EOFError, zlib.error, gzip.BadGzipFile):
+        raise EvalInputError(source, "not a valid gzip file (truncated or corrupt)") from None
 
 
 def _piece_table(piece: bytes, source: str, first_line: int) -> pa.Table:
@@ -165,7 +173,7 @@ def run_pieces(source: str, state: JobState | None = None, piece_size: int = _PI
     with _open(source) as fh:
         while True:
             state.check()
-            chunk = fh.read(piece_size)
+            chunk = _read(fh, piece_size, source)
             piece = rest + chunk
             if first:
                 piece = _text.skip_utf8_bom(piece)     # kept under keeping_utf8_bom(), as trec_eval reads it
