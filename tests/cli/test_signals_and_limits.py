@@ -43,8 +43,8 @@ def cli(tmp_path, *args, **kwargs) -> subprocess.CompletedProcess:
 
 
 def said(stderr: str) -> list[str]:
-    """stderr less the progress lines of ``run``."""
-    return [line for line in stderr.splitlines() if not PROGRESS.match(line)]
+    """stderr less the progress lines of ``run`` and the caveats that come after the results (issue 38)."""
+    return [line for line in stderr.splitlines() if not PROGRESS.match(line) and not line.startswith("caveat: ")]
 
 
 def temporaries(folder: Path) -> list[str]:
