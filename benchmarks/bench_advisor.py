@@ -38,7 +38,7 @@ MEASURES = ("AP", "nDCG@10", "P@10", "R@100", "RR")
 BEGIN, END = "<!-- bench_advisor:begin -->", "<!-- bench_advisor:end -->"
 TARGET = 0.10
 # The advisor's entry points the workflows call (module attribute names).
-ENTRY_POINTS = ("compare_caveats", "preference_caveats", "metaeval_caveats", "source_caveats")
+ENTRY_POINTS = ("compare_caveats", "preference_caveats", "metaeval_caveats", "source_caveats", "judged_data")
 
 
 class Advisor:
@@ -77,6 +77,7 @@ class Advisor:
     def off(self) -> None:
         for name in ENTRY_POINTS:
             setattr(self.module, name, lambda *args, **kwargs: [])
+        self.module.judged_data = lambda *args, **kwargs: None       # a preference run's shares: none
         self.module.RunChecks.add = lambda *args, **kwargs: None
         self.module.RunChecks.finish = lambda *args, **kwargs: []
 

@@ -19,6 +19,7 @@ lines in at most 1 GiB, at most trec_eval's peak and at most half its wall time;
     python benchmarks/bench_by_query.py --lines 2000000            # a quick look, writes nothing
     python benchmarks/bench_by_query.py --write                    # 20M lines, writes docs/benchmarks.md
     python benchmarks/bench_by_query.py --lines 100000000 --queries 1000000 --no-whole --write
+    python benchmarks/bench_by_query.py --compare 100 --queries 10000 --lines 20000000 --old-checkout /tmp/old
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def write_collection(folder: Path, lines: int, queries: int, seed: int = 11) -> 
     n_docs = max(10 * depth, 1000)
     chunk = max(1, 2_000_000 // depth)                 # queries written at once
     order_of_queries = rng.permutation(queries)
-    judged = judgments_per_query(queries)
+    judged = judgments_per_query(queries, depth)
     if not run.exists():
         _write_run(run, rng, queries, depth, n_docs, chunk, order_of_queries)
     if not qrels.exists():
@@ -59,8 +60,11 @@ def write_collection(folder: Path, lines: int, queries: int, seed: int = 11) -> 
     return qrels, run
 
 
-def judgments_per_query(queries: int) -> int:
-    return max(5, min(100, 2_000_000 // queries))
+def judgments_per_query(queries: int, depth: int | None = None) -> int:
+    """A query's judgments: at most one per rank position (documents are numbered by position, so more would
+    repeat a document)."""
+    judged = max(5, min(100, 2_000_000 // queries))
+    return judged if depth is None else min(judged, depth)
 
 
 def _write_run(run, rng, queries, depth, n_docs, chunk, order_of_queries):
@@ -113,6 +117,64 @@ def measure(command: list[str], out: Path, env: dict | None = None) -> tuple[flo
     return float(wall), int(peak_kib) * 1024, int(status)
 
 
+def compare_many(args) -> int:
+    """``--compare N``: N run files of ``--queries`` queries (``--lines`` lines in all) compared in one
+    ``evalgui-cli compare``: each file is read once and let go, so memory stays near one run's, not N runs'."""
+    depth = max(1, args.lines // (args.compare * args.queries))
+    folder = REPO / "benchmarks" / "_data" / f"by_query-compare-{args.compare}-{args.queries}-{depth}"
+    print(f"writing or reusing {folder} ...", flush=True)
+    runs = []
+    for i in range(args.compare):
+        sub = folder / f"system{i:03d}"
+        qrels, run = write_collection(sub, depth * args.queries, args.queries, seed=100 + i) if i == 0 else \
+            (None, None)
+        if i == 0:
+            qrels_path = qrels
+        else:
+            sub.mkdir(parents=True, exist_ok=True)
+            run = sub / "run.txt"
+            if not run.exists():
+                rng = np.random.default_rng(100 + i)
+                _write_run(run, rng, args.queries, depth, max(10 * depth, 1000), max(1, 2_000_000 // depth),
+                           rng.permutation(args.queries))
+        named = folder / f"system{i:03d}.run"
+        if not named.exists():
+            os.link(run, named)
+        runs.append(str(named))
+    command = ["compare", str(qrels_path), *runs, "-m", "AP", "-m", "nDCG@10", "--test", "t", "--correction", "holm"]
+    tools = [("evalgui (this checkout)", [sys.executable, "-m", "evalgui.cli", *command],
+              dict(os.environ, PYTHONPATH=str(REPO)))]
+    if args.old_checkout:
+        tools.append((f"evalgui ({args.old_checkout})", [sys.executable, "-m", "evalgui.cli", *command],
+                      dict(os.environ, PYTHONPATH=args.old_checkout)))
+    rows, outputs = [], {}
+    for name, cmd, env in tools:
+        out = folder / f"out-{len(rows)}.csv"
+        wall, peak, status = measure(cmd, out, env)
+        print(f"{name}: {wall:.1f} s, {peak / 2**20:,.0f} MiB, exit {status}", flush=True)
+        rows.append((name, wall, peak, status))
+        outputs[name] = out.read_bytes()
+    same = {name: outputs[name] == outputs[tools[0][0]] for name in outputs}
+    table = ["| tool | wall time (s) | peak memory (MiB) | output |", "|---|---:|---:|---|"]
+    table += [f"| {name} | {wall:.1f} | {peak / 2**20:,.0f} | "
+              f"{'exit ' + str(status) if status else ('identical' if same[name] else 'differs')} |"
+              for name, wall, peak, status in rows]
+    begin, end = f"<!-- bench_by_query compare: begin -->", f"<!-- bench_by_query compare: end -->"
+    section = "\n".join([
+        begin, f"## Comparing {args.compare} run files ({args.compare * args.queries * depth:,} lines)", "",
+        f"`benchmarks/bench_by_query.py --compare {args.compare} --queries {args.queries} --lines {args.lines}`: "
+        f"{args.compare} run files of {args.queries:,} queries × {depth} documents, compared on AP and nDCG@10 "
+        f"(paired t test, Holm) by one `evalgui-cli compare`; peak resident memory as above. Machine: "
+        f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the end.", "", *table, "", end, ""])
+    print(section)
+    if args.write:
+        sys.path.insert(0, str(REPO / "benchmarks"))
+        from bench_compare import write_section
+
+        write_section(REPO / "docs" / "benchmarks.md", begin, end, section)
+    return 0 if all(same.values()) else 1
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=20_000_000)
@@ -122,7 +184,11 @@ def main(argv=None) -> int:
     parser.add_argument("--no-gz", action="store_true")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--write", action="store_true", help="write the results into docs/benchmarks.md")
+    parser.add_argument("--compare", type=int, metavar="N", help="compare N run files instead (see compare_many)")
+    parser.add_argument("--old-checkout", metavar="DIR", help="with --compare: also time the evalgui in DIR")
     args = parser.parse_args(argv)
+    if args.compare:
+        return compare_many(args)
 
     folder = REPO / "benchmarks" / "_data" / f"by_query-{args.lines}-{args.queries}"
     print(f"writing or reusing {folder} ...", flush=True)

@@ -55,7 +55,8 @@ def evaluate(qrels, runs, measures=("official",), **options) -> Outcome:
 
     ``measures``: trec_eval or ir_measures names (``"AP"``, ``"nDCG@10"``, ``"P.10"``); ``options``: any
     of :class:`~evalgui.core.workflows.ranked.EvaluateRequest`'s parameters (``per_query=True``,
-    ``level=2``, ``complete=True``, ``max_docs``, ``judged_only``, ``num_docs``, ``topic``).
+    ``level=2``, ``complete=True``, ``max_docs``, ``judged_only``, ``num_docs``, ``topic``;
+    ``judged_below=80``: the judged share, in %, under which the caveats say so).
     Tables: ``summary``, ``per_query`` (with ``per_query=True``), ``curves`` and ``run_matrix`` (every
     ordered pair of runs per measure: the mean difference over their shared queries)."""
     from evalgui.core.workflows.memory import inputs_for

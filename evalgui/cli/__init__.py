@@ -27,6 +27,11 @@ import sys
 import warnings
 from importlib import import_module
 
+from evalgui.cli import stopping
+
+if stopping.as_program():          # first: a signal during the imports ends the program cleanly too
+    stopping.stop_on_signals()
+
 from evalgui.cli.common import PROG, SPOOLED, Parser, UsageProblem, check_outputs, fail, spool_pipes
 from evalgui.core.distribution import VersionAction
 
@@ -51,9 +56,7 @@ def build_parser() -> Parser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line. Called without ``argv`` (as the program), the process then ends here."""
     if argv is None:
-        from evalgui.core.memory import fit_allocators_to_limit
-
-        fit_allocators_to_limit()
+        stopping.stop_on_signals()
         _end_process(_main(None))
     return _main(argv)
 
@@ -87,9 +90,13 @@ def _main(argv: list[str] | None) -> int:
     SPOOLED.clear()
     _remove_abandoned_spools(tempfile.gettempdir())
     _thrifty_under_a_memory_limit()
-    previous = _stop_on_signals()
+    if not _libraries_load():
+        from evalgui.core import memory
+
+        return fail(memory.too_little_to_start())
     try:
         with tempfile.TemporaryDirectory(prefix=f"{SPOOL_PREFIX}{os.getpid()}-") as folder:
+            stopping.FOLDERS.append(folder)
             copies: dict[str, str] = {}
             try:
                 caught: list = []
@@ -112,11 +119,8 @@ def _main(argv: list[str] | None) -> int:
                 for copy, path in copies.items():        # name the pipe the user gave, not our copy
                     message = message.replace(copy, path)
                 return fail(message, failure.status)
-    except Stopped as stop:                     # while the folder was made or removed
-        return 128 + stop.signum
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        stopping.FOLDERS.clear()
 
 
 def _thrifty_under_a_memory_limit() -> None:
@@ -133,6 +137,9 @@ def _thrifty_under_a_memory_limit() -> None:
         pyarrow.set_memory_pool(pyarrow.system_memory_pool())
     else:
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    # OpenBLAS (numpy's, scipy's) allocates a 32 MiB buffer per thread as it loads, and scipy's retries a failed
+    # one for ever: the process hung under ulimit -v.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -140,6 +147,49 @@ def _thrifty_under_a_memory_limit() -> None:
             ctypes.CDLL(None).mallopt(-8, 2)        # M_ARENA_MAX (glibc)
         except (OSError, AttributeError):
             pass
+
+
+# What every subcommand loads; the probe loads them with this much room kept back (the data's part comes later).
+_LIBRARIES = ("numpy", "pyarrow", "pyarrow.compute")
+_PROBE_MARGIN = 32 << 20
+
+
+def _libraries_load() -> bool:
+    """Under an address-space limit (ulimit -v), whether numpy, Arrow and pandas can be loaded: a forked child
+    loads them first. A library that cannot map itself or allocate while it loads does not always raise: Arrow's
+    allocators abort the process ("<jemalloc>: arena 0 background thread creation failed", std::bad_alloc:
+    status 134) or it crashes. Without such a limit, or once they are loaded, nothing is checked."""
+    import importlib
+
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):
+        return True
+    if soft == resource.RLIM_INFINITY or not hasattr(os, "fork") or any(m in sys.modules for m in _LIBRARIES):
+        return True
+    pid = os.fork()
+    if pid == 0:                        # the child: silent (a library's own complaint is not the user's business)
+        status = 1
+        try:
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 1)
+            os.dup2(quiet, 2)
+            import mmap
+
+            kept = mmap.mmap(-1, _PROBE_MARGIN)            # noqa: F841 (address space held, never touched)
+            for name in _LIBRARIES:
+                importlib.import_module(name)
+            status = 0
+        finally:
+            os._exit(status)
+    stopping.PROCESSES.append(pid)
+    try:
+        _, status = os.waitpid(pid, 0)
+    finally:
+        stopping.PROCESSES.remove(pid)
+    return status == 0
 
 
 # Pipes are copied into a folder named after the process (evalgui-pipes-PID-xxxx), so that one left by
@@ -151,6 +201,8 @@ def _remove_abandoned_spools(temp: str) -> None:
     import re
     import shutil
 
+    from evalgui.core.export import process_alive
+
     try:
         names = [n for n in os.listdir(temp) if n.startswith(SPOOL_PREFIX)]
     except OSError:
@@ -161,48 +213,11 @@ def _remove_abandoned_spools(temp: str) -> None:
             continue
         path = os.path.join(temp, name)
         try:
-            if os.lstat(path).st_uid != os.getuid() or _alive(int(found.group(1))):
+            if os.lstat(path).st_uid != os.getuid() or process_alive(int(found.group(1))):
                 continue
         except OSError:
             continue
         shutil.rmtree(path, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, OSError):
-        return True              # someone else's process: leave its folder alone
-    return True
-
-
-class Stopped(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, raised where the program is, so that what is being written is removed as on
-    Ctrl+C (SIGINT); the exit status is then 128 + the signal's number."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop_on_signals() -> dict:
-    """Handlers raising :class:`Stopped` for SIGTERM and SIGHUP; returns the ones they replace. A second
-    signal is ignored, so that cleaning up is not cut short."""
-    def stop(signum, _frame):
-        for other in stopping:
-            signal.signal(other, signal.SIG_IGN)
-        raise Stopped(signum)
-
-    stopping = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
-    previous = {}
-    for signum in stopping:
-        try:
-            previous[signum] = signal.signal(signum, stop)
-        except (ValueError, OSError):          # not the main thread (main() called from a worker)
-            pass
-    return previous
 
 
 def _say_warnings(caught: list) -> None:
@@ -224,6 +239,9 @@ class _Failure(Exception):
         self.message, self.status = message, status
 
 
+# What the dynamic loader says of a library it has no memory to map (glibc; ENOMEM's text).
+_NO_ROOM_TO_LOAD = ("failed to map segment", "Cannot allocate memory")
+
 # A full disk, a file-size limit (RLIMIT_FSIZE), a quota.
 _DISK_FULL = {getattr(errno, name) for name in ("ENOSPC", "EFBIG", "EDQUOT") if hasattr(errno, name)}
 
@@ -244,8 +262,8 @@ def _run(args, folder: str, copies: dict[str, str]) -> int:
         except OSError:
             pass
         return 0
-    except KeyboardInterrupt as exc:           # Ctrl+C (SIGINT), or SIGTERM / SIGHUP (Stopped)
-        stopped = 128 + getattr(exc, "signum", signal.SIGINT)
+    except KeyboardInterrupt:                  # Ctrl+C in a program that calls main(argv) (see stopping.py)
+        return 128 + signal.SIGINT
     except MemoryError as exc:                 # a reader's own MemoryError names its file already
         from evalgui.core import memory
 
@@ -256,15 +274,13 @@ def _run(args, folder: str, copies: dict[str, str]) -> int:
             where = "standard output"
         raise _Failure(f"{where or ''}: {exc.strerror or exc}".lstrip(": ")) from None
     except Exception as exc:  # a bug, not bad input: still one line, with a way to see more
+        from evalgui.core import memory
+
+        if isinstance(exc, ImportError) and any(words in str(exc) for words in _NO_ROOM_TO_LOAD):
+            # a library loaded late (scipy, Qt) that the memory limit leaves no room to map
+            raise _Failure(memory.too_little_to_start()) from None
+        if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc) and memory.limited():
+            raise _Failure(memory.ran_out()) from None
         if os.environ.get("EVALGUI_DEBUG"):
             raise
         raise _Failure(f"internal error: {type(exc).__name__}: {exc} (set EVALGUI_DEBUG=1 for details)", 1) from None
-    # Stopped: the interrupted work is let go of now, so that what it holds is released before the process
-    # ends with os._exit (stability -t's worker processes get no signal of their own from `kill PID`).
-    import gc
-
-    gc.collect()
-    if "multiprocessing" in sys.modules:
-        for child in sys.modules["multiprocessing"].active_children():
-            child.terminate()
-    return stopped

@@ -9,7 +9,8 @@ import argparse
 import os
 import sys
 
-PROG = "evalgui-cli"
+from evalgui.cli.stopping import PROG  # noqa: F401 (the program's name, for the subcommands)
+
 # "csv" and "tsv" of plain columns are written without pandas: importing it alone costs 0.2 s.
 _DELIMITERS = {"csv": ",", "tsv": "\t"}
 

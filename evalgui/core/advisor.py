@@ -173,11 +173,41 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
     :func:`judged_summaries`, which makes only those it keeps)."""
     if judged_only or ranking is None or not len(ranking.rel):
         return []
-    sensitive = [m for m in measures if judged_sensitive(m)]
     has = (ranking.num_ret > 0) & ~ranking.missing
+    if not has.any():
+        return []
+    counts = listed_counts(ranking)
+    return judged_from(run, measures, has, ranking.query_ids, int(ranking.num_ret[has].max()),
+                       lambda depth: judged_share(ranking, depth, counts)[0], judged_below, lazy)
+
+
+def judged_data(ranking, measures: list[str]):
+    """What :func:`judged_from` needs of a ranking, small enough to keep after it is dropped (the preferences'
+    runs): (has results, query ids, deepest, {depth: per-query share}); None when no measure is judged-sensitive
+    or no query has results."""
+    if ranking is None or not len(ranking.rel) or not any(judged_sensitive(m) for m in measures):
+        return None
+    has = (ranking.num_ret > 0) & ~ranking.missing
+    if not has.any():
+        return None
+    counts = listed_counts(ranking)
+    return has, ranking.query_ids, int(ranking.num_ret[has].max()), \
+        {depth: judged_share(ranking, depth, counts)[0] for depth in judged_depths(measures)}
+
+
+def judged_depths(measures: list[str]) -> list:
+    """Every depth the judged-share check may look at for these measures (None: all retrieved)."""
+    return sorted({d for m in measures if judged_sensitive(m)
+                   for d in ((SHALLOW_DEPTH,) if depth_of(m) is None else (depth_of(m),))}) + [None]
+
+
+def judged_from(run: str, measures: list[str], has: np.ndarray, query_ids: np.ndarray, deepest: int, share_at,
+                judged_below: float = JUDGED_BELOW, lazy: bool = False) -> list[Caveat]:
+    """:func:`judged_caveats` from each query's judged share at a depth (``share_at(depth)``, depth one of
+    :func:`judged_depths` or None), whether it has results (``has``) and the run's deepest ranking."""
+    sensitive = [m for m in measures if judged_sensitive(m)]
     if not sensitive or not has.any():
         return []
-    deepest = int(ranking.num_ret[has].max())
     by_depth: dict = {}
     for measure in sorted(sensitive, key=lambda m: depth_of(m) is None):
         depth = depth_of(measure)
@@ -186,9 +216,8 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
             d = None if d is None or d >= deepest else d
             by_depth.setdefault(d, []).append(measure)
     failing = []
-    counts = listed_counts(ranking)
     for depth, names in sorted(by_depth.items(), key=lambda item: (item[0] is None, item[0] or 0)):
-        share, _ = judged_share(ranking, depth, counts)
+        share = share_at(depth)
         mean = float(np.mean(share[has]))
         if mean < judged_below:
             failing.append((depth, list(dict.fromkeys(names)), mean, share))
@@ -197,7 +226,7 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
     chosen = [failing[0]] + ([failing[-1]] if len(failing) > 1 else [])
     n = int(has.sum())
     # The messages are made later: they keep these small arrays, never the ranking (a run's whole arrays).
-    ids_with_results = ranking.query_ids[has]
+    ids_with_results = query_ids[has]
 
     def message_of(k: int, depth, names, mean, share):
         def message() -> str:
@@ -205,7 +234,7 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
             labels = list(dict.fromkeys(label(m) for m in names))
             shown = ", ".join(labels[:4]) + (" and others" if len(labels) > 4 else "")
             worst = np.argsort(share[has], kind="stable")[:3]
-            lowest = ", ".join(f"{q} {percent(v)}" for q, v in zip(ids_with_results[worst], share[has][worst]))
+            lowest = ", ".join(f"query {q} ({percent(v)})" for q, v in zip(ids_with_results[worst], share[has][worst]))
             where_text = f"in its {where}" if depth is not None else f"among all its {where}"
             text = (f"Only {percent(mean)} of the documents {run} ranks {where_text} are judged"
                     + (f" (average over {n} queries; lowest: {lowest})" if n > 1 else "")
@@ -229,7 +258,7 @@ def judged_caveats(run: str, ranking, measures: list[str], judged_below: float =
     return out
 
 
-def judged_summaries(caveats: list[Caveat]) -> list[Caveat]:
+def judged_summaries(caveats: list[Caveat], judged_below: float = JUDGED_BELOW) -> list[Caveat]:
     """The judged caveats, those of more than MAX_RUN_NOTES runs at one depth said once (the runs with the
     lowest shares named), so that thirty runs judged alike make one line, not thirty."""
     groups: dict = {}
@@ -249,7 +278,7 @@ def judged_summaries(caveats: list[Caveat]) -> list[Caveat]:
             lowest = ", ".join(f"{c.run} {percent(c.value)}" for c in shares[:3])
             severity = WARNING if any(c.severity == WARNING for c in same) else NOTE
             out.append(Caveat("judged", severity,
-                              f"{len(same)} runs have less than {percent(JUDGED_BELOW)} of the documents they "
+                              f"{len(same)} runs have less than {percent(judged_below)} of the documents they "
                               f"{where} judged: from {percent(shares[0].value)} to "
                               f"{percent(shares[-1].value)} (lowest: {lowest}). An unjudged document counts as not "
                               f"relevant, so {shown} may understate these runs, the more the fewer are judged. Check "
@@ -351,6 +380,11 @@ def tie_caveats(run: str, ranking, requests, options, per_query: dict[str, np.nd
     if not found:
         return []
     queries, ranges = found
+    return ties_from(run, ranking.query_ids, queries, ranges, per_query)
+
+
+def ties_from(run: str, query_ids: np.ndarray, queries: np.ndarray, ranges: dict, per_query: dict) -> list[Caveat]:
+    """:func:`tie_caveats` from :func:`tie_ranges`' queries (ascending indices into ``query_ids``) and ranges."""
     out = []
     for name, (worst, best) in ranges.items():
         if name not in per_query:
@@ -364,7 +398,7 @@ def tie_caveats(run: str, ranking, requests, options, per_query: dict[str, np.nd
         message = (f"{run} gives some documents the same score, and {label(name)} depends on their order: "
                    f"{num(float(actual.mean()))} as evaluated (ties broken by document id, as trec_eval does), "
                    f"between {num(low)} and {num(high)} over every order of the tied documents ({len(changed)} "
-                   f"quer{'y' if len(changed) == 1 else 'ies'}: {listed(ranking.query_ids[changed])}). "
+                   f"quer{'y' if len(changed) == 1 else 'ies'}: {listed(query_ids[changed])}). "
                    "Break the ties in the run itself (distinct scores) before comparing.")
         out.append(Caveat("ties", NOTE, message, high - low, run=run, measure=name))
     return out
@@ -382,10 +416,73 @@ class RunChecks:
     caveats: list = field(default_factory=list)
     no_relevant: list = field(default_factory=list)
     universe: int = 0
+    parts: dict = field(default_factory=dict)     # a run evaluated by query: what its parts' rankings said
+
+    def add_part(self, name: str, evaluation, requests=None) -> None:
+        """One part of a run evaluated by query (``evaluate_run_by_query``'s ``on_part``), its ranking at hand:
+        its queries' judged shares, tie ranges, missing queries and queries without relevant documents, which
+        :meth:`add` says as it would for the run evaluated whole."""
+        ranking = evaluation.ranking
+        if ranking is None:
+            return
+        names = [c.name for c in evaluation.columns]
+        got = self.parts.setdefault(name, {"ids": [], "has": [], "shares": {}, "deepest": 0, "ties": [],
+                                           "missing": [], "empty": [], "level": ranking.relevance_level})
+        has = (ranking.num_ret > 0) & ~ranking.missing
+        got["ids"].append(ranking.query_ids)
+        got["has"].append(has)
+        got["missing"].append(ranking.missing)
+        got["empty"].append(ranking.num_rel == 0)
+        if has.any():
+            got["deepest"] = max(got["deepest"], int(ranking.num_ret[has].max()))
+        counts = listed_counts(ranking)
+        for depth in judged_depths(names):
+            got["shares"].setdefault(depth, []).append(judged_share(ranking, depth, counts)[0])
+        if self.options is not None:
+            if requests is None:
+                requests = list(dict.fromkeys(c.request for c in evaluation.columns))
+            found = tie_ranges(ranking, requests, self.options)
+            if found:
+                got["ties"].append((ranking.query_ids[found[0]], found[1]))
+
+    def _add_parts(self, name: str, evaluation) -> None:
+        """:meth:`add` for a run evaluated by query, from what :meth:`add_part` kept, in the whole run's query
+        order (so every sum and mean is the one of the run evaluated whole)."""
+        import pandas as pd
+
+        got = self.parts.pop(name)
+        names = [c.name for c in evaluation.columns]
+        where = pd.Index(evaluation.query_ids)
+        ids = np.concatenate(got["ids"]) if got["ids"] else np.array([], dtype=object)
+        order = np.argsort(where.get_indexer(ids), kind="stable")
+        ids = ids[order]
+
+        def whole(arrays):
+            return np.concatenate(arrays)[order]
+
+        options = self.options
+        if len(ids) and not bool(getattr(options, "judged_only", False)):
+            shares = {depth: whole(arrays) for depth, arrays in got["shares"].items()}
+            self.caveats += judged_from(name, names, whole(got["has"]), ids, got["deepest"], shares.__getitem__,
+                                        self.judged_below, lazy=True)
+        if got["ties"] and evaluation.per_query.shape[0]:
+            positions = where.get_indexer(np.concatenate([t for t, _ in got["ties"]]))
+            tied = np.argsort(positions, kind="stable")
+            ranges = {column: tuple(np.concatenate([r[column][k] for _, r in got["ties"]])[tied] for k in (0, 1))
+                      for column in got["ties"][0][1]}
+            per_query = {column: evaluation.per_query[:, j] for j, column in enumerate(names)}
+            self.caveats += ties_from(name, evaluation.query_ids, positions[tied], ranges, per_query)
+        missing = whole(got["missing"]) if len(ids) else None
+        self.caveats += coverage_of_run(name, evaluation, options, missing) + \
+            diversity_reference(name, evaluation, options)
+        if not self.no_relevant and len(ids):
+            self.no_relevant = [ids[whole(got["empty"])].tolist(), got["level"], len(ids)]
 
     def add(self, name: str, evaluation, requests=None) -> None:
         ranking = evaluation.ranking
         if ranking is None:
+            if name in self.parts:
+                self._add_parts(name, evaluation)
             return
         names = [c.name for c in evaluation.columns]
         options = self.options
@@ -402,7 +499,7 @@ class RunChecks:
             self.no_relevant = [ranking.query_ids[empty].tolist(), ranking.relevance_level, ranking.n_queries]
 
     def finish(self) -> list[Caveat]:
-        out = judged_summaries(self.caveats)
+        out = judged_summaries(self.caveats, self.judged_below)
         if self.no_relevant and self.no_relevant[0]:
             queries, level, n = self.no_relevant
             out.append(Caveat("coverage", NOTE,
@@ -413,15 +510,15 @@ class RunChecks:
         return out
 
 
-def coverage_of_run(name: str, evaluation, options) -> list[Caveat]:
+def coverage_of_run(name: str, evaluation, options, missing=None) -> list[Caveat]:
     """Judged queries the run has no results for, and its means under the other query policy (a mean over the
-    queries it has, or over every judged query with 0 for the missing ones)."""
-    ranking = evaluation.ranking
+    queries it has, or over every judged query with 0 for the missing ones). ``missing``: with -c, which of
+    the evaluation's queries the run lacks (default: its ranking's)."""
     complete = bool(getattr(options, "complete", False))
     if complete:
-        missing = ranking.missing
+        missing = evaluation.ranking.missing if missing is None else missing
         n_missing = int(missing.sum())
-        absent = ranking.query_ids[missing].tolist()
+        absent = np.asarray(evaluation.query_ids)[missing].tolist()
     else:
         absent = list(evaluation.absent_topics)
         n_missing = len(absent)
@@ -437,7 +534,7 @@ def coverage_of_run(name: str, evaluation, options) -> list[Caveat]:
         column_values = values[:, j]
         if complete:
             here = float(np.mean(column_values))
-            other = float(np.mean(column_values[~ranking.missing])) if (~ranking.missing).any() else float("nan")
+            other = float(np.mean(column_values[~missing])) if (~missing).any() else float("nan")
         else:
             here = float(np.mean(column_values)) if n else float("nan")
             other = float(np.sum(column_values) / (n + n_missing))
@@ -741,10 +838,19 @@ def compare_coverage(comparison, scores) -> list[Caveat]:
 
 
 def preference_caveats(result, tested, request) -> list[Caveat]:
-    """Caveats of a tested preference outcome: uncorrected pairs, preferences below the detectable difference."""
+    """Caveats of a preference outcome: the runs' judged shares (kept by the workflow's check as each run was
+    ranked); tested, uncorrected pairs and preferences below the detectable difference."""
     # Runs lacking queries are the outcome's notes already (no other query policy to compare with).
     out: list[Caveat] = []
     names = list(result.run_names)
+    judged_below = getattr(request, "judged_below", 100 * JUDGED_BELOW) / 100
+    judged = []
+    for name, data in zip(names, getattr(result, "checks", None) or []):
+        if data is not None:
+            has, query_ids, deepest, shares = data
+            judged += judged_from(name, list(result.measures), has, query_ids, deepest, shares.__getitem__,
+                                  judged_below, lazy=True)
+    out += judged_summaries(judged, judged_below)
     if tested is None:
         return out
     options = tested.options
@@ -781,6 +887,8 @@ def metaeval_caveats(outcome, checks: RunChecks | None = None) -> list[Caveat]:
 def best_measure(result, frame) -> list[Caveat]:
     import pandas as pd
 
+    if frame is not None and len(frame) and {"measure_a", "measure_b", "pearson"} <= set(frame.columns):
+        return most_agreeing(pd.DataFrame(frame))
     if frame is None or not len(frame) or "measure" not in frame.columns:
         return []
     frame = pd.DataFrame(frame)
@@ -817,14 +925,35 @@ def best_measure(result, frame) -> list[Caveat]:
     return []
 
 
-def source_caveats(source) -> list[Caveat]:
-    """The judged shares of a Meta-evaluation's ranked runs (None: it read a scores table)."""
+def most_agreeing(frame) -> list[Caveat]:
+    """The agreement experiment's measure that agrees most with the others (three measures or more): the mean
+    Pearson correlation of its per-query differences between runs with each other measure's."""
+    others = frame[frame["measure_a"] != frame["measure_b"]]
+    score = others.groupby("measure_a", sort=False)["pearson"].mean().dropna()
+    if len(score) < 3:
+        return []
+    best, least = score.idxmax(), score.idxmin()
+    shown = "; ".join(f"{label(m)} {v:.2f}" for m, v in score.items() if m != best)
+    text = (f"Of the measures compared, {label(best)} agreed most with the others on these runs: the correlation "
+            f"of its per-query differences between runs with theirs is {score[best]:.2f} on average ({shown}). "
+            f"Measures that agree tell the same story about the runs; the one that agrees least ({label(least)}) "
+            "sees something the others miss, or is noisier.")
+    return [Caveat("measure", NOTE, text, float(score[best]), measure=str(best))]
+
+
+def source_caveats(source, judged_below: float = JUDGED_BELOW) -> list[Caveat]:
+    """The judged shares and tie ranges of a Meta-evaluation's ranked runs (None: it read a scores table)."""
     if source is None:
         return []
-    judged_only = bool(getattr(source.options, "judged_only", False))
+    options = source.options
+    judged_only = bool(getattr(options, "judged_only", False))
     measures = [c.name for c in source.columns]
-    out = []
+    requests = list(dict.fromkeys(c.request for c in source.columns))
+    out, ties = [], []
     for name, prepared in zip(source.systems, source._prepared):
-        out += judged_caveats(name, prepared.ranking, measures, judged_only=judged_only, lazy=True)
-    return judged_summaries(out)
+        ranking = prepared.ranking
+        out += judged_caveats(name, ranking, measures, judged_below, judged_only=judged_only, lazy=True)
+        if requests and tie_groups(ranking) is not None:       # only a run whose ties change a value: evaluated
+            ties += tie_caveats(name, ranking, requests, options, request_passes(ranking, requests, options))
+    return judged_summaries(out, judged_below) + ties
 

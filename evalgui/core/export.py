@@ -51,6 +51,9 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[str]:
     if not os.path.isdir(folder):
         raise FileNotFoundError(errno.ENOENT, f"the folder {os.path.dirname(os.path.abspath(shown))} does not exist",
                                 shown)
+    if folder not in _TIDIED:                  # once per folder: what a killed writer left there
+        _TIDIED.add(folder)
+        remove_abandoned_temporaries(folder)
     try:
         tmp = _create_temp(folder, suffix)
     except OSError as exc:
@@ -70,10 +73,79 @@ def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[str]:
             os.unlink(tmp)
         except OSError:
             pass
+        UNFINISHED.discard(tmp)
         # A full disk or a file-size limit (write() names no file): the output's name, not the temporary one's.
         if isinstance(exc, OSError) and exc.filename in (tmp, None) and exc.errno is not None:
             raise type(exc)(exc.errno, exc.strerror, shown) from exc
         raise
+    UNFINISHED.discard(tmp)
+
+
+# The temporary files being written now: a signal's handler removes them before the process ends at once.
+UNFINISHED: set[str] = set()
+
+# .evalgui-PID-XXXXXXXX.ext: the writer's process id, so that a file a killed process left can be told apart.
+TEMP_PREFIX = ".evalgui-"
+_TEMP_NAME = re.compile(r"\.evalgui-(?:(\d+)-)?[0-9a-f]{8}(?:\.[A-Za-z0-9]{1,8})?")
+# A temporary file without a process id (written by an older evalgui) is abandoned after this long.
+ABANDONED_AFTER = 24 * 3600
+# The folders this process has written into (and so removed the abandoned temporary files of).
+_TIDIED: set[str] = set()
+
+
+def remove_unfinished() -> None:
+    """Remove the temporary files being written (for a signal's handler: the process ends next)."""
+    for tmp in list(UNFINISHED):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    UNFINISHED.clear()
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (on this computer); someone else's process counts as running, and on
+    Windows every process (there ``os.kill`` would end it)."""
+    if pid == os.getpid() or os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
+
+
+def remove_abandoned_temporaries(folder: str | os.PathLike) -> list[str]:
+    """Remove the temporary files that writers killed mid-write (SIGKILL, a power cut) left in ``folder``: ours
+    (by name), owned by this user, and either of a process that no longer runs or older than
+    :data:`ABANDONED_AFTER` (a process id used again, a file of an older evalgui without one). Returns their
+    names."""
+    import time
+
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(TEMP_PREFIX)]
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        found = _TEMP_NAME.fullmatch(name)
+        if not found:
+            continue
+        path = os.path.join(folder, name)
+        try:
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+                continue
+            recent = time.time() - info.st_mtime < ABANDONED_AFTER
+            if recent and (found.group(1) is None or process_alive(int(found.group(1)))):
+                continue
+            os.unlink(path)
+            removed.append(name)
+        except OSError:
+            continue
+    return removed
 
 
 def _create_temp(folder: str, suffix: str) -> str:
@@ -81,9 +153,10 @@ def _create_temp(folder: str, suffix: str) -> str:
     # (and a default ACL) exactly as for open(path, "w"), without reading the process-wide umask.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     for _ in range(100):
-        tmp = os.path.join(folder, f".evalgui-{secrets.token_hex(4)}{suffix}")
+        tmp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}{suffix}")
         try:
             os.close(os.open(tmp, flags, 0o666))
+            UNFINISHED.add(tmp)
             return tmp
         except FileExistsError:
             continue

@@ -205,21 +205,9 @@ def ran_out() -> str:
     return f"out of memory under {limit.what} of {_mib(limit.limit)}"
 
 
-def fit_allocators_to_limit() -> None:
-    """Under an address-space limit, make the allocators reserve no more than they use: call before the
-    first thread starts and before pyarrow is imported.
-
-    The limit counts address space reserved, not memory used: glibc gives each thread an arena of 64 MiB
-    of reserved space (up to eight per core), and Arrow's jemalloc reserves more and aborts the process
-    when it cannot (exit 134). With one arena and Arrow on the system allocator, what is reserved stays
-    close to what is used, so the readers' estimates hold and a failed allocation is a MemoryError."""
-    if _address_space() is None:
-        return
-    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-    try:
-        import ctypes
-
-        M_ARENA_MAX = -8
-        ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, 1)
-    except (OSError, AttributeError):       # not glibc: nothing to tune
-        pass
+def too_little_to_start() -> str:
+    """The libraries (numpy, Arrow, Qt) could not be loaded under the memory limit, in words."""
+    limit = _address_space() or room()
+    if limit is None:
+        return "not enough memory to load the libraries evalgui uses"
+    return f"not enough memory to start: the libraries evalgui uses do not fit under {limit.what} of {_mib(limit.limit)}"

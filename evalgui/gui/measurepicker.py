@@ -422,7 +422,7 @@ class MeasurePicker(QWidget):
             listed = {str(entry[0]).strip() for entry in entries}
             group = self._families[self.custom_family]
             for i in reversed(range(group.childCount())):
-                if group.child(i).text(0) not in listed:
+                if _spec(group.child(i)) not in listed:         # (its text is the papers' name, not the spec)
                     group.removeChild(group.child(i))
         for entry in entries:
             self.add_custom(str(entry[0]), bool(entry[1]) if len(entry) > 1 else True)

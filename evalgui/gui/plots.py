@@ -361,11 +361,10 @@ def export_plot(plot, path: str) -> None:
 
     widget = _plot_view(plot)
     ext = os.path.splitext(path)[1].lower() or ".png"
-    # (black on white in a dark window too: exports go into documents; the writer picks the format by the suffix)
-    with atomic_path(path, suffix=ext) as tmp, on_white(widget):
+    # (black on white in a dark window too: exports go into documents)
+    with on_white(widget):
         if ext == ".svg":
-            with open(tmp, "wb") as fh:
-                fh.write(svg_bytes(widget, os.path.splitext(os.path.basename(path))[0]))
+            data = svg_bytes(widget, os.path.splitext(os.path.basename(path))[0])
         else:
             settle(widget)
             item = widget.getPlotItem() if isinstance(widget, pg.PlotWidget) else widget.scene()
@@ -373,9 +372,29 @@ def export_plot(plot, path: str) -> None:
             width = (item.sceneBoundingRect() if isinstance(item, pg.PlotItem) else item.sceneRect()).width()
             exporter.parameters()["width"] = max(int(width) * 2, 800)
             with _legends_scaled(widget.scene()):
-                exporter.export(tmp)
-        if os.path.getsize(tmp) == 0:
-            raise OSError(errno.EIO, "nothing was written", path)
+                data = _image_bytes(exporter.export(toBytes=True), ext, path)
+    if not data:
+        raise OSError(errno.EIO, "nothing was drawn", path)
+    # Encoded in memory, written by Python: a full disk is an OSError naming the file, never an image
+    # writer's own message and a truncated image under the final name (QImage.save only returns False).
+    with atomic_path(path, suffix=ext) as tmp:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+
+
+def _image_bytes(image, ext: str, path: str) -> bytes:
+    """``image`` (a QImage) encoded in the format its extension names (.png: PNG)."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    try:
+        if not image.save(buffer, ext.lstrip(".").upper()):
+            raise OSError(errno.EIO, f"Qt could not make the {ext} image (too little memory?)", path)
+    finally:
+        buffer.close()
+    return bytes(data)
 
 
 @contextlib.contextmanager

@@ -43,3 +43,16 @@ def test_caveat_lines_on_stderr_and_the_table_in_a_file(capsys, tmp_path, name):
 def test_the_caveats_file_cannot_be_an_input(capsys):
     status, _, err = run_cli(capsys, "evaluate", QRELS, RUNS[0], "-m", "AP", "--caveats", RUNS[0])
     assert status == 2 and "--caveats" in err[-1] and "also an input" in err[-1]
+
+
+@pytest.mark.parametrize("name", ["evaluate", "compare", "preference", "metaeval"])
+def test_judged_below_sets_the_judged_share_the_caveats_watch_for(capsys, name):
+    def judged_lines(*extra):
+        status, _, err = run_cli(capsys, *COMMANDS[name], *extra, caveats=True)
+        assert status == 0
+        return [line for line in err if line.startswith("caveat: ") and " are judged" in line]
+
+    assert judged_lines("--judged-below", "100")
+    assert judged_lines("--judged-below", "0") == []
+    status, _, err = run_cli(capsys, *COMMANDS[name], "--judged-below", "150")
+    assert status == 2 and err[-1].endswith("--judged-below 150.0: must be at most 100")

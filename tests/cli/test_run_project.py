@@ -18,14 +18,20 @@ V1 = ROOT / "tests" / "data" / "projects" / "v1"
 @pytest.fixture
 def project(tmp_path):
     """A project folder holding its data, its two requests and their saved outcomes."""
+    return make_project(tmp_path)
+
+
+def make_project(folder) -> str:
+    """Copy the synthetic qrels and three runs into ``folder`` and save p.evalgui there: a comparison (AP, P@10)
+    and a preference (rpp) of the runs, requests and outcomes."""
     for name in ("qrels.txt", "bm25.run", "dense.run", "rerank.run"):
-        shutil.copy(SAMPLE_DATA / "synthetic" / name, tmp_path / name)
-    runs = [str(tmp_path / f"{r}.run") for r in ("bm25", "dense", "rerank")]
-    compared = run_compare(CompareRequest(qrels=str(tmp_path / "qrels.txt"), runs=runs, measures=["AP", "P@10"],
+        shutil.copy(SAMPLE_DATA / "synthetic" / name, folder / name)
+    runs = [str(folder / f"{r}.run") for r in ("bm25", "dense", "rerank")]
+    compared = run_compare(CompareRequest(qrels=str(folder / "qrels.txt"), runs=runs, measures=["AP", "P@10"],
                                           test="randomization", samples=500, seed=9))
-    preferred = run_preference(PreferenceRequest(qrels=str(tmp_path / "qrels.txt"), runs=runs, measures=["rpp"],
+    preferred = run_preference(PreferenceRequest(qrels=str(folder / "qrels.txt"), runs=runs, measures=["rpp"],
                                                  test="t"))
-    return save_project(str(tmp_path / "p.evalgui"), outcomes={"compare": compared, "preference": preferred})
+    return save_project(str(folder / "p.evalgui"), outcomes={"compare": compared, "preference": preferred})
 
 
 def test_every_table_plot_and_a_manifest_and_check_agrees(capsys, project, tmp_path):

@@ -146,7 +146,7 @@ def test_a_signal_during_o_leaves_no_temporary_file_and_no_spool_folder(files, t
         assert [p for p in os.listdir(temp) if p.startswith("evalgui-pipes-")]
         process.send_signal(signum)
         assert process.wait(30) == 128 + signum
-    assert process.stderr.read() == ""
+    assert process.stderr.read() == f"evalgui-cli: stopped by {signal.Signals(signum).name}\n"
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".evalgui-")] and not out.exists()
     assert os.listdir(temp) == []
 
@@ -518,7 +518,7 @@ def test_a_signal_stops_stability_s_worker_processes_too(tmp_path):
     assert process.wait(30) == 128 + signal.SIGTERM
     time.sleep(0.5)
     # No "leaked semaphore objects" from multiprocessing's tracker: the pool was shut down.
-    assert process.stderr.read() == "" and not (tmp_path / "out.csv").exists()
+    assert process.stderr.read() == "evalgui-cli: stopped by SIGTERM\n" and not (tmp_path / "out.csv").exists()
 
 
 def test_memory_running_out_in_the_work_is_one_line_naming_the_limit(capsys, monkeypatch):

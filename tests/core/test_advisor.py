@@ -400,3 +400,94 @@ def test_many_small_differences_of_one_measure_make_one_note_and_significant_one
     caveats = advisor.queries_caveats(pairs, diffs, sds, counts, 0.05, "holm", n, significant, "AP")
     assert [c.severity for c in caveats] == ["warning", "warning", "note"]
     assert "6 of the 8 pairs" in caveats[-1].message
+
+
+# --------------------------------------------------------------------------- the judged-share threshold, a request parameter
+
+def test_the_judged_share_threshold_is_a_saved_request_parameter_of_every_workflow_that_checks_runs():
+    from evalgui.core.workflows.compare import CompareRequest
+    from evalgui.core.workflows.metaeval import MetaevalRequest
+    from evalgui.core.workflows.ranked import EvaluateRequest
+
+    qrels = judged_qrels()
+    docs = [f"d{i}" for i in range(10)]
+    half = {f"run{i}": ranked_run({q: docs[:5] + [f"x{i}{j}" for j in range(5)] for q in qrels}) for i in range(6)}
+    said = quiet(eg.evaluate, qrels, half, ["P@10"], judged_below=60)
+    [message] = said.caveats.loc[said.caveats["kind"] == "judged", "message"]
+    assert message.startswith("6 runs have less than 60 %")          # the summary names the threshold used
+    assert "judged" not in kinds(quiet(eg.evaluate, qrels, half, ["P@10"], judged_below=40))
+    assert "judged" not in kinds(quiet(eg.compare, QRELS, RUNS[:2], ["P@10"], judged_below=0))
+    assert "judged" in kinds(quiet(eg.compare, QRELS, RUNS[:2], ["P@10"], judged_below=100))
+    for request_type in (EvaluateRequest, CompareRequest, MetaevalRequest):
+        request = request_type(judged_below=75)
+        assert request_type.from_json(request.to_json()).judged_below == 75     # a project keeps it
+        assert request_type(judged_below=101).problems()[0].for_cli() == \
+            "--judged-below 101.0: must be at most 100"
+
+
+def test_a_projects_saved_caveats_are_read_back_exactly():
+    from evalgui.core.workflows.caveats import caveats_state, saved_caveats
+
+    outcome = quiet(eg.evaluate, QRELS, RUNS, ["P@10", "AP"])
+    assert len(outcome.caveats)
+    mine = saved_caveats({"rows": {}, "caveats": caveats_state(outcome.caveats)})       # the tab's own layout
+    written = saved_caveats({"ranked": outcome.to_json()})                              # eg.save_project's
+    for back in (mine, written):
+        pd.testing.assert_frame_equal(back, outcome.caveats, check_exact=True)
+    assert caveats_state(advisor.empty_table()) is None
+    assert saved_caveats({"caveats": {"not": "a table"}}) is None and saved_caveats({"rows": {}}) is None
+
+
+def test_preferences_say_the_judged_shares_of_the_runs_they_compare_tested_or_not():
+    runs = RUNS[:3]
+    evaluated = quiet(eg.evaluate, QRELS, runs, ["AP"], judged_below=100).caveats
+    for settings in ({}, {"test": "t", "correction": "holm"}):
+        preferred = quiet(eg.preference, QRELS, runs, ["RPP"], judged_below=100, **settings).caveats
+        judged = preferred[preferred["kind"] == "judged"]
+        # the same shares as the runs' evaluation (RPP, like AP, has no depth: checked at 10 and at the run's depth)
+        assert judged[["run", "severity", "value"]].reset_index(drop=True).equals(
+            evaluated.loc[evaluated["kind"] == "judged", ["run", "severity", "value"]].reset_index(drop=True))
+        assert all("RPP may understate" in m for m in judged["message"])
+    assert "judged" not in kinds(quiet(eg.preference, QRELS, runs, ["RPP"], judged_below=0))
+
+
+def test_ndevals_every_query_mean_is_said_for_a_run_lacking_queries(tmp_path):
+    # Query 1: A covers subtopics 1 and 2, B subtopic 2, C subtopic 3; query 2 is judged, the run lacks it.
+    (tmp_path / "q.txt").write_text("1 1 A 1\n1 2 A 1\n1 2 B 1\n1 3 C 1\n1 1 D 0\n2 1 X 1\n2 2 Y 2\n")
+    (tmp_path / "r.txt").write_text("1 Q0 A 1 9.3 r\n1 Q0 D 2 8.4 r\n1 Q0 E 3 8.1 r\n1 Q0 B 4 7.6 r\n")
+    outcome = quiet(eg.evaluate, str(tmp_path / "q.txt"), [str(tmp_path / "r.txt")], ["alpha_nDCG@5"])
+    said = outcome.caveats[outcome.caveats["message"].str.startswith("ndeval averages")]
+    [value] = outcome.tables["summary"]["value"]
+    assert len(said) == 1 and said["value"].iloc[0] == pytest.approx(value / 2)      # over both judged queries
+    assert said["run"].iloc[0] == "r" and said["measure"].iloc[0] == "alpha_nDCG@5"
+    with_zeros = quiet(eg.evaluate, str(tmp_path / "q.txt"), [str(tmp_path / "r.txt")], ["alpha_nDCG@5"],
+                       complete=True)
+    assert not with_zeros.caveats["message"].str.startswith("ndeval averages").any()    # -c is what ndeval does
+
+
+def test_metaeval_says_the_tie_ranges_its_runs_evaluation_says(tmp_path):
+    from tests.core.test_by_query import write_collection
+
+    qrels, run = write_collection(tmp_path, n_queries=30, depth=30)
+    coarse = tmp_path / "coarse.txt"          # the same documents, scores rounded further: other ties
+    coarse.write_text("".join(" ".join(parts[:4] + [str(round(float(parts[4]) * 2) / 2), parts[5]]) + "\n"
+                              for parts in (line.split() for line in run.read_text().splitlines())))
+    runs, measures = [str(run), str(coarse)], ["AP", "P@10"]
+    evaluated = quiet(eg.evaluate, str(qrels), runs, measures).caveats
+    meta = quiet(eg.metaeval, str(qrels), runs, measures, experiment="power", samples=50).caveats
+    columns = ["run", "measure", "value", "message"]
+    expected = evaluated.loc[evaluated["kind"] == "ties", columns].reset_index(drop=True)
+    assert len(expected) >= 2
+    pd.testing.assert_frame_equal(meta.loc[meta["kind"] == "ties", columns].reset_index(drop=True), expected)
+
+
+def test_the_agreement_experiment_names_the_measure_agreeing_most_with_the_others():
+    three = quiet(eg.metaeval, QRELS, RUNS, ["AP", "P@10", "RR"], experiment="agreement")
+    table = three.tables["table"]
+    others = table[table["measure_a"] != table["measure_b"]]
+    means = others.groupby("measure_a")["pearson"].mean()
+    [said] = three.caveats[three.caveats["kind"] == "measure"].itertuples()
+    assert said.measure == means.idxmax() and said.value == pytest.approx(means.max())
+    assert f"the one that agrees least ({means.idxmin()})" in said.message
+    two = quiet(eg.metaeval, QRELS, RUNS, ["AP", "P@10"], experiment="agreement")
+    assert "measure" not in kinds(two)                        # two measures agree with each other alike

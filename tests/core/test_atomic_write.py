@@ -69,3 +69,42 @@ def test_atomic_path_keeps_the_suffix_for_writers_that_read_it(tmp_path):
         with open(tmp, "wb") as fh:
             fh.write(b"png")
     assert (tmp_path / "plot.png").read_bytes() == b"png"
+
+
+def test_a_temporary_file_carries_the_writer_s_process_id_and_is_known_while_written(tmp_path):
+    from evalgui.core import export
+
+    with atomic_path(tmp_path / "out.csv") as tmp:
+        assert os.path.basename(tmp).startswith(f".evalgui-{os.getpid()}-") and tmp in export.UNFINISHED
+        export.remove_unfinished()                 # what a signal's handler does before the process ends
+        assert not os.path.exists(tmp) and not export.UNFINISHED
+        with open(tmp, "w") as fh:                 # (the writer carries on here, as the process would not)
+            fh.write("x")
+    assert not export.UNFINISHED
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process ids are checked with kill(pid, 0)")
+def test_writing_into_a_folder_removes_what_killed_writers_left_there(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+    import time
+
+    from evalgui.core import export
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    old = time.time() - export.ABANDONED_AFTER - 60
+    names = {"dead": f".evalgui-{ended.pid}-0123abcd.png", "alive": f".evalgui-{os.getpid()}-0123abcd.svg",
+             "legacy-old": ".evalgui-89abcdef.tmp", "legacy-new": ".evalgui-fedcba98.tmp",
+             "alive-but-old": f".evalgui-{os.getpid()}-00000000.tmp", "not-ours": ".evalgui-notes.txt"}
+    for key, name in names.items():
+        (tmp_path / name).write_text("half")
+        if key.endswith("old"):
+            os.utime(tmp_path / name, (old, old))
+    monkeypatch.setattr(export, "_TIDIED", set())
+    write_atomic(tmp_path / "out.csv", "a\n")
+    kept = {key for key, name in names.items() if (tmp_path / name).exists()}
+    assert kept == {"alive", "legacy-new", "not-ours"}
+    (tmp_path / names["dead"]).write_text("half")
+    write_atomic(tmp_path / "out.csv", "b\n")      # once per folder and process: listed at the first write only
+    assert (tmp_path / names["dead"]).exists()

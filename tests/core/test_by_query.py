@@ -323,3 +323,85 @@ def test_utf16_runs_are_read_whole(tmp_path, collection):
     wide = tmp_path / "wide.txt"
     wide.write_bytes(run_path.read_text().encode("utf-16"))
     assert by_query._streams(str(wide)) is False
+
+
+@pytest.mark.parametrize("signum", [15, 1, 2])
+def test_a_signal_mid_evaluation_removes_the_partitions(tmp_path, signum):
+    import signal
+    import time
+
+    qrels, run = write_collection(tmp_path, n_queries=2000, depth=200, n_docs=3000, seed=4)
+    scratch_root = tmp_path / "scratch"
+    scratch_root.mkdir()
+    env = dict(os.environ, EVALGUI_HOLD_AT_MOST="1", EVALGUI_SCRATCH=str(scratch_root))
+    child = subprocess.Popen([sys.executable, "-m", "evalgui.cli", "trec_eval", "-q", str(qrels), str(run)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    deadline = time.monotonic() + 60
+    # Wait (bounded) until the partitions are being written, then stop the process.
+    while not any((scratch_root / name).is_dir() and os.listdir(scratch_root / name)
+                  for name in _scratch_folders(scratch_root)):
+        assert child.poll() is None and time.monotonic() < deadline, child.stderr.read() if child.poll() else "slow"
+        time.sleep(0.01)
+    child.send_signal(signum)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 128 + signum, err
+    assert err.count("\n") == 1 and f"stopped by {signal.Signals(signum).name}" in err
+    assert _scratch_folders(scratch_root) == []
+
+
+@pytest.mark.parametrize("options", [EvalOptions(), EvalOptions(complete=True), EvalOptions(max_docs=25)],
+                         ids=lambda o: repr(o)[11:60])
+def test_a_run_evaluated_by_query_has_the_caveats_of_the_run_evaluated_whole(collection, options):
+    import pandas as pd
+
+    from evalgui.core import advisor
+    from evalgui.core.ranked.specs import parse_measures
+
+    qrels_path, run_path = collection
+    qrels, specs = read_qrels(qrels_path), parse_measures(["AP", "P@10", "nDCG@20", "RR"])
+    whole_checks, part_checks = advisor.RunChecks(options), advisor.RunChecks(options)
+    whole_checks.add("run", evaluate_run(qrels, read_run(run_path), specs, options), specs)
+    parts = by_query.evaluate_run_by_query(qrels, str(run_path), specs, options, partitions=5,
+                                           on_part=lambda part: part_checks.add_part("run", part, specs))
+    assert parts.ranking is None
+    part_checks.add("run", parts, specs)
+    whole, by_parts = advisor.table(whole_checks.finish()), advisor.table(part_checks.finish())
+    assert {"judged", "ties", "coverage"} <= set(whole["kind"])
+    pd.testing.assert_frame_equal(by_parts, whole, check_exact=True)
+
+
+def test_the_ranked_workflow_checks_a_run_evaluated_by_query(collection, monkeypatch):
+    import evalgui as eg
+
+    qrels_path, run_path = collection
+    measures = ["AP", "nDCG@10", "P@10"]
+    whole = eg.evaluate(str(qrels_path), [str(run_path)], measures).caveats
+    monkeypatch.setenv("EVALGUI_HOLD_AT_MOST", "1")
+    parts = eg.evaluate(str(qrels_path), [str(run_path)], measures).caveats
+    assert {"judged", "ties"} <= set(parts["kind"])
+    assert parts.equals(whole)
+
+
+def test_compare_checks_a_run_evaluated_by_query(collection, monkeypatch):
+    import evalgui as eg
+
+    qrels_path, run_path = collection
+    runs = [str(run_path), str(run_path)]
+    whole = eg.compare(str(qrels_path), runs, ["AP", "P@10"]).caveats
+    monkeypatch.setenv("EVALGUI_HOLD_AT_MOST", "1")
+    parts = eg.compare(str(qrels_path), runs, ["AP", "P@10"]).caveats
+    assert {"judged", "ties"} <= set(parts["kind"])
+    assert parts.equals(whole)
+
+
+def test_a_truncated_gzip_run_is_named_as_the_whole_file_reader_names_it(tmp_path, collection):
+    qrels_path, run_path = collection
+    packed = tmp_path / "cut.txt.gz"
+    with gzip.open(packed, "wb") as fh:
+        fh.write(run_path.read_bytes())
+    packed.write_bytes(packed.read_bytes()[: packed.stat().st_size // 2])
+    with pytest.raises(EvalInputError) as whole:
+        read_run(packed)
+    with pytest.raises(EvalInputError) as parts:
+        by_query.evaluate_run_by_query(read_qrels(qrels_path), str(packed), requests_for(["official"]), partitions=3)
+    assert str(parts.value) == str(whole.value)

@@ -88,7 +88,7 @@ def test_the_relevance_vector_is_ranks_then_not_retrieved():
     layout = P.Layout.of(qrels)
     # Ties are broken by docno, descending (trec_eval): b before a at score 2.
     run = Run.from_dict({"q": {"x": 3.0, "a": 2.0, "b": 2.0, "z": 1.0}})
-    vector, absent = layout.vector(qrels, run)
+    vector, absent, _ = layout.vector(qrels, run)
     assert vector.tolist() == [2, 3, P.NOT_RETRIEVED] and absent == []
 
 

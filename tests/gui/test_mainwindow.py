@@ -401,7 +401,8 @@ def test_menus_have_what_the_issue_lists(window):
     file_items = [a.text() for a in titles["File"].actions() if not a.isSeparator()]
     for wanted in ("Open data…", "Open project…", "Save project", "Save project as…", "Recent", "Export…", "Quit"):
         assert wanted in file_items
-    assert [a.text() for a in titles["Help"].actions()] == ["Getting started", "Measures reference", "About evalgui"]
+    assert [a.text() for a in titles["Help"].actions()] == ["Getting started", "Measures reference", "How many queries?",
+                                                              "About evalgui"]
 
 
 def test_measures_reference_shows_the_engines_help(qtbot, window):

@@ -227,6 +227,21 @@ def utf8_bom_note(path: str | os.PathLike) -> str | None:
             "out, so the first line reads as it looks")
 
 
+@contextlib.contextmanager
+def reading_errors(source: str):
+    """Within: an OSError reading ``source`` is an EvalInputError saying what is wrong in words."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise EvalInputError(source, "no such file") from None
+    except IsADirectoryError:
+        raise EvalInputError(source, "is a folder, not a file") from None
+    except PermissionError:
+        raise EvalInputError(source, "permission denied") from None
+    except OSError as exc:
+        raise EvalInputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+
+
 def load_bytes(path: str | os.PathLike, state=None) -> bytes:
     """Read a file's bytes, gunzipping by extension or magic number; UTF-16 and UTF-32 (with a byte-order
     mark) as UTF-8; strip a UTF-8 BOM (unless :func:`keeping_utf8_bom`).
@@ -240,17 +255,9 @@ def load_bytes(path: str | os.PathLike, state=None) -> bytes:
 
     check_head(source)                   # a binary file is refused from its first block, whatever its size
     memory.check_room(source)            # under a memory limit: refused before, not aborted during
-    try:
+    with reading_errors(source):
         with open(source, "rb") as fh:
             data = fh.read() if state is None else _read_in_chunks(fh, source, state)
-    except FileNotFoundError:
-        raise EvalInputError(source, "no such file") from None
-    except IsADirectoryError:
-        raise EvalInputError(source, "is a folder, not a file") from None
-    except PermissionError:
-        raise EvalInputError(source, "permission denied") from None
-    except OSError as exc:
-        raise EvalInputError(source, f"cannot read the file ({exc.strerror or exc})") from None
     if source.lower().endswith(".gz") or data[:2] == _GZIP_MAGIC:
         data = gunzip(data, source)
     data = skip_utf8_bom(from_wide(data, source))

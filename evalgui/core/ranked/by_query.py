@@ -114,19 +114,27 @@ class _Piece:
 
 
 def _open(source: str):
-    try:
+    from evalgui.core.formats._text import reading_errors
+
+    with reading_errors(source):
         fh = open(source, "rb")
         if fh.read(2) == b"\x1f\x8b":
             fh.close()
             return gzip.open(source, "rb")
         fh.seek(0)
         return fh
-    except FileNotFoundError:
-        raise EvalInputError(source, "no such file") from None
-    except IsADirectoryError:
-        raise EvalInputError(source, "is a folder, not a file") from None
-    except OSError as exc:
-        raise EvalInputError(source, f"cannot read the file ({exc.strerror or exc})") from None
+
+
+def _read(fh, size: int, source: str) -> bytes:
+    import zlib
+
+    from evalgui.core.formats._text import reading_errors
+
+    try:
+        with reading_errors(source):
+            return fh.read(size)
+    except (EOFError, zlib.error, gzip.BadGzipFile):
+        raise EvalInputError(source, "not a valid gzip file (truncated or corrupt)") from None
 
 
 def _piece_table(piece: bytes, source: str, first_line: int) -> pa.Table:
@@ -165,7 +173,7 @@ def run_pieces(source: str, state: JobState | None = None, piece_size: int = _PI
     with _open(source) as fh:
         while True:
             state.check()
-            chunk = fh.read(piece_size)
+            chunk = _read(fh, piece_size, source)
             piece = rest + chunk
             if first:
                 piece = _text.skip_utf8_bom(piece)     # kept under keeping_utf8_bom(), as trec_eval reads it
@@ -265,9 +273,10 @@ def _run_of(table: pa.Table, name: str, runid: str, source: str) -> Run:
 
 def evaluate_run_by_query(qrels: Qrels, source: str, requests, options: EvalOptions = EvalOptions(),
                           state: JobState | None = None, name: str | None = None,
-                          partitions: int | None = None) -> RunEvaluation:
+                          partitions: int | None = None, on_part=None) -> RunEvaluation:
     """Evaluate the run file ``source`` partition by partition (see the module's doc): the same
-    :class:`RunEvaluation` as reading it whole, without ``ranking``."""
+    :class:`RunEvaluation` as reading it whole, without ``ranking``. ``on_part(evaluation)``: each part's
+    evaluation, its ranking still at hand (the advisor's checks), before the ranking is dropped."""
     from evalgui.core.formats import _text
 
     state = state_or_default(state)
@@ -319,6 +328,8 @@ def evaluate_run_by_query(qrels: Qrels, source: str, requests, options: EvalOpti
                     continue
                 run = _run_of(rows, name, runid, source)
                 result = evaluate_run(_qrels_part(qrels, np.sort(judged_rows)), run, requests, options)
+                if on_part is not None:
+                    on_part(result)
                 result.ranking = None
                 pieces.append(result)
             del groups
@@ -367,8 +378,8 @@ class RunFile:
         return dict(self.counts or {})
 
     def evaluate(self, qrels: Qrels, requests, options: EvalOptions = EvalOptions(),
-                 state: JobState | None = None) -> RunEvaluation:
-        return evaluate_any(qrels, self, requests, options, state)
+                 state: JobState | None = None, on_part=None) -> RunEvaluation:
+        return evaluate_any(qrels, self, requests, options, state, on_part=on_part)
 
 
 BY_QUERY_NOTE = ("too large to hold in memory: it is evaluated query by query, so it has no precision-recall "
@@ -431,12 +442,13 @@ def summarised_if_too_large(source: str, state: JobState | None = None) -> RunFi
 
 
 def evaluate_any(qrels: Qrels, run, requests, options: EvalOptions = EvalOptions(),
-                 state: JobState | None = None) -> RunEvaluation:
-    """Evaluate a run in memory, or a :class:`RunFile` (read whole, or by query), which is then let go."""
+                 state: JobState | None = None, on_part=None) -> RunEvaluation:
+    """Evaluate a run in memory, or a :class:`RunFile` (read whole, or by query), which is then let go;
+    ``on_part``: see :func:`evaluate_run_by_query`."""
     if not isinstance(run, RunFile):
         return evaluate_run(qrels, run, requests, options, state)
     if run.by_query:
-        return evaluate_run_by_query(qrels, run.source, requests, options, state, name=run.name)
+        return evaluate_run_by_query(qrels, run.source, requests, options, state, name=run.name, on_part=on_part)
     from evalgui.core.inputs import kind
 
     state = state_or_default(state)

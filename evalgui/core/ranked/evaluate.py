@@ -266,11 +266,12 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
                      options: EvalOptions = EvalOptions(), *, per_query: bool = True,
                      state: JobState | None = None,
                      on_absent: Callable[[Run, list[str]], None] | None = None,
-                     on_evaluation: Callable[[str, RunEvaluation], None] | None = None) -> dict[str, np.ndarray]:
+                     on_evaluation: Callable[[str, RunEvaluation], None] | None = None,
+                     on_part: Callable[[str, RunEvaluation], None] | None = None) -> dict[str, np.ndarray]:
     """:func:`evaluate`'s table as four columns (run, query, measure, value), without pandas. ``runs`` may be
     :class:`~evalgui.core.ranked.by_query.RunFile` s, each read when its turn comes.
     ``on_evaluation(name, evaluation)`` sees each run's evaluation (with its ranking, when it has one) before
-    it is dropped."""
+    it is dropped; ``on_part(name, part)`` each part of a run evaluated by query, with the part's ranking."""
     state = state_or_default(state)
     runs = [runs] if isinstance(runs, Run) else list(runs)
     requests = parse_measures(measures) if measures and isinstance(measures[0], str) else list(measures)
@@ -283,7 +284,8 @@ def evaluate_columns(qrels: Qrels, runs: list[Run] | Run, measures: list[str] | 
         # A by_query.RunFile evaluates itself here, read one at a time and let go: many runs never sit in memory
         # together.
         evaluate_itself = None if isinstance(run, Run) else getattr(run, "evaluate", None)
-        result = evaluate_itself(qrels, requests, options, step) if evaluate_itself is not None else \
+        part_seen = None if on_part is None else (lambda part, name=name: on_part(name, part))
+        result = evaluate_itself(qrels, requests, options, step, on_part=part_seen) if evaluate_itself is not None else \
             evaluate_run(qrels, run, requests, options, step)
         if on_absent is not None and result.absent_topics:
             on_absent(run, result.absent_topics)

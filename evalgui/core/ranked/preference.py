@@ -315,15 +315,16 @@ class Layout:
         share = self.level_size / per_query[self.level_query]
         return raw * (share / per_level)[self.slot_level]
 
-    def vector(self, qrels: Qrels, run: Run) -> tuple[np.ndarray, list[str]]:
+    def vector(self, qrels: Qrels, run: Run, check=None) -> tuple[np.ndarray, list[str], object]:
         """The run's relevance vectors: (n_slots,) int32 ranks, :data:`NOT_RETRIEVED` where missed;
-        and the compared queries it has no results for."""
+        the compared queries it has no results for; and ``check(ranking)`` (None without a check)."""
         ranking, _ = prepare(qrels, run)
+        checked = None if check is None else check(ranking)
         relevant = Positions.where(ranking.rel >= self.threshold, ranking.offsets)
         query = index_in(string_array(ranking.query_ids.tolist()), string_array(self.query_ids.tolist()))
         out = self.positions(query[relevant.seg], ranking.rel[relevant.idx], relevant.pos + 1)
         present = set(ranking.query_ids.tolist())
-        return out, [q for q in self.query_ids.tolist() if q not in present]
+        return out, [q for q in self.query_ids.tolist() if q not in present], checked
 
     def positions(self, query: np.ndarray, grade: np.ndarray, rank: np.ndarray) -> np.ndarray:
         """A run's relevance vectors, (n_slots,) int32, from the relevant documents it retrieved: each
@@ -397,17 +398,20 @@ class RelevanceVectors:
     run_names: list[str]
     positions: np.ndarray                  # (n_runs, n_slots) int32
     absent: list[list[str]] = field(default_factory=list)   # per run: compared queries without results
+    checks: list = field(default_factory=list)              # per run: what ``check`` said of its ranking
 
     @classmethod
     def of(cls, qrels: Qrels, runs: Iterable[Run | Callable[[], Run]], *, binary_threshold: int | None = None,
            state: JobState | None = None, n_runs: int | None = None, workers: int = 1,
-           on_run: Callable[[Run, list[str]], None] | None = None, layout: Layout | None = None
-           ) -> "RelevanceVectors":
+           on_run: Callable[[Run, list[str]], None] | None = None, layout: Layout | None = None,
+           check: Callable | None = None) -> "RelevanceVectors":
         """Each run's vectors. ``runs`` holds runs or loaders (callables returning a run), which are
         called and dropped one at a time, so that only ``workers + 1`` runs are ever in memory; with
         ``workers`` > 1 that many are read and ranked at once on threads (reading and ranking are
         mostly numpy and pyarrow, which leave the GIL). ``n_runs`` is only for progress;
-        ``on_run(run, absent)`` hears of each run, in order, on the calling thread."""
+        ``on_run(run, absent)`` hears of each run, in order, on the calling thread; ``check(ranking)`` sees
+        each run's ranking before it is dropped (the advisor's judged shares), its results kept in
+        :attr:`checks`."""
         from evalgui.core.ranked.evaluate import unique_run_names
 
         state = state_or_default(state)
@@ -416,19 +420,20 @@ class RelevanceVectors:
 
         def vector(item: Run | Callable[[], Run]):
             run = item() if callable(item) else item
-            return run, *layout.vector(qrels, run)
+            return run, *layout.vector(qrels, run, check)
 
-        rows, names, absent = [], [], []
-        for i, (run, row, missing) in enumerate(_in_order(vector, runs, workers, state)):
+        rows, names, absent, checks = [], [], [], []
+        for i, (run, row, missing, checked) in enumerate(_in_order(vector, runs, workers, state)):
             state.progress((i + 1) / n_runs if n_runs else 0.0, f"Ranked {run.name}")
             rows.append(row)
             names.append(_RunLabel(run.name, run.source))    # all unique_run_names reads of a run
             absent.append(missing)
+            checks.append(checked)
             if on_run is not None:
                 on_run(run, missing)
             del run                           # freed before the next is read
         positions = np.vstack(rows) if rows else np.empty((0, layout.n_slots), dtype=np.int32)
-        return cls(layout, unique_run_names(names), positions, absent)
+        return cls(layout, unique_run_names(names), positions, absent, checks)
 
     @property
     def n_runs(self) -> int:
@@ -493,6 +498,7 @@ class PreferenceResult:
     per_query: dict[str, np.ndarray]         # measure -> (n_pairs, n_queries)
     absent: list[list[str]] = field(default_factory=list)
     binary_threshold: int | None = None      # grade >= it relevant, grades not told apart (None: graded)
+    checks: list = field(default_factory=list)   # per run: what the advisor's check said of its ranking
 
     @cached_property
     def means(self) -> dict[str, np.ndarray]:
@@ -624,7 +630,8 @@ def compare_vectors(vectors: RelevanceVectors, measures: list[str], *, state: Jo
 
 def compare(qrels: Qrels, runs: Iterable[Run | Callable[[], Run]], measures: list[str] | None = None, *,
             binary_threshold: int | None = None, state: JobState | None = None, n_runs: int | None = None,
-            workers: int = 1, on_run: Callable[[Run, list[str]], None] | None = None) -> PreferenceResult:
+            workers: int = 1, on_run: Callable[[Run, list[str]], None] | None = None,
+            check: Callable | None = None) -> PreferenceResult:
     """Every pair of ``runs`` (in the order given; runs or loaders, see :meth:`RelevanceVectors.of`)
     compared on ``measures`` (default: all of them).
 
@@ -637,12 +644,14 @@ def compare(qrels: Qrels, runs: Iterable[Run | Callable[[], Run]], measures: lis
     subtopic = [m for m in measures if REGISTRY[m].subtopics] if getattr(qrels, "lines", None) is not None else []
     if subtopic:
         return compare_with_subtopics(qrels, runs, measures, subtopic, binary_threshold=binary_threshold,
-                                      state=state, n_runs=n_runs, workers=workers, on_run=on_run)
+                                      state=state, n_runs=n_runs, workers=workers, on_run=on_run, check=check)
     vectors = RelevanceVectors.of(qrels, runs, binary_threshold=binary_threshold, state=state.scaled(0.0, 0.5),
-                                  n_runs=n_runs, workers=workers, on_run=on_run)
+                                  n_runs=n_runs, workers=workers, on_run=on_run, check=check)
     if vectors.n_runs < 2:
         raise EvalUsageError(f"a preference compares two runs or more; {vectors.n_runs} given")
-    return compare_vectors(vectors, measures, state=state.scaled(0.5, 1.0), workers=workers)
+    result = compare_vectors(vectors, measures, state=state.scaled(0.5, 1.0), workers=workers)
+    result.checks = vectors.checks
+    return result
 
 
 # ---------------------------------------------------------------------------------------- ST-RPP
@@ -719,10 +728,11 @@ class SubtopicLayout(Layout):
         unit_share = unit_weight / np.bincount(self.unit_query, weights=unit_weight)[self.unit_query]
         return raw * (level_share * unit_share[self.level_unit] / per_level)[self.slot_level]
 
-    def vector(self, qrels, run: Run) -> tuple[np.ndarray, list[str]]:
+    def vector(self, qrels, run: Run, check=None) -> tuple[np.ndarray, list[str], object]:
         """The run's vectors: each relevant judgment's document's rank (NOT_RETRIEVED if missed), in
-        every level of its subtopic up to its grade, ascending within a level."""
+        every level of its subtopic up to its grade, ascending within a level; and ``check(ranking)``."""
         ranking, _ = prepare(qrels, run, judgments_may_change=True)   # tied documents of one grade: subtopics differ
+        checked = None if check is None else check(ranking)
         maybe = np.flatnonzero(ranking.rel >= self.threshold)
         seg = np.searchsorted(ranking.offsets, maybe, side="right") - 1
         rows = ranking.run_rows[maybe]
@@ -746,12 +756,12 @@ class SubtopicLayout(Layout):
         out = np.full(self.n_slots, NOT_RETRIEVED, dtype=np.int32)
         out[slot] = ranks
         present = set(ranking.query_ids.tolist())
-        return out, [q for q in self.query_ids.tolist() if q not in present]
+        return out, [q for q in self.query_ids.tolist() if q not in present], checked
 
 
 def compare_with_subtopics(qrels, runs: Iterable, measures: list[str], subtopic: list[str], *,
                            binary_threshold: int | None, state: JobState | None, n_runs: int | None,
-                           workers: int, on_run) -> PreferenceResult:
+                           workers: int, on_run, check=None) -> PreferenceResult:
     """:func:`~evalgui.core.ranked.preference.compare` when some measures read subtopics: those are compared
     on a :class:`SubtopicLayout`, the others on RPP's, and the results joined in the order asked."""
     state = state_or_default(state)
@@ -765,11 +775,13 @@ def compare_with_subtopics(qrels, runs: Iterable, measures: list[str], subtopic:
         share = 1.0 / len(passes)
         part = state.scaled(i * share, (i + 0.5) * share)
         vectors = RelevanceVectors.of(qrels, runs, binary_threshold=binary_threshold, state=part, n_runs=n_runs,
-                                      workers=workers, on_run=on_run if i == 0 else None, layout=layout)
+                                      workers=workers, on_run=on_run if i == 0 else None, layout=layout,
+                                      check=check if i == 0 else None)
         if vectors.n_runs < 2:
             raise EvalUsageError(f"a preference compares two runs or more; {vectors.n_runs} given")
         results.append(compare_vectors(vectors, names, state=state.scaled((i + 0.5) * share, (i + 1) * share),
                                        workers=workers))
+        results[-1].checks = vectors.checks
     first = results[0]
     for other in results[1:]:
         if list(other.query_ids) != list(first.query_ids):   # cannot happen: both are the queries with a relevant doc

@@ -30,6 +30,12 @@ NUM_DOCS = Param(name="num_docs", type="int", default=0, minimum=0, flag="--Numb
                  help="The number of documents in the collection, which the utility measure needs (trec_eval's -N).",
                  unit="documents", group="Evaluation", advanced=True)
 EVALUATION = (LEVEL, COMPLETE, MAX_DOCS, JUDGED_ONLY, NUM_DOCS)
+# The advisor's judged-share check (evalgui.core.advisor): a run's judged share below this is a caveat.
+JUDGED_BELOW = Param(name="judged_below", type="float", default=90.0, minimum=0.0, maximum=100.0,
+                     flag="--judged-below", metavar="PERCENT", label="Watch runs judged below", unit="%",
+                     help="Say so (a caveat) when less than this share of the documents a run ranks, at a "
+                          "measure's depth, is judged; under 70 % it is a warning. 0 says nothing.",
+                     group="Evaluation", advanced=True)
 
 QRELS = Param(name="qrels", type="file", default=None, metavar="QRELS", label="Judgments (qrels)",
               help="The relevance judgments: TREC qrels, or a table of query, document and grade.")

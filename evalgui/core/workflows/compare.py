@@ -24,7 +24,7 @@ from evalgui.core.errors import EvalUsageError
 from evalgui.core.stats import catalogue
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.workflows import Workflow
-from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, eval_options
+from evalgui.core.workflows.common import EVALUATION, JUDGED_BELOW, QRELS, TOPIC, eval_options
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import MeasureNote, Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
@@ -80,7 +80,7 @@ class CompareRequest(Request):
         Param(name="correction", type="choice", default="holm", choices=CORRECTIONS, flag="--correction",
               label="Correction for multiple comparisons",
               help="How the p-values of one measure's pairs are adjusted for testing many pairs at once."),
-        BASELINES, ALPHA, SAMPLES, SEED, TIE_TOLERANCE, *EVALUATION, TOPIC,
+        BASELINES, ALPHA, SAMPLES, SEED, TIE_TOLERANCE, *EVALUATION, TOPIC, JUDGED_BELOW,
     )
 
     def cross_problems(self, inputs=None) -> list[Problem]:
@@ -122,7 +122,7 @@ class PreferenceRequest(Request):
         Param(name="correction", type="choice", default="holm", choices=CORRECTIONS, flag="--correction",
               label="Correction for multiple comparisons",
               help="How the p-values of one preference's pairs are adjusted for testing many pairs at once."),
-        BASELINES, ALPHA, SAMPLES, SEED, TOPIC,
+        BASELINES, ALPHA, SAMPLES, SEED, TOPIC, JUDGED_BELOW,
     )
 
     def __init__(self, **values):
@@ -191,7 +191,8 @@ def run_compare(request: CompareRequest, state: JobState | None = None, inputs: 
         from evalgui.core.advisor import RunChecks
 
         evaluation = state.scaled(0.0, EVALUATION_SHARE)
-        checks = RunChecks(eval_options(request))      # judged shares and ties, while each ranking is at hand
+        # judged shares and ties, while each ranking is at hand
+        checks = RunChecks(eval_options(request), request.judged_below / 100)
         scores, names, files, measures, universe, notes = _from_runs(request, inputs, evaluation, checks)
         state = state.scaled(EVALUATION_SHARE, 1.0)
     options = options_of(request)
@@ -249,7 +250,9 @@ def _from_runs(request: CompareRequest, inputs: Inputs, state: JobState, checks=
     columns = evaluate_columns(qrels, runs, specs, options, per_query=True, state=state,
                                on_absent=None if options.complete else absent,
                                on_evaluation=None if checks is None else
-                               lambda name, evaluation: checks.add(renamed_of(name), evaluation, specs))
+                               lambda name, evaluation: checks.add(renamed_of(name), evaluation, specs),
+                               on_part=None if checks is None else
+                               lambda name, part: checks.add_part(renamed_of(name), part, specs))
     from evalgui.core.ranked.evaluate import unique_run_names
 
     renamed = dict(zip(unique_run_names(runs), names))
@@ -432,11 +435,14 @@ def run_preference(request: PreferenceRequest, state: JobState | None = None, in
                          f"{'has' if len(absent) == 1 else 'have'} no results in {run.source}: counted as "
                          f"retrieving nothing ({shown})")
 
+    from evalgui.core.advisor import judged_data
+
+    check = partial(judged_data, measures=measures)        # each run's judged shares, while its ranking is at hand
     in_memory = all(inputs.has(p) for p in request.runs)
     if in_memory:
         loaders = [inputs.get(p, "run") for p in request.runs]
         result = prefer(qrels, loaders, measures, binary_threshold=request.binary_threshold,
-                        state=state.scaled(0.0, 0.5), on_run=lacking)
+                        state=state.scaled(0.0, 0.5), on_run=lacking, check=check)
         names = [inputs.name(p) for p in request.runs]
         if all(names):
             result.run_names = names
@@ -444,7 +450,8 @@ def run_preference(request: PreferenceRequest, state: JobState | None = None, in
         # Runs are read, reduced to their relevance vectors and dropped, a few at a time on every core.
         loaders = [partial(inputs.get, path, "run") for path in request.runs]
         result = prefer(qrels, loaders, measures, binary_threshold=request.binary_threshold, n_runs=len(loaders),
-                        workers=min(os.cpu_count() or 1, 4), on_run=lacking, state=state.scaled(0.0, 0.5))
+                        workers=min(os.cpu_count() or 1, 4), on_run=lacking, state=state.scaled(0.0, 0.5),
+                        check=check)
     return preference_outcome(request, result, options, notes, state.scaled(0.5, 1.0), per_query, tables).stamp()
 
 

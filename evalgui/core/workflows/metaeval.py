@@ -24,7 +24,7 @@ from typing import Any
 from evalgui.core.errors import EvalInputError, EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.workflows import Workflow
-from evalgui.core.workflows.common import EVALUATION, QRELS
+from evalgui.core.workflows.common import EVALUATION, JUDGED_BELOW, QRELS
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import Outcome
 from evalgui.core.metaeval.catalogue import MAX_REPETITIONS, MAX_SET_SIZE, MAX_SETS
@@ -117,6 +117,7 @@ class MetaevalRequest(Request):
         Param(name="seed", type="int", default=42, minimum=0, maximum=2**63 - 1, flag="--seed", label="Random seed",
               help="The seed of everything drawn at random: the same seed gives the same results."),
         *EVALUATION,
+        JUDGED_BELOW,
     )
 
     def __init__(self, **values):
@@ -246,9 +247,15 @@ def outcome_from_saved(state, request: MetaevalRequest | None = None) -> Metaeva
         else:
             result = ex.AgreementResult(table, settings, measures)
         report = [str(line) for line in state.get("query_report", [])]
-        return metaeval_outcome(result, runs, measures, report, request=request)
+        outcome = metaeval_outcome(result, runs, measures, report, request=request)
     except (KeyError, TypeError, ValueError, AttributeError, RequestError):
         return None
+    from evalgui.core.workflows.caveats import saved_caveats
+
+    caveats = saved_caveats(state)
+    if caveats is not None:
+        outcome.tables["caveats"] = caveats
+    return outcome
 
 
 def outcome_with_result(outcome: Outcome) -> MetaevalOutcome | None:
@@ -325,7 +332,7 @@ def run_metaeval(request: MetaevalRequest, state: JobState | None = None,
     outcome = metaeval_outcome(result, runs, list(full), report, notes, request)
     from evalgui.core.advisor import metaeval_caveats, source_caveats, table
 
-    outcome.tables["caveats"] = table(metaeval_caveats(outcome) + source_caveats(source))
+    outcome.tables["caveats"] = table(metaeval_caveats(outcome) + source_caveats(source, request.judged_below / 100))
     return outcome.stamp()
 
 

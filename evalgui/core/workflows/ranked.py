@@ -21,7 +21,7 @@ from __future__ import annotations
 from evalgui.core.errors import EvalUsageError
 from evalgui.core.jobs import JobState, state_or_default
 from evalgui.core.workflows import Workflow
-from evalgui.core.workflows.common import EVALUATION, QRELS, TOPIC, absent_note, eval_options
+from evalgui.core.workflows.common import EVALUATION, JUDGED_BELOW, QRELS, TOPIC, absent_note, eval_options
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.outcome import Outcome
 from evalgui.core.workflows.params import Param, Problem, Request
@@ -43,7 +43,7 @@ PER_QUERY = Param(name="per_query", type="bool", default=False, flag="--per-quer
 
 class EvaluateRequest(Request):
     WORKSPACE = "ranked"
-    PARAMS = (QRELS, RUNS, MEASURES, PER_QUERY, *EVALUATION, RANK_ORDER, TOPIC)
+    PARAMS = (QRELS, RUNS, MEASURES, PER_QUERY, *EVALUATION, RANK_ORDER, TOPIC, JUDGED_BELOW)
 
     def cross_problems(self, inputs=None) -> list[Problem]:
         problems = []
@@ -108,7 +108,7 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
     results, parts, curves = [], [], []
     from evalgui.core.advisor import RunChecks
 
-    checks = RunChecks(options)                     # the caveats: judged shares, ties, coverage of each run
+    checks = RunChecks(options, request.judged_below / 100)    # the caveats: judged shares, ties, coverage
     pairs = RunPairs()
     n = len(runs)
     for i, (run, name, path) in enumerate(zip(runs, names, request.runs)):
@@ -116,7 +116,8 @@ def run_evaluate(request: EvaluateRequest, state: JobState | None = None, inputs
         label = f"Evaluating {name} ({i + 1} of {n}): "
         step = state.scaled(i / n, (i + 0.9) / n, label)
         if isinstance(run, RunFile):
-            evaluation = evaluate_run_by_query(qrels, run.source, specs, options, step, name=run.name)
+            evaluation = evaluate_run_by_query(qrels, run.source, specs, options, step, name=run.name,
+                                               on_part=lambda part, name=name: checks.add_part(name, part, specs))
             if not len(evaluation.query_ids):
                 notes.append(f"{run.source} has no query in {request.qrels}; its values are 0")
             elif full and "curves" in tables:

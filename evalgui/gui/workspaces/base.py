@@ -60,11 +60,12 @@ class EvaluationInputs:
     specs: tuple[str, ...]
     options: EvalOptions
     versions: tuple[tuple[str, int | None], ...] = ()   # (path, Session.version) when evaluated
+    judged_below: float = 90.0                           # the advisor's judged-share threshold, in %
 
     def to_json(self) -> dict:
         """For a project (paths become relative there; versions mean nothing in another session)."""
         return {"qrels": self.qrels, "qrels_name": self.qrels_name, "runs": [list(r) for r in self.runs],
-                "measures": list(self.specs), "options": asdict(self.options)}
+                "measures": list(self.specs), "options": asdict(self.options), "judged_below": self.judged_below}
 
     @classmethod
     def from_json(cls, data, session) -> "EvaluationInputs | None":
@@ -72,7 +73,8 @@ class EvaluationInputs:
             runs = tuple((str(name), str(path)) for name, path in data["runs"])
             options = EvalOptions(**data["options"])
             inputs = cls(str(data["qrels"]), str(data.get("qrels_name", "")), runs,
-                         tuple(str(s) for s in data["measures"]), options)
+                         tuple(str(s) for s in data["measures"]), options,
+                         judged_below=float(data.get("judged_below", 90.0)))
         except (KeyError, TypeError, ValueError):
             return None
         return inputs.loaded_in(session)
@@ -81,7 +83,7 @@ class EvaluationInputs:
         """The same inputs, as the files are loaded in ``session`` now."""
         paths = [self.qrels] + [path for _, path in self.runs]
         return EvaluationInputs(self.qrels, self.qrels_name, self.runs, self.specs, self.options,
-                                tuple((p, session.version(p)) for p in paths))
+                                tuple((p, session.version(p)) for p in paths), self.judged_below)
 
 
 @dataclass(frozen=True)

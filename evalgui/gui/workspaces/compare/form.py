@@ -164,9 +164,14 @@ class CompareForm(QWidget):
         self.tie_spin.setSingleStep(0.001)
         tie_label = QLabel()
         self.bindings.bind(params["tie_tolerance"], self.tie_spin, tie_label)
+        self.judged_spin = QSpinBox()
+        self.judged_spin.setObjectName("compareJudgedBelow")   # the advisor's "too few judged" threshold
+        judged_label = QLabel()
+        self.bindings.bind(params["judged_below"], self.judged_spin, judged_label)
         queries_layout = QFormLayout(queries_box)
         queries_layout.addRow(self.fill_check)
         queries_layout.addRow(tie_label, self.tie_spin)
+        queries_layout.addRow(judged_label, self.judged_spin)
 
         pairs_box = QGroupBox("Pairs")
         self.all_pairs_radio = QRadioButton("All pairs")
@@ -212,7 +217,7 @@ class CompareForm(QWidget):
                        self.alpha_spin.valueChanged, self.samples_spin.valueChanged, self.seed_spin.valueChanged,
                        self.fill_check.toggled, self.tie_spin.valueChanged, self.baselines_radio.toggled,
                        self.baseline_list.itemChanged, self.preference_list.itemChanged, self.binary_check.toggled,
-                       self.binary_spin.valueChanged):
+                       self.binary_spin.valueChanged, self.judged_spin.valueChanged):
             signal.connect(self.edited)
         self.bindings.keep_defaults()        # what a project or the demo does not say takes these
 
@@ -420,10 +425,12 @@ class CompareForm(QWidget):
                     compare_request = CompareRequest(qrels=qrels.path, runs=paths, measures=specs,
                                                      level=self.level_spin.value(),
                                                      complete=self.fill_check.isChecked(),
-                                                     tie_tolerance=options.tie_tolerance, **settings)
+                                                     tie_tolerance=options.tie_tolerance,
+                                                     judged_below=self.judged_spin.value(), **settings)
                 if preferences:
                     preference_request = PreferenceRequest(qrels=qrels.path, runs=paths, measures=preferences,
-                                                           binary_threshold=self.binary_threshold(), **settings)
+                                                           binary_threshold=self.binary_threshold(),
+                                                           judged_below=self.judged_spin.value(), **settings)
             else:
                 if source == SCORES:
                     item = self.scores_item()

@@ -99,7 +99,7 @@ class MetaevalWorkspace(ViewsWorkspace):
         qrels, runs = data.qrels_item(), data.checked_run_paths()
         inputs = EvaluationInputs(data.qrels_path or "", qrels.name if qrels is not None else "",
                                   tuple(zip(self.session.run_names(runs), runs)), tuple(self.form.picker.specs()),
-                                  self.form.options())
+                                  self.form.options(), judged_below=self.form.judged_spin.value())
         return inputs.loaded_in(self.session)
 
     def _show_finished(self, outcome, inputs) -> None:
@@ -176,7 +176,8 @@ class MetaevalWorkspace(ViewsWorkspace):
         try:
             return request_of_settings(self.outcome.result.settings, qrels=inputs.qrels,
                                        runs=tuple(p for _, p in inputs.runs), measures=tuple(inputs.specs),
-                                       level=inputs.options.relevance_level, complete=inputs.options.complete)
+                                       level=inputs.options.relevance_level, complete=inputs.options.complete,
+                                       judged_below=inputs.judged_below)
         except RequestError:
             return None
 
@@ -225,6 +226,7 @@ class MetaevalWorkspace(ViewsWorkspace):
     def restore_results_state(self, state: dict) -> bool:
         if not super().restore_results_state(state):
             return False
+        self.caveat_strip.show_outcomes(self.outcome)
         self._computed = EvaluationInputs.from_json(state.get("inputs"), self.session) if "inputs" in state else None
         self._update_stale_banner()
         return True

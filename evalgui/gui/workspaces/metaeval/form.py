@@ -138,6 +138,8 @@ class MetaevalForm(QWidget):
         common = QFormLayout()
         _row(common, self.bindings, param("seed"), self.seed_spin)
         _row(common, self.bindings, param("complete"), self.fill_check)
+        self.judged_spin = _spin("metaevalJudgedBelow")       # the advisor's "too few judged" threshold
+        _row(common, self.bindings, param("judged_below"), self.judged_spin)
         experiment_layout = QVBoxLayout(experiment_box)
         experiment_layout.addWidget(self.experiment_combo)
         experiment_layout.addWidget(self.pages)
@@ -160,7 +162,7 @@ class MetaevalForm(QWidget):
                        self.test_combo.currentIndexChanged, self.correction_combo.currentIndexChanged,
                        self.alpha_spin.valueChanged, self.samples_spin.valueChanged, self.fractions_edit.textEdited,
                        self.robustness_repetitions_spin.valueChanged, self.seed_spin.valueChanged,
-                       self.fill_check.toggled):
+                       self.fill_check.toggled, self.judged_spin.valueChanged):
             signal.connect(self.edited)
         self.edited.connect(self.changed)
         for line in (self.set_sizes_edit, self.fractions_edit):
@@ -314,7 +316,8 @@ class MetaevalForm(QWidget):
         options = self.options()
         try:
             request = request_of_settings(self.settings(), qrels=qrels.path, runs=tuple(paths), measures=tuple(specs),
-                                          level=options.relevance_level, complete=options.complete)
+                                          level=options.relevance_level, complete=options.complete,
+                                          judged_below=self.judged_spin.value())
             request.check()
         except RequestError as exc:
             raise EvalUsageError(f"{exc.problems[0].for_window()}.") from None

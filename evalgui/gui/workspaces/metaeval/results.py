@@ -30,6 +30,11 @@ def outcome_state(outcome: MetaevalOutcome) -> dict:
         state["pairs"] = _frame_state(result.pairs)
     elif isinstance(result, ex.RobustnessResult):
         state["repetitions"] = _frame_state(result.repetitions)
+    from evalgui.core.workflows.caveats import caveats_state
+
+    caveats = caveats_state(outcome.tables.get("caveats"))     # reopened, the strip shows them again
+    if caveats is not None:
+        state["caveats"] = caveats
     return state
 
 

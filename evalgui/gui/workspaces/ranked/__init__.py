@@ -17,6 +17,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTabWidget
 
 from evalgui.core.ranked.jobs import ResultSet, RunResult
+from evalgui.core.workflows.caveats import caveats_state, saved_caveats
 from evalgui.core.workflows.inputs import Inputs
 from evalgui.core.workflows.params import RequestError
 from evalgui.core.workflows.ranked import EvaluateRequest, restored_results, run_evaluate
@@ -40,18 +41,20 @@ def _same_numbers(saved: RunResult, computed: RunResult) -> bool:
         for m, values in computed.per_query.items())
 
 
-def evaluate_request(qrels_path: str, run_paths: list[str], specs, options) -> EvaluateRequest:
+def evaluate_request(qrels_path: str, run_paths: list[str], specs, options,
+                     judged_below: float = 90.0) -> EvaluateRequest:
     """The ranked workflow's request for these files and the form's settings (RequestError says what is wrong)."""
     return EvaluateRequest(qrels=qrels_path, runs=tuple(run_paths), measures=tuple(specs), per_query=True,
                            level=options.relevance_level, complete=options.complete, max_docs=options.max_docs,
                            judged_only=options.judged_only, num_docs=options.num_docs_in_coll,
-                           ndeval_rank_order=options.diversity_order == "rank")
+                           ndeval_rank_order=options.diversity_order == "rank", judged_below=judged_below)
 
 
-def evaluation_job(qrels_path: str, qrels, runs: list[tuple[str, str, object]], specs, options):
+def evaluation_job(qrels_path: str, qrels, runs: list[tuple[str, str, object]], specs, options,
+                   judged_below: float = 90.0):
     """The ranked workflow on the session's loaded data, each (name, path, Run) named as the session names it;
     each run's RunResult reaches the views as a partial result."""
-    request = evaluate_request(qrels_path, [path for _, path, _ in runs], specs, options)
+    request = evaluate_request(qrels_path, [path for _, path, _ in runs], specs, options, judged_below)
     inputs = Inputs(names={path: name for name, path, _ in runs})
     inputs.add(qrels_path, qrels)
     for _, path, run in runs:
@@ -179,7 +182,8 @@ class RankedWorkspace(Workspace):
         self._evaluated_level = self.form.level_spin.value()
         self._evaluated = inputs
         runs = [(name, item.path, item.data) for (name, _), item in zip(inputs.runs, run_items)]
-        job = evaluation_job(qrels_item.path, qrels_item.data, runs, list(inputs.specs), inputs.options)
+        job = evaluation_job(qrels_item.path, qrels_item.data, runs, list(inputs.specs), inputs.options,
+                             inputs.judged_below)
         self.start_job(job, f"Evaluating {len(runs)} run(s)…", on_partial=self._on_run_result,
                        on_success=self._show_finished, on_cancelled=self._show_cancelled,
                        failure_title="Evaluation failed")
@@ -189,7 +193,8 @@ class RankedWorkspace(Workspace):
         names = self.session.run_names([r.path for r in run_items])
         names = [f"{n} (run)" if n == "query" else n for n in names]   # "query" names the per-query table's first column
         inputs = EvaluationInputs(qrels_item.path, qrels_item.name, tuple(zip(names, (r.path for r in run_items))),
-                                  tuple(self.form.picker.specs()), self.form.options())
+                                  tuple(self.form.picker.specs()), self.form.options(),
+                                  judged_below=self.form.judged_spin.value())
         return inputs.loaded_in(self.session)
 
     def _on_run_result(self, result: RunResult) -> None:
@@ -340,6 +345,9 @@ class RankedWorkspace(Workspace):
             state["curves"] = curves_state(self.results_set.values())
         if self._evaluated is not None:
             state["inputs"] = self._evaluated.to_json()
+        caveats = caveats_state(self.caveat_strip.frame)      # reopened, the strip shows them again
+        if caveats is not None:
+            state["caveats"] = caveats
         return state
 
     def results_state_job(self):
@@ -350,6 +358,7 @@ class RankedWorkspace(Workspace):
         results = self.results_set.values()
         order = list(self.results_set.measure_info())
         inputs = self._evaluated.to_json() if self._evaluated is not None else None
+        caveats = self.caveat_strip.frame
 
         def state():
             import pandas as pd
@@ -362,6 +371,8 @@ class RankedWorkspace(Workspace):
                 saved["curves"] = curves_state(results)
             if inputs is not None:
                 saved["inputs"] = inputs
+            if caveats_state(caveats) is not None:
+                saved["caveats"] = caveats_state(caveats)
             return saved
         return state
 
@@ -371,7 +382,8 @@ class RankedWorkspace(Workspace):
         if inputs is None or not len(self.results_set):
             return {}
         try:
-            request = evaluate_request(inputs.qrels, [p for _, p in inputs.runs], inputs.specs, inputs.options)
+            request = evaluate_request(inputs.qrels, [p for _, p in inputs.runs], inputs.specs, inputs.options,
+                                       inputs.judged_below)
         except RequestError:
             return {}
         return {"ranked": request.to_json()}
@@ -398,6 +410,8 @@ class RankedWorkspace(Workspace):
             from evalgui.core.ranked.jobs import curve_table
 
             tables["curves"] = curve_table(self.results_set.values())
+        if self.caveat_strip.frame is not None:                 # the report's Things to watch
+            tables["caveats"] = self.caveat_strip.frame
         return {"ranked": Outcome("ranked", EvaluateRequest.from_json(requests["ranked"]), tables)}
 
     def restore_results_state(self, state: dict) -> None:
@@ -429,6 +443,7 @@ class RankedWorkspace(Workspace):
             result.path = paths.get(result.name, "")
             self.results_set.add(result)
         self._evaluated = inputs
+        self.caveat_strip.show_caveats(saved_caveats(state))
         self._refresh_views()
         self._update_stale_banner()
         self._rederive(inputs)
@@ -453,7 +468,8 @@ class RankedWorkspace(Workspace):
                               judged_only=request.judged_only, num_docs_in_coll=request.num_docs,
                               diversity_order="rank" if request.ndeval_rank_order else "score")
         inputs = EvaluationInputs(request.qrels, qrels.name if qrels is not None else "", tuple(runs),
-                                  tuple(request.measures), options).loaded_in(self.session)
+                                  tuple(request.measures), options,
+                                  judged_below=request.judged_below).loaded_in(self.session)
         form = self.form
         form.set_qrels(request.qrels)
         for item in self.session.of_kind("run"):
@@ -464,6 +480,7 @@ class RankedWorkspace(Workspace):
         form.level_spin.setValue(request.level)
         form.complete_check.setChecked(request.complete)
         form.max_docs_spin.setValue(request.max_docs or 0)
+        form.judged_spin.setValue(int(round(request.judged_below)))
         return inputs
 
     def _inputs_of_older_project(self, names: list[str]) -> EvaluationInputs | None:
