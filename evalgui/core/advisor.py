@@ -234,7 +234,7 @@ def judged_from(run: str, measures: list[str], has: np.ndarray, query_ids: np.nd
             labels = list(dict.fromkeys(label(m) for m in names))
             shown = ", ".join(labels[:4]) + (" and others" if len(labels) > 4 else "")
             worst = np.argsort(share[has], kind="stable")[:3]
-            lowest = ", ".join(f"query {q} ({percent(v)})" for q, v in zip(ids_with_results[worst], share[has][worst]))
+            lowest = ", ".join(f"query {q} at {percent(v)}" for q, v in zip(ids_with_results[worst], share[has][worst]))
             where_text = f"in its {where}" if depth is not None else f"among all its {where}"
             text = (f"Only {percent(mean)} of the documents {run} ranks {where_text} are judged"
                     + (f" (average over {n} queries; lowest: {lowest})" if n > 1 else "")
