@@ -31,7 +31,8 @@ from evalgui.core.ranked.evaluate import EvalOptions, RunEvaluation, evaluate_ru
 
 # Run text per partition: read back and evaluated, one takes about memory.READ_FACTOR times this.
 PARTITION_BYTES = 96 << 20
-MAX_PARTITIONS = 1024
+# Each partition's file stays open while the run is read: well under the usual limit of 1,024 open files.
+MAX_PARTITIONS = 256
 # A run whose whole reading would need more than this is evaluated by query even when memory is there: a
 # run of 2 million lines (about 400 MiB to hold) stays whole; 20 million lines stream in under 1 GiB.
 # EVALGUI_HOLD_AT_MOST (bytes) changes it: the benchmarks time both paths on one run.
