@@ -374,12 +374,20 @@ def export_plot(plot, path: str) -> None:
             with _legends_scaled(widget.scene()):
                 data = _image_bytes(exporter.export(toBytes=True), ext, path)
     if not data:
-        raise OSError(errno.EIO, "nothing was drawn", path)
+        raise OSError(errno.EIO, f"nothing was drawn{_memory_words()}", path)
     # Encoded in memory, written by Python: a full disk is an OSError naming the file, never an image
     # writer's own message and a truncated image under the final name (QImage.save only returns False).
     with atomic_path(path, suffix=ext) as tmp:
         with open(tmp, "wb") as fh:
             fh.write(data)
+
+
+def _memory_words() -> str:
+    """Why Qt made no image, as far as can be told: the memory limit it ran into, when there is one (Qt says
+    only that it failed)."""
+    from evalgui.core import memory
+
+    return f": {memory.ran_out()}" if memory.limited() else " (too little memory?)"
 
 
 def _image_bytes(image, ext: str, path: str) -> bytes:
@@ -391,7 +399,7 @@ def _image_bytes(image, ext: str, path: str) -> bytes:
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     try:
         if not image.save(buffer, ext.lstrip(".").upper()):
-            raise OSError(errno.EIO, f"Qt could not make the {ext} image (too little memory?)", path)
+            raise OSError(errno.ENOMEM, f"Qt could not make the {ext} image{_memory_words()}", path)
     finally:
         buffer.close()
     return bytes(data)
