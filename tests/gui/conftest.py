@@ -85,6 +85,15 @@ def load(qtbot, window, files, timeout=LOAD_TIMEOUT):
         window.load_files(requests)
 
 
+def open_in_new_window(qtbot, make_window, project):
+    """A fresh window with ``project`` opened in it, once its files are read and its forms restored."""
+    window = make_window()
+    with qtbot.waitSignal(window.files_loaded, timeout=20_000):
+        window.open_project(str(project))
+    qtbot.waitUntil(lambda: not window._loaders, timeout=20_000)
+    return window
+
+
 def not_busy(busy):
     return busy is False
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.gui.conftest import SYNTHETIC, Heartbeat, load, not_busy, run_and_wait
+from tests.gui.conftest import SYNTHETIC, Heartbeat, load, not_busy, open_in_new_window, run_and_wait
 
 HOLD_LOW = "1000"          # bytes: every run file is "too large to hold"
 
@@ -243,10 +243,7 @@ def test_a_project_with_it_saves_and_reopens(qtbot, make_window, monkeypatch, tm
     project = tmp_path / "study.evalgui"
     assert first.write_project(str(project))
 
-    second = make_window()
-    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
-        second.open_project(str(project))
-    qtbot.waitUntil(lambda: not second._loaders, timeout=20_000)
+    second = open_in_new_window(qtbot, make_window, project)
     item = second.session.find(str(big))
     assert item is not None and item.by_query and item.summary == first.session.find(str(big)).summary
     restored = second.workspaces["ranked"]

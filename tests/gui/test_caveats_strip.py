@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.gui.conftest import load_synthetic, run_and_wait
+from tests.gui.conftest import load_synthetic, open_in_new_window, run_and_wait
 
 
 def _header_count(strip) -> int:
@@ -99,10 +99,7 @@ def test_results_reopened_from_a_project_show_their_caveats(qtbot, make_window, 
     project = tmp_path / "study.evalgui"
     assert first.write_project(str(project))
 
-    second = make_window()
-    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
-        second.open_project(str(project))
-    qtbot.waitUntil(lambda: not second._loaders, timeout=20_000)
+    second = open_in_new_window(qtbot, make_window, project)
     for key, frame in shown.items():
         strip = second.workspaces[key].caveat_strip
         assert strip.frame is not None, key

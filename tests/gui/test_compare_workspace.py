@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QFileDialog
 
 from tests.gui.conftest import (SYNTHETIC, SYNTHETIC_RUNS, Heartbeat, copy_synthetic, load, load_synthetic, not_busy,
-                                run_and_wait)
+                                open_in_new_window, run_and_wait)
 
 MEASURES = {"map": "", "P": "10"}          # picker ticks -> output names map, P_10
 
@@ -418,10 +418,7 @@ def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, 
     project = tmp_path / "study.evalgui"
     assert first.write_project(str(project))
 
-    second = make_window()
-    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
-        second.open_project(str(project))
-    qtbot.waitUntil(lambda: not second._loaders, timeout=20_000)
+    second = open_in_new_window(qtbot, make_window, project)
     restored = second.workspaces["compare"]
     assert second.tabs.currentWidget() is restored            # the tab with results is shown
     assert not second.isWindowModified()

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from tests.conftest import CANCEL_PROMPTLY
 from tests.gui.conftest import (SYNTHETIC, SYNTHETIC_RUNS, Heartbeat, copy_synthetic, load, load_synthetic, not_busy,
-                                run_and_wait)
+                                open_in_new_window, run_and_wait)
 
 MEASURES = {"map": "", "P": "10", "recip_rank": ""}       # picker ticks
 OUTPUTS = ["map", "recip_rank", "P_10"]                   # what the results call them, in the picker's order
@@ -456,10 +456,7 @@ def test_project_round_trip_restores_the_form_and_the_views(qtbot, make_window, 
     shown_table = pd.read_csv(io.StringIO(metaeval.outcome.result.table.to_csv(index=False)))
     pd.testing.assert_frame_equal(rerun, shown_table, check_dtype=False, rtol=1e-13)
 
-    second = make_window()
-    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
-        second.open_project(str(project))
-    qtbot.waitUntil(lambda: not second._loaders, timeout=20_000)
+    second = open_in_new_window(qtbot, make_window, project)
     restored = second.workspaces["metaeval"]
     assert second.tabs.currentWidget() is restored             # the tab with results is shown
     assert not second.isWindowModified()
@@ -712,10 +709,7 @@ def test_a_restored_project_knows_what_its_results_were_computed_with(qtbot, mak
     project = tmp_path / "study.evalgui"
     assert first.write_project(str(project))
 
-    second = make_window()
-    with qtbot.waitSignal(second.files_loaded, timeout=20_000):
-        second.open_project(str(project))
-    qtbot.waitUntil(lambda: not second._loaders, timeout=20_000)
+    second = open_in_new_window(qtbot, make_window, project)
     restored = second.workspaces["metaeval"]
     assert restored.outcome is not None and restored.stale_banner.isHidden()
     restored.form.picker.set_checked({"map": ""})
